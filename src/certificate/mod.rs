@@ -1,0 +1,178 @@
+//! Certificates: why a history violates a model, as a short labelled cycle
+//! (or the thin-air read), mapped back to the operations' text positions.
+
+use serde::Serialize;
+
+use crate::history::{History, OpId};
+
+/// The relation an edge of a cycle belongs to (the papers' names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rel {
+    /// program order
+    Po,
+    /// write-read (reads-from)
+    Wr,
+    /// read-write: `wr⁻¹ ; R_WW` for the model's store order `R`
+    Rw,
+    /// conflict `cf[R] = R_WR ; wr⁻¹` (CCv)
+    Cf,
+    /// rule 2 of a local happens-before `hb_o` (CM)
+    HbO,
+    /// CCM's partial store order
+    Pww,
+    /// wCCM's weak partial store order
+    Wpww,
+    /// wSC's store order
+    St,
+    /// preserved program order `po \ (W×R)` (TSO)
+    Ppo,
+    /// program order on one variable
+    PoLoc,
+    /// external write-read: `wr` between operations not related by `po`
+    Wre,
+}
+
+impl Rel {
+    /// The name used in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rel::Po => "po",
+            Rel::Wr => "wr",
+            Rel::Rw => "rw",
+            Rel::Cf => "cf",
+            Rel::HbO => "hb_o",
+            Rel::Pww => "pww",
+            Rel::Wpww => "wpww",
+            Rel::St => "st",
+            Rel::Ppo => "ppo",
+            Rel::PoLoc => "po-loc",
+            Rel::Wre => "wre",
+        }
+    }
+}
+
+/// The bad pattern or acyclicity condition a history breaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Pattern {
+    /// `co = (po ∪ wr)⁺` is cyclic.
+    CyclicCO,
+    /// a read of the initial value is causally preceded by a write of its variable.
+    WriteCOInitRead,
+    /// a read of a value that no write wrote.
+    ThinAirRead,
+    /// `w1 wr r1`, `w1 co w2 co r1` with `w2` another write of the variable.
+    WriteCORead,
+    /// `cf ∪ co` is cyclic.
+    CyclicCF,
+    /// a write is `hb_o`-before a read of the initial value (`r po* o`).
+    WriteHBInitRead,
+    /// some `hb_o` is cyclic.
+    CyclicHB,
+    /// `po ∪ wr ∪ pww ∪ rw[pww]` is cyclic.
+    CyclicPww,
+    /// `ppo ∪ wre ∪ wpww ∪ rw[wpww]` is cyclic.
+    CyclicWpwwPpo,
+    /// `po-loc ∪ wre ∪ wpww ∪ rw[wpww]` is cyclic.
+    CyclicWpwwPoLoc,
+    /// wSC's `hb = (po ∪ wr ∪ st ∪ rw[st])⁺` is cyclic.
+    CyclicSt,
+}
+
+impl Pattern {
+    /// The name used in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::CyclicCO => "CyclicCO",
+            Pattern::WriteCOInitRead => "WriteCOInitRead",
+            Pattern::ThinAirRead => "ThinAirRead",
+            Pattern::WriteCORead => "WriteCORead",
+            Pattern::CyclicCF => "CyclicCF",
+            Pattern::WriteHBInitRead => "WriteHBInitRead",
+            Pattern::CyclicHB => "CyclicHB",
+            Pattern::CyclicPww => "CyclicPww",
+            Pattern::CyclicWpwwPpo => "CyclicWpww(ppo)",
+            Pattern::CyclicWpwwPoLoc => "CyclicWpww(po-loc)",
+            Pattern::CyclicSt => "CyclicSt",
+        }
+    }
+}
+
+/// One edge `from -rel-> to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Step {
+    pub from: OpId,
+    pub rel: Rel,
+    pub to: OpId,
+}
+
+/// A violation with its evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub pattern: Pattern,
+    /// A cycle (`cycle[i].to == cycle[i+1].from`, last back to first);
+    /// empty for a thin-air read.
+    pub cycle: Vec<Step>,
+    /// Operations the pattern names beyond the cycle, with their role (the
+    /// thin-air read; the write an `rw` edge's read reads from; the observer
+    /// `o` of an `hb_o`).
+    pub ops: Vec<(OpId, &'static str)>,
+}
+
+impl Violation {
+    /// A violation whose evidence is a cycle.
+    pub fn cycle(pattern: Pattern, cycle: Vec<Step>) -> Violation {
+        Violation {
+            pattern,
+            cycle,
+            ops: Vec::new(),
+        }
+    }
+
+    /// Human-readable evidence, e.g.
+    /// `t0:W(x,1)@3:5 -po-> t0:R(y,0)@3:12 -rw-> ...`.
+    pub fn explain(&self, h: &History) -> String {
+        let at = |o: OpId| {
+            if h.is_init(o) {
+                h.describe(o)
+            } else {
+                format!("{}@{}", h.describe(o), h.ops[o].pos)
+            }
+        };
+        let mut s = String::new();
+        if let Some(first) = self.cycle.first() {
+            s.push_str(&at(first.from));
+            for step in &self.cycle {
+                s.push_str(&format!(" -{}-> {}", step.rel.name(), at(step.to)));
+            }
+        }
+        for &(o, role) in &self.ops {
+            if !s.is_empty() {
+                s.push_str("; ");
+            }
+            s.push_str(&format!("{role}: {}", at(o)));
+        }
+        s
+    }
+}
+
+/// Merges consecutive steps of a transitive relation (`po`) into one.
+pub(crate) fn compress(cycle: Vec<Step>, transitive: &[Rel]) -> Vec<Step> {
+    let mut out: Vec<Step> = Vec::with_capacity(cycle.len());
+    for step in cycle {
+        match out.last_mut() {
+            Some(last) if last.rel == step.rel && transitive.contains(&step.rel) => {
+                last.to = step.to;
+            }
+            _ => out.push(step),
+        }
+    }
+    if out.len() > 1 {
+        let (first, last) = (out[0], out[out.len() - 1]);
+        if first.rel == last.rel && transitive.contains(&first.rel) {
+            out[0].from = last.from;
+            out.pop();
+        }
+    }
+    out
+}

@@ -1,0 +1,58 @@
+//! Loading `.hist` files: parse (over a memory map), then validate.
+
+use std::path::{Path, PathBuf};
+
+use memconform_parsers::hist::parse_hist;
+use memconform_parsers::mapped::Mapped;
+use memconform_parsers::Pos;
+
+use super::History;
+
+/// Why an input file could not be turned into histories: `file:line:col: msg`.
+#[derive(Debug)]
+pub struct InputError {
+    pub file: PathBuf,
+    /// `None` for I/O errors.
+    pub pos: Option<Pos>,
+    pub msg: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.pos {
+            Some(p) => write!(f, "{}:{}: {}", self.file.display(), p, self.msg),
+            None => write!(f, "{}: {}", self.file.display(), self.msg),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Reads every history of a `.hist` file.
+pub fn load_file(path: &Path) -> Result<Vec<History>, InputError> {
+    let bytes = Mapped::open(path).map_err(|e| InputError {
+        file: path.to_path_buf(),
+        pos: None,
+        msg: format!("cannot read: {e}"),
+    })?;
+    load_bytes(&bytes, path)
+}
+
+/// Reads every history of `.hist` text; `path` names it in errors.
+pub fn load_bytes(bytes: &[u8], path: &Path) -> Result<Vec<History>, InputError> {
+    let raws = parse_hist(bytes).map_err(|e| InputError {
+        file: path.to_path_buf(),
+        pos: Some(e.pos),
+        msg: e.msg,
+    })?;
+    raws.iter()
+        .enumerate()
+        .map(|(i, raw)| {
+            History::from_raw(raw, i).map_err(|e| InputError {
+                file: path.to_path_buf(),
+                pos: Some(e.pos),
+                msg: e.msg,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,223 @@
+//! The History type: operations, threads, program order `po` and the
+//! write-read relation `wr`, with the implicit initial writes made explicit.
+//!
+//! Op ids: the initial write of variable `v` is op `v` (ops `0..vars.len()`),
+//! then each thread's operations follow contiguously. An RMW `U(x,a,b)` is two
+//! ops, its read then its write (flagged [`Op::rmw`]); a fence `F` is one op
+//! that reads and writes nothing.
+
+mod build;
+mod load;
+
+pub use build::HistoryError;
+pub use load::{load_bytes, load_file, InputError};
+
+use crate::relation::{BitMatrix, BitSet};
+use memconform_parsers::Pos;
+
+/// Index of an operation in [`History::ops`].
+pub type OpId = usize;
+/// Index of a variable in [`History::vars`].
+pub type VarId = usize;
+
+/// What an operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    Read,
+    Write,
+    Fence,
+}
+
+/// One operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Op {
+    pub kind: OpKind,
+    /// The thread, or `None` for an initial write.
+    pub thread: Option<usize>,
+    /// The variable (`None` for a fence).
+    pub var: Option<VarId>,
+    /// The value read or written (0 for a fence).
+    pub value: u64,
+    /// For the two halves of an RMW `U(x,old,new)`: the other half.
+    pub rmw: Option<OpId>,
+    /// `(issue, completion)` ticks, when the input gave them.
+    pub ticks: Option<(u64, u64)>,
+    /// Where the operation's token starts in the input.
+    pub pos: Pos,
+}
+
+/// One thread: a name and its operations (in input order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thread {
+    pub name: String,
+    pub pos: Pos,
+    pub ops: std::ops::Range<OpId>,
+    /// Whether program order is the real-time interval order of the ticks.
+    pub timed: bool,
+}
+
+/// A validated history `⟨O, po, wr⟩` (gradual-consistency-checking Def. 1, with
+/// the initial writes explicit).
+#[derive(Debug, Clone)]
+pub struct History {
+    /// `@name`, if any.
+    pub name: Option<String>,
+    /// Position of the history in its file (0-based).
+    pub index: usize,
+    /// Where the history starts in its file.
+    pub pos: Pos,
+    pub vars: Vec<String>,
+    pub ops: Vec<Op>,
+    pub threads: Vec<Thread>,
+    /// `@expect` verdicts: (model name, satisfied).
+    pub expect: Vec<(String, bool)>,
+    /// `@final` observations: (variable, value of the last write in store order).
+    pub finals: Vec<(VarId, u64)>,
+    /// Other `@key value` lines.
+    pub meta: Vec<(String, String)>,
+    rf: Vec<Option<OpId>>,
+    readers: Vec<Vec<OpId>>,
+    writes_of: Vec<Vec<OpId>>,
+    reads_mask: Vec<BitSet>,
+    writes_mask: Vec<BitSet>,
+    po: BitMatrix,
+}
+
+impl History {
+    /// Number of operations, initial writes included.
+    #[inline]
+    pub fn n(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Number of operations the input gave (initial writes excluded; an RMW counts twice).
+    pub fn n_thread_ops(&self) -> usize {
+        self.ops.len() - self.vars.len()
+    }
+
+    /// Whether `o` is the initial write of its variable.
+    #[inline]
+    pub fn is_init(&self, o: OpId) -> bool {
+        o < self.vars.len()
+    }
+
+    /// Whether `o` reads.
+    #[inline]
+    pub fn is_read(&self, o: OpId) -> bool {
+        self.ops[o].kind == OpKind::Read
+    }
+
+    /// Whether `o` writes (initial writes included).
+    #[inline]
+    pub fn is_write(&self, o: OpId) -> bool {
+        self.ops[o].kind == OpKind::Write
+    }
+
+    /// The variable `o` accesses (`None` for a fence).
+    #[inline]
+    pub fn var(&self, o: OpId) -> Option<VarId> {
+        self.ops[o].var
+    }
+
+    /// `wr⁻¹(r)`: the write read by `r`; `None` for a thin-air read or a non-read.
+    #[inline]
+    pub fn rf(&self, r: OpId) -> Option<OpId> {
+        self.rf[r]
+    }
+
+    /// `wr(w)`: the reads that read from `w`.
+    #[inline]
+    pub fn readers(&self, w: OpId) -> &[OpId] {
+        &self.readers[w]
+    }
+
+    /// Reads of a value no write wrote (ThinAirRead).
+    pub fn thin_air_reads(&self) -> impl Iterator<Item = OpId> + '_ {
+        (0..self.n()).filter(|&o| self.is_read(o) && self.rf[o].is_none())
+    }
+
+    /// The writes of `x`, its initial write first.
+    #[inline]
+    pub fn writes_of(&self, x: VarId) -> &[OpId] {
+        &self.writes_of[x]
+    }
+
+    /// The writes of `x` as a bit row over op ids.
+    #[inline]
+    pub fn writes_mask(&self, x: VarId) -> &[u64] {
+        self.writes_mask[x].words()
+    }
+
+    /// The reads of `x` as a bit row over op ids.
+    #[inline]
+    pub fn reads_mask(&self, x: VarId) -> &[u64] {
+        self.reads_mask[x].words()
+    }
+
+    /// Program order `po`, transitive: initial writes before every thread
+    /// operation, then each thread's order (a chain, or the interval order
+    /// of its ticks).
+    #[inline]
+    pub fn po(&self) -> &BitMatrix {
+        &self.po
+    }
+
+    /// The write-read relation `wr` as a matrix.
+    pub fn wr(&self) -> BitMatrix {
+        let mut m = BitMatrix::new(self.n());
+        for r in 0..self.n() {
+            if let Some(w) = self.rf[r] {
+                m.set(w, r);
+            }
+        }
+        m
+    }
+
+    /// The po-maximal operations of each thread (one per thread unless its
+    /// order is an interval order), skipping empty threads.
+    pub fn po_maximal(&self) -> Vec<OpId> {
+        let mut out = Vec::new();
+        for t in &self.threads {
+            for o in t.ops.clone() {
+                if self.po.row(o).iter().all(|&w| w == 0) {
+                    out.push(o);
+                }
+            }
+        }
+        out
+    }
+
+    /// Number of unordered pairs of distinct non-initial writes to the same variable.
+    pub fn same_var_write_pairs(&self) -> usize {
+        self.writes_of
+            .iter()
+            .map(|w| {
+                let k = w.len().saturating_sub(1);
+                k * k.saturating_sub(1) / 2
+            })
+            .sum()
+    }
+
+    /// The operation as text, e.g. `t1:W(x,2)` or `init:W(x,0)`.
+    pub fn describe(&self, o: OpId) -> String {
+        let op = &self.ops[o];
+        let thread = match op.thread {
+            Some(t) => self.threads[t].name.as_str(),
+            None => "init",
+        };
+        let var = op.var.map(|v| self.vars[v].as_str()).unwrap_or("");
+        let tok = match (op.kind, op.rmw) {
+            (OpKind::Fence, _) => "F".to_string(),
+            (OpKind::Read, Some(w)) => format!("U({var},{},{})", op.value, self.ops[w].value),
+            (OpKind::Write, Some(r)) => format!("U({var},{},{})", self.ops[r].value, op.value),
+            (OpKind::Read, None) => format!("R({var},{})", op.value),
+            (OpKind::Write, None) => format!("W({var},{})", op.value),
+        };
+        let half = match (op.kind, op.rmw) {
+            (OpKind::Read, Some(_)) => ".r",
+            (OpKind::Write, Some(_)) => ".w",
+            _ => "",
+        };
+        format!("{thread}:{tok}{half}")
+    }
+}

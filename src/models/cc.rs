@@ -1,0 +1,42 @@
+//! CC, weak causal consistency: no CyclicCO, ThinAirRead, WriteCOInitRead or
+//! WriteCORead (causal-consistency-datalog Table 3).
+
+use crate::certificate::{Pattern, Rel, Violation};
+use crate::history::History;
+use crate::models::common::{causal, cycle_through, no_thin_air};
+use crate::relation::iter_ones;
+
+/// CC: `co = (po ∪ wr)⁺` acyclic, no thin-air read, and no read `r1` of `w1`
+/// with another write `w2` of its variable such that `w1 co w2 co r1`
+/// (WriteCOInitRead when `w1` is the initial write).
+pub fn check(h: &History) -> Result<(), Violation> {
+    no_thin_air(h)?;
+    let wr = h.wr();
+    let co = causal(h, &wr)?;
+    let co_inv = co.transpose();
+    let mut between = vec![0u64; co.stride()];
+    for r1 in 0..h.n() {
+        let Some(w1) = h.rf(r1) else { continue };
+        let x = h.var(r1).expect("reads have a variable");
+        for (((b, a), c), m) in between
+            .iter_mut()
+            .zip(co.row(w1))
+            .zip(co_inv.row(r1))
+            .zip(h.writes_mask(x))
+        {
+            *b = a & c & m;
+        }
+        if let Some(w2) = iter_ones(&between).next() {
+            let pattern = if h.is_init(w1) {
+                Pattern::WriteCOInitRead
+            } else {
+                Pattern::WriteCORead
+            };
+            let rels = [(Rel::Po, h.po()), (Rel::Wr, &wr)];
+            let mut v = cycle_through(pattern, &rels, r1, w2, Rel::Rw);
+            v.ops.push((w1, "r1 reads from w1, and w1 co w2"));
+            return Err(v);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,14 @@
+//! Relations over operation indices: dense bit matrices, closure, incremental
+//! reachability and shortest labelled cycles. This is the hot path: rows are
+//! `u64` words, every set operation is word-parallel, and nothing here
+//! allocates per edge.
+
+mod bits;
+mod cycle;
+mod matrix;
+mod reach;
+
+pub use bits::{iter_ones, BitSet};
+pub use cycle::{shortest_cycle, shortest_cycle_through, Edge};
+pub use matrix::BitMatrix;
+pub use reach::{closure_any, topological_order, transitive_closure, CycleFound, Reach};

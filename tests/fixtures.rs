@@ -1,0 +1,69 @@
+//! Every `@expect` verdict of the paper and litmus fixtures is reproduced,
+//! by each model alone and through the gradual pipeline.
+
+use std::path::{Path, PathBuf};
+
+use memconform::history::load_file;
+use memconform::models::{check_gradual, Model, Verdict};
+
+fn fixture_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("examples/papers-and-litmus.hist")];
+    let shared = root.join("../shared/histories");
+    if let Ok(dir) = std::fs::read_dir(&shared) {
+        for e in dir.flatten() {
+            if e.path().extension().is_some_and(|x| x == "hist") {
+                files.push(e.path());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn every_expected_verdict_is_reproduced() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for file in fixture_files() {
+        let histories = load_file(&file).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!histories.is_empty(), "{} has histories", file.display());
+        for h in &histories {
+            let name = h.name.clone().unwrap_or_default();
+            let gradual = check_gradual(h, &Model::ALL);
+            for (model, expected) in &h.expect {
+                let Some(m) = Model::from_name(model) else {
+                    continue;
+                };
+                let alone = m.check(h).is_ok();
+                let grad =
+                    gradual.iter().find(|o| o.model == m).unwrap().verdict == Verdict::Consistent;
+                if alone != *expected || grad != *expected {
+                    failures.push(format!(
+                        "{}#{name}: {model} expected {expected}, alone {alone}, gradual {grad}",
+                        file.display()
+                    ));
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(checked >= 36 * 6, "checked {checked} expectations");
+}
+
+#[test]
+fn the_bundled_example_is_the_shared_fixture() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../shared/histories/papers-and-litmus.hist");
+    if let Ok(s) = std::fs::read(&shared) {
+        assert_eq!(
+            s,
+            std::fs::read(root.join("examples/papers-and-litmus.hist")).unwrap()
+        );
+    }
+}
