@@ -1,9 +1,13 @@
 //! memconform: checks histories of shared-memory runs against memory models.
 //!
 //! Data flows one way: [`history`] (parse and validate) → [`models`] (the
-//! polynomial models, gradually) → [`certificate`] (why) → the CLI's report.
+//! polynomial models, gradually) → [`certificate`] (why) → [`report`].
 
+pub mod batch;
 pub mod certificate;
+pub mod cli;
+pub mod gen;
 pub mod history;
 pub mod models;
 pub mod relation;
+pub mod report;

@@ -2,7 +2,6 @@
 //! definitions (tests/brute), on thousands of random small histories; and
 //! the papers' hierarchy on the fast models themselves.
 
-#[allow(dead_code)]
 mod brute;
 
 use std::collections::BTreeSet;

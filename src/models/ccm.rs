@@ -2,7 +2,7 @@
 
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::History;
-use crate::models::common::{acyclic, causal, cf, no_thin_air, rw, union, ww};
+use crate::models::common::{acyclic_explained, causal, cf, no_thin_air, rw, union, ww};
 use crate::models::hbo::{local_hb, Causality};
 use crate::models::StoreOrder;
 use crate::relation::{closure_any, BitMatrix};
@@ -27,16 +27,14 @@ pub fn check(h: &History) -> Result<StoreOrder, Violation> {
         hb.union_with(&local_hb(h, &causality, o)?);
     }
     let hb = closure_any(&hb);
-    let pww = closure_any(&union(&[&ww(h, &hb), &cf(h, &hb, |_, _| true)]));
+    let pww_gen = union(&[&ww(h, &hb), &cf(h, &hb, |_, _| true)]);
+    let pww = closure_any(&pww_gen);
     let rw = rw(h, &pww);
-    acyclic(
+    let (po, wr) = ((Rel::Po, h.po()), (Rel::Wr, &wr));
+    acyclic_explained(
         Pattern::CyclicPww,
-        &[
-            (Rel::Po, h.po()),
-            (Rel::Wr, &wr),
-            (Rel::Pww, &pww),
-            (Rel::Rw, &rw),
-        ],
+        &[po, wr, (Rel::Pww, &pww), (Rel::Rw, &rw)],
+        &[po, wr, (Rel::Pww, &pww_gen), (Rel::Rw, &rw)],
     )?;
     Ok(StoreOrder::project(h, &pww))
 }

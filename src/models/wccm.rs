@@ -2,7 +2,7 @@
 
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::History;
-use crate::models::common::{acyclic, cf, cycle_in, no_thin_air, rw, union, ww};
+use crate::models::common::{acyclic_explained, cf, cycle_in, no_thin_air, rw, union, ww};
 use crate::models::hbo::{local_hb, Causality};
 use crate::models::StoreOrder;
 use crate::relation::{closure_any, transitive_closure, BitMatrix};
@@ -18,24 +18,22 @@ pub fn check(h: &History) -> Result<StoreOrder, Violation> {
     let hb_po_loc = hb_pi(h, &po_loc, Rel::PoLoc, &wre, Pattern::CyclicWpwwPoLoc)?;
     let whb = closure_any(&union(&[&hb_ppo, &hb_po_loc]));
     let in_wre = |w, r| wre.get(w, r);
-    let wpww = closure_any(&union(&[
+    let wpww_gen = union(&[
         &ww(h, &whb),
         &cf(h, &hb_po_loc, in_wre),
         &cf(h, &hb_ppo, in_wre),
-    ]));
+    ]);
+    let wpww = closure_any(&wpww_gen);
     let rw = rw(h, &wpww);
     for (pi, label, pattern) in [
         (&ppo, Rel::Ppo, Pattern::CyclicWpwwPpo),
         (&po_loc, Rel::PoLoc, Pattern::CyclicWpwwPoLoc),
     ] {
-        acyclic(
+        let (pi, wre, rw) = ((label, pi), (Rel::Wre, &wre), (Rel::Rw, &rw));
+        acyclic_explained(
             pattern,
-            &[
-                (label, pi),
-                (Rel::Wre, &wre),
-                (Rel::Wpww, &wpww),
-                (Rel::Rw, &rw),
-            ],
+            &[pi, wre, (Rel::Wpww, &wpww), rw],
+            &[pi, wre, (Rel::Wpww, &wpww_gen), rw],
         )?;
     }
     Ok(StoreOrder::project(h, &wpww))

@@ -2,19 +2,39 @@
 
 /// Iterates the indices of the set bits of a bit row, in increasing order.
 #[inline]
-pub fn iter_ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    words.iter().enumerate().flat_map(|(wi, &w)| {
-        let mut w = w;
-        std::iter::from_fn(move || {
-            if w == 0 {
-                None
-            } else {
-                let t = w.trailing_zeros() as usize;
-                w &= w - 1;
-                Some(wi * 64 + t)
-            }
-        })
-    })
+pub fn iter_ones(words: &[u64]) -> Ones<'_> {
+    Ones {
+        words,
+        next: 0,
+        base: 0,
+        cur: 0,
+    }
+}
+
+/// The iterator of [`iter_ones`].
+#[derive(Debug, Clone)]
+pub struct Ones<'a> {
+    words: &'a [u64],
+    next: usize,
+    base: usize,
+    cur: u64,
+}
+
+impl Iterator for Ones<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.cur == 0 {
+            let &w = self.words.get(self.next)?;
+            self.base = self.next * 64;
+            self.next += 1;
+            self.cur = w;
+        }
+        let t = self.cur.trailing_zeros() as usize;
+        self.cur &= self.cur - 1;
+        Some(self.base + t)
+    }
 }
 
 /// A fixed-size set of indices `0..n`.

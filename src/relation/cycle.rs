@@ -90,9 +90,9 @@ pub fn shortest_cycle<L: Copy>(rels: &[(L, &BitMatrix)]) -> Option<Vec<Edge<L>>>
     let mut indeg = vec![0u32; n];
     let mut outdeg = vec![0u32; n];
     for &(_, m) in rels {
-        for a in 0..n {
+        for (a, out) in outdeg.iter_mut().enumerate() {
             for b in m.succ(a) {
-                outdeg[a] += 1;
+                *out += 1;
                 indeg[b] += 1;
             }
         }

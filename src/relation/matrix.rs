@@ -122,11 +122,34 @@ impl BitMatrix {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }
 
-    /// The inverse relation.
+    /// The inverse relation, by 64×64 bit-block transposes.
     pub fn transpose(&self) -> BitMatrix {
         let mut t = BitMatrix::new(self.n);
-        for (a, b) in self.pairs() {
-            t.set(b, a);
+        let mut block = [0u64; 64];
+        for bi in 0..self.stride {
+            for bj in 0..self.stride {
+                // block[r] = bits (bj*64 .. bj*64+64) of row bi*64 + r
+                let mut any = 0;
+                for (r, slot) in block.iter_mut().enumerate() {
+                    let row = bi * 64 + r;
+                    *slot = if row < self.n {
+                        self.words[row * self.stride + bj]
+                    } else {
+                        0
+                    };
+                    any |= *slot;
+                }
+                if any == 0 {
+                    continue;
+                }
+                transpose64(&mut block);
+                for (c, &w) in block.iter().enumerate() {
+                    let row = bj * 64 + c;
+                    if row < self.n {
+                        t.words[row * self.stride + bi] = w;
+                    }
+                }
+            }
         }
         t
     }
@@ -151,5 +174,50 @@ impl BitMatrix {
     /// Whether some `(a, a)` is in the relation.
     pub fn has_loop(&self) -> Option<usize> {
         (0..self.n).find(|&a| self.get(a, a))
+    }
+}
+
+/// Transposes a 64×64 bit matrix in place (bit `c` of word `r` ↔ bit `r` of word `c`).
+fn transpose64(a: &mut [u64; 64]) {
+    let mut j = 32;
+    let mut m: u64 = 0x0000_0000_FFFF_FFFF;
+    while j != 0 {
+        let mut k = 0;
+        while k < 64 {
+            // swap the upper-right and lower-left j×j sub-blocks
+            let t = ((a[k] >> j) ^ a[k + j]) & m;
+            a[k] ^= t << j;
+            a[k + j] ^= t;
+            k = (k + j + 1) & !j;
+        }
+        j >>= 1;
+        m ^= m << j;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transpose_matches_pairwise() {
+        let mut seed = 99u64;
+        for n in [1, 5, 63, 64, 65, 130, 200] {
+            let mut m = BitMatrix::new(n);
+            for _ in 0..(n * 3) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                m.set(
+                    (seed % n as u64) as usize,
+                    ((seed >> 20) % n as u64) as usize,
+                );
+            }
+            let mut want = BitMatrix::new(n);
+            for (a, b) in m.pairs() {
+                want.set(b, a);
+            }
+            assert_eq!(m.transpose(), want, "n = {n}");
+        }
     }
 }

@@ -147,6 +147,12 @@ impl Reach {
         src[b / 64] |= 1 << (b % 64);
         from.copy_from_slice(self.pred.row(a));
         from[a / 64] |= 1 << (a % 64);
+        for y in iter_ones(&src) {
+            if y == b || !self.succ.get(a, y) {
+                // (before the update, a already reached y: y's predecessors include a's)
+                self.pred.or_row(y, &from);
+            }
+        }
         for x in iter_ones(&from) {
             if self.succ.get(x, b) {
                 continue; // x already reached b, hence all of b's successors
@@ -157,9 +163,6 @@ impl Reach {
                 *r |= *s;
             }
             on_new(x, &fresh);
-        }
-        for y in iter_ones(&src) {
-            self.pred.or_row(y, &from);
         }
         self.src = src;
         self.from = from;
@@ -323,21 +326,28 @@ pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
     }
     let mut out = BitMatrix::new(n);
     let mut row = vec![0u64; n.div_ceil(64)];
+    let mut outside: Vec<usize> = Vec::new();
     for (c, members) in comps.iter().enumerate() {
         row.iter_mut().for_each(|w| *w = 0);
-        let cyclic = members.len() > 1 || rel.get(members[0], members[0]);
+        outside.clear();
         for &m in members {
-            if cyclic {
-                row[m / 64] |= 1 << (m % 64);
-            }
-            for &s in &succs[m] {
-                if comp[s] != c {
-                    // s's component is closed already (reverse topological order)
-                    row[s / 64] |= 1 << (s % 64);
-                    for (d, f) in row.iter_mut().zip(out.row(s)) {
-                        *d |= *f;
-                    }
+            outside.extend(succs[m].iter().copied().filter(|&s| comp[s] != c));
+        }
+        // A successor already in the row has its closure there too (its
+        // component is closed: Tarjan emits components in reverse
+        // topological order). Index order is po order within a thread, so
+        // near successors tend to come first and cover the far ones.
+        for &s in &outside {
+            if row[s / 64] >> (s % 64) & 1 == 0 {
+                row[s / 64] |= 1 << (s % 64);
+                for (d, f) in row.iter_mut().zip(out.row(s)) {
+                    *d |= *f;
                 }
+            }
+        }
+        if members.len() > 1 || rel.get(members[0], members[0]) {
+            for &m in members {
+                row[m / 64] |= 1 << (m % 64);
             }
         }
         for &m in members {

@@ -10,7 +10,7 @@
 //!
 //! Shares nothing with the crate under test; only `std` is used.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::needless_range_loop)]
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -943,7 +943,7 @@ mod tests {
             let b = random_history(seed, 10);
             assert_eq!(a.threads, b.threads);
             let total: usize = a.threads.iter().map(|t| t.len()).sum();
-            assert!(total >= 1 && total <= 10);
+            assert!((1..=10).contains(&total));
             assert!(a.threads.len() <= 4 && a.threads.iter().all(|t| !t.is_empty()));
             let mut written: BTreeSet<(usize, u64)> = BTreeSet::new();
             for t in &a.threads {

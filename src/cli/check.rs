@@ -1,0 +1,154 @@
+//! `memconform check`.
+
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use rayon::prelude::*;
+
+use super::exit;
+use crate::batch::{check_file, discover};
+use crate::models::Model;
+use crate::report::{contradicts_expectation, rows, write_csv, write_json, write_text};
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// A report per history, with certificates.
+    Text,
+    /// One row per history × model (columns in the README).
+    Csv,
+    /// JSON lines, one object per history × model (same fields as CSV).
+    Json,
+}
+
+#[derive(Args)]
+#[command(after_help = "\
+Models, weakest first: cc, ccv, cm (causal consistency, bad patterns), ccm (convergent causal \
+memory, implied by SC), wccm (weak CCM, implied by TSO), wsc (weak SC by saturation, implied by \
+SC). A stronger model is checked gradually: the weaker models it implies run first and the \
+first violation decides (the `decided_by` column).
+
+Exit status: 0 all consistent, 1 some violation, 2 bad input (reported as file:line:col; the \
+other files are still checked), 4 with --expect when a verdict differs from @expect (with \
+--expect, a violation that @expect foresees does not count for status 1).
+
+Examples:
+  memconform check examples/papers-and-litmus.hist
+  memconform check runs/ --models wsc --format csv > results.csv")]
+pub struct CheckArgs {
+    /// .hist files, or directories searched recursively for *.hist.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+
+    /// Models to check, comma-separated (cc, ccv, cm, ccm, wccm, wsc, or all).
+    #[arg(long, short, value_delimiter = ',', default_value = "all", value_parser = parse_model)]
+    models: Vec<Vec<Model>>,
+
+    /// Output format.
+    #[arg(long, short, value_enum, default_value = "text")]
+    format: Format,
+
+    /// Worker threads (default: one per core).
+    #[arg(long, short)]
+    jobs: Option<usize>,
+
+    /// Compare verdicts with each history's @expect line; exit 4 if any differs.
+    #[arg(long)]
+    expect: bool,
+}
+
+fn parse_model(s: &str) -> Result<Vec<Model>, String> {
+    if s == "all" {
+        return Ok(Model::ALL.to_vec());
+    }
+    Model::from_name(s).map(|m| vec![m]).ok_or_else(|| {
+        let names: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
+        format!("unknown model `{s}` (known: {}, all)", names.join(", "))
+    })
+}
+
+/// Runs `check`; returns the exit code.
+pub fn run(args: CheckArgs) -> i32 {
+    if let Some(j) = args.jobs {
+        // Only fails if a pool exists already, which is then used as is.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(j.max(1))
+            .build_global();
+    }
+    let mut models: Vec<Model> = args.models.into_iter().flatten().collect();
+    models.sort();
+    models.dedup();
+
+    let (files, mut errors) = discover(&args.paths);
+    let results: Vec<_> = files
+        .par_iter()
+        .map(|f| (f, check_file(f, &models)))
+        .collect();
+
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let (mut violations, mut unforeseen, mut unexpected, mut histories) = (0, 0, 0, 0usize);
+    let mut header = true;
+    for (file, result) in results {
+        let checked = match result {
+            Ok(c) => c,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        for c in &checked {
+            histories += 1;
+            let rows = rows(file, c);
+            violations += rows.iter().filter(|r| r.verdict == "violation").count();
+            unforeseen += rows
+                .iter()
+                .filter(|r| r.verdict == "violation" && r.expected.is_empty())
+                .count();
+            unexpected += rows.iter().filter(|r| contradicts_expectation(r)).count();
+            let written = match args.format {
+                Format::Text => write_text(&mut out, &rows),
+                Format::Csv => write_csv(&mut out, &rows, std::mem::take(&mut header)),
+                Format::Json => write_json(&mut out, &rows),
+            };
+            if let Err(e) = written {
+                if e.kind() == io::ErrorKind::BrokenPipe {
+                    return exit::CONSISTENT;
+                }
+                eprintln!("memconform: cannot write output: {e}");
+                return exit::INPUT_ERROR;
+            }
+        }
+    }
+    let _ = out.flush();
+    drop(out);
+
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    if matches!(args.format, Format::Text) || io::stderr().is_terminal() {
+        eprintln!(
+            "checked {histories} histories × {} models: {violations} violations{}{}",
+            models.len(),
+            if errors.is_empty() {
+                String::new()
+            } else {
+                format!(", {} input errors", errors.len())
+            },
+            if args.expect {
+                format!(", {unexpected} verdicts differ from @expect")
+            } else {
+                String::new()
+            }
+        );
+    }
+    if !errors.is_empty() {
+        exit::INPUT_ERROR
+    } else if args.expect && unexpected > 0 {
+        exit::UNEXPECTED
+    } else if (args.expect && unforeseen > 0) || (!args.expect && violations > 0) {
+        exit::VIOLATION
+    } else {
+        exit::CONSISTENT
+    }
+}

@@ -1,0 +1,47 @@
+//! The command line: clap definitions and the glue that runs them.
+
+mod check;
+
+use clap::{Parser, Subcommand};
+
+/// Exit codes scripts can rely on.
+pub mod exit {
+    /// Every checked history satisfies every requested model.
+    pub const CONSISTENT: i32 = 0;
+    /// Some history violates some requested model.
+    pub const VIOLATION: i32 = 1;
+    /// Bad input (a file that cannot be read or parsed, a bad flag).
+    pub const INPUT_ERROR: i32 = 2;
+    /// With `--expect`: some verdict differs from the file's `@expect`.
+    pub const UNEXPECTED: i32 = 4;
+}
+
+#[derive(Parser)]
+#[command(
+    name = "memconform",
+    version,
+    about = "Check that memory histories conform to memory models.",
+    long_about = "Check that histories of shared-memory runs (reads and writes per thread, \
+each value written once) conform to memory models: the causal models CC, CCv, CM, the \
+saturation models CCM, wCCM and wSC that approximate SC and TSO in polynomial time. \
+Every violation comes with a certificate: a short cycle of labelled edges \
+(po, wr, rw, cf, pww, st, ...) over the operations, with their positions in the input."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check .hist files (or directories of them) against models.
+    Check(check::CheckArgs),
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn run() -> i32 {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check(args) => check::run(args),
+    }
+}

@@ -1,0 +1,151 @@
+//! Output: the tidy per history × model table (CSV, JSON lines) and the text
+//! report with certificates.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::batch::Checked;
+use crate::models::Verdict;
+
+/// One row of the tidy table: one history × one model.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// The input file.
+    pub file: String,
+    /// 0-based position of the history in its file.
+    pub index: usize,
+    /// Its `@name` (empty if none).
+    pub name: String,
+    pub model: String,
+    /// consistent, violation or unknown.
+    pub verdict: String,
+    /// The model whose check decided (itself, or a weaker one of its gradual chain).
+    pub decided_by: String,
+    /// The bad pattern of a violation.
+    pub pattern: String,
+    /// Number of edges of the violation's cycle (0 if none).
+    pub cycle_len: usize,
+    /// The certificate, as text.
+    pub certificate: String,
+    /// Operations in the input (an RMW counts twice), threads, writes.
+    pub ops: usize,
+    pub threads: usize,
+    pub writes: usize,
+    /// Milliseconds spent deciding this model (its gradual chain included).
+    pub time_ms: f64,
+    /// Same-variable write pairs, and how many the model's partial store
+    /// order orders (empty when it has none).
+    pub write_pairs: usize,
+    pub ordered_pairs: Option<usize>,
+    pub coverage: Option<f64>,
+    /// The `@expect` verdict for this model (yes/no), empty if none.
+    pub expected: String,
+}
+
+/// The rows of one checked history.
+pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
+    let h = &c.history;
+    c.outcomes
+        .iter()
+        .map(|o| {
+            let order = o.store_order.as_ref();
+            Row {
+                file: file.display().to_string(),
+                index: h.index,
+                name: h.name.clone().unwrap_or_default(),
+                model: o.model.name().to_string(),
+                verdict: o.verdict.name().to_string(),
+                decided_by: o.decided_by.name().to_string(),
+                pattern: o
+                    .violation
+                    .as_ref()
+                    .map_or(String::new(), |v| v.pattern.name().to_string()),
+                cycle_len: o.violation.as_ref().map_or(0, |v| v.cycle.len()),
+                certificate: o.violation.as_ref().map_or(String::new(), |v| v.explain(h)),
+                ops: h.n_thread_ops(),
+                threads: h.threads.len(),
+                writes: (0..h.n())
+                    .filter(|&w| h.is_write(w) && !h.is_init(w))
+                    .count(),
+                time_ms: o.seconds * 1e3,
+                write_pairs: h.same_var_write_pairs(),
+                ordered_pairs: order.map(|s| s.ordered_pairs()),
+                coverage: order.map(|s| s.coverage()),
+                expected: h
+                    .expect
+                    .iter()
+                    .find(|(m, _)| m == o.model.name())
+                    .map_or(String::new(), |(_, y)| {
+                        if *y { "yes" } else { "no" }.to_string()
+                    }),
+            }
+        })
+        .collect()
+}
+
+/// Whether a row's verdict contradicts its `@expect`.
+pub fn contradicts_expectation(r: &Row) -> bool {
+    match r.expected.as_str() {
+        "yes" => r.verdict != Verdict::Consistent.name(),
+        "no" => r.verdict != Verdict::Violation.name(),
+        _ => false,
+    }
+}
+
+/// Writes rows as CSV (with a header when `header`).
+pub fn write_csv(out: impl Write, rows: &[Row], header: bool) -> io::Result<()> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(header)
+        .from_writer(out);
+    for r in rows {
+        w.serialize(r).map_err(io::Error::other)?;
+    }
+    w.flush()
+}
+
+/// Writes rows as JSON lines.
+pub fn write_json(mut out: impl Write, rows: &[Row]) -> io::Result<()> {
+    for r in rows {
+        serde_json::to_writer(&mut out, r).map_err(io::Error::other)?;
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// Writes the human-readable report of one history.
+pub fn write_text(mut out: impl Write, rows: &[Row]) -> io::Result<()> {
+    let Some(first) = rows.first() else {
+        return Ok(());
+    };
+    let name = if first.name.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", first.name)
+    };
+    writeln!(
+        out,
+        "{}#{}{}  ({} ops, {} threads)",
+        first.file, first.index, name, first.ops, first.threads
+    )?;
+    for r in rows {
+        let mut line = format!("  {:<5} {:<10}", r.model, r.verdict);
+        if r.decided_by != r.model {
+            line.push_str(&format!(" caught by {}: {}", r.decided_by, r.pattern));
+        } else if !r.pattern.is_empty() {
+            line.push_str(&format!(" {}", r.pattern));
+        } else if let (Some(k), true) = (r.ordered_pairs, r.write_pairs > 0) {
+            line.push_str(&format!(" orders {k}/{} write pairs", r.write_pairs));
+        }
+        line.push_str(&format!("  [{:.3} ms]", r.time_ms));
+        if contradicts_expectation(r) {
+            line.push_str(&format!("  !! @expect {}={}", r.model, r.expected));
+        }
+        writeln!(out, "{line}")?;
+        if !r.certificate.is_empty() && r.decided_by == r.model {
+            writeln!(out, "        {}", r.certificate)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,149 @@
+//! The command line as a script sees it: output, located errors, exit codes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn memconform(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memconform-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn a_malformed_token_is_located_and_exits_2() {
+    let p = temp_file("bad-token.hist", "# a comment\nt0: W(x,1) X(y,2)\n");
+    let o = memconform(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let want = format!("{}:2:12:", p.display());
+    assert!(
+        stderr(&o).contains(&want),
+        "wanted {want} in {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_value_written_twice_is_located_and_exits_2() {
+    let p = temp_file("twice.hist", "t0: W(x,1)\nt1: R(x,1) W(x,1)\n");
+    let o = memconform(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains(&format!("{}:2:12:", p.display())), "{e}");
+    assert!(e.contains("first at 1:5"), "{e}");
+}
+
+#[test]
+fn a_duplicate_thread_is_located() {
+    let p = temp_file("dup.hist", "t0: W(x,1)\nt0: R(x,1)\n");
+    let o = memconform(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(":2:1: thread `t0` appears twice"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn good_files_are_still_checked_next_to_a_bad_one() {
+    let good = temp_file(
+        "good.hist",
+        "@name mp_ok\nt0: W(x,1) W(y,1)\nt1: R(y,1) R(x,1)\n",
+    );
+    let bad = temp_file("bad.hist", "t0: W(x,0)\n");
+    let o = memconform(&["check", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).contains("mp_ok"));
+    assert!(stderr(&o).contains("write of 0"), "{}", stderr(&o));
+}
+
+#[test]
+fn exit_codes_tell_consistent_from_violation() {
+    let ok = temp_file("ok.hist", "t0: W(x,1) W(y,1)\nt1: R(y,1) R(x,1)\n");
+    let sb = temp_file("sb.hist", "t0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n");
+    assert_eq!(
+        memconform(&["check", ok.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+    let o = memconform(&["check", sb.to_str().unwrap(), "--models", "wsc"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("violation"));
+    // SB is CC, CCv, CM and wCCM.
+    let o = memconform(&["check", sb.to_str().unwrap(), "-m", "cc,ccv,cm,wccm"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}
+
+#[test]
+fn an_unknown_model_is_a_usage_error() {
+    let ok = temp_file("ok2.hist", "t0: W(x,1)\n");
+    let o = memconform(&["check", ok.to_str().unwrap(), "--models", "sc2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown model `sc2`"), "{}", stderr(&o));
+}
+
+#[test]
+fn csv_is_tidy_and_matches_the_library() {
+    let fixtures = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/papers-and-litmus.hist"
+    );
+    let o = memconform(&["check", fixtures, "--format", "csv"]);
+    assert_eq!(o.status.code(), Some(1));
+    let mut rdr = csv::Reader::from_reader(o.stdout.as_slice());
+    let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
+    for col in [
+        "file",
+        "index",
+        "name",
+        "model",
+        "verdict",
+        "time_ms",
+        "coverage",
+        "decided_by",
+    ] {
+        assert!(
+            header.contains(&col.to_string()),
+            "column {col} in {header:?}"
+        );
+    }
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 36 * 6);
+    let histories = memconform::history::load_file(std::path::Path::new(fixtures)).unwrap();
+    for r in &rows {
+        let h = &histories[r[col("index")].parse::<usize>().unwrap()];
+        assert_eq!(&r[col("name")], h.name.as_deref().unwrap());
+        let model = memconform::models::Model::from_name(&r[col("model")]).unwrap();
+        let want = if model.check(h).is_ok() {
+            "consistent"
+        } else {
+            "violation"
+        };
+        assert_eq!(&r[col("verdict")], want);
+    }
+}
+
+#[test]
+fn the_fixtures_meet_their_expectations() {
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+    let o = memconform(&["check", fixtures, "--expect", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 36 * 6);
+}
