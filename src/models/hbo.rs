@@ -65,7 +65,7 @@ pub fn local_hb(h: &History, c: &Causality, o: OpId) -> Result<BitMatrix, Violat
     let mut derived = BitMatrix::new(n);
     while let Some((w, w2)) = work.pop() {
         derived.set(w, w2);
-        let inserted = hb.insert(w, w2, |x, fresh| {
+        let inserted = hb.insert(w, w2, |hb, x, fresh| {
             if !h.is_write(x) {
                 return;
             }
@@ -77,7 +77,7 @@ pub fn local_hb(h: &History, c: &Causality, o: OpId) -> Result<BitMatrix, Violat
                     let r = i * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     match h.rf(r) {
-                        Some(w3) if w3 != x => work.push((x, w3)),
+                        Some(w3) if w3 != x && !hb.get(x, w3) => work.push((x, w3)),
                         _ => {}
                     }
                 }

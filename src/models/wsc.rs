@@ -16,7 +16,7 @@ pub fn check(h: &History) -> Result<StoreOrder, Violation> {
     let mut hb = Reach::from_closed(causal(h, &wr)?); // hb_0 = (po ∪ wr)⁺
     let mut work = Vec::new();
     for w in (0..h.n()).filter(|&w| h.is_write(w)) {
-        rules(h, w, hb.succ().row(w), &mut work);
+        rules(h, hb.succ(), w, hb.succ().row(w), &mut work);
     }
     let mut st = BitMatrix::new(h.n());
     let mut rw = BitMatrix::new(h.n());
@@ -29,7 +29,7 @@ pub fn check(h: &History) -> Result<StoreOrder, Violation> {
             _ => rw.set(a, b),
         };
         if hb
-            .insert(a, b, |x, fresh| rules(h, x, fresh, &mut work))
+            .insert(a, b, |hb, x, fresh| rules(h, hb, x, fresh, &mut work))
             .is_err()
         {
             let rels = [
@@ -47,7 +47,9 @@ pub fn check(h: &History) -> Result<StoreOrder, Violation> {
 /// The two rules, applied to the new pairs `(x, y)`, `y ∈ fresh`, of `hb`:
 /// - st: `x hb y`, `y` a read of `x`'s variable reading from `w′ ≠ x` ⇒ `x st w′`;
 /// - rw: `x hb y`, `y` another write of `x`'s variable (so `x st y`), `wr(x, r)` ⇒ `r rw y`.
-fn rules(h: &History, x: OpId, fresh: &[u64], work: &mut Vec<(OpId, OpId, Rel)>) {
+///
+/// Consequences already in `hb` are not queued.
+fn rules(h: &History, hb: &BitMatrix, x: OpId, fresh: &[u64], work: &mut Vec<(OpId, OpId, Rel)>) {
     if !h.is_write(x) {
         return;
     }
@@ -64,11 +66,16 @@ fn rules(h: &History, x: OpId, fresh: &[u64], work: &mut Vec<(OpId, OpId, Rel)>)
             bits &= bits - 1;
             if h.is_read(y) {
                 match h.rf(y) {
-                    Some(w2) if w2 != x => work.push((x, w2, Rel::St)),
+                    Some(w2) if w2 != x && !hb.get(x, w2) => work.push((x, w2, Rel::St)),
                     _ => {}
                 }
             } else {
-                work.extend(h.readers(x).iter().map(|&r| (r, y, Rel::Rw)));
+                work.extend(
+                    h.readers(x)
+                        .iter()
+                        .filter(|&&r| !hb.get(r, y))
+                        .map(|&r| (r, y, Rel::Rw)),
+                );
             }
         }
     }

@@ -73,7 +73,9 @@ pub struct Reach {
     pred: BitMatrix,
     src: Vec<u64>,
     from: Vec<u64>,
-    fresh: Vec<u64>,
+    /// Rows that gained successors in the current insertion, and the gains.
+    gained_rows: Vec<usize>,
+    gained: Vec<u64>,
 }
 
 impl Reach {
@@ -86,7 +88,8 @@ impl Reach {
             pred,
             src: vec![0; s],
             from: vec![0; s],
-            fresh: vec![0; s],
+            gained_rows: Vec::new(),
+            gained: Vec::new(),
         }
     }
 
@@ -99,7 +102,8 @@ impl Reach {
             pred,
             src: vec![0; s],
             from: vec![0; s],
-            fresh: vec![0; s],
+            gained_rows: Vec::new(),
+            gained: Vec::new(),
         }
     }
 
@@ -124,15 +128,16 @@ impl Reach {
         self.succ
     }
 
-    /// Adds `(a, b)` and every pair transitivity then implies. For each `x`
-    /// that gains successors, calls `on_new(x, gained)` with exactly the
-    /// gained ones, so a caller sees every new pair once. Returns whether the
-    /// pair was new; `CycleFound` (and no change) if `b` already reaches `a`.
+    /// Adds `(a, b)` and every pair transitivity then implies. Then, for
+    /// each `x` that gained successors, calls `on_new(relation, x, gained)`
+    /// with exactly the gained ones (so a caller sees every new pair once) and
+    /// the updated relation. Returns whether the pair was new; `CycleFound`
+    /// (and no change) if `b` already reaches `a`.
     pub fn insert(
         &mut self,
         a: usize,
         b: usize,
-        mut on_new: impl FnMut(usize, &[u64]),
+        mut on_new: impl FnMut(&BitMatrix, usize, &[u64]),
     ) -> Result<bool, CycleFound> {
         if a == b || self.succ.get(b, a) {
             return Err(CycleFound);
@@ -140,33 +145,38 @@ impl Reach {
         if self.succ.get(a, b) {
             return Ok(false);
         }
+        let s = self.succ.stride();
         let mut src = std::mem::take(&mut self.src);
         let mut from = std::mem::take(&mut self.from);
-        let mut fresh = std::mem::take(&mut self.fresh);
         src.copy_from_slice(self.succ.row(b));
         src[b / 64] |= 1 << (b % 64);
         from.copy_from_slice(self.pred.row(a));
         from[a / 64] |= 1 << (a % 64);
         for y in iter_ones(&src) {
+            // If a already reached y, y's predecessors include a's.
             if y == b || !self.succ.get(a, y) {
-                // (before the update, a already reached y: y's predecessors include a's)
                 self.pred.or_row(y, &from);
             }
         }
+        self.gained_rows.clear();
+        self.gained.clear();
         for x in iter_ones(&from) {
             if self.succ.get(x, b) {
                 continue; // x already reached b, hence all of b's successors
             }
             let row = self.succ.row_mut(x);
-            for ((f, r), s) in fresh.iter_mut().zip(row.iter_mut()).zip(&src) {
-                *f = *s & !*r;
+            self.gained_rows.push(x);
+            self.gained.extend(row.iter_mut().zip(&src).map(|(r, s)| {
+                let fresh = *s & !*r;
                 *r |= *s;
-            }
-            on_new(x, &fresh);
+                fresh
+            }));
+        }
+        for (i, &x) in self.gained_rows.iter().enumerate() {
+            on_new(&self.succ, x, &self.gained[i * s..(i + 1) * s]);
         }
         self.src = src;
         self.from = from;
-        self.fresh = fresh;
         Ok(true)
     }
 }
@@ -246,7 +256,7 @@ mod tests {
                     Ok(expected) => {
                         let mut gained = 0;
                         reach
-                            .insert(a, b, |_, g| {
+                            .insert(a, b, |_, _, g| {
                                 gained += g.iter().map(|w| w.count_ones() as usize).sum::<usize>()
                             })
                             .unwrap();
@@ -257,7 +267,7 @@ mod tests {
                         assert_eq!(seen_pairs, expected.count(), "each new pair reported once");
                     }
                     Err(CycleFound) => {
-                        assert_eq!(reach.insert(a, b, |_, _| {}), Err(CycleFound));
+                        assert_eq!(reach.insert(a, b, |_, _, _| {}), Err(CycleFound));
                     }
                 }
             }

@@ -1,0 +1,67 @@
+//! Plain timing harness (no statistics; for scaling tables and profilers).
+//!
+//! `cargo bench --bench harness` prints ms/history for every model on
+//! SC-generated valid histories of 4–16 threads × 50 ops, and wSC at larger
+//! sizes. `cargo bench --bench harness -- MODEL THREADS OPS REPS` times one
+//! configuration in a loop (e.g. under `perf record`).
+
+use std::time::Instant;
+
+use memconform::gen::{sc_history, Shape};
+use memconform::models::Model;
+
+fn time(model: Model, threads: usize, ops: usize, reps: usize) -> f64 {
+    let shape = Shape {
+        threads,
+        ops_per_thread: ops,
+        vars: 8,
+        write_ratio: 0.5,
+    };
+    let hs: Vec<_> = (0..reps.clamp(1, 8) as u64)
+        .map(|s| sc_history(shape, s))
+        .collect();
+    let t = Instant::now();
+    for i in 0..reps {
+        assert!(
+            model.check(&hs[i % hs.len()]).is_ok(),
+            "SC-generated histories are consistent"
+        );
+    }
+    t.elapsed().as_secs_f64() * 1e3 / reps as f64
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    if let [model, threads, ops, reps] = args.as_slice() {
+        let model = Model::from_name(model).expect("a model name");
+        let (t, o, r) = (
+            threads.parse().unwrap(),
+            ops.parse().unwrap(),
+            reps.parse().unwrap(),
+        );
+        println!("{model} {t}x{o}: {:.3} ms/history", time(model, t, o, r));
+        return;
+    }
+    println!("ms/history, SC-generated valid histories, 8 variables, half writes");
+    println!(
+        "{:<8} {:>8} {:>8} {:>8} {:>8}",
+        "model", "4x50", "8x50", "12x50", "16x50"
+    );
+    for model in Model::ALL {
+        let row: Vec<String> = [4, 8, 12, 16]
+            .iter()
+            .map(|&t| format!("{:>8.3}", time(model, t, 50, 40)))
+            .collect();
+        println!("{:<8} {}", model.name(), row.join(" "));
+    }
+    for (t, o) in [(16, 125), (16, 250), (16, 625)] {
+        println!(
+            "wsc {t}x{o} ({} ops): {:.1} ms/history",
+            t * o,
+            time(Model::Wsc, t, o, 2)
+        );
+    }
+}
