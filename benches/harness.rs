@@ -30,6 +30,22 @@ fn time(model: Model, threads: usize, ops: usize, reps: usize) -> f64 {
     t.elapsed().as_secs_f64() * 1e3 / reps as f64
 }
 
+fn coverage(model: Model, threads: usize, ops: usize) -> f64 {
+    let shape = Shape {
+        threads,
+        ops_per_thread: ops,
+        vars: 8,
+        write_ratio: 0.5,
+    };
+    let total: f64 = (0..20)
+        .map(|s| {
+            let order = model.check(&sc_history(shape, s)).expect("consistent");
+            order.expect("has a store order").coverage()
+        })
+        .sum();
+    total / 20.0
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -56,6 +72,14 @@ fn main() {
             .map(|&t| format!("{:>8.3}", time(model, t, 50, 40)))
             .collect();
         println!("{:<8} {}", model.name(), row.join(" "));
+    }
+    println!("store-order coverage (ordered / same-variable write pairs), mean of 20 histories:");
+    for t in [4, 8, 16] {
+        let cov: Vec<String> = [Model::Ccm, Model::Wccm, Model::Wsc]
+            .iter()
+            .map(|&m| format!("{m} {:.4}", coverage(m, t, 50)))
+            .collect();
+        println!("  {t}x50: {}", cov.join(", "));
     }
     for (t, o) in [(16, 125), (16, 250), (16, 625)] {
         println!(
