@@ -5,6 +5,7 @@
 //! name `file:line:col` in any error or certificate. Meaning (variables,
 //! program order, write-read) is given to them by the `memconform` crate.
 
+pub mod axe;
 pub mod hist;
 pub mod mapped;
 

@@ -1,6 +1,8 @@
 //! Certificates: why a history violates a model, as a short labelled cycle
 //! (or the thin-air read), mapped back to the operations' text positions.
 
+pub mod validate;
+
 use serde::Serialize;
 
 use crate::history::{History, OpId};
@@ -31,6 +33,12 @@ pub enum Rel {
     PoLoc,
     /// external write-read: `wr` between operations not related by `po`
     Wre,
+    /// PSO's preserved program order
+    PoPso,
+    /// a store-order pair forced by an RMW's atomicity
+    Rmw,
+    /// a store-order pair forced by a `@final` observation
+    Final,
 }
 
 impl Rel {
@@ -48,6 +56,9 @@ impl Rel {
             Rel::Ppo => "ppo",
             Rel::PoLoc => "po-loc",
             Rel::Wre => "wre",
+            Rel::PoPso => "po-pso",
+            Rel::Rmw => "rmw",
+            Rel::Final => "final",
         }
     }
 }
@@ -77,6 +88,16 @@ pub enum Pattern {
     CyclicWpwwPoLoc,
     /// wSC's `hb = (po ∪ wr ∪ st ∪ rw[st])⁺` is cyclic.
     CyclicSt,
+    /// SC: every store order closes a cycle in `po ∪ wr ∪ ww ∪ rw`.
+    CyclicSc,
+    /// TSO/PSO: every store order closes a cycle in `po-loc ∪ wr ∪ ww ∪ rw` (uniprocessor).
+    CyclicUniproc,
+    /// TSO: every store order closes a cycle in `ppo ∪ wre ∪ ww ∪ rw`.
+    CyclicTso,
+    /// PSO: every store order closes a cycle in `po-pso ∪ wre ∪ ww ∪ rw`.
+    CyclicPso,
+    /// The completion search found no store order (no single cycle explains it).
+    NoStoreOrder,
 }
 
 impl Pattern {
@@ -94,6 +115,11 @@ impl Pattern {
             Pattern::CyclicWpwwPpo => "CyclicWpww(ppo)",
             Pattern::CyclicWpwwPoLoc => "CyclicWpww(po-loc)",
             Pattern::CyclicSt => "CyclicSt",
+            Pattern::CyclicSc => "CyclicSc",
+            Pattern::CyclicUniproc => "CyclicUniproc",
+            Pattern::CyclicTso => "CyclicTso",
+            Pattern::CyclicPso => "CyclicPso",
+            Pattern::NoStoreOrder => "NoStoreOrder",
         }
     }
 }

@@ -135,3 +135,31 @@ pub fn acyclic_explained(
         .map(|_| ())
         .map_err(|_| cycle_in(pattern, explain))
 }
+
+/// `po-loc`: `po` between operations on the same variable.
+pub fn po_loc(h: &History) -> BitMatrix {
+    let mut out = BitMatrix::new(h.n());
+    for o in 0..h.n() {
+        if let Some(x) = h.var(o) {
+            out.or_row(o, h.po().row(o));
+            out.and_row(o, h.reads_mask(x));
+            let mut w = h.po().row(o).to_vec();
+            for (a, m) in w.iter_mut().zip(h.writes_mask(x)) {
+                *a &= m;
+            }
+            out.or_row(o, &w);
+        }
+    }
+    out
+}
+
+/// `wre`: `wr` between operations not related by `po` either way.
+pub fn wre(h: &History, wr: &BitMatrix) -> BitMatrix {
+    let mut out = wr.clone();
+    for (w, r) in wr.pairs() {
+        if h.po().get(w, r) || h.po().get(r, w) {
+            out.unset(w, r);
+        }
+    }
+    out
+}

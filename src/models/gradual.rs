@@ -1,13 +1,17 @@
-//! The gradual pipeline: cheap models first, stop at the first violation.
+//! The gradual pipeline: cheap models first, stop at the first violation;
+//! store-order models completed by an engine under a time budget; every
+//! certificate re-checked by the independent validator.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::certificate::Violation;
-use crate::history::History;
-use crate::models::{Checked, Model, StoreOrder};
+use crate::certificate::validate::{self, StoreModel};
+use crate::certificate::{Pattern, Violation};
+use crate::complete::{decide, Completion, Engine};
+use crate::history::{History, OpId};
+use crate::models::{Model, StoreOrder};
 
 /// A model's answer for one history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -29,6 +33,27 @@ impl Verdict {
     }
 }
 
+/// How to check.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// The completion engine for SC/TSO/PSO.
+    pub engine: Engine,
+    /// Time budget per history (all its models together).
+    pub timeout: Option<Duration>,
+    /// Re-check every certificate with the independent validator.
+    pub validate: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            engine: Engine::Auto,
+            timeout: Some(Duration::from_secs(10)),
+            validate: true,
+        }
+    }
+}
+
 /// The outcome of checking one model on one history.
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -38,65 +63,161 @@ pub struct Outcome {
     /// gradual chain that was already violated.
     pub decided_by: Model,
     pub violation: Option<Violation>,
-    /// The partial store order of `model`, when it holds and has one.
+    /// The partial store order of `model`, when it holds and has one (total
+    /// for SC/TSO/PSO).
     pub store_order: Option<StoreOrder>,
+    /// For SC found by the interleaving engine: the interleaving.
+    pub interleaving: Option<Vec<OpId>>,
+    /// The completion engine that decided (SC/TSO/PSO past saturation).
+    pub engine: Option<Engine>,
+    /// Same-variable write pairs saturation left unordered (SC/TSO/PSO).
+    pub unordered_after_saturation: Option<usize>,
+    /// Why the verdict is unknown.
+    pub reason: Option<String>,
+    /// The validator's complaint about the certificate: an internal error.
+    pub invalid: Option<String>,
     /// Seconds spent on the checks this outcome needed (shared checks count
     /// for every outcome that needed them).
     pub seconds: f64,
 }
 
+#[derive(Clone)]
+struct Run {
+    verdict: Verdict,
+    violation: Option<Violation>,
+    store_order: Option<StoreOrder>,
+    interleaving: Option<Vec<OpId>>,
+    engine: Option<Engine>,
+    unordered: Option<usize>,
+    reason: Option<String>,
+    invalid: Option<String>,
+    seconds: f64,
+}
+
+/// Checks each of `models` on `h` gradually with default options.
+pub fn check_gradual(h: &History, models: &[Model]) -> Vec<Outcome> {
+    check_gradual_with(h, models, &Options::default())
+}
+
 /// Checks each of `models` on `h`, gradually: before a model, the weaker
 /// models it implies run first (cheapest first), and the first violation
 /// among them decides. Each model runs at most once per history.
-pub fn check_gradual(h: &History, models: &[Model]) -> Vec<Outcome> {
-    let mut memo: HashMap<Model, (Checked, f64)> = HashMap::new();
-    let mut run = |m: Model| -> (bool, f64) {
-        let (res, secs) = memo.entry(m).or_insert_with(|| {
-            let t = Instant::now();
-            let r = m.check(h);
-            (r, t.elapsed().as_secs_f64())
-        });
-        (res.is_ok(), *secs)
-    };
-    let mut decided: Vec<(Model, Model, f64)> = Vec::new();
+pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
+    let deadline = opts.timeout.map(|t| Instant::now() + t);
+    let mut memo: HashMap<Model, Run> = HashMap::new();
+    let mut out = Vec::new();
     for &m in models {
         let mut secs = 0.0;
         let mut by = m;
         for &weaker in m.gradual_chain() {
-            let (ok, s) = run(weaker);
-            secs += s;
-            if !ok {
+            let r = memo
+                .entry(weaker)
+                .or_insert_with(|| run(h, weaker, opts, deadline));
+            secs += r.seconds;
+            if r.verdict == Verdict::Violation {
                 by = weaker;
                 break;
             }
         }
+        let r = memo
+            .entry(by)
+            .or_insert_with(|| run(h, by, opts, deadline))
+            .clone();
         if by == m {
-            secs += run(m).1;
+            secs += r.seconds;
         }
-        decided.push((m, by, secs));
+        let own = by == m;
+        out.push(Outcome {
+            model: m,
+            verdict: r.verdict,
+            decided_by: by,
+            violation: r.violation,
+            store_order: if own { r.store_order } else { None },
+            interleaving: if own { r.interleaving } else { None },
+            engine: if own { r.engine } else { None },
+            unordered_after_saturation: if own { r.unordered } else { None },
+            reason: r.reason,
+            invalid: r.invalid,
+            seconds: secs,
+        });
     }
-    decided
-        .into_iter()
-        .map(|(model, by, seconds)| {
-            let (res, _) = &memo[&by];
-            match res {
-                Ok(order) => Outcome {
-                    model,
-                    verdict: Verdict::Consistent,
-                    decided_by: by,
-                    violation: None,
-                    store_order: order.clone(),
-                    seconds,
-                },
-                Err(v) => Outcome {
-                    model,
-                    verdict: Verdict::Violation,
-                    decided_by: by,
-                    violation: Some(v.clone()),
-                    store_order: None,
-                    seconds,
-                },
+    out
+}
+
+/// Runs one model and validates its certificate.
+fn run(h: &History, m: Model, opts: &Options, deadline: Option<Instant>) -> Run {
+    let t = Instant::now();
+    let mut r = Run {
+        verdict: Verdict::Consistent,
+        violation: None,
+        store_order: None,
+        interleaving: None,
+        engine: None,
+        unordered: None,
+        reason: None,
+        invalid: None,
+        seconds: 0.0,
+    };
+    let store_model = match m {
+        Model::Sc => Some(StoreModel::Sc),
+        Model::Tso => Some(StoreModel::Tso),
+        Model::Pso => Some(StoreModel::Pso),
+        _ => None,
+    };
+    if let (Some(spec), Some(sm)) = (m.spec(h), store_model) {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            r.verdict = Verdict::Unknown;
+            r.reason = Some("time budget spent before this model".into());
+        } else {
+            let d = decide(h, &spec, opts.engine, deadline);
+            r.engine = d.engine;
+            r.unordered = Some(d.unordered_after_saturation);
+            match d.result {
+                Ok(Completion::Found {
+                    order,
+                    interleaving,
+                }) => {
+                    if opts.validate {
+                        r.invalid = validate::store_order(h, sm, &order)
+                            .and_then(|()| {
+                                interleaving
+                                    .as_ref()
+                                    .map_or(Ok(()), |i| validate::interleaving(h, i))
+                            })
+                            .err();
+                    }
+                    r.store_order = Some(StoreOrder::total(h, &order));
+                    r.interleaving = interleaving;
+                }
+                Ok(Completion::Exhausted) => {
+                    r.verdict = Verdict::Violation;
+                    r.violation = Some(Violation::cycle(Pattern::NoStoreOrder, Vec::new()));
+                }
+                Ok(Completion::TimedOut) => {
+                    r.verdict = Verdict::Unknown;
+                    r.reason = Some(format!(
+                        "timeout: {} unordered write pairs left after saturation",
+                        d.unordered_after_saturation
+                    ));
+                }
+                Err(v) => {
+                    r.verdict = Verdict::Violation;
+                    r.violation = Some(v);
+                }
             }
-        })
-        .collect()
+        }
+    } else {
+        match m.check(h) {
+            Ok(order) => r.store_order = order,
+            Err(v) => {
+                r.verdict = Verdict::Violation;
+                r.violation = Some(v);
+            }
+        }
+    }
+    if let (true, Some(v)) = (opts.validate, &r.violation) {
+        r.invalid = validate::violation(h, v).err();
+    }
+    r.seconds = t.elapsed().as_secs_f64();
+    r
 }

@@ -8,14 +8,17 @@ mod cc;
 mod ccm;
 mod ccv;
 mod cm;
-mod common;
+pub(crate) mod common;
 mod gradual;
 mod hbo;
+mod pso;
+mod sc;
 mod store_order;
+pub(crate) mod tso;
 mod wccm;
 mod wsc;
 
-pub use gradual::{check_gradual, Outcome, Verdict};
+pub use gradual::{check_gradual, check_gradual_with, Options, Outcome, Verdict};
 pub use store_order::StoreOrder;
 
 use crate::certificate::Violation;
@@ -40,10 +43,16 @@ pub enum Model {
     Wccm,
     /// weak sequential consistency (wsc-saturation §3)
     Wsc,
+    /// sequential consistency
+    Sc,
+    /// total store order
+    Tso,
+    /// partial store order
+    Pso,
 }
 
 impl Model {
-    /// Every model, in pipeline order.
+    /// The polynomial models, in pipeline order.
     pub const ALL: [Model; 6] = [
         Model::Cc,
         Model::Ccv,
@@ -51,6 +60,22 @@ impl Model {
         Model::Ccm,
         Model::Wccm,
         Model::Wsc,
+    ];
+
+    /// The models with a store order, decided by saturation and completion.
+    pub const STORE: [Model; 3] = [Model::Sc, Model::Tso, Model::Pso];
+
+    /// Every model.
+    pub const EVERY: [Model; 9] = [
+        Model::Cc,
+        Model::Ccv,
+        Model::Cm,
+        Model::Ccm,
+        Model::Wccm,
+        Model::Wsc,
+        Model::Sc,
+        Model::Tso,
+        Model::Pso,
     ];
 
     /// The command-line and CSV name.
@@ -62,16 +87,44 @@ impl Model {
             Model::Ccm => "ccm",
             Model::Wccm => "wccm",
             Model::Wsc => "wsc",
+            Model::Sc => "sc",
+            Model::Tso => "tso",
+            Model::Pso => "pso",
         }
     }
 
     /// Parses a command-line name.
     pub fn from_name(s: &str) -> Option<Model> {
-        Model::ALL.into_iter().find(|m| m.name() == s)
+        Model::EVERY.into_iter().find(|m| m.name() == s)
     }
 
-    /// Checks this model alone (no gradual shortcut).
+    /// The acyclicity graphs of a store-order model (SC, TSO, PSO).
+    pub fn spec(self, h: &History) -> Option<crate::complete::Spec> {
+        match self {
+            Model::Sc => Some(sc::spec(h)),
+            Model::Tso => Some(tso::spec(h)),
+            Model::Pso => Some(pso::spec(h)),
+            _ => None,
+        }
+    }
+
+    /// Checks this model alone (no gradual shortcut; SC/TSO/PSO with the
+    /// `auto` engine and no time limit).
     pub fn check(self, h: &History) -> Checked {
+        if let Some(spec) = self.spec(h) {
+            return match crate::complete::decide(h, &spec, crate::complete::Engine::Auto, None)
+                .result
+            {
+                Ok(crate::complete::Completion::Found { order, .. }) => {
+                    Ok(Some(StoreOrder::total(h, &order)))
+                }
+                Ok(_) => Err(Violation::cycle(
+                    crate::certificate::Pattern::NoStoreOrder,
+                    Vec::new(),
+                )),
+                Err(v) => Err(v),
+            };
+        }
         match self {
             Model::Cc => cc::check(h).map(|()| None),
             Model::Ccv => ccv::check(h).map(|()| None),
@@ -79,6 +132,9 @@ impl Model {
             Model::Ccm => ccm::check(h).map(Some),
             Model::Wccm => wccm::check(h).map(Some),
             Model::Wsc => wsc::check(h).map(Some),
+            Model::Sc | Model::Tso | Model::Pso => {
+                unreachable!("store-order models are handled above")
+            }
         }
     }
 
@@ -86,7 +142,9 @@ impl Model {
     /// any of them is a violation of this one (CCM ⇒ CC, CCv, CM:
     /// gradual-consistency-checking Lemma 1; wSC ⇒ CCM: wsc-saturation Lemma 1).
     /// wCCM implies none of the causal models (it accepts a read of a
-    /// po-later own write), so it stands alone.
+    /// po-later own write), so it stands alone. SC ⇒ wSC (wsc-saturation
+    /// Lemma 3); TSO ⇒ wCCM (gradual-consistency-checking Lemma 3); PSO
+    /// implies none of them (message passing is PSO but neither CC nor wCCM).
     pub fn gradual_chain(self) -> &'static [Model] {
         match self {
             Model::Cc => &[],
@@ -94,6 +152,9 @@ impl Model {
             Model::Ccm => &[Model::Cc, Model::Ccv, Model::Cm],
             Model::Wccm => &[],
             Model::Wsc => &[Model::Cc, Model::Ccv, Model::Cm, Model::Ccm],
+            Model::Sc => &[Model::Cc, Model::Ccv, Model::Cm, Model::Ccm, Model::Wsc],
+            Model::Tso => &[Model::Wccm],
+            Model::Pso => &[],
         }
     }
 }

@@ -34,6 +34,19 @@ impl StoreOrder {
         StoreOrder { vars }
     }
 
+    /// A total store order given per variable (initial write first).
+    pub fn total(h: &History, order: &[Vec<OpId>]) -> StoreOrder {
+        let mut rel = BitMatrix::new(h.n());
+        for ws in order {
+            for (i, &a) in ws.iter().enumerate() {
+                for &b in &ws[i + 1..] {
+                    rel.set(a, b);
+                }
+            }
+        }
+        StoreOrder::project(h, &rel)
+    }
+
     /// Whether `(a, b)` is ordered.
     pub fn contains(&self, a: OpId, b: OpId) -> bool {
         self.vars.iter().any(|(w, m)| {

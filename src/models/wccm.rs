@@ -2,7 +2,9 @@
 
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::History;
-use crate::models::common::{acyclic_explained, cf, cycle_in, no_thin_air, rw, union, ww};
+use crate::models::common::{
+    acyclic_explained, cf, cycle_in, no_thin_air, po_loc, rw, union, wre, ww,
+};
 use crate::models::hbo::{local_hb, Causality};
 use crate::models::StoreOrder;
 use crate::relation::{closure_any, transitive_closure, BitMatrix};
@@ -80,32 +82,4 @@ fn ppo(h: &History) -> BitMatrix {
         }
     }
     transitive_closure(&ppo).expect("po is acyclic")
-}
-
-/// `po-loc`: `po` between operations on the same variable.
-fn po_loc(h: &History) -> BitMatrix {
-    let mut out = BitMatrix::new(h.n());
-    for o in 0..h.n() {
-        if let Some(x) = h.var(o) {
-            out.or_row(o, h.po().row(o));
-            out.and_row(o, h.reads_mask(x));
-            let mut w = h.po().row(o).to_vec();
-            for (a, m) in w.iter_mut().zip(h.writes_mask(x)) {
-                *a &= m;
-            }
-            out.or_row(o, &w);
-        }
-    }
-    out
-}
-
-/// `wre`: `wr` between operations not related by `po` either way.
-fn wre(h: &History, wr: &BitMatrix) -> BitMatrix {
-    let mut out = wr.clone();
-    for (w, r) in wr.pairs() {
-        if h.po().get(w, r) || h.po().get(r, w) {
-            out.unset(w, r);
-        }
-    }
-    out
 }

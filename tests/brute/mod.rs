@@ -14,6 +14,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+// Extended format (fences, RMWs, finals): SC/TSO/PSO by operational machines and by
+// store-order enumeration; see ops.rs.
+mod ops;
+#[allow(unused_imports)]
+pub use ops::*;
+
 // ---------------------------------------------------------------------------
 // Public API
 // ---------------------------------------------------------------------------

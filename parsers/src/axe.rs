@@ -1,0 +1,1420 @@
+//! The trace format of the axe consistency checker (CTSRD-CHERI/axe,
+//! `doc/manual.tex`, "Trace format"):
+//!
+//! ```text
+//! # comment
+//! 0: M[1] := 1                # thread 0 stores 1 to location 1
+//! 0: sync                     # a memory barrier
+//! 0: M[0] == 0                # thread 0 loads 0 from location 0
+//! 1: M[1] == 1  @ 100 : 110   # timestamps begin : end (either may be omitted)
+//! 1: <M[0] == 0; M[0] := 1>   # atomic read-modify-write, also `{ ... }`
+//! final M[1] == 2             # final value constraint
+//! check                       # ends a trace; a file may hold many
+//! ```
+//!
+//! Every trace becomes one [`RawHistory`]: thread `N` becomes thread `tN`,
+//! location `A` variable `mA` (hex `0x1f` gives `m0x1f`). Timestamps are
+//! checked to be numbers, counted in an `axe-timestamps` metadata entry and
+//! otherwise dropped: under SC/TSO/PSO they never change program order.
+//!
+//! The input is read line by line (`\n` or `\r\n`) and every line is parsed
+//! with nom over its bytes, so positions are byte offsets into the line.
+//! Unlike axe itself, one operation must fit on one line.
+
+use std::collections::HashMap;
+
+use nom::bytes::complete::tag;
+use nom::character::complete::{char, digit1, hex_digit1, space0};
+use nom::combinator::{eof, opt};
+use nom::sequence::preceded;
+use nom::{Err, IResult, Offset, Parser};
+
+use crate::hist::{RawHistory, RawOp, RawOpKind, RawThread};
+use crate::{ParseError, Pos};
+
+/// Whether `src` looks like an axe trace rather than a .hist file: its first
+/// non-blank, non-comment line starts with a decimal thread id followed by
+/// `:` and then `M[`, `sync`, `<` or `{`, or is `final M[` / `check`.
+pub fn looks_like_axe(src: &[u8]) -> bool {
+    src.split(|&b| b == b'\n')
+        .map(content)
+        .find(|line| !line.is_empty())
+        .is_some_and(axe_start)
+}
+
+/// Parses every trace of an axe file: one [`RawHistory`] per `check` line, in
+/// order (an empty trace gives an empty history), plus a last trace not ended
+/// by `check` if it has any line. Threads are ordered by first appearance;
+/// a thread's position is that of its id on its first line. Syntax errors and
+/// malformed RMWs only: meaning is checked by the `memconform` crate.
+pub fn parse_axe(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
+    let mut histories = Vec::new();
+    let mut trace = Trace::default();
+    for (index, raw) in src.split(|&b| b == b'\n').enumerate() {
+        let line_no = to_u32(index + 1);
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let text = content(raw);
+        if text.is_empty() {
+            continue;
+        }
+        let at = |rest: &[u8]| Pos {
+            line: line_no,
+            col: to_u32(raw.offset(rest) + 1),
+        };
+        let (_, parsed) = line(text).map_err(|e| match e {
+            Err::Error(e) | Err::Failure(e) => ParseError {
+                pos: at(e.at),
+                msg: e.msg.unwrap_or_else(|| "syntax error".to_owned()),
+            },
+            Err::Incomplete(_) => unreachable!("complete parsers never ask for more input"),
+        })?;
+        let hist = trace.hist.get_or_insert_with(|| RawHistory {
+            pos: at(text),
+            ..RawHistory::default()
+        });
+        match parsed {
+            Line::Check => histories.push(trace.finish()),
+            Line::Final(access) => {
+                let var = trace.locations.name(&access, &at)?;
+                hist.finals.push((var, access.value, at(text)));
+            }
+            Line::Op {
+                tid,
+                tid_at,
+                op_at,
+                body,
+                stamps,
+            } => {
+                let kind = match body {
+                    Body::Sync => RawOpKind::Fence,
+                    Body::Access(a) => {
+                        let var = trace.locations.name(&a, &at)?;
+                        if a.store {
+                            RawOpKind::Write {
+                                var,
+                                value: a.value,
+                            }
+                        } else {
+                            RawOpKind::Read {
+                                var,
+                                value: a.value,
+                            }
+                        }
+                    }
+                    Body::Rmw(read, write) => {
+                        // `rmw` checked that both parts name the same location.
+                        let var = trace.locations.name(&read, &at)?;
+                        RawOpKind::Rmw {
+                            var,
+                            old: read.value,
+                            new: write.value,
+                        }
+                    }
+                };
+                if let Some((stamp_at, count)) = stamps {
+                    trace.stamps += count;
+                    trace.stamps_pos.get_or_insert(at(stamp_at));
+                }
+                let index = *trace.threads.entry(tid).or_insert_with(|| {
+                    hist.threads.push(RawThread {
+                        name: format!("t{tid}"),
+                        pos: at(tid_at),
+                        ops: Vec::new(),
+                    });
+                    hist.threads.len() - 1
+                });
+                hist.threads[index].ops.push(RawOp {
+                    kind,
+                    ticks: None,
+                    pos: at(op_at),
+                });
+            }
+        }
+    }
+    if trace.hist.is_some() {
+        histories.push(trace.finish());
+    }
+    Ok(histories)
+}
+
+/// The trace being read.
+#[derive(Default)]
+struct Trace {
+    /// `None` until the trace's first line.
+    hist: Option<RawHistory>,
+    /// Thread id to index in `hist.threads`.
+    threads: HashMap<u64, usize>,
+    locations: Locations,
+    /// Timestamps seen (each begin and end time counts one).
+    stamps: usize,
+    /// Position of the first `@`.
+    stamps_pos: Option<Pos>,
+}
+
+impl Trace {
+    /// Ends the trace (at a `check` line or the end of the file), leaving an
+    /// empty one, and returns its history.
+    fn finish(&mut self) -> RawHistory {
+        let Trace {
+            hist,
+            stamps,
+            stamps_pos,
+            ..
+        } = std::mem::take(self);
+        let mut hist = hist.unwrap_or_default();
+        if let Some(pos) = stamps_pos {
+            hist.meta.push((
+                "axe-timestamps".to_owned(),
+                format!("{stamps} ignored"),
+                pos,
+            ));
+        }
+        hist
+    }
+}
+
+/// How each location of a trace was first written: hex or decimal, where.
+#[derive(Default)]
+struct Locations(HashMap<u64, (bool, Pos)>);
+
+impl Locations {
+    /// The variable name of `access`'s location: `m31` or `m0x1f`. A location
+    /// written both ways in one trace would become two variables, so that is
+    /// an error.
+    fn name(&mut self, access: &Access, at: &impl Fn(&[u8]) -> Pos) -> Result<String, ParseError> {
+        let (hex, value) = (access.hex, access.loc);
+        let here = at(access.at);
+        let &mut (first_hex, first_pos) = self.0.entry(value).or_insert((hex, here));
+        if first_hex != hex {
+            return Err(ParseError {
+                pos: here,
+                msg: format!(
+                    "location {value} is written `M[{}]` here but `M[{}]` at {first_pos}: \
+                     write each location the same way within a trace",
+                    shown_loc(hex, value),
+                    shown_loc(first_hex, value),
+                ),
+            });
+        }
+        Ok(format!("m{}", shown_loc(hex, value)))
+    }
+}
+
+/// A location in canonical form: `31` or `0x1f`.
+fn shown_loc(hex: bool, value: u64) -> String {
+    if hex {
+        format!("0x{value:x}")
+    } else {
+        value.to_string()
+    }
+}
+
+/// Saturating conversion of a line or column number.
+fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The meaningful part of a line: without `\r`, comment and surrounding
+/// spaces or tabs; a sub-slice of `raw`.
+fn content(raw: &[u8]) -> &[u8] {
+    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    let raw = match raw.iter().position(|&b| b == b'#') {
+        Some(hash) => &raw[..hash],
+        None => raw,
+    };
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = raw.iter().position(|b| !blank(b)).unwrap_or(raw.len());
+    let end = raw.iter().rposition(|b| !blank(b)).map_or(start, |i| i + 1);
+    &raw[start..end]
+}
+
+/// Whether a (non-empty) line starts like an axe line; see [`looks_like_axe`].
+fn axe_start(line: &[u8]) -> bool {
+    if line == b"check" {
+        return true;
+    }
+    if let Some(rest) = line.strip_prefix(b"final") {
+        return skip_space(rest).starts_with(b"M[");
+    }
+    let digits = line.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return false;
+    }
+    let Some(rest) = skip_space(&line[digits..]).strip_prefix(b":") else {
+        return false;
+    };
+    let rest = skip_space(rest);
+    rest.starts_with(b"M[")
+        || rest.starts_with(b"<")
+        || rest.starts_with(b"{")
+        || rest.strip_prefix(b"sync").is_some_and(at_boundary)
+}
+
+/// `input` without leading spaces and tabs.
+fn skip_space(input: &[u8]) -> &[u8] {
+    let n = input
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    &input[n..]
+}
+
+/// Whether `input` does not continue a word: empty or not `[A-Za-z0-9_]`.
+fn at_boundary(input: &[u8]) -> bool {
+    input
+        .first()
+        .is_none_or(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))
+}
+
+// ---------------------------------------------------------------------------
+// Line parsers. Every parser works on a slice of the current line; an error
+// carries the slice where it happened (its column) and a message.
+
+/// A parse error inside one line: where (`at`, a suffix of the line) and what
+/// (`msg`, `None` for nom's own errors before they are explained).
+#[derive(Debug)]
+struct LineErr<'a> {
+    at: &'a [u8],
+    msg: Option<String>,
+}
+
+impl<'a> nom::error::ParseError<&'a [u8]> for LineErr<'a> {
+    fn from_error_kind(input: &'a [u8], _: nom::error::ErrorKind) -> Self {
+        LineErr {
+            at: input,
+            msg: None,
+        }
+    }
+
+    fn append(_: &'a [u8], _: nom::error::ErrorKind, other: Self) -> Self {
+        other
+    }
+}
+
+type Res<'a, T> = IResult<&'a [u8], T, LineErr<'a>>;
+
+/// One non-blank line.
+enum Line<'a> {
+    Check,
+    /// `final M[a] == v`
+    Final(Access<'a>),
+    /// `tid: op [@ begin : end]`
+    Op {
+        tid: u64,
+        /// The thread id.
+        tid_at: &'a [u8],
+        /// The operation's first character.
+        op_at: &'a [u8],
+        body: Body<'a>,
+        /// The `@` and how many times follow it.
+        stamps: Option<(&'a [u8], usize)>,
+    },
+}
+
+/// What an operation line does.
+enum Body<'a> {
+    Sync,
+    Access(Access<'a>),
+    /// `<load; store>`
+    Rmw(Access<'a>, Access<'a>),
+}
+
+/// `M[loc] := value` or `M[loc] == value`.
+struct Access<'a> {
+    /// The `M[`.
+    at: &'a [u8],
+    loc: u64,
+    /// Whether the location is written in hex.
+    hex: bool,
+    /// `:=` rather than `==`.
+    store: bool,
+    /// The `:=` or `==`.
+    op_at: &'a [u8],
+    value: u64,
+}
+
+impl Access<'_> {
+    /// `M[loc]` for messages.
+    fn shown(&self) -> String {
+        format!("M[{}]", shown_loc(self.hex, self.loc))
+    }
+}
+
+/// A fatal error at `at` with message `msg`.
+fn fail<T>(at: &[u8], msg: String) -> Res<'_, T> {
+    Err(Err::Failure(LineErr { at, msg: Some(msg) }))
+}
+
+/// Runs `parser`; if it fails without a message, fails fatally at the start of
+/// its input with "expected {what}, found ...".
+fn expect<'a, O, P>(what: &'static str, mut parser: P) -> impl FnMut(&'a [u8]) -> Res<'a, O>
+where
+    P: Parser<&'a [u8], O, LineErr<'a>>,
+{
+    move |input: &'a [u8]| match parser.parse(input) {
+        Err(Err::Error(LineErr { msg: None, .. })) => {
+            fail(input, format!("expected {what}, found {}", found(input)))
+        }
+        Err(Err::Error(e)) => Err(Err::Failure(e)),
+        other => other,
+    }
+}
+
+/// Describes what stands at `input` for an error message: the word there, or
+/// its first character, or "end of line".
+fn found(input: &[u8]) -> String {
+    let Some(&first) = input.first() else {
+        return "end of line".to_owned();
+    };
+    if first == b' ' || first == b'\t' {
+        return "whitespace".to_owned();
+    }
+    let word = input
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        .count();
+    if word > 0 {
+        return format!("`{}`", shorten(&String::from_utf8_lossy(&input[..word])));
+    }
+    let len = match first {
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf7 => 4,
+        _ => 1,
+    };
+    match std::str::from_utf8(&input[..len.min(input.len())]) {
+        Ok(c) => format!("`{c}`"),
+        Err(_) => format!("byte 0x{first:02x}"),
+    }
+}
+
+/// Cuts `s` to at most 24 characters for an error message.
+fn shorten(s: &str) -> String {
+    match s.char_indices().nth(24) {
+        Some((cut, _)) => format!("{}...", &s[..cut]),
+        None => s.to_owned(),
+    }
+}
+
+/// Converts ASCII `digits` in `radix`; `text` (starting at the number) names
+/// it on overflow.
+fn to_u64<'a>(text: &'a [u8], digits: &[u8], radix: u32, rest: &'a [u8]) -> Res<'a, u64> {
+    let value = digits.iter().try_fold(0u64, |acc, &d| {
+        let d = char::from(d).to_digit(radix)?;
+        acc.checked_mul(u64::from(radix))?.checked_add(u64::from(d))
+    });
+    match value {
+        Some(v) => Ok((rest, v)),
+        None => fail(
+            text,
+            format!(
+                "number `{}` does not fit in 64 bits",
+                shorten(&String::from_utf8_lossy(&text[..text.offset(rest)]))
+            ),
+        ),
+    }
+}
+
+/// A decimal number; a plain (recoverable) error if there is no digit.
+fn digits(input: &[u8]) -> Res<'_, u64> {
+    let (rest, digits) = digit1(input)?;
+    to_u64(input, digits, 10, rest)
+}
+
+/// A decimal number (thread id, time).
+fn decimal<'a>(what: &'static str) -> impl FnMut(&'a [u8]) -> Res<'a, u64> {
+    expect(what, digits)
+}
+
+/// A location or value: decimal or `0x` hex; also says whether it is hex.
+fn number(what: &'static str) -> impl FnMut(&[u8]) -> Res<'_, (u64, bool)> {
+    move |input| {
+        if let Some(hex) = input.strip_prefix(b"0x") {
+            let (rest, digits) = expect("hex digits after `0x`", hex_digit1)(hex)?;
+            let (rest, v) = to_u64(input, digits, 16, rest)?;
+            return Ok((rest, (v, true)));
+        }
+        let (rest, v) = decimal(what)(input)?;
+        Ok((rest, (v, false)))
+    }
+}
+
+/// `keyword` as a whole word.
+fn keyword(word: &'static str) -> impl FnMut(&[u8]) -> Option<&[u8]> {
+    move |input| {
+        input
+            .strip_prefix(word.as_bytes())
+            .filter(|rest| at_boundary(rest))
+    }
+}
+
+/// One non-blank line without comment or surrounding spaces.
+fn line(input: &[u8]) -> Res<'_, Line<'_>> {
+    if let Some(rest) = keyword("check")(input) {
+        let (rest, _) = preceded(space0, expect("end of line after `check`", eof))(rest)?;
+        return Ok((rest, Line::Check));
+    }
+    if let Some(rest) = input
+        .strip_prefix(b"final")
+        .filter(|rest| at_boundary(rest) || rest.starts_with(b"M["))
+    {
+        let (rest, access) = preceded(space0, access)(rest)?;
+        if access.store {
+            return fail(
+                access.op_at,
+                format!(
+                    "expected `==` after `{}` in a `final` constraint, found `:=`",
+                    access.shown()
+                ),
+            );
+        }
+        let (rest, _) = preceded(
+            space0,
+            expect("end of line after the `final` constraint", eof),
+        )(rest)?;
+        return Ok((rest, Line::Final(access)));
+    }
+    if !input.first().is_some_and(u8::is_ascii_digit) {
+        return fail(
+            input,
+            format!(
+                "expected a thread id, `final` or `check`, found {}",
+                found(input)
+            ),
+        );
+    }
+    let (rest, tid) = decimal("a thread id")(input)?;
+    let (op_at, _) = preceded(
+        space0,
+        expect("`:` after the thread id", char(':')).and(space0),
+    )(rest)?;
+    let (rest, body) = body(op_at)?;
+    let (rest, _) = space0(rest)?;
+    let (rest, stamps) = stamps(rest)?;
+    let (rest, _) = preceded(
+        space0,
+        expect(
+            if stamps.is_some() {
+                "end of line after the timestamps"
+            } else {
+                "timestamps `@ begin : end` or end of line after the operation"
+            },
+            eof,
+        ),
+    )(rest)?;
+    Ok((
+        rest,
+        Line::Op {
+            tid,
+            tid_at: input,
+            op_at,
+            body,
+            stamps,
+        },
+    ))
+}
+
+/// The operation of a thread line.
+fn body(input: &[u8]) -> Res<'_, Body<'_>> {
+    match input.first() {
+        Some(b'<') => rmw(input, ">", "`>` to close `<`"),
+        Some(b'{') => rmw(input, "}", "`}` to close `{`"),
+        _ if input.starts_with(b"M[") => {
+            let (rest, a) = access(input)?;
+            Ok((rest, Body::Access(a)))
+        }
+        _ => match keyword("sync")(input) {
+            Some(rest) => Ok((rest, Body::Sync)),
+            None => fail(
+                input,
+                format!(
+                    "expected an operation `M[addr] := value`, `M[addr] == value`, `sync` \
+                     or `<M[addr] == old; M[addr] := new>` after the thread id, found {}",
+                    found(input)
+                ),
+            ),
+        },
+    }
+}
+
+/// `<M[a] == old; M[a] := new>` (or with braces) from its opening bracket.
+fn rmw<'a>(input: &'a [u8], close: &'static str, close_what: &'static str) -> Res<'a, Body<'a>> {
+    let (rest, read) = preceded(space0, access)(&input[1..])?;
+    if read.store {
+        return fail(
+            read.op_at,
+            format!(
+                "the first part of an RMW must be a load `{} == value`, found `:=`",
+                read.shown()
+            ),
+        );
+    }
+    let (rest, _) = preceded(
+        space0,
+        expect("`;` between the load and the store of an RMW", char(';')),
+    )(rest)?;
+    let (rest, write) = preceded(space0, access)(rest)?;
+    if !write.store {
+        return fail(
+            write.op_at,
+            format!(
+                "the second part of an RMW must be a store `{} := value`, found `==`",
+                write.shown()
+            ),
+        );
+    }
+    if (read.loc, read.hex) != (write.loc, write.hex) {
+        return fail(
+            write.at,
+            format!(
+                "RMW must read and write the same location: {} and {}",
+                read.shown(),
+                write.shown()
+            ),
+        );
+    }
+    let (rest, _) = preceded(space0, expect(close_what, tag(close)))(rest)?;
+    Ok((rest, Body::Rmw(read, write)))
+}
+
+/// `M[loc] := value` or `M[loc] == value`.
+fn access(input: &[u8]) -> Res<'_, Access<'_>> {
+    let (rest, _) = expect("`M[addr]`", tag("M["))(input)?;
+    let (rest, (loc, hex)) = preceded(space0, number("an address (decimal or 0x hex)"))(rest)?;
+    let (rest, _) = preceded(space0, expect("`]` after the address", char(']')))(rest)?;
+    let (op_at, _) = space0(rest)?;
+    let (rest, store) = if let Some(rest) = op_at.strip_prefix(b":=") {
+        (rest, true)
+    } else if let Some(rest) = op_at.strip_prefix(b"==") {
+        (rest, false)
+    } else {
+        return fail(
+            op_at,
+            format!(
+                "expected `:=` or `==` after `M[{}]`, found {}",
+                shown_loc(hex, loc),
+                found(op_at)
+            ),
+        );
+    };
+    let (rest, (value, _)) = preceded(space0, number("a value (decimal or 0x hex)"))(rest)?;
+    Ok((
+        rest,
+        Access {
+            at: input,
+            loc,
+            hex,
+            store,
+            op_at,
+            value,
+        },
+    ))
+}
+
+/// Optional timestamps `@ begin : end`, either time omitted; returns the `@`
+/// and how many times there are.
+fn stamps(input: &[u8]) -> Res<'_, Option<(&[u8], usize)>> {
+    let Some(rest) = input.strip_prefix(b"@") else {
+        return Ok((input, None));
+    };
+    let (rest, begin) = preceded(space0, opt(digits))(rest)?;
+    let (rest, _) = preceded(
+        space0,
+        expect(
+            if begin.is_some() {
+                "`:` after the begin time"
+            } else {
+                "a begin time (decimal) or `:` after `@`"
+            },
+            char(':'),
+        ),
+    )(rest)?;
+    let (rest, end) = preceded(space0, opt(digits))(rest)?;
+    let count = usize::from(begin.is_some()) + usize::from(end.is_some());
+    Ok((rest, Some((input, count))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hist::{parse_hist, write_hist};
+
+    /// The example of the format summary, every line kind with comments.
+    const SUMMARY: &str = "# comment lines start with #\n\
+        0: M[1] := 1              # thread 0 stores 1 to location 1\n\
+        0: sync                   # thread 0 memory barrier\n\
+        0: M[0] == 0              # thread 0 loads 0 from location 0\n\
+        1: M[1] == 1    @ 100 : 110   # optional timestamps\n\
+        0: <M[0] == 0; M[0] := 1>     # atomic read-modify-write\n\
+        1: { M[0] == 0; M[0] := 2 }\n\
+        final M[1] == 2           # final value constraint\n\
+        check                     # terminates a trace\n";
+
+    /// The four examples of the manual's "Trace format" section, one trace each.
+    const MANUAL: &str = "0: M[1] := 1\n0: sync\n0: M[0] == 0\n1: M[0] := 1\n1: M[1] == 0\ncheck\n\
+        0: M[0] := 1\n0: sync\n0: M[1] := 1\n1: M[1] == 1    @ 100 : 110\n1: M[0] == 0    @ 115 :\ncheck\n\
+        0: <M[0] == 0; M[0] := 1>\n1: M[0] := 2\n1: M[0] == 1\ncheck\n\
+        0: M[0] := 1\n0: M[1] := 1\n1: M[1] := 2\n1: M[0] == 0\nfinal M[1] == 2\ncheck\n";
+
+    fn p(line: u32, col: u32) -> Pos {
+        Pos { line, col }
+    }
+
+    fn parse(src: &str) -> Vec<RawHistory> {
+        parse_axe(src.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{src}"))
+    }
+
+    /// Parses `src`, which must fail; returns `(line, col, message)`.
+    fn err_bytes(src: &[u8]) -> (u32, u32, String) {
+        match parse_axe(src) {
+            Ok(h) => panic!("expected an error, parsed {h:?}"),
+            Err(e) => (e.pos.line, e.pos.col, e.msg),
+        }
+    }
+
+    /// Asserts that `src` fails at `line:col` with a message containing `msg`.
+    #[track_caller]
+    fn assert_err(src: &str, line: u32, col: u32, msg: &str) {
+        let (l, c, m) = err_bytes(src.as_bytes());
+        assert_eq!((l, c), (line, col), "position for {src:?} (message: {m})");
+        assert!(m.contains(msg), "message for {src:?}: {m:?} lacks {msg:?}");
+    }
+
+    fn w(var: &str, value: u64) -> RawOpKind {
+        RawOpKind::Write {
+            var: var.into(),
+            value,
+        }
+    }
+
+    fn r(var: &str, value: u64) -> RawOpKind {
+        RawOpKind::Read {
+            var: var.into(),
+            value,
+        }
+    }
+
+    fn u(var: &str, old: u64, new: u64) -> RawOpKind {
+        RawOpKind::Rmw {
+            var: var.into(),
+            old,
+            new,
+        }
+    }
+
+    const F: RawOpKind = RawOpKind::Fence;
+
+    fn kinds(t: &RawThread) -> Vec<RawOpKind> {
+        t.ops.iter().map(|o| o.kind.clone()).collect()
+    }
+
+    /// Thread names and their operations.
+    fn shape(h: &RawHistory) -> Vec<(String, Vec<RawOpKind>)> {
+        h.threads
+            .iter()
+            .map(|t| (t.name.clone(), kinds(t)))
+            .collect()
+    }
+
+    fn s(name: &str, ops: Vec<RawOpKind>) -> (String, Vec<RawOpKind>) {
+        (name.to_owned(), ops)
+    }
+
+    /// The history with every position zeroed.
+    fn without_pos(h: &RawHistory) -> RawHistory {
+        let z = Pos::default();
+        RawHistory {
+            name: h.name.clone(),
+            expect: h
+                .expect
+                .iter()
+                .map(|(m, y, _)| (m.clone(), *y, z))
+                .collect(),
+            finals: h
+                .finals
+                .iter()
+                .map(|(v, x, _)| (v.clone(), *x, z))
+                .collect(),
+            meta: h
+                .meta
+                .iter()
+                .map(|(k, v, _)| (k.clone(), v.clone(), z))
+                .collect(),
+            threads: h
+                .threads
+                .iter()
+                .map(|t| RawThread {
+                    name: t.name.clone(),
+                    pos: z,
+                    ops: t
+                        .ops
+                        .iter()
+                        .map(|o| RawOp {
+                            pos: z,
+                            ..o.clone()
+                        })
+                        .collect(),
+                })
+                .collect(),
+            pos: z,
+        }
+    }
+
+    /// Asserts that `src` goes through the .hist writer and parser unchanged.
+    #[track_caller]
+    fn assert_hist_round_trip(src: &str) {
+        let hs = parse(src);
+        let text = write_hist(&hs);
+        let back = parse_hist(text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let strip = |v: &[RawHistory]| v.iter().map(without_pos).collect::<Vec<_>>();
+        assert_eq!(strip(&back), strip(&hs), "{text}");
+    }
+
+    #[test]
+    fn summary_example() {
+        let hs = parse(SUMMARY);
+        assert_eq!(hs.len(), 1);
+        let h = &hs[0];
+        assert_eq!(h.pos, p(2, 1));
+        assert_eq!(h.name, None);
+        assert!(h.expect.is_empty());
+        assert_eq!(
+            shape(h),
+            vec![
+                s("t0", vec![w("m1", 1), F, r("m0", 0), u("m0", 0, 1)]),
+                s("t1", vec![r("m1", 1), u("m0", 0, 2)]),
+            ]
+        );
+        assert_eq!(h.finals, vec![("m1".into(), 2, p(8, 1))]);
+        assert_eq!(
+            h.meta,
+            vec![("axe-timestamps".into(), "2 ignored".into(), p(5, 17))]
+        );
+        let t0 = &h.threads[0];
+        assert_eq!(t0.pos, p(2, 1));
+        let cols: Vec<_> = t0.ops.iter().map(|o| o.pos).collect();
+        assert_eq!(cols, vec![p(2, 4), p(3, 4), p(4, 4), p(6, 4)]);
+        assert_eq!(h.threads[1].pos, p(5, 1));
+        assert!(h
+            .threads
+            .iter()
+            .flat_map(|t| &t.ops)
+            .all(|o| o.ticks.is_none()));
+    }
+
+    #[test]
+    fn manual_examples() {
+        let hs = parse(MANUAL);
+        assert_eq!(hs.len(), 4);
+        assert_eq!(
+            shape(&hs[0]),
+            vec![
+                s("t0", vec![w("m1", 1), F, r("m0", 0)]),
+                s("t1", vec![w("m0", 1), r("m1", 0)]),
+            ]
+        );
+        assert!(hs[0].meta.is_empty() && hs[0].finals.is_empty());
+        assert_eq!(hs[1].pos, p(7, 1));
+        assert_eq!(
+            shape(&hs[1]),
+            vec![
+                s("t0", vec![w("m0", 1), F, w("m1", 1)]),
+                s("t1", vec![r("m1", 1), r("m0", 0)]),
+            ]
+        );
+        assert_eq!(
+            hs[1].meta,
+            vec![("axe-timestamps".into(), "3 ignored".into(), p(10, 17))]
+        );
+        assert_eq!(
+            shape(&hs[2]),
+            vec![
+                s("t0", vec![u("m0", 0, 1)]),
+                s("t1", vec![w("m0", 2), r("m0", 1)]),
+            ]
+        );
+        assert_eq!(hs[3].finals, vec![("m1".into(), 2, p(21, 1))]);
+        assert_eq!(hs[3].threads[1].ops[1].kind, r("m0", 0));
+        // The command-line section's trace: no `check`, indented.
+        let hs = parse("  0: M[1] := 1\n  0: M[0] == 0\n  1: M[0] := 1\n  1: M[1] == 0\n");
+        assert_eq!(hs.len(), 1);
+        assert_eq!(hs[0].pos, p(1, 3));
+        assert_eq!(hs[0].threads[1].pos, p(3, 3));
+        assert_eq!(hs[0].threads[1].ops[0].pos, p(3, 6));
+        // The shrinker's output, timestamps without spaces.
+        let hs = parse("0: M[2] := 46 @ 497:\n1: M[2] == 46 @ 280:513\n1: M[2] := 61 @ 729:\n");
+        assert_eq!(hs[0].meta[0].1, "4 ignored");
+    }
+
+    #[test]
+    fn multiple_traces_in_order() {
+        let src = "# Trace 1\n0: M[1] := 1\ncheck\n\n# Trace 2\n0: M[2] := 1\n1: M[2] == 1\n  check  # done\n\
+                   # Trace 3\n5: M[3] := 7\ncheck\n# trailing comment\n\n";
+        let hs = parse(src);
+        assert_eq!(hs.len(), 3);
+        assert_eq!(shape(&hs[0]), vec![s("t0", vec![w("m1", 1)])]);
+        assert_eq!(
+            shape(&hs[1]),
+            vec![s("t0", vec![w("m2", 1)]), s("t1", vec![r("m2", 1)])]
+        );
+        assert_eq!(shape(&hs[2]), vec![s("t5", vec![w("m3", 7)])]);
+        let starts: Vec<_> = hs.iter().map(|h| h.pos).collect();
+        assert_eq!(starts, vec![p(2, 1), p(6, 1), p(10, 1)]);
+        // A last trace without `check` counts; thread ids restart per trace.
+        let hs = parse("1: sync\ncheck\n2: sync\n");
+        assert_eq!(hs.len(), 2);
+        assert_eq!(shape(&hs[1]), vec![s("t2", vec![F])]);
+        // One history per `check`, even for an empty trace.
+        let hs = parse("check\n# c\ncheck\nfinal M[0] == 0\n");
+        assert_eq!(hs.len(), 3);
+        assert_eq!(
+            hs[0],
+            RawHistory {
+                pos: p(1, 1),
+                ..RawHistory::default()
+            }
+        );
+        assert_eq!(hs[1].pos, p(3, 1));
+        assert_eq!(hs[2].finals, vec![("m0".into(), 0, p(4, 1))]);
+        assert!(hs[2].threads.is_empty());
+        assert_eq!(parse(""), vec![]);
+        assert_eq!(parse("# nothing\n\n \t \n"), vec![]);
+    }
+
+    #[test]
+    fn threads_locations_and_values() {
+        let src =
+            "3: M[0x1F] := 0x10\n\t1 :M[007]==18446744073709551615\n03: M[ 0x001f ] == 16 \r\n\
+                   1:M[7]:=1\n0: M[0x0] := 1\n";
+        let hs = parse(src);
+        let h = &hs[0];
+        assert_eq!(
+            shape(h),
+            vec![
+                s("t3", vec![w("m0x1f", 16), r("m0x1f", 16)]),
+                s("t1", vec![r("m7", u64::MAX), w("m7", 1)]),
+                s("t0", vec![w("m0x0", 1)]),
+            ]
+        );
+        assert_eq!(h.threads[1].pos, p(2, 2));
+        assert_eq!(h.threads[1].ops[0].pos, p(2, 5));
+        assert_eq!(h.threads[1].ops[1].pos, p(4, 3));
+    }
+
+    #[test]
+    fn rmw_forms() {
+        let src = "0: <M[0] == 0; M[0] := 1>\n\
+                   0:{M[0]==1;M[0]:=2}\n\
+                   1: <  M[0x2]  ==  0 ;  M[0x2]  :=  5  >  @ 1 : 2\n\
+                   1: { M[3] == 0 ; M[3] := 4 } @:\n";
+        let hs = parse(src);
+        assert_eq!(
+            shape(&hs[0]),
+            vec![
+                s("t0", vec![u("m0", 0, 1), u("m0", 1, 2)]),
+                s("t1", vec![u("m0x2", 0, 5), u("m3", 0, 4)]),
+            ]
+        );
+        assert_eq!(hs[0].threads[1].ops[0].pos, p(3, 4));
+        assert_eq!(hs[0].threads[0].ops[1].pos, p(2, 3));
+        assert_eq!(hs[0].meta[0].1, "2 ignored");
+    }
+
+    #[test]
+    fn finals() {
+        let hs =
+            parse("0: M[1] := 2\nfinal M[1] == 2\n  final   M[ 0x3 ]==0x4  # c\nfinalM[5]==0\n");
+        assert_eq!(
+            hs[0].finals,
+            vec![
+                ("m1".into(), 2, p(2, 1)),
+                ("m0x3".into(), 4, p(3, 3)),
+                ("m5".into(), 0, p(4, 1)),
+            ]
+        );
+    }
+
+    #[test]
+    fn timestamp_variants() {
+        let count = |src: &str| -> Option<(String, Pos)> {
+            let hs = parse(src);
+            hs[0]
+                .meta
+                .iter()
+                .find(|m| m.0 == "axe-timestamps")
+                .map(|m| (m.1.clone(), m.2))
+        };
+        assert_eq!(count("0: M[1] := 1\n"), None);
+        assert_eq!(
+            count("0: M[1] == 0 @ 100 : 110\n"),
+            Some(("2 ignored".into(), p(1, 14)))
+        );
+        assert_eq!(count("0: M[1] := 1 @ 115 :\n").unwrap().0, "1 ignored");
+        assert_eq!(count("0: M[1] == 0 @ : 20\n").unwrap().0, "1 ignored");
+        assert_eq!(count("0: M[1] == 0@100:110\n").unwrap().0, "2 ignored");
+        assert_eq!(
+            count("0: M[1] == 0 @\t:\t\n").unwrap(),
+            ("0 ignored".into(), p(1, 14))
+        );
+        assert_eq!(count("0: sync @ 3 : 4 # c\n").unwrap().0, "2 ignored");
+        assert_eq!(count("0: sync@3:\n").unwrap().0, "1 ignored");
+        let both = "0: M[1] := 1\n0: M[1] == 1 @ 5 : 6\n1: sync @ : 7\ncheck\n0: sync @ 1 :\n";
+        let hs = parse(both);
+        assert_eq!(
+            hs[0].meta,
+            vec![("axe-timestamps".into(), "3 ignored".into(), p(2, 14))]
+        );
+        assert_eq!(
+            hs[1].meta,
+            vec![("axe-timestamps".into(), "1 ignored".into(), p(5, 9))]
+        );
+        // Timestamps never reorder or annotate operations.
+        let hs = parse("0: M[1] == 0 @ 9 : 10\n0: M[2] == 0 @ 1 : 2\n");
+        assert_eq!(kinds(&hs[0].threads[0]), vec![r("m1", 0), r("m2", 0)]);
+        assert!(hs[0].threads[0].ops.iter().all(|o| o.ticks.is_none()));
+    }
+
+    #[test]
+    fn line_errors() {
+        assert_err(
+            "0: M[1] := 1\nfoo\n",
+            2,
+            1,
+            "expected a thread id, `final` or `check`, found `foo`",
+        );
+        assert_err(
+            "t0: W(x,1)",
+            1,
+            1,
+            "expected a thread id, `final` or `check`, found `t0`",
+        );
+        assert_err("-1: sync", 1, 1, "found `-`");
+        assert_err(
+            "checks",
+            1,
+            1,
+            "expected a thread id, `final` or `check`, found `checks`",
+        );
+        assert_err("finally", 1, 1, "found `finally`");
+        assert_err(
+            "check now",
+            1,
+            7,
+            "expected end of line after `check`, found `now`",
+        );
+        assert_err(
+            "0 M[1] := 1",
+            1,
+            3,
+            "expected `:` after the thread id, found `M`",
+        );
+        assert_err(
+            "0x1: sync",
+            1,
+            2,
+            "expected `:` after the thread id, found `x1`",
+        );
+        assert_err(
+            "99999999999999999999: sync",
+            1,
+            1,
+            "number `99999999999999999999` does not fit in 64 bits",
+        );
+        assert_err(
+            "0: W(x,1)",
+            1,
+            4,
+            "expected an operation `M[addr] := value`, `M[addr] == value`, `sync` or \
+             `<M[addr] == old; M[addr] := new>` after the thread id, found `W`",
+        );
+        assert_err("0:", 1, 3, "after the thread id, found end of line");
+        assert_err("0: syncx", 1, 4, "found `syncx`");
+        assert_err("0: M [1] := 1", 1, 4, "found `M`");
+        assert_err(
+            "0: sync 1",
+            1,
+            9,
+            "expected timestamps `@ begin : end` or end of line after the operation, found `1`",
+        );
+        assert_err(
+            "0: M[1] := 1 2",
+            1,
+            14,
+            "expected timestamps `@ begin : end` or end of line",
+        );
+        // Errors are reported in the trace where they are, after valid traces.
+        assert_err(
+            "0: sync\ncheck\n\r\n1: M[1] = 1\r\n",
+            4,
+            9,
+            "expected `:=` or `==` after `M[1]`, found `=`",
+        );
+        let (l, c, m) = err_bytes(b"0: sync\n0: M[\xff] := 1\n");
+        assert_eq!((l, c), (2, 6));
+        assert!(m.contains("found byte 0xff"), "{m}");
+        // Comments may hold anything.
+        assert_eq!(
+            parse_axe(b"# caf\xe9 \xff\n0: sync # \xc3\xa9\n")
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn access_errors() {
+        assert_err(
+            "0: M[1] 1",
+            1,
+            9,
+            "expected `:=` or `==` after `M[1]`, found `1`",
+        );
+        assert_err(
+            "0: M[0x1F] =: 1",
+            1,
+            12,
+            "expected `:=` or `==` after `M[0x1f]`, found `=`",
+        );
+        assert_err(
+            "0: M[1]",
+            1,
+            8,
+            "expected `:=` or `==` after `M[1]`, found end of line",
+        );
+        assert_err(
+            "0: M[] := 1",
+            1,
+            6,
+            "expected an address (decimal or 0x hex), found `]`",
+        );
+        assert_err(
+            "0: M[x] := 1",
+            1,
+            6,
+            "expected an address (decimal or 0x hex), found `x`",
+        );
+        assert_err(
+            "0: M[1 := 1",
+            1,
+            8,
+            "expected `]` after the address, found `:`",
+        );
+        assert_err(
+            "0: M[1x] := 1",
+            1,
+            7,
+            "expected `]` after the address, found `x`",
+        );
+        assert_err(
+            "0: M[0x] := 1",
+            1,
+            8,
+            "expected hex digits after `0x`, found `]`",
+        );
+        assert_err(
+            "0: M[1] := ",
+            1,
+            11,
+            "expected a value (decimal or 0x hex), found end of line",
+        );
+        assert_err(
+            "0: M[1] := -1",
+            1,
+            12,
+            "expected a value (decimal or 0x hex), found `-`",
+        );
+        assert_err(
+            "0: M[1] == 18446744073709551616",
+            1,
+            12,
+            "number `18446744073709551616` does not fit in 64 bits",
+        );
+        assert_err(
+            "0: M[0x10000000000000000] := 1",
+            1,
+            6,
+            "does not fit in 64 bits",
+        );
+        assert_err(
+            "0: M[1] := 1.5",
+            1,
+            13,
+            "expected timestamps `@ begin : end` or end of line after the operation, found `.5`",
+        );
+        assert_err(
+            "final M[1] := 2",
+            1,
+            12,
+            "expected `==` after `M[1]` in a `final` constraint, found `:=`",
+        );
+        assert_err("final", 1, 6, "expected `M[addr]`, found end of line");
+        assert_err("final x", 1, 7, "expected `M[addr]`, found `x`");
+        assert_err(
+            "final M[1] == 2 3",
+            1,
+            17,
+            "expected end of line after the `final` constraint, found `3`",
+        );
+        assert_err(
+            "final M[1] == 2 @ 1 :",
+            1,
+            17,
+            "expected end of line after the `final` constraint, found `@`",
+        );
+    }
+
+    #[test]
+    fn rmw_errors() {
+        assert_err(
+            "0: <M[0] == 0; M[1] := 1>",
+            1,
+            16,
+            "RMW must read and write the same location: M[0] and M[1]",
+        );
+        assert_err(
+            "0: {M[1] == 0; M[0x1] := 1}",
+            1,
+            16,
+            "same location: M[1] and M[0x1]",
+        );
+        assert_err(
+            "0: <M[0] := 1; M[0] == 0>",
+            1,
+            10,
+            "the first part of an RMW must be a load `M[0] == value`, found `:=`",
+        );
+        assert_err(
+            "0: <M[0] == 0; M[0] == 1>",
+            1,
+            21,
+            "the second part of an RMW must be a store `M[0] := value`, found `==`",
+        );
+        assert_err(
+            "0: <M[0] == 0 M[0] := 1>",
+            1,
+            15,
+            "expected `;` between the load and the store of an RMW, found `M`",
+        );
+        assert_err(
+            "0: <M[0] == 0; M[0] := 1",
+            1,
+            25,
+            "expected `>` to close `<`, found end of line",
+        );
+        assert_err(
+            "0: <M[0] == 0; M[0] := 1}",
+            1,
+            25,
+            "expected `>` to close `<`, found `}`",
+        );
+        assert_err(
+            "0: {M[0] == 0; M[0] := 1>",
+            1,
+            25,
+            "expected `}` to close `{`, found `>`",
+        );
+        assert_err("0: <sync>", 1, 5, "expected `M[addr]`, found `sync`");
+        assert_err("0: <>", 1, 5, "expected `M[addr]`, found `>`");
+    }
+
+    #[test]
+    fn timestamp_errors() {
+        assert_err(
+            "0: sync @",
+            1,
+            10,
+            "expected a begin time (decimal) or `:` after `@`, found end of line",
+        );
+        assert_err(
+            "0: sync @ 5",
+            1,
+            12,
+            "expected `:` after the begin time, found end of line",
+        );
+        assert_err(
+            "0: sync @ 5 6",
+            1,
+            13,
+            "expected `:` after the begin time, found `6`",
+        );
+        assert_err(
+            "0: sync @ x : 1",
+            1,
+            11,
+            "expected a begin time (decimal) or `:` after `@`, found `x`",
+        );
+        assert_err(
+            "0: sync @ 0x5 : 1",
+            1,
+            12,
+            "expected `:` after the begin time, found `x5`",
+        );
+        assert_err(
+            "0: sync @ 1 : 2 : 3",
+            1,
+            17,
+            "expected end of line after the timestamps, found `:`",
+        );
+        assert_err(
+            "0: sync @ 1 : 2x",
+            1,
+            16,
+            "expected end of line after the timestamps, found `x`",
+        );
+        assert_err(
+            "0: sync @ 1 : -2",
+            1,
+            15,
+            "expected end of line after the timestamps, found `-`",
+        );
+        assert_err(
+            "0: sync @ 1 @ 2",
+            1,
+            13,
+            "expected `:` after the begin time, found `@`",
+        );
+        assert_err(
+            "0: sync @ 99999999999999999999 :",
+            1,
+            11,
+            "does not fit in 64 bits",
+        );
+        assert_err(
+            "0: sync @ : 99999999999999999999",
+            1,
+            13,
+            "does not fit in 64 bits",
+        );
+    }
+
+    #[test]
+    fn location_notation_must_be_consistent() {
+        assert_err(
+            "0: M[31] := 1\n1: M[0x1f] == 1\n",
+            2,
+            4,
+            "location 31 is written `M[0x1f]` here but `M[31]` at 1:4",
+        );
+        assert_err(
+            "final M[0x1] == 0\n0: <M[1] == 0; M[1] := 2>\n",
+            2,
+            5,
+            "written `M[1]` here but `M[0x1]` at 1:7",
+        );
+        // Different traces may differ; leading zeros do not matter.
+        let hs = parse(
+            "0: M[31] := 1\ncheck\n0: M[0x1f] := 1\n0: M[0x01F] == 1\n0: M[032] == 0\ncheck\n",
+        );
+        assert_eq!(kinds(&hs[0].threads[0]), vec![w("m31", 1)]);
+        assert_eq!(
+            kinds(&hs[1].threads[0]),
+            vec![w("m0x1f", 1), r("m0x1f", 1), r("m32", 0)]
+        );
+    }
+
+    #[test]
+    fn detection() {
+        for src in [
+            SUMMARY,
+            MANUAL,
+            "\n# c\n  12 :sync\n",
+            "0:<M[0]==0;M[0]:=1>",
+            "0: {",
+            "check\n",
+            "final M[1] == 2",
+            "finalM[1]==2",
+            "  0 : M[1] := 1 # x\r\n",
+            "0: sync@1:",
+        ] {
+            assert!(looks_like_axe(src.as_bytes()), "{src:?}");
+        }
+        for src in [
+            "",
+            "# only a comment\n\n",
+            "t0: W(x,1)\n",
+            "@name a\nt0: R(x,0)\n",
+            "---\n0: M[1] := 1\n",
+            "0: W(x,1)\n",
+            "0: syncx\n",
+            "0 M[1] := 1\n",
+            ": M[1] := 1\n",
+            "checked\n",
+            "final x=1\n",
+            "sync\n",
+        ] {
+            assert!(!looks_like_axe(src.as_bytes()), "{src:?}");
+        }
+        // Only the first meaningful line decides.
+        assert!(looks_like_axe(b"# c\n0: sync\nt0: W(x,1)\n"));
+        assert!(!looks_like_axe(b"t0: W(x,1)\n0: sync\n"));
+        // Every .hist-looking sample the hist tests use is not axe.
+        assert!(!looks_like_axe(
+            b"# leading comment\n\n  @name sb # c\nt0: W(x,1)\n"
+        ));
+    }
+
+    #[test]
+    fn round_trip_through_hist() {
+        assert_hist_round_trip(SUMMARY);
+        assert_hist_round_trip(MANUAL);
+        assert_hist_round_trip("3: M[0x1F] := 0x10\n1: <M[7] == 0; M[7] := 18446744073709551615> @ 1 : 2\nfinal M[7] == 0\n");
+        // Exact .hist text, too.
+        let hs = parse("0: M[1] := 1 @ 5 :\n1: M[1] == 1\n1: sync\nfinal M[1] == 1\ncheck\n2: {M[0x2]==0;M[0x2]:=1}\n");
+        assert_eq!(
+            write_hist(&hs),
+            "@final m1=1\n@axe-timestamps 1 ignored\nt0: W(m1,1)\nt1: R(m1,1) F\n---\nt2: U(m0x2,0,1)\n"
+        );
+    }
+
+    #[test]
+    fn corrupted_bytes_never_panic() {
+        let inputs = [SUMMARY.as_bytes(), MANUAL.as_bytes()];
+        let replacements = b"<>{}[];:=@#\n\r \tM0x9fsync_\xff\xc3-";
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut outcomes = [0usize; 2];
+        for input in inputs {
+            for i in 0..input.len() {
+                for _ in 0..4 {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let b = replacements[(seed >> 33) as usize % replacements.len()];
+                    let mut bad = input.to_vec();
+                    bad[i] = b;
+                    outcomes[usize::from(parse_axe(&bad).is_ok())] += 1;
+                    let _ = looks_like_axe(&bad);
+                }
+                let mut bad = input.to_vec();
+                bad.remove(i);
+                match parse_axe(&bad) {
+                    Err(e) => assert!(e.pos.line >= 1 && e.pos.col >= 1),
+                    Ok(hs) => assert!(!hs.is_empty()),
+                }
+                let _ = looks_like_axe(&bad);
+            }
+        }
+        assert!(outcomes[0] > 0 && outcomes[1] > 0, "{outcomes:?}");
+    }
+
+    #[test]
+    fn large_input() {
+        let mut src = String::new();
+        for trace in 0..200 {
+            for k in 1..=250u64 {
+                let t = k % 4;
+                src.push_str(&format!(
+                    "{t}: M[{t}] := {k} @ {k} :\n{t}: M[{}] == 0\n",
+                    t + 4
+                ));
+            }
+            src.push_str(&format!("final M[{}] == 250\ncheck\n", trace % 4));
+        }
+        let hs = parse(&src);
+        assert_eq!(hs.len(), 200);
+        assert_eq!(hs[199].threads.len(), 4);
+        assert_eq!(hs[199].threads[0].name, "t1");
+        assert_eq!(hs[199].threads[0].ops.len(), 126);
+        assert_eq!(hs[199].meta[0].1, "250 ignored");
+        assert_eq!(hs[199].pos.line, 199 * 502 + 1);
+    }
+}

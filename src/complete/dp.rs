@@ -1,0 +1,166 @@
+//! `dp`: the dynamic programming of consistency-framework-2k §3.2 over sets
+//! of writes, restricted to the up-sets of the saturated store order — its
+//! cost is the number of such sets, not `2^k`.
+//!
+//! `T[V]` holds when the writes `V` can be ordered last (after all others)
+//! such that the coherence graphs stay acyclic: `T[V] = ∃ v ∈ V minimal:
+//! G[V∖{v}, v] acyclic ∧ T[V∖{v}]` (Lemma 5), with `v` placed first within `V`.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use super::{expired, Completion, Saturation};
+use crate::history::OpId;
+use crate::relation::{topological_order, BitMatrix};
+
+struct Dp<'a, 'h> {
+    sat: &'a Saturation<'h>,
+    /// the non-initial writes, by index
+    writes: Vec<OpId>,
+    /// `above[i]`: indices of writes the saturated order puts after write `i`
+    above: Vec<Vec<usize>>,
+    memo: HashMap<Vec<u64>, bool>,
+    deadline: Option<Instant>,
+    timed_out: bool,
+}
+
+/// Completes the saturated order by dynamic programming over up-sets.
+pub fn complete(sat: &Saturation, deadline: Option<Instant>) -> Completion {
+    let h = sat.history();
+    let writes: Vec<OpId> = (0..h.n())
+        .filter(|&w| h.is_write(w) && !h.is_init(w))
+        .collect();
+    let k = writes.len();
+    let above = (0..k)
+        .map(|i| {
+            (0..k)
+                .filter(|&j| sat.ordered(writes[i], writes[j]))
+                .collect()
+        })
+        .collect();
+    let mut dp = Dp {
+        sat,
+        writes,
+        above,
+        memo: HashMap::new(),
+        deadline,
+        timed_out: false,
+    };
+    let mut all = vec![0u64; k.div_ceil(64)];
+    for i in 0..k {
+        all[i / 64] |= 1 << (i % 64);
+    }
+    let mut order = Vec::new();
+    if dp.holds(&all, &mut order) {
+        // `order` lists writes from the first placed (the top) down.
+        order.reverse();
+        let order = (0..h.vars.len())
+            .map(|x| {
+                let mut ws = vec![h.writes_of(x)[0]];
+                ws.extend(order.iter().copied().filter(|&w| h.var(w) == Some(x)));
+                ws
+            })
+            .collect();
+        Completion::Found {
+            order,
+            interleaving: None,
+        }
+    } else if dp.timed_out {
+        Completion::TimedOut
+    } else {
+        Completion::Exhausted
+    }
+}
+
+impl Dp<'_, '_> {
+    fn contains(set: &[u64], i: usize) -> bool {
+        set[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// `T[V]`; on success pushes the witness order of `V`, top first... last placed first.
+    fn holds(&mut self, v: &[u64], order: &mut Vec<OpId>) -> bool {
+        if v.iter().all(|&w| w == 0) {
+            return true;
+        }
+        if let Some(&known) = self.memo.get(v) {
+            if !known {
+                return false;
+            }
+        }
+        if self.timed_out || expired(self.deadline) {
+            self.timed_out = true;
+            return false;
+        }
+        let members: Vec<usize> = crate::relation::iter_ones(v).collect();
+        for &m in &members {
+            // m must be minimal in V: no other member is ordered before it
+            if members
+                .iter()
+                .any(|&o| o != m && self.above[o].contains(&m))
+            {
+                continue;
+            }
+            let mut rest = v.to_vec();
+            rest[m / 64] &= !(1 << (m % 64));
+            if !self.coherent(&rest, m) {
+                continue;
+            }
+            let before = order.len();
+            if self.holds(&rest, order) {
+                order.push(self.writes[m]);
+                self.memo.insert(v.to_vec(), true);
+                return true;
+            }
+            order.truncate(before);
+        }
+        self.memo.insert(v.to_vec(), false);
+        false
+    }
+
+    /// The coherence graphs `G[V, v]` are acyclic: the writes outside
+    /// `V ∪ {v}` precede `v`, which precedes `V` (same-variable pairs: the
+    /// store order; their reads' rw edges follow).
+    fn coherent(&self, v_set: &[u64], v: usize) -> bool {
+        let h = self.sat.history();
+        let n = h.n();
+        let mut extra = BitMatrix::new(n);
+        let wv = self.writes[v];
+        let xv = h.var(wv);
+        for (i, &w) in self.writes.iter().enumerate() {
+            if i == v {
+                continue;
+            }
+            if h.var(w) != xv {
+                continue;
+            }
+            let (a, b) = if Self::contains(v_set, i) {
+                (wv, w)
+            } else {
+                (w, wv)
+            };
+            extra.set(a, b);
+            for &r in h.readers(a) {
+                extra.set(r, b);
+            }
+        }
+        // writes outside V∪{v} precede those in V (same variable)
+        for (i, &w) in self.writes.iter().enumerate() {
+            if i == v || Self::contains(v_set, i) {
+                continue;
+            }
+            for (j, &u) in self.writes.iter().enumerate() {
+                if Self::contains(v_set, j) && h.var(u) == h.var(w) {
+                    extra.set(w, u);
+                    for &r in h.readers(w) {
+                        extra.set(r, u);
+                    }
+                }
+            }
+        }
+        self.sat.graphs().all(|g| {
+            let mut all = g.clone();
+            all.union_with(&extra);
+            topological_order(&all).is_ok()
+        })
+    }
+}

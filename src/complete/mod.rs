@@ -1,0 +1,151 @@
+//! Deciding the models with a store order (SC, TSO, PSO): saturate a partial
+//! store order, then complete it with one of several engines.
+//!
+//! A model is a list of acyclicity graphs ([`Spec`]): each graph's fixed
+//! relations, to which every model adds the store order `ww` and
+//! `rw = wr⁻¹ ; ww` (consistency-framework-2k §3: `G_loc`, `G_mm`). RMW
+//! atomicity and `@final` observations hold in every model.
+
+mod dp;
+mod enumerate;
+mod interleave;
+mod sat;
+mod saturate;
+
+pub use saturate::{Conflict, Saturation};
+
+use std::time::Instant;
+
+use crate::certificate::{Pattern, Rel, Violation};
+use crate::history::{History, OpId};
+use crate::relation::BitMatrix;
+
+/// One acyclicity condition: `fixed ∪ ww ∪ rw` must be acyclic.
+pub struct Graph {
+    pub pattern: Pattern,
+    pub fixed: Vec<(Rel, BitMatrix)>,
+}
+
+/// A model with a store order: its acyclicity graphs.
+pub struct Spec {
+    pub graphs: Vec<Graph>,
+}
+
+/// A completion engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// choose by the shape left after saturation
+    Auto,
+    /// backtracking over unordered write pairs, re-saturating after each choice
+    Enum,
+    /// SAT (rustsat + BatSat), acyclicity enforced lazily by cycle clauses
+    Sat,
+    /// dynamic programming over store-order ideals (consistency-framework-2k)
+    Dp,
+    /// memoised search over thread interleavings (SC, untimed threads)
+    Interleave,
+}
+
+impl Engine {
+    /// The CLI/CSV name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Enum => "enum",
+            Engine::Sat => "sat",
+            Engine::Dp => "dp",
+            Engine::Interleave => "interleave",
+        }
+    }
+}
+
+/// What completion found.
+#[derive(Debug, Clone)]
+pub enum Completion {
+    /// A total store order: per variable its writes, initial write first;
+    /// for SC by interleaving, also the interleaving.
+    Found {
+        order: Vec<Vec<OpId>>,
+        interleaving: Option<Vec<OpId>>,
+    },
+    /// No store order extends the saturated one.
+    Exhausted,
+    /// The deadline passed.
+    TimedOut,
+}
+
+/// The result of deciding a store-order model.
+#[derive(Debug, Clone)]
+pub struct Decision {
+    pub result: Result<Completion, Violation>,
+    /// The engine that decided (`None` when saturation did).
+    pub engine: Option<Engine>,
+    /// Same-variable write pairs left unordered by saturation.
+    pub unordered_after_saturation: usize,
+}
+
+/// Saturates, then completes with `engine` before `deadline`.
+pub fn decide(h: &History, spec: &Spec, engine: Engine, deadline: Option<Instant>) -> Decision {
+    let sat = match Saturation::new(h, spec) {
+        Ok(s) => s,
+        Err(v) => {
+            return Decision {
+                result: Err(v),
+                engine: None,
+                unordered_after_saturation: 0,
+            }
+        }
+    };
+    let unordered = sat.unordered_pairs();
+    let k = unordered.len();
+    if k == 0 {
+        return Decision {
+            result: Ok(Completion::Found {
+                order: sat.store_order(),
+                interleaving: None,
+            }),
+            engine: None,
+            unordered_after_saturation: 0,
+        };
+    }
+    let engine = match engine {
+        Engine::Auto => choose(h, spec, k),
+        e => e,
+    };
+    let result = match engine {
+        Engine::Auto => unreachable!("chosen above"),
+        Engine::Enum => enumerate::complete(&sat, &unordered, deadline),
+        Engine::Sat => sat::complete(&sat, &unordered, deadline),
+        Engine::Dp => dp::complete(&sat, deadline),
+        Engine::Interleave => {
+            if interleave::applies(h, spec) {
+                interleave::complete(&sat, deadline)
+            } else {
+                enumerate::complete(&sat, &unordered, deadline)
+            }
+        }
+    };
+    Decision {
+        result: Ok(result),
+        engine: Some(engine),
+        unordered_after_saturation: k,
+    }
+}
+
+/// `auto`: the enumeration with propagation, whose first guesses follow a
+/// linear extension of the saturated order, settles valid histories with few
+/// or no backtracks; SAT takes over when many pairs are left.
+fn choose(_h: &History, _spec: &Spec, unordered: usize) -> Engine {
+    if unordered <= 4096 {
+        Engine::Enum
+    } else {
+        Engine::Sat
+    }
+}
+
+/// Whether the deadline has passed.
+#[inline]
+pub(crate) fn expired(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}

@@ -1,0 +1,261 @@
+//! Saturation of a partial store order for the models with a store order
+//! (SC, TSO, PSO): the wSC rules of wsc-saturation §3 generalised to several
+//! acyclicity graphs sharing one store order, plus RMW atomicity and `@final`.
+
+use crate::certificate::{Rel, Violation};
+use crate::complete::Spec;
+use crate::history::{History, OpId};
+use crate::models::common::cycle_through;
+use crate::relation::{transitive_closure, BitMatrix, Reach};
+
+/// A store-order pair is to be added (`rel` says why: st, rmw, final, a guess),
+/// or a read-write pair (`Rel::Rw`).
+type Work = (OpId, OpId, Rel);
+
+/// The graphs `hb_i = (fixed_i ∪ ww ∪ rw[ww])⁺`, kept closed, for the store
+/// order `ww` derived so far. Every derived pair holds in every witness.
+#[derive(Clone)]
+pub struct Saturation<'h> {
+    h: &'h History,
+    hb: Vec<Reach>,
+    /// for an RMW's write half: the write its read half reads from
+    rmw_source: Vec<Option<OpId>>,
+    /// for a write: the RMW write halves whose read reads from it
+    rmw_by_source: Vec<Vec<OpId>>,
+    work: Vec<Work>,
+    /// Inserted derived edges by label (st, rmw, final, rw, guess), for
+    /// certificates; `None` in search copies.
+    log: Option<Vec<(Rel, BitMatrix)>>,
+}
+
+/// A conflict: adding `a -rel-> b` to graph `graph` closes a cycle.
+#[derive(Debug, Clone, Copy)]
+pub struct Conflict {
+    pub graph: usize,
+    pub a: OpId,
+    pub b: OpId,
+    pub rel: Rel,
+}
+
+const LOGGED: [Rel; 4] = [Rel::St, Rel::Rmw, Rel::Final, Rel::Rw];
+
+impl<'h> Saturation<'h> {
+    /// Closes each graph's fixed relations and saturates; a cycle is a
+    /// violation with its certificate.
+    pub fn new(h: &'h History, spec: &Spec) -> Result<Saturation<'h>, Violation> {
+        crate::models::common::no_thin_air(h)?;
+        let n = h.n();
+        let mut hb = Vec::with_capacity(spec.graphs.len());
+        for g in &spec.graphs {
+            let mut fixed = BitMatrix::new(n);
+            for (_, m) in &g.fixed {
+                fixed.union_with(m);
+            }
+            match transitive_closure(&fixed) {
+                Ok(c) => hb.push(Reach::from_closed(c)),
+                Err(_) => {
+                    let rels: Vec<(Rel, &BitMatrix)> =
+                        g.fixed.iter().map(|(r, m)| (*r, m)).collect();
+                    return Err(crate::models::common::cycle_in(g.pattern, &rels));
+                }
+            }
+        }
+        let mut rmw_source = vec![None; n];
+        let mut rmw_by_source = vec![Vec::new(); n];
+        for (o, source) in rmw_source.iter_mut().enumerate() {
+            if let (true, Some(r)) = (h.is_write(o), h.ops[o].rmw) {
+                if let Some(w0) = h.rf(r) {
+                    *source = Some(w0);
+                    rmw_by_source[w0].push(o);
+                }
+            }
+        }
+        let mut s = Saturation {
+            h,
+            hb,
+            rmw_source,
+            rmw_by_source,
+            work: Vec::new(),
+            log: Some(LOGGED.iter().map(|&r| (r, BitMatrix::new(n))).collect()),
+        };
+        for i in 0..s.hb.len() {
+            for w in (0..n).filter(|&w| h.is_write(w)) {
+                let row = s.hb[i].succ().row(w).to_vec();
+                rules(h, s.hb[i].succ(), w, &row, &mut s.work);
+            }
+        }
+        for &(x, v) in &h.finals {
+            let last = *h
+                .writes_of(x)
+                .iter()
+                .find(|&&w| h.ops[w].value == v)
+                .expect("@final values are validated");
+            for &w in h.writes_of(x) {
+                if w != last {
+                    s.work.push((w, last, Rel::Final));
+                }
+            }
+        }
+        s.run().map_err(|c| s.explain(spec, c))?;
+        Ok(s)
+    }
+
+    /// A copy for search: no certificate log.
+    pub fn fork(&self) -> Saturation<'h> {
+        Saturation {
+            h: self.h,
+            hb: self.hb.clone(),
+            rmw_source: self.rmw_source.clone(),
+            rmw_by_source: self.rmw_by_source.clone(),
+            work: Vec::new(),
+            log: None,
+        }
+    }
+
+    /// The history.
+    pub fn history(&self) -> &'h History {
+        self.h
+    }
+
+    /// The closed graphs.
+    pub fn graphs(&self) -> impl Iterator<Item = &BitMatrix> {
+        self.hb.iter().map(|r| r.succ())
+    }
+
+    /// Whether `a` is known to precede `b` in the store order.
+    #[inline]
+    pub fn ordered(&self, a: OpId, b: OpId) -> bool {
+        self.hb[0].reaches(a, b)
+    }
+
+    /// Same-variable write pairs `(a, b)`, `a < b`, that no witness is known
+    /// to order yet.
+    pub fn unordered_pairs(&self) -> Vec<(OpId, OpId)> {
+        let h = self.h;
+        let mut out = Vec::new();
+        for x in 0..h.vars.len() {
+            let ws = h.writes_of(x);
+            for (i, &a) in ws.iter().enumerate() {
+                for &b in &ws[i + 1..] {
+                    if !self.ordered(a, b) && !self.ordered(b, a) {
+                        out.push((a, b));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Adds the store-order pair `a ww b` (and its consequences) and saturates.
+    pub fn decide(&mut self, a: OpId, b: OpId) -> Result<(), Conflict> {
+        self.work.push((a, b, Rel::St));
+        self.run()
+    }
+
+    /// Runs the worklist to the fixpoint.
+    fn run(&mut self) -> Result<(), Conflict> {
+        let h = self.h;
+        while let Some((a, b, rel)) = self.work.pop() {
+            if rel != Rel::Rw {
+                // a store-order pair: RMW atomicity, then rw edges, then the graphs
+                for &w in &self.rmw_by_source[a] {
+                    if w != b && !self.hb[0].reaches(w, b) {
+                        self.work.push((w, b, Rel::Rmw));
+                    }
+                }
+                if let Some(w0) = self.rmw_source[b] {
+                    if a != w0 && !self.hb[0].reaches(a, w0) {
+                        self.work.push((a, w0, Rel::Rmw));
+                    }
+                }
+                for &r in h.readers(a) {
+                    if self.hb.iter().any(|g| !g.reaches(r, b)) {
+                        self.work.push((r, b, Rel::Rw));
+                    }
+                }
+            }
+            for i in 0..self.hb.len() {
+                if self.hb[i].reaches(a, b) {
+                    continue;
+                }
+                if let Some(log) = &mut self.log {
+                    if let Some((_, m)) = log.iter_mut().find(|(r, _)| *r == rel) {
+                        m.set(a, b);
+                    }
+                }
+                let work = &mut self.work;
+                if self.hb[i]
+                    .insert(a, b, |g, x, fresh| rules(h, g, x, fresh, work))
+                    .is_err()
+                {
+                    self.work.clear();
+                    return Err(Conflict {
+                        graph: i,
+                        a,
+                        b,
+                        rel,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The certificate of a conflict found during the initial saturation.
+    fn explain(&self, spec: &Spec, c: Conflict) -> Violation {
+        let g = &spec.graphs[c.graph];
+        let mut rels: Vec<(Rel, &BitMatrix)> = g.fixed.iter().map(|(r, m)| (*r, m)).collect();
+        if let Some(log) = &self.log {
+            rels.extend(log.iter().map(|(r, m)| (*r, m)));
+        }
+        cycle_through(g.pattern, &rels, c.a, c.b, c.rel)
+    }
+
+    /// The total store order of a fully ordered saturation: per variable,
+    /// its writes in order (initial write first).
+    pub fn store_order(&self) -> Vec<Vec<OpId>> {
+        let h = self.h;
+        (0..h.vars.len())
+            .map(|x| {
+                let mut ws = h.writes_of(x).to_vec();
+                ws.sort_by_key(|&w| {
+                    h.writes_of(x)
+                        .iter()
+                        .filter(|&&v| self.ordered(v, w))
+                        .count()
+                });
+                ws
+            })
+            .collect()
+    }
+}
+
+/// The saturation rules on the new pairs `(x, y)`, `y ∈ fresh`, of one graph:
+/// `x hb y` with `y` a read of `x`'s variable reading from `w′ ≠ x` ⇒ `x ww w′`;
+/// `x hb y` with `y` another write of `x`'s variable ⇒ `x ww y`.
+fn rules(h: &History, hb: &BitMatrix, x: OpId, fresh: &[u64], work: &mut Vec<Work>) {
+    if !h.is_write(x) {
+        return;
+    }
+    let v = h.var(x).expect("writes have a variable");
+    for (i, ((&f, &r), &w)) in fresh
+        .iter()
+        .zip(h.reads_mask(v))
+        .zip(h.writes_mask(v))
+        .enumerate()
+    {
+        let mut bits = f & (r | w);
+        while bits != 0 {
+            let y = i * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if h.is_read(y) {
+                match h.rf(y) {
+                    Some(w2) if w2 != x && !hb.get(x, w2) => work.push((x, w2, Rel::St)),
+                    _ => {}
+                }
+            } else {
+                work.push((x, y, Rel::St));
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! TSO (consistency-framework-2k §4.2, the SPARC/x86 store-buffer model): some
+//! store order `ww` makes `po-loc ∪ wr ∪ ww ∪ rw` (uniprocessor) and
+//! `ppo ∪ wre ∪ ww ∪ rw` acyclic, with RMW atomicity and `@final`.
+
+use crate::certificate::{Pattern, Rel};
+use crate::complete::{Graph, Spec};
+use crate::history::{History, OpId};
+use crate::models::common::{po_loc, wre};
+use crate::relation::{transitive_closure, BitMatrix};
+
+/// TSO's two acyclicity graphs.
+pub fn spec(h: &History) -> Spec {
+    let wr = h.wr();
+    Spec {
+        graphs: vec![
+            Graph {
+                pattern: Pattern::CyclicUniproc,
+                fixed: vec![(Rel::PoLoc, po_loc(h)), (Rel::Wr, wr.clone())],
+            },
+            Graph {
+                pattern: Pattern::CyclicTso,
+                fixed: vec![(Rel::Ppo, ppo(h)), (Rel::Wre, wre(h, &wr))],
+            },
+        ],
+    }
+}
+
+/// `ppo`: `po` without the pairs (plain write, plain read) a store buffer
+/// reorders; an RMW is a load and a store (it drains the buffer), and the
+/// closure orders a write before a read through a fence.
+pub fn ppo(h: &History) -> BitMatrix {
+    relax(h, |a, b| plain(h, a, b))
+}
+
+/// `true` for (plain write, plain read).
+fn plain(h: &History, a: OpId, b: OpId) -> bool {
+    h.is_write(a) && h.ops[a].rmw.is_none() && h.is_read(b) && h.ops[b].rmw.is_none()
+}
+
+/// `(po \ {(a, b) | relaxed(a, b)})⁺`.
+pub(crate) fn relax(h: &History, relaxed: impl Fn(OpId, OpId) -> bool) -> BitMatrix {
+    let mut kept = h.po().clone();
+    for a in 0..h.n() {
+        for b in h.po().succ(a) {
+            if relaxed(a, b) {
+                kept.unset(a, b);
+            }
+        }
+    }
+    transitive_closure(&kept).expect("po is acyclic")
+}
