@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::history::{load_file, History, InputError};
-use crate::models::{check_gradual, Model, Outcome};
+use crate::models::{check_gradual_with, Model, Options, Outcome};
 
 /// One checked history.
 pub struct Checked {
@@ -14,7 +14,7 @@ pub struct Checked {
 }
 
 /// The input files named by `paths`: files as given, directories searched
-/// recursively for `*.hist` (sorted, so output order is stable).
+/// recursively for `*.hist` and `*.axe` (sorted, so output order is stable).
 pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<InputError>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
@@ -49,7 +49,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<InputError>) {
     for p in paths {
         if p.is_dir() {
             walk(&p, files, errors);
-        } else if p.extension().is_some_and(|e| e == "hist") {
+        } else if p.extension().is_some_and(|e| e == "hist" || e == "axe") {
             files.push(p);
         }
     }
@@ -57,12 +57,12 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<InputError>) {
 
 /// Loads one file and checks every history in it against `models`
 /// (gradually), histories in parallel; results in file order.
-pub fn check_file(path: &Path, models: &[Model]) -> Result<Vec<Checked>, InputError> {
+pub fn check_file(path: &Path, models: &[Model], opts: &Options) -> Result<Vec<Checked>, InputError> {
     let histories = load_file(path)?;
     Ok(histories
         .into_par_iter()
         .map(|history| {
-            let outcomes = check_gradual(&history, models);
+            let outcomes = check_gradual_with(&history, models, opts);
             Checked { history, outcomes }
         })
         .collect())

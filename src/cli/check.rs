@@ -8,7 +8,8 @@ use rayon::prelude::*;
 
 use super::exit;
 use crate::batch::{check_file, discover};
-use crate::models::Model;
+use crate::complete::Engine;
+use crate::models::{Model, Options};
 use crate::report::{contradicts_expectation, rows, write_csv, write_json, write_text};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -25,11 +26,13 @@ enum Format {
 #[command(after_help = "\
 Models, weakest first: cc, ccv, cm (causal consistency, bad patterns), ccm (convergent causal \
 memory, implied by SC), wccm (weak CCM, implied by TSO), wsc (weak SC by saturation, implied by \
-SC). A stronger model is checked gradually: the weaker models it implies run first and the \
-first violation decides (the `decided_by` column).
+SC), and sc, tso, pso (a store order exists: saturation, then a completion engine). A stronger \
+model is checked gradually: the weaker models it implies run first and the first violation \
+decides (the `decided_by` column). Inputs are .hist files or axe traces (recognised by content).
 
-Exit status: 0 all consistent, 1 some violation, 2 bad input (reported as file:line:col; the \
-other files are still checked), 4 with --expect when a verdict differs from @expect (with \
+Exit status: 0 all consistent (or unknown), 1 some violation, 2 bad input (reported as \
+file:line:col; the other files are still checked), 3 internal error (a certificate failed \
+independent validation), 4 with --expect when a verdict differs from @expect (with \
 --expect, a violation that @expect foresees does not count for status 1).
 
 Examples:
@@ -55,14 +58,31 @@ pub struct CheckArgs {
     /// Compare verdicts with each history's @expect line; exit 4 if any differs.
     #[arg(long)]
     expect: bool,
+
+    /// Completion engine for sc, tso, pso once saturation has run.
+    #[arg(long, value_enum, default_value = "auto")]
+    engine: Engine,
+
+    /// Time budget per history in seconds (0: none); past it the verdict is `unknown`.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    timeout: f64,
+
+    /// Skip the independent re-check of every certificate.
+    #[arg(long)]
+    no_validate: bool,
+
+    /// For consistent sc/tso/pso histories, also compute the kernel (write
+    /// pairs ordered alike in every witness) and how much of it saturation found.
+    #[arg(long)]
+    kernel: bool,
 }
 
 fn parse_model(s: &str) -> Result<Vec<Model>, String> {
     if s == "all" {
-        return Ok(Model::ALL.to_vec());
+        return Ok(Model::EVERY.to_vec());
     }
     Model::from_name(s).map(|m| vec![m]).ok_or_else(|| {
-        let names: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
+        let names: Vec<&str> = Model::EVERY.iter().map(|m| m.name()).collect();
         format!("unknown model `{s}` (known: {}, all)", names.join(", "))
     })
 }
@@ -79,15 +99,22 @@ pub fn run(args: CheckArgs) -> i32 {
     models.sort();
     models.dedup();
 
+    let opts = Options {
+        engine: args.engine,
+        timeout: (args.timeout > 0.0).then(|| std::time::Duration::from_secs_f64(args.timeout)),
+        validate: !args.no_validate,
+        kernel: args.kernel,
+    };
     let (files, mut errors) = discover(&args.paths);
     let results: Vec<_> = files
         .par_iter()
-        .map(|f| (f, check_file(f, &models)))
+        .map(|f| (f, check_file(f, &models, &opts)))
         .collect();
 
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let (mut violations, mut unforeseen, mut unexpected, mut histories) = (0, 0, 0, 0usize);
+    let (mut violations, mut unforeseen, mut unexpected, mut histories, mut unknown) = (0, 0, 0, 0usize, 0usize);
+    let mut internal: Vec<String> = Vec::new();
     let mut header = true;
     for (file, result) in results {
         let checked = match result {
@@ -101,6 +128,12 @@ pub fn run(args: CheckArgs) -> i32 {
             histories += 1;
             let rows = rows(file, c);
             violations += rows.iter().filter(|r| r.verdict == "violation").count();
+            unknown += rows.iter().filter(|r| r.verdict == "unknown").count();
+            for (r, o) in rows.iter().zip(&c.outcomes) {
+                if let Some(why) = &o.invalid {
+                    internal.push(format!("{}#{} {}: certificate rejected: {why}", r.file, r.index, r.model));
+                }
+            }
             unforeseen += rows
                 .iter()
                 .filter(|r| r.verdict == "violation" && r.expected.is_empty())
@@ -126,9 +159,12 @@ pub fn run(args: CheckArgs) -> i32 {
     for e in &errors {
         eprintln!("error: {e}");
     }
+    for e in &internal {
+        eprintln!("internal error: {e}");
+    }
     if matches!(args.format, Format::Text) || io::stderr().is_terminal() {
         eprintln!(
-            "checked {histories} histories × {} models: {violations} violations{}{}",
+            "checked {histories} histories × {} models: {violations} violations, {unknown} unknown{}{}",
             models.len(),
             if errors.is_empty() {
                 String::new()
@@ -142,7 +178,9 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         );
     }
-    if !errors.is_empty() {
+    if !internal.is_empty() {
+        exit::INTERNAL
+    } else if !errors.is_empty() {
         exit::INPUT_ERROR
     } else if args.expect && unexpected > 0 {
         exit::UNEXPECTED

@@ -12,6 +12,8 @@ pub mod exit {
     pub const VIOLATION: i32 = 1;
     /// Bad input (a file that cannot be read or parsed, a bad flag).
     pub const INPUT_ERROR: i32 = 2;
+    /// Internal error: a certificate failed independent validation.
+    pub const INTERNAL: i32 = 3;
     /// With `--expect`: some verdict differs from the file's `@expect`.
     pub const UNEXPECTED: i32 = 4;
 }

@@ -144,6 +144,33 @@ fn choose(_h: &History, _spec: &Spec, unordered: usize) -> Engine {
     }
 }
 
+/// The kernel of a consistent history: the same-variable write pairs (initial
+/// writes aside) that every witness orders the same way, and how many of them
+/// saturation alone ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kernel {
+    pub pairs: usize,
+    pub by_saturation: usize,
+}
+
+/// Computes the kernel with the SAT engine (each unordered pair's reverse
+/// under an assumption); `None` if inconsistent or out of time.
+pub fn kernel(h: &History, spec: &Spec, deadline: Option<Instant>) -> Option<Kernel> {
+    let sat = Saturation::new(h, spec).ok()?;
+    let unordered = sat.unordered_pairs();
+    let non_init = unordered.iter().filter(|&&(a, b)| !h.is_init(a) && !h.is_init(b)).count();
+    let by_saturation = h.same_var_write_pairs() - non_init;
+    let forced = if unordered.is_empty() {
+        0
+    } else {
+        sat::kernel(&sat, &unordered, deadline)?
+    };
+    Some(Kernel {
+        pairs: by_saturation + forced,
+        by_saturation,
+    })
+}
+
 /// Whether the deadline has passed.
 #[inline]
 pub(crate) fn expired(deadline: Option<Instant>) -> bool {

@@ -81,6 +81,69 @@ pub fn sc_threads(shape: Shape, seed: u64) -> Vec<Vec<RawOpKind>> {
     threads
 }
 
+/// The memory a random program runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Memory {
+    /// one atomic memory (sequential consistency)
+    Sc,
+    /// a FIFO store buffer per thread, reads served from the own buffer first
+    Tso,
+    /// a FIFO store buffer per thread and variable
+    Pso,
+}
+
+/// The threads of a random program run on `memory`: at each step either a
+/// random thread issues its next operation, or (TSO/PSO) a random buffered
+/// write drains to memory; writes write fresh values `1, 2, ...` per variable.
+pub fn threads(memory: Memory, shape: Shape, seed: u64) -> Vec<Vec<RawOpKind>> {
+    if memory == Memory::Sc {
+        return sc_threads(shape, seed);
+    }
+    let mut rng = Rng::new(seed);
+    let mut mem = vec![0u64; shape.vars];
+    let mut next_value = vec![1u64; shape.vars];
+    let mut buffers: Vec<Vec<(usize, u64)>> = vec![Vec::new(); shape.threads];
+    let mut out: Vec<Vec<RawOpKind>> = vec![Vec::with_capacity(shape.ops_per_thread); shape.threads];
+    loop {
+        let live: Vec<usize> = (0..shape.threads).filter(|&t| out[t].len() < shape.ops_per_thread).collect();
+        let buffered: Vec<usize> = (0..shape.threads).filter(|&t| !buffers[t].is_empty()).collect();
+        if live.is_empty() && buffered.is_empty() {
+            return out;
+        }
+        if !buffered.is_empty() && (live.is_empty() || rng.chance(0.4)) {
+            let t = buffered[rng.below(buffered.len())];
+            let i = match memory {
+                Memory::Tso => 0,
+                // PSO: the oldest write of some buffered variable
+                _ => {
+                    let (x, _) = buffers[t][rng.below(buffers[t].len())];
+                    buffers[t].iter().position(|&(y, _)| y == x).expect("buffered")
+                }
+            };
+            let (x, v) = buffers[t].remove(i);
+            mem[x] = v;
+            continue;
+        }
+        let t = live[rng.below(live.len())];
+        let x = rng.below(shape.vars);
+        let var = format!("x{x}");
+        if rng.chance(shape.write_ratio) {
+            let value = next_value[x];
+            next_value[x] += 1;
+            buffers[t].push((x, value));
+            out[t].push(RawOpKind::Write { var, value });
+        } else {
+            let value = buffers[t].iter().rev().find(|&&(y, _)| y == x).map_or(mem[x], |&(_, v)| v);
+            out[t].push(RawOpKind::Read { var, value });
+        }
+    }
+}
+
+/// A history of [`threads`].
+pub fn history(memory: Memory, shape: Shape, seed: u64) -> History {
+    History::from_threads(&threads(memory, shape, seed)).expect("generated values are unique")
+}
+
 /// A history of [`sc_threads`].
 pub fn sc_history(shape: Shape, seed: u64) -> History {
     History::from_threads(&sc_threads(shape, seed)).expect("generated values are unique")

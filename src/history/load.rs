@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use memconform_parsers::axe::{looks_like_axe, parse_axe};
 use memconform_parsers::hist::parse_hist;
 use memconform_parsers::mapped::Mapped;
 use memconform_parsers::Pos;
@@ -38,9 +39,15 @@ pub fn load_file(path: &Path) -> Result<Vec<History>, InputError> {
     load_bytes(&bytes, path)
 }
 
-/// Reads every history of `.hist` text; `path` names it in errors.
+/// Reads every history of a `.hist` file or an axe trace file (recognised
+/// by content: one history per `check`); `path` names it in errors.
 pub fn load_bytes(bytes: &[u8], path: &Path) -> Result<Vec<History>, InputError> {
-    let raws = parse_hist(bytes).map_err(|e| InputError {
+    let parsed = if looks_like_axe(bytes) {
+        parse_axe(bytes)
+    } else {
+        parse_hist(bytes)
+    };
+    let raws = parsed.map_err(|e| InputError {
         file: path.to_path_buf(),
         pos: Some(e.pos),
         msg: e.msg,

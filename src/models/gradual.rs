@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::certificate::validate::{self, StoreModel};
 use crate::certificate::{Pattern, Violation};
-use crate::complete::{decide, Completion, Engine};
+use crate::complete::{decide, kernel, Completion, Engine, Kernel};
 use crate::history::{History, OpId};
 use crate::models::{Model, StoreOrder};
 
@@ -42,6 +42,8 @@ pub struct Options {
     pub timeout: Option<Duration>,
     /// Re-check every certificate with the independent validator.
     pub validate: bool,
+    /// For consistent SC/TSO/PSO histories, compute the kernel.
+    pub kernel: bool,
 }
 
 impl Default for Options {
@@ -50,6 +52,7 @@ impl Default for Options {
             engine: Engine::Auto,
             timeout: Some(Duration::from_secs(10)),
             validate: true,
+            kernel: false,
         }
     }
 }
@@ -72,6 +75,8 @@ pub struct Outcome {
     pub engine: Option<Engine>,
     /// Same-variable write pairs saturation left unordered (SC/TSO/PSO).
     pub unordered_after_saturation: Option<usize>,
+    /// The kernel (pairs every witness orders alike; those saturation found).
+    pub kernel: Option<Kernel>,
     /// Why the verdict is unknown.
     pub reason: Option<String>,
     /// The validator's complaint about the certificate: an internal error.
@@ -89,6 +94,7 @@ struct Run {
     interleaving: Option<Vec<OpId>>,
     engine: Option<Engine>,
     unordered: Option<usize>,
+    kernel: Option<Kernel>,
     reason: Option<String>,
     invalid: Option<String>,
     seconds: f64,
@@ -136,6 +142,7 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
             interleaving: if own { r.interleaving } else { None },
             engine: if own { r.engine } else { None },
             unordered_after_saturation: if own { r.unordered } else { None },
+            kernel: if own { r.kernel } else { None },
             reason: r.reason,
             invalid: r.invalid,
             seconds: secs,
@@ -154,6 +161,7 @@ fn run(h: &History, m: Model, opts: &Options, deadline: Option<Instant>) -> Run 
         interleaving: None,
         engine: None,
         unordered: None,
+        kernel: None,
         reason: None,
         invalid: None,
         seconds: 0.0,
@@ -187,6 +195,9 @@ fn run(h: &History, m: Model, opts: &Options, deadline: Option<Instant>) -> Run 
                             .err();
                     }
                     r.store_order = Some(StoreOrder::total(h, &order));
+                    if opts.kernel {
+                        r.kernel = kernel(h, &spec, deadline);
+                    }
                     r.interleaving = interleaving;
                 }
                 Ok(Completion::Exhausted) => {

@@ -126,7 +126,8 @@ pub fn shortest_cycle<L: Copy>(rels: &[(L, &BitMatrix)]) -> Option<Vec<Edge<L>>>
     }
     let budget = if n <= 2048 { 64 } else { 8 };
     let mut best: Option<Vec<Edge<L>>> = None;
-    for s in (0..n).filter(|&a| !gone.contains(a)).take(budget) {
+    let alive: Vec<usize> = (0..n).filter(|&a| !gone.contains(a)).collect();
+    for &s in alive.iter().take(budget) {
         if let Some(c) = shortest_path(rels, s, s) {
             if best.as_ref().is_none_or(|b| c.len() < b.len()) {
                 best = Some(c);
@@ -135,6 +136,23 @@ pub fn shortest_cycle<L: Copy>(rels: &[(L, &BitMatrix)]) -> Option<Vec<Edge<L>>>
                 break;
             }
         }
+    }
+    if best.is_none() {
+        // Every node left has an edge to another node left: walking those
+        // edges must repeat a node, which lies on a cycle.
+        let mut on_path = vec![usize::MAX; n];
+        let mut cur = *alive.first()?;
+        let mut step = 0;
+        while on_path[cur] == usize::MAX {
+            on_path[cur] = step;
+            step += 1;
+            cur = rels
+                .iter()
+                .flat_map(|(_, m)| m.succ(cur))
+                .find(|&b| !gone.contains(b))
+                .expect("a node left has a successor left");
+        }
+        best = shortest_path(rels, cur, cur);
     }
     best
 }

@@ -40,6 +40,19 @@ pub struct Row {
     pub write_pairs: usize,
     pub ordered_pairs: Option<usize>,
     pub coverage: Option<f64>,
+    /// SC/TSO/PSO: the completion engine that decided (empty when
+    /// saturation decided), and the write pairs saturation left unordered.
+    pub engine: String,
+    pub unordered_pairs: Option<usize>,
+    /// With `--kernel`, for consistent SC/TSO/PSO: the kernel's size (write
+    /// pairs every witness orders alike) and the fraction saturation found.
+    pub kernel_pairs: Option<usize>,
+    pub kernel_coverage: Option<f64>,
+    /// Why the verdict is unknown (e.g. the timeout), empty otherwise.
+    pub reason: String,
+    /// Whether the independent validator accepted the certificate
+    /// (`no` is an internal error, reported with exit status 3).
+    pub certified: String,
     /// The `@expect` verdict for this model (yes/no), empty if none.
     pub expected: String,
 }
@@ -73,6 +86,18 @@ pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
                 write_pairs: h.same_var_write_pairs(),
                 ordered_pairs: order.map(|s| s.ordered_pairs()),
                 coverage: order.map(|s| s.coverage()),
+                engine: o.engine.map_or(String::new(), |e| e.name().to_string()),
+                unordered_pairs: o.unordered_after_saturation,
+                kernel_pairs: o.kernel.map(|k| k.pairs),
+                kernel_coverage: o
+                    .kernel
+                    .map(|k| if k.pairs == 0 { 1.0 } else { k.by_saturation as f64 / k.pairs as f64 }),
+                reason: o.reason.clone().unwrap_or_default(),
+                certified: match (&o.invalid, o.verdict) {
+                    (Some(_), _) => "no".to_string(),
+                    (None, Verdict::Unknown) => String::new(),
+                    (None, _) => "yes".to_string(),
+                },
                 expected: h
                     .expect
                     .iter()
@@ -135,10 +160,19 @@ pub fn write_text(mut out: impl Write, rows: &[Row]) -> io::Result<()> {
             line.push_str(&format!(" caught by {}: {}", r.decided_by, r.pattern));
         } else if !r.pattern.is_empty() {
             line.push_str(&format!(" {}", r.pattern));
+        } else if !r.reason.is_empty() {
+            line.push_str(&format!(" {}", r.reason));
         } else if let (Some(k), true) = (r.ordered_pairs, r.write_pairs > 0) {
             line.push_str(&format!(" orders {k}/{} write pairs", r.write_pairs));
         }
+        if let (Some(u), false) = (r.unordered_pairs, r.engine.is_empty() && r.verdict == "violation") {
+            let by = if r.engine.is_empty() { "saturation".to_string() } else { format!("engine {}", r.engine) };
+            line.push_str(&format!(" ({u} pairs left by saturation; decided by {by})"));
+        }
         line.push_str(&format!("  [{:.3} ms]", r.time_ms));
+        if r.certified == "no" {
+            line.push_str("  !! certificate rejected by the validator");
+        }
         if contradicts_expectation(r) {
             line.push_str(&format!("  !! @expect {}={}", r.model, r.expected));
         }

@@ -12,7 +12,7 @@
 //! Both are std-only and share nothing with the crate under test (nor with each
 //! other, beyond the history types and the RNG).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 
 use super::SplitMix64;
 
@@ -80,8 +80,9 @@ pub fn x_axiomatic(h: &XHistory) -> XVerdicts {
     };
     let sc = g.exists_store_order(&[or(&g.po, &g.wr)]);
     let uniproc = or(&g.po_loc, &g.wr);
-    let tso = sc || g.exists_store_order(&[uniproc.clone(), or(&g.ppo_tso, &g.wre)]);
-    let pso = tso || g.exists_store_order(&[uniproc, or(&g.ppo_pso, &g.wre)]);
+    // (No shortcut through the hierarchy: each model is decided on its own.)
+    let tso = g.exists_store_order(&[uniproc.clone(), or(&g.ppo_tso, &g.wre)]);
+    let pso = g.exists_store_order(&[uniproc, or(&g.ppo_pso, &g.wre)]);
     XVerdicts { sc, tso, pso }
 }
 
@@ -584,6 +585,7 @@ impl XGraph {
 mod tests {
     use super::super::{random_history, verdicts, Kind};
     use super::*;
+    use std::collections::BTreeSet;
 
     const X: usize = 0;
     const Y: usize = 1;
@@ -855,82 +857,107 @@ mod tests {
         assert!(0 < sc && sc < tso && tso < pso && pso < n as usize);
     }
 
+    /// Machines that generate histories: the three models, and `Weak`, PSO without fences
+    /// and with RMWs as a plain read followed by a plain (buffered) write, whose outcomes
+    /// beyond PSO's are histories that only the fences or the RMWs make inconsistent.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    enum GenM {
+        Sc,
+        Tso,
+        Pso,
+        Weak,
+    }
+
     /// Every distinct outcome of the skeleton `h` (values of reads / RMW olds ignored) on the
     /// machine `m`, as (value seen by each op, indexed by global op number, 0 for ops that
-    /// read nothing; final memory).
-    fn outcomes(h: &XHistory, m: XModel, nvars: usize) -> BTreeSet<(Vec<u64>, Vec<u64>)> {
+    /// read nothing; final memory). Exhaustive, memoised; a state is packed into a u128 (4
+    /// bits per pc, memory cell and value seen; one bit per op "buffered", a buffer being the
+    /// thread's buffered writes in program order): ≤ 3 threads, ≤ 3 vars, ≤ 10 ops.
+    fn outcomes(h: &XHistory, m: GenM, nvars: usize) -> BTreeSet<(Vec<u64>, Vec<u64>)> {
         let nt = h.threads.len();
-        let mut offs = vec![0; nt];
-        for t in 1..nt {
-            offs[t] = offs[t - 1] + h.threads[t - 1].len();
+        let ops: Vec<(usize, XOp)> = h
+            .threads
+            .iter()
+            .enumerate()
+            .flat_map(|(t, th)| th.iter().map(move |&o| (t, o)))
+            .collect();
+        let n = ops.len();
+        assert!(nt <= 3 && nvars <= 3 && n <= 10);
+        let mut offs = vec![0; nt + 1];
+        for t in 0..nt {
+            offs[t + 1] = offs[t] + h.threads[t].len();
         }
-        let total: usize = h.threads.iter().map(|t| t.len()).sum();
-        // (pcs, memory, buffers, values seen so far)
-        type OState = (Vec<usize>, Vec<u64>, Vec<Vec<(usize, u64)>>, Vec<u64>);
-        let start: OState = (
-            vec![0; nt],
-            vec![0; nvars],
-            vec![Vec::new(); nt],
-            vec![0; total],
-        );
-        let mut seen: HashSet<OState> = HashSet::new();
+        const PC: usize = 0;
+        const MEM: usize = 12;
+        const REC: usize = 24;
+        const BUF: usize = 64;
+        let get = |s: u128, at: usize| ((s >> at) & 15) as u64;
+        let set = |s: u128, at: usize, v: u64| {
+            assert!(v < 16);
+            (s & !(15u128 << at)) | ((v as u128) << at)
+        };
+        let buffered = |s: u128, i: usize| (s >> (BUF + i)) & 1 == 1;
+        // (var, value) of the buffer entry made by op i
+        let entry = |i: usize| match ops[i].1 {
+            XOp::W(x, v) | XOp::U(x, _, v) => (x, v),
+            _ => unreachable!(),
+        };
+        let mut seen: HashSet<u128> = HashSet::new();
         let mut outs = BTreeSet::new();
-        let mut stack = vec![start];
+        let mut stack = vec![0u128];
         while let Some(s) = stack.pop() {
-            if !seen.insert(s.clone()) {
+            if !seen.insert(s) {
                 continue;
             }
-            let (pcs, mem, bufs, _) = &s;
-            if (0..nt).all(|t| pcs[t] == h.threads[t].len() && bufs[t].is_empty()) {
-                outs.insert((s.3.clone(), s.1.clone()));
+            let pc = |t: usize| get(s, PC + 4 * t) as usize;
+            let buf = |t: usize| (offs[t]..offs[t + 1]).filter(move |&i| buffered(s, i));
+            if (0..nt).all(|t| pc(t) == h.threads[t].len()) && s >> BUF == 0 {
+                let seen_v = (0..n).map(|i| get(s, REC + 4 * i)).collect();
+                let mem = (0..nvars).map(|x| get(s, MEM + 4 * x)).collect();
+                outs.insert((seen_v, mem));
                 continue;
             }
             for t in 0..nt {
-                if pcs[t] < h.threads[t].len() {
-                    let buf = &bufs[t];
-                    let slot = offs[t] + pcs[t];
-                    let mut ns = s.clone();
-                    ns.0[t] += 1;
-                    let ok = match h.threads[t][pcs[t]] {
-                        XOp::W(x, v) if m == XModel::Sc => {
-                            ns.1[x] = v;
-                            true
-                        }
-                        XOp::W(x, v) => {
-                            ns.2[t].push((x, v));
-                            true
-                        }
-                        XOp::R(x, _) => {
-                            ns.3[slot] =
-                                buf.iter().rev().find(|e| e.0 == x).map_or(mem[x], |e| e.1);
-                            true
+                if pc(t) < h.threads[t].len() {
+                    let i = offs[t] + pc(t);
+                    let ns = set(s, PC + 4 * t, pc(t) as u64 + 1);
+                    let visible = |x: usize| {
+                        buf(t)
+                            .rev()
+                            .find(|&j| entry(j).0 == x)
+                            .map_or(get(s, MEM + 4 * x), |j| entry(j).1)
+                    };
+                    let next = match ops[i].1 {
+                        XOp::W(x, v) if m == GenM::Sc => Some(set(ns, MEM + 4 * x, v)),
+                        XOp::W(..) => Some(ns | 1 << (BUF + i)),
+                        XOp::R(x, _) => Some(set(ns, REC + 4 * i, visible(x))),
+                        XOp::U(x, _, _) if m == GenM::Weak => {
+                            Some(set(ns, REC + 4 * i, visible(x)) | 1 << (BUF + i))
                         }
                         XOp::U(x, _, new) => {
-                            ns.3[slot] = mem[x];
-                            ns.1[x] = new;
-                            match m {
-                                XModel::Sc => true,
-                                XModel::Tso => buf.is_empty(),
-                                XModel::Pso => buf.iter().all(|e| e.0 != x),
-                            }
+                            let ok = match m {
+                                GenM::Tso => buf(t).next().is_none(),
+                                GenM::Pso => buf(t).all(|j| entry(j).0 != x),
+                                _ => true,
+                            };
+                            let ns = set(ns, REC + 4 * i, get(s, MEM + 4 * x));
+                            ok.then(|| set(ns, MEM + 4 * x, new))
                         }
-                        XOp::F => buf.is_empty(),
+                        XOp::F => (m == GenM::Weak || buf(t).next().is_none()).then_some(ns),
                     };
-                    if ok {
-                        stack.push(ns);
-                    }
+                    stack.extend(next);
                 }
-                for i in 0..bufs[t].len() {
+                for (k, j) in buf(t).enumerate() {
                     let ok = match m {
-                        XModel::Sc => false,
-                        XModel::Tso => i == 0,
-                        XModel::Pso => bufs[t][..i].iter().all(|e| e.0 != bufs[t][i].0),
+                        GenM::Sc => false,
+                        GenM::Tso => k == 0,
+                        GenM::Pso | GenM::Weak => buf(t)
+                            .take_while(|&e| e < j)
+                            .all(|e| entry(e).0 != entry(j).0),
                     };
                     if ok {
-                        let mut ns = s.clone();
-                        let (x, v) = ns.2[t].remove(i);
-                        ns.1[x] = v;
-                        stack.push(ns);
+                        let (x, v) = entry(j);
+                        stack.push(set(s & !(1 << (BUF + j)), MEM + 4 * x, v));
                     }
                 }
             }
@@ -940,30 +967,32 @@ mod tests {
 
     /// Whether some thread has a plain W followed by an op that `m` lets overtake it: a read
     /// (TSO, PSO) or a write / RMW to another var (PSO), with no F (and, for TSO, no U) between.
-    fn has_relaxable_pair(h: &XHistory, m: XModel) -> bool {
-        h.threads.iter().any(|th| {
-            (0..th.len()).any(|i| {
-                let XOp::W(x, _) = th[i] else { return false };
-                for &op in &th[i + 1..] {
-                    match (m, op) {
-                        (XModel::Sc, _) | (_, XOp::F) | (XModel::Tso, XOp::U(..)) => return false,
-                        (_, XOp::R(..)) => return true,
-                        (XModel::Pso, XOp::W(y, _) | XOp::U(y, _, _)) if y != x => return true,
-                        _ => {}
+    /// (Always true for `Weak`.)
+    fn has_relaxable_pair(h: &XHistory, m: GenM) -> bool {
+        m == GenM::Weak
+            || h.threads.iter().any(|th| {
+                (0..th.len()).any(|i| {
+                    let XOp::W(x, _) = th[i] else { return false };
+                    for &op in &th[i + 1..] {
+                        match (m, op) {
+                            (GenM::Sc, _) | (_, XOp::F) | (GenM::Tso, XOp::U(..)) => return false,
+                            (_, XOp::R(..)) => return true,
+                            (GenM::Pso, XOp::W(y, _) | XOp::U(y, _, _)) if y != x => return true,
+                            _ => {}
+                        }
                     }
-                }
-                false
+                    false
+                })
             })
-        })
     }
 
     /// A history near the model boundaries: a random skeleton with more conflicts than
     /// `x_random_history`'s (2..=3 threads, 2..=3 vars, max_ops/2..=max_ops ops, values to be
     /// filled in), and vars to observe by finals (~40%); filled in with one outcome of the
     /// machine `hi` — with probability 3/4 one that the stronger machine `lo` cannot produce
-    /// (skeletons are redrawn, up to 4 times, until there is one); then, with probability
+    /// (skeletons are redrawn, up to 6 times, until there is one); then, with probability
     /// ~0.3, one read / RMW old / final replaced by another value of its var (0 or written).
-    fn boundary_history(seed: u64, max_ops: usize, hi: XModel, lo: XModel) -> XHistory {
+    fn boundary_history(seed: u64, max_ops: usize, hi: GenM, lo: GenM) -> XHistory {
         let mut rng = SplitMix64::new(seed ^ 0x00C0_FFEE);
         let want_diff = rng.below(4) < 3;
         for attempt in 1.. {
@@ -999,7 +1028,7 @@ mod tests {
             }
             // (Cheap filter: without a write that `hi` may delay past a later op, `hi` and `lo`
             // have the same outcomes; redraw without enumerating them.)
-            if want_diff && attempt < 4 && !has_relaxable_pair(&h, hi) {
+            if want_diff && attempt < 6 && !has_relaxable_pair(&h, hi) {
                 continue;
             }
             // Outcomes as the history shows them: values seen, final memory of fin_vars.
@@ -1011,7 +1040,7 @@ mod tests {
             let outs_hi = project(outcomes(&h, hi, nvars));
             let outs_lo = project(outcomes(&h, lo, nvars));
             let diff: Vec<_> = outs_hi.difference(&outs_lo).collect();
-            if want_diff && diff.is_empty() && attempt < 4 {
+            if want_diff && diff.is_empty() && attempt < 6 {
                 continue;
             }
             let all: Vec<_> = outs_hi.iter().collect();
@@ -1053,14 +1082,16 @@ mod tests {
     #[test]
     fn brute_x_operational_matches_axiomatic_near_boundaries() {
         let t0 = std::time::Instant::now();
-        let n = 1500u64;
+        let n = 2000u64;
         let (mut sc, mut tso, mut pso) = (0, 0, 0);
         for seed in 0..n {
             let (hi, lo) = [
-                (XModel::Tso, XModel::Sc),
-                (XModel::Pso, XModel::Tso),
-                (XModel::Pso, XModel::Sc),
-            ][seed as usize % 3];
+                (GenM::Tso, GenM::Sc),
+                (GenM::Pso, GenM::Tso),
+                (GenM::Pso, GenM::Sc),
+                (GenM::Weak, GenM::Pso),
+                (GenM::Weak, GenM::Tso),
+            ][seed as usize % 5];
             let h = boundary_history(seed, 10, hi, lo);
             let v = both(&h);
             assert!(!v.sc || v.tso, "sc => tso on\n{}", x_to_hist(&h));
