@@ -57,7 +57,11 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<InputError>) {
 
 /// Loads one file and checks every history in it against `models`
 /// (gradually), histories in parallel; results in file order.
-pub fn check_file(path: &Path, models: &[Model], opts: &Options) -> Result<Vec<Checked>, InputError> {
+pub fn check_file(
+    path: &Path,
+    models: &[Model],
+    opts: &Options,
+) -> Result<Vec<Checked>, InputError> {
     let histories = load_file(path)?;
     Ok(histories
         .into_par_iter()

@@ -125,7 +125,7 @@ fn csv_is_tidy_and_matches_the_library() {
     }
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
-    assert_eq!(rows.len(), 36 * 6);
+    assert_eq!(rows.len(), 36 * 9);
     let histories = memconform::history::load_file(std::path::Path::new(fixtures)).unwrap();
     for r in &rows {
         let h = &histories[r[col("index")].parse::<usize>().unwrap()];
@@ -145,5 +145,54 @@ fn the_fixtures_meet_their_expectations() {
     let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
     let o = memconform(&["check", fixtures, "--expect", "--format", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o).lines().count(), 36 * 6);
+    assert_eq!(stdout(&o).lines().count(), 36 * 9);
+}
+
+#[test]
+fn axe_traces_are_recognised_by_content() {
+    let p = temp_file(
+        "traces.axe",
+        "# SB, then SB with syncs\n0: M[1] := 1\n0: M[0] == 0\n1: M[0] := 1\n1: M[1] == 0\ncheck\n\
+         0: M[1] := 1\n0: sync\n0: M[0] == 0\n1: M[0] := 1\n1: sync\n1: M[1] == 0\ncheck\n",
+    );
+    let o = memconform(&["check", p.to_str().unwrap(), "-m", "sc,tso", "-f", "csv"]);
+    let out = stdout(&o);
+    let verdicts: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(4).unwrap())
+        .collect();
+    // rows: (trace 0: sc, tso), (trace 1: sc, tso)
+    assert_eq!(
+        verdicts,
+        ["violation", "consistent", "violation", "violation"],
+        "{out}"
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn sc_tso_pso_are_decided_with_a_validated_witness() {
+    let fixtures = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/papers-and-litmus.hist"
+    );
+    for engine in ["enum", "sat", "dp", "interleave"] {
+        let o = memconform(&[
+            "check",
+            fixtures,
+            "-m",
+            "sc,tso,pso",
+            "--engine",
+            engine,
+            "--expect",
+            "-f",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{engine}: {}", stderr(&o));
+        for line in stdout(&o).lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert_eq!(v["certified"], "yes", "{engine}: {line}");
+        }
+    }
 }

@@ -132,3 +132,143 @@ fn the_validator_rejects_broken_witnesses() {
     init_late[1].swap(0, 1);
     assert!(validate::store_order(&h, StoreModel::Sc, &init_late).is_err());
 }
+
+fn x_history(x: &brute::XHistory) -> History {
+    let text = brute::x_to_hist(x);
+    let mut hs = memconform::history::load_bytes(text.as_bytes(), std::path::Path::new("x.hist"))
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    hs.remove(0)
+}
+
+#[test]
+fn engines_agree_with_axe_machines_on_fences_rmws_and_finals() {
+    let n = 2000;
+    let mut yes = [0usize; 3];
+    for seed in 0..n {
+        let x = brute::x_random_history(seed, 10);
+        let want = brute::x_operational(&x);
+        let h = x_history(&x);
+        for (i, (m, expected)) in [
+            (Model::Sc, want.sc),
+            (Model::Tso, want.tso),
+            (Model::Pso, want.pso),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            yes[i] += expected as usize;
+            for e in ENGINES {
+                assert_eq!(
+                    verdict(&h, m, e),
+                    expected,
+                    "seed {seed}: {m} by {e:?} on\n{}",
+                    brute::x_to_hist(&x)
+                );
+            }
+        }
+    }
+    for (i, m) in ["sc", "tso", "pso"].iter().enumerate() {
+        assert!(
+            yes[i] > 200 && yes[i] < n as usize - 200,
+            "{m}: {} of {n} consistent",
+            yes[i]
+        );
+    }
+}
+
+#[test]
+fn engines_agree_on_larger_generated_histories() {
+    use memconform::gen::{threads, Memory, Rng, Shape};
+    let mut decided = [0usize; 2];
+    for memory in [Memory::Sc, Memory::Tso, Memory::Pso] {
+        for seed in 0..12u64 {
+            let shape = Shape {
+                threads: 3 + (seed as usize % 4),
+                ops_per_thread: 14,
+                vars: 3,
+                write_ratio: 0.5,
+            };
+            let mut program = threads(memory, shape, seed);
+            let clean = History::from_threads(&program).unwrap();
+            // and a faulty twin: one read returns another value written to its variable
+            let mut rng = Rng::new(seed);
+            let t = rng.below(program.len());
+            let i = rng.below(program[t].len());
+            if let RawOpKind::Read { value, .. } = &mut program[t][i] {
+                *value = (*value + 1) % 4;
+            }
+            let faulty = History::from_threads(&program).ok();
+            for h in std::iter::once(&clean).chain(faulty.as_ref()) {
+                for m in [Model::Sc, Model::Tso, Model::Pso] {
+                    let answers: Vec<bool> =
+                        [Engine::Enum, Engine::Sat, Engine::Dp, Engine::Interleave]
+                            .into_iter()
+                            .map(|e| verdict(h, m, e))
+                            .collect();
+                    assert!(
+                        answers.iter().all(|&a| a == answers[0]),
+                        "{memory:?} seed {seed} {m}: {answers:?}"
+                    );
+                    decided[answers[0] as usize] += 1;
+                }
+            }
+            for m in [Model::Sc, Model::Tso, Model::Pso] {
+                let weaker = matches!(
+                    (memory, m),
+                    (Memory::Tso, Model::Sc) | (Memory::Pso, Model::Sc | Model::Tso)
+                );
+                if !weaker {
+                    assert!(
+                        verdict(&clean, m, Engine::Auto),
+                        "{memory:?}-generated history must be {m}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(
+        decided[0] > 20 && decided[1] > 20,
+        "violations / consistent: {decided:?}"
+    );
+}
+
+#[test]
+fn the_time_budget_gives_unknown_and_the_batch_goes_on() {
+    use memconform::gen::{history, Memory, Shape};
+    use memconform::models::{check_gradual_with, Options, Verdict};
+    let big = history(
+        Memory::Tso,
+        Shape {
+            threads: 16,
+            ops_per_thread: 200,
+            vars: 4,
+            write_ratio: 0.5,
+        },
+        1,
+    );
+    let opts = Options {
+        engine: Engine::Dp,
+        timeout: Some(std::time::Duration::from_millis(1)),
+        ..Options::default()
+    };
+    let out = check_gradual_with(&big, &[Model::Pso], &opts);
+    assert_eq!(out[0].verdict, Verdict::Unknown, "{:?}", out[0].reason);
+    assert!(
+        out[0].reason.as_deref().unwrap_or("").contains("time"),
+        "{:?}",
+        out[0].reason
+    );
+    // a small history right after is decided normally
+    let small = history(
+        Memory::Sc,
+        Shape {
+            threads: 2,
+            ops_per_thread: 4,
+            vars: 2,
+            write_ratio: 0.5,
+        },
+        2,
+    );
+    let out = check_gradual_with(&small, &[Model::Sc], &Options::default());
+    assert_eq!(out[0].verdict, Verdict::Consistent);
+}

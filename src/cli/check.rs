@@ -71,6 +71,12 @@ pub struct CheckArgs {
     #[arg(long)]
     no_validate: bool,
 
+    /// Decide each model directly, without first running the weaker models it
+    /// implies (faster on valid histories; violations then name the model's
+    /// own cycle instead of the weakest bad pattern).
+    #[arg(long)]
+    no_gradual: bool,
+
     /// For consistent sc/tso/pso histories, also compute the kernel (write
     /// pairs ordered alike in every witness) and how much of it saturation found.
     #[arg(long)]
@@ -104,6 +110,7 @@ pub fn run(args: CheckArgs) -> i32 {
         timeout: (args.timeout > 0.0).then(|| std::time::Duration::from_secs_f64(args.timeout)),
         validate: !args.no_validate,
         kernel: args.kernel,
+        gradual: !args.no_gradual,
     };
     let (files, mut errors) = discover(&args.paths);
     let results: Vec<_> = files
@@ -113,7 +120,8 @@ pub fn run(args: CheckArgs) -> i32 {
 
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let (mut violations, mut unforeseen, mut unexpected, mut histories, mut unknown) = (0, 0, 0, 0usize, 0usize);
+    let (mut violations, mut unforeseen, mut unexpected, mut histories, mut unknown) =
+        (0, 0, 0, 0usize, 0usize);
     let mut internal: Vec<String> = Vec::new();
     let mut header = true;
     for (file, result) in results {
@@ -131,7 +139,10 @@ pub fn run(args: CheckArgs) -> i32 {
             unknown += rows.iter().filter(|r| r.verdict == "unknown").count();
             for (r, o) in rows.iter().zip(&c.outcomes) {
                 if let Some(why) = &o.invalid {
-                    internal.push(format!("{}#{} {}: certificate rejected: {why}", r.file, r.index, r.model));
+                    internal.push(format!(
+                        "{}#{} {}: certificate rejected: {why}",
+                        r.file, r.index, r.model
+                    ));
                 }
             }
             unforeseen += rows

@@ -117,44 +117,42 @@ impl Dp<'_, '_> {
         false
     }
 
-    /// The coherence graphs `G[V, v]` are acyclic: the writes outside
-    /// `V ∪ {v}` precede `v`, which precedes `V` (same-variable pairs: the
-    /// store order; their reads' rw edges follow).
+    /// The coherence graphs `G[V, v]` (Definition 4) are acyclic: every write
+    /// outside `V ∪ {v}` precedes those in it, `v` precedes `V` — across
+    /// variables, as the framework's total order `tw` does — and each read of
+    /// an earlier write precedes the later writes of its variable (`cf`).
     fn coherent(&self, v_set: &[u64], v: usize) -> bool {
         let h = self.sat.history();
         let n = h.n();
-        let mut extra = BitMatrix::new(n);
-        let wv = self.writes[v];
-        let xv = h.var(wv);
+        let stride = n.div_ceil(64);
+        let mut upper = vec![0u64; stride]; // V ∪ {v}, as op ids
+        let mut rest = vec![0u64; stride]; // V
         for (i, &w) in self.writes.iter().enumerate() {
-            if i == v {
-                continue;
-            }
-            if h.var(w) != xv {
-                continue;
-            }
-            let (a, b) = if Self::contains(v_set, i) {
-                (wv, w)
-            } else {
-                (w, wv)
-            };
-            extra.set(a, b);
-            for &r in h.readers(a) {
-                extra.set(r, b);
+            if Self::contains(v_set, i) {
+                rest[w / 64] |= 1 << (w % 64);
+                upper[w / 64] |= 1 << (w % 64);
             }
         }
-        // writes outside V∪{v} precede those in V (same variable)
-        for (i, &w) in self.writes.iter().enumerate() {
-            if i == v || Self::contains(v_set, i) {
-                continue;
+        let wv = self.writes[v];
+        upper[wv / 64] |= 1 << (wv % 64);
+        let mut extra = BitMatrix::new(n);
+        let same_var = |dst: &mut [u64], from: &[u64], x: usize| {
+            for ((d, f), m) in dst.iter_mut().zip(from).zip(h.writes_mask(x)) {
+                *d |= f & m;
             }
-            for (j, &u) in self.writes.iter().enumerate() {
-                if Self::contains(v_set, j) && h.var(u) == h.var(w) {
-                    extra.set(w, u);
-                    for &r in h.readers(w) {
-                        extra.set(r, u);
-                    }
-                }
+        };
+        for w in (0..n).filter(|&w| h.is_write(w)) {
+            let later: &[u64] = if w == wv {
+                &rest
+            } else if upper[w / 64] >> (w % 64) & 1 == 1 {
+                continue; // within V: its order is T[V]'s business
+            } else {
+                &upper
+            };
+            extra.or_row(w, later);
+            let x = h.var(w).expect("writes have a variable");
+            for &r in h.readers(w) {
+                same_var(extra.row_mut(r), later, x);
             }
         }
         self.sat.graphs().all(|g| {

@@ -26,7 +26,10 @@ pub fn complete(sat: &Saturation, pairs: &[(OpId, OpId)], deadline: Option<Insta
     // Optimistically, the linear extension's orientation of every pair at
     // once: valid histories are usually settled by this single pass.
     let mut optimistic = sat.fork();
-    if guesses.iter().all(|&(a, b)| optimistic.ordered(b, a) || optimistic.decide(a, b).is_ok()) {
+    if guesses
+        .iter()
+        .all(|&(a, b)| optimistic.ordered(b, a) || optimistic.decide(a, b).is_ok())
+    {
         return Completion::Found {
             order: optimistic.store_order(),
             interleaving: None,

@@ -158,7 +158,10 @@ pub struct Kernel {
 pub fn kernel(h: &History, spec: &Spec, deadline: Option<Instant>) -> Option<Kernel> {
     let sat = Saturation::new(h, spec).ok()?;
     let unordered = sat.unordered_pairs();
-    let non_init = unordered.iter().filter(|&&(a, b)| !h.is_init(a) && !h.is_init(b)).count();
+    let non_init = unordered
+        .iter()
+        .filter(|&&(a, b)| !h.is_init(a) && !h.is_init(b))
+        .count();
     let by_saturation = h.same_var_write_pairs() - non_init;
     let forced = if unordered.is_empty() {
         0

@@ -37,14 +37,38 @@ impl<'a, 'h> Lazy<'a, 'h> {
         let h = sat.history();
         let mut lazy = Lazy {
             sat,
-            var: pairs.iter().enumerate().map(|(i, &p)| (p, i as u32)).collect(),
+            var: pairs
+                .iter()
+                .enumerate()
+                .map(|(i, &p)| (p, i as u32))
+                .collect(),
             solver: rustsat_batsat::BasicSolver::default(),
             ww: BitMatrix::new(h.n()),
         };
+        // No triangle within a variable: most cycles of a tournament are
+        // such triangles, so these clauses save most lazy rounds.
+        for x in 0..h.vars.len() {
+            let ws = h.writes_of(x);
+            for (i, &a) in ws.iter().enumerate() {
+                for (j, &b) in ws.iter().enumerate().skip(i + 1) {
+                    for &c in &ws[j + 1..] {
+                        for cycle in [[(a, b), (b, c), (c, a)], [(a, c), (c, b), (b, a)]] {
+                            if let Some(clause) = lazy.forbid(&cycle) {
+                                lazy.solver
+                                    .add_clause(clause)
+                                    .expect("batsat accepts clauses");
+                            }
+                        }
+                    }
+                }
+            }
+        }
         // RMW atomicity: for an RMW write w reading from w0 and any other
         // write w' of the variable: w' before w0, or w before w'.
         for w in (0..h.n()).filter(|&w| h.is_write(w) && h.ops[w].rmw.is_some()) {
-            let Some(w0) = h.ops[w].rmw.and_then(|r| h.rf(r)) else { continue };
+            let Some(w0) = h.ops[w].rmw.and_then(|r| h.rf(r)) else {
+                continue;
+            };
             let x = h.var(w).expect("writes have a variable");
             for &w2 in h.writes_of(x) {
                 if w2 == w || w2 == w0 || sat.ordered(w2, w0) || sat.ordered(w, w2) {
@@ -54,10 +78,27 @@ impl<'a, 'h> Lazy<'a, 'h> {
                     .iter()
                     .filter_map(|&(p, q)| lazy.before(p, q))
                     .collect();
-                lazy.solver.add_clause(clause).expect("batsat accepts clauses");
+                lazy.solver
+                    .add_clause(clause)
+                    .expect("batsat accepts clauses");
             }
         }
         lazy
+    }
+
+    /// The clause forbidding all of `pairs` ("x before y") together, or
+    /// `None` when saturation already rules one out or none is undecided.
+    fn forbid(&self, pairs: &[(OpId, OpId)]) -> Option<Clause> {
+        let mut clause = Clause::new();
+        for &(x, y) in pairs {
+            if self.sat.ordered(y, x) {
+                return None;
+            }
+            if let Some(l) = self.before(x, y) {
+                clause.add(!l);
+            }
+        }
+        (!clause.is_empty()).then_some(clause)
     }
 
     /// The literal "x before y", or `None` when saturation fixed the pair.
@@ -78,7 +119,11 @@ impl<'a, 'h> Lazy<'a, 'h> {
             if expired(deadline) {
                 return Answer::TimedOut;
             }
-            match self.solver.solve_assumps(assumptions).expect("batsat solves") {
+            match self
+                .solver
+                .solve_assumps(assumptions)
+                .expect("batsat solves")
+            {
                 SolverResult::Sat => {}
                 SolverResult::Unsat => return Answer::Unsat,
                 SolverResult::Interrupted => return Answer::TimedOut,
@@ -164,7 +209,11 @@ pub fn complete(sat: &Saturation, pairs: &[(OpId, OpId)], deadline: Option<Insta
 /// The kernel: how many of `pairs` (unordered by saturation) are ordered the
 /// same way in every witness (wsc-saturation §4), each reverse tested under
 /// an assumption. `None` if the history has no witness or time runs out.
-pub fn kernel(sat: &Saturation, pairs: &[(OpId, OpId)], deadline: Option<Instant>) -> Option<usize> {
+pub fn kernel(
+    sat: &Saturation,
+    pairs: &[(OpId, OpId)],
+    deadline: Option<Instant>,
+) -> Option<usize> {
     let mut lazy = Lazy::new(sat, pairs);
     if !matches!(lazy.solve(&[], deadline), Answer::Sat) {
         return None;
@@ -173,7 +222,12 @@ pub fn kernel(sat: &Saturation, pairs: &[(OpId, OpId)], deadline: Option<Instant
     for &(a, b) in pairs {
         let holds = lazy.ww.get(a, b);
         // the witness orders (a, b) one way; can the other way hold?
-        let reverse = if holds { lazy.before(b, a) } else { lazy.before(a, b) }.expect("an unordered pair");
+        let reverse = if holds {
+            lazy.before(b, a)
+        } else {
+            lazy.before(a, b)
+        }
+        .expect("an unordered pair");
         match lazy.solve(&[reverse], deadline) {
             Answer::Unsat => forced += 1,
             Answer::Sat => {}

@@ -103,10 +103,15 @@ pub fn threads(memory: Memory, shape: Shape, seed: u64) -> Vec<Vec<RawOpKind>> {
     let mut mem = vec![0u64; shape.vars];
     let mut next_value = vec![1u64; shape.vars];
     let mut buffers: Vec<Vec<(usize, u64)>> = vec![Vec::new(); shape.threads];
-    let mut out: Vec<Vec<RawOpKind>> = vec![Vec::with_capacity(shape.ops_per_thread); shape.threads];
+    let mut out: Vec<Vec<RawOpKind>> =
+        vec![Vec::with_capacity(shape.ops_per_thread); shape.threads];
     loop {
-        let live: Vec<usize> = (0..shape.threads).filter(|&t| out[t].len() < shape.ops_per_thread).collect();
-        let buffered: Vec<usize> = (0..shape.threads).filter(|&t| !buffers[t].is_empty()).collect();
+        let live: Vec<usize> = (0..shape.threads)
+            .filter(|&t| out[t].len() < shape.ops_per_thread)
+            .collect();
+        let buffered: Vec<usize> = (0..shape.threads)
+            .filter(|&t| !buffers[t].is_empty())
+            .collect();
         if live.is_empty() && buffered.is_empty() {
             return out;
         }
@@ -117,7 +122,10 @@ pub fn threads(memory: Memory, shape: Shape, seed: u64) -> Vec<Vec<RawOpKind>> {
                 // PSO: the oldest write of some buffered variable
                 _ => {
                     let (x, _) = buffers[t][rng.below(buffers[t].len())];
-                    buffers[t].iter().position(|&(y, _)| y == x).expect("buffered")
+                    buffers[t]
+                        .iter()
+                        .position(|&(y, _)| y == x)
+                        .expect("buffered")
                 }
             };
             let (x, v) = buffers[t].remove(i);
@@ -133,7 +141,11 @@ pub fn threads(memory: Memory, shape: Shape, seed: u64) -> Vec<Vec<RawOpKind>> {
             buffers[t].push((x, value));
             out[t].push(RawOpKind::Write { var, value });
         } else {
-            let value = buffers[t].iter().rev().find(|&&(y, _)| y == x).map_or(mem[x], |&(_, v)| v);
+            let value = buffers[t]
+                .iter()
+                .rev()
+                .find(|&&(y, _)| y == x)
+                .map_or(mem[x], |&(_, v)| v);
             out[t].push(RawOpKind::Read { var, value });
         }
     }

@@ -44,6 +44,10 @@ pub struct Options {
     pub validate: bool,
     /// For consistent SC/TSO/PSO histories, compute the kernel.
     pub kernel: bool,
+    /// Run each model's gradual chain of weaker models first (a violation
+    /// then names the weakest model it breaks); off, each model is decided
+    /// directly (SC/TSO/PSO still saturate before completing).
+    pub gradual: bool,
 }
 
 impl Default for Options {
@@ -53,6 +57,7 @@ impl Default for Options {
             timeout: Some(Duration::from_secs(10)),
             validate: true,
             kernel: false,
+            gradual: true,
         }
     }
 }
@@ -115,7 +120,8 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
     for &m in models {
         let mut secs = 0.0;
         let mut by = m;
-        for &weaker in m.gradual_chain() {
+        let chain = if opts.gradual { m.gradual_chain() } else { &[] };
+        for &weaker in chain {
             let r = memo
                 .entry(weaker)
                 .or_insert_with(|| run(h, weaker, opts, deadline));

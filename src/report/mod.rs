@@ -89,9 +89,13 @@ pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
                 engine: o.engine.map_or(String::new(), |e| e.name().to_string()),
                 unordered_pairs: o.unordered_after_saturation,
                 kernel_pairs: o.kernel.map(|k| k.pairs),
-                kernel_coverage: o
-                    .kernel
-                    .map(|k| if k.pairs == 0 { 1.0 } else { k.by_saturation as f64 / k.pairs as f64 }),
+                kernel_coverage: o.kernel.map(|k| {
+                    if k.pairs == 0 {
+                        1.0
+                    } else {
+                        k.by_saturation as f64 / k.pairs as f64
+                    }
+                }),
                 reason: o.reason.clone().unwrap_or_default(),
                 certified: match (&o.invalid, o.verdict) {
                     (Some(_), _) => "no".to_string(),
@@ -165,8 +169,15 @@ pub fn write_text(mut out: impl Write, rows: &[Row]) -> io::Result<()> {
         } else if let (Some(k), true) = (r.ordered_pairs, r.write_pairs > 0) {
             line.push_str(&format!(" orders {k}/{} write pairs", r.write_pairs));
         }
-        if let (Some(u), false) = (r.unordered_pairs, r.engine.is_empty() && r.verdict == "violation") {
-            let by = if r.engine.is_empty() { "saturation".to_string() } else { format!("engine {}", r.engine) };
+        if let (Some(u), false) = (
+            r.unordered_pairs,
+            r.engine.is_empty() && r.verdict == "violation",
+        ) {
+            let by = if r.engine.is_empty() {
+                "saturation".to_string()
+            } else {
+                format!("engine {}", r.engine)
+            };
             line.push_str(&format!(" ({u} pairs left by saturation; decided by {by})"));
         }
         line.push_str(&format!("  [{:.3} ms]", r.time_ms));
