@@ -7,8 +7,8 @@
 
 use std::time::Instant;
 
-use memconform::gen::{sc_history, Shape};
-use memconform::models::Model;
+use memconform::gen::{history, sc_history, Memory, Shape};
+use memconform::models::{check_gradual_with, Model, Options, Verdict};
 
 fn time(model: Model, threads: usize, ops: usize, reps: usize) -> f64 {
     let shape = Shape {
@@ -28,6 +28,34 @@ fn time(model: Model, threads: usize, ops: usize, reps: usize) -> f64 {
         );
     }
     t.elapsed().as_secs_f64() * 1e3 / reps as f64
+}
+
+fn pipeline(memory: Memory, model: Model, threads: usize, gradual: bool) -> f64 {
+    let shape = Shape {
+        threads,
+        ops_per_thread: 50,
+        vars: 8,
+        write_ratio: 0.5,
+    };
+    let opts = Options {
+        gradual,
+        ..Options::default()
+    };
+    let mut times: Vec<f64> = (0..21)
+        .map(|s| {
+            let h = history(memory, shape, s);
+            let t = Instant::now();
+            let out = check_gradual_with(&h, &[model], &opts);
+            assert_eq!(
+                out[0].verdict,
+                Verdict::Consistent,
+                "{memory:?}-generated is {model}"
+            );
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
 }
 
 fn coverage(model: Model, threads: usize, ops: usize) -> f64 {
@@ -80,6 +108,22 @@ fn main() {
             .map(|&m| format!("{m} {:.4}", coverage(m, t, 50)))
             .collect();
         println!("  {t}x50: {}", cov.join(", "));
+    }
+    println!(
+        "sc/tso/pso through `check` (ms/history, median of 21; valid SC-/TSO-generated histories):"
+    );
+    for (memory, model) in [
+        (Memory::Sc, Model::Sc),
+        (Memory::Tso, Model::Tso),
+        (Memory::Pso, Model::Pso),
+    ] {
+        for t in [4, 8, 16] {
+            let g = pipeline(memory, model, t, true);
+            let d = pipeline(memory, model, t, false);
+            println!(
+                "  {model} {t}x50 ({memory:?}-generated): gradual {g:.3}, --no-gradual {d:.3}"
+            );
+        }
     }
     for (t, o) in [(16, 125), (16, 250), (16, 625)] {
         println!(

@@ -58,6 +58,22 @@ fn preserved(h: &History, model: StoreModel, a: OpId, b: OpId) -> bool {
     false
 }
 
+/// The pairs `(a, b)` of program order that `keep` accepts, as adjacency
+/// lists; only pairs within a thread, or from an initial write, are tried.
+fn program_edges(h: &History, keep: impl Fn(OpId, OpId) -> bool) -> Vec<Vec<OpId>> {
+    let n = h.n();
+    let mut adj = vec![Vec::new(); n];
+    for t in &h.threads {
+        for a in t.ops.clone() {
+            adj[a].extend(t.ops.clone().filter(|&b| h.po().get(a, b) && keep(a, b)));
+        }
+        for (x, outs) in adj.iter_mut().enumerate().take(h.vars.len()) {
+            outs.extend(t.ops.clone().filter(|&b| h.po().get(x, b) && keep(x, b)));
+        }
+    }
+    adj
+}
+
 /// Kahn's algorithm on adjacency lists: whether the graph is acyclic.
 fn acyclic(adj: &[Vec<OpId>]) -> bool {
     let mut indeg = vec![0usize; adj.len()];
@@ -151,36 +167,26 @@ pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Resul
             common[r].push(next);
         }
     }
-    type ProgramOrder<'a> = Box<dyn Fn(OpId, OpId) -> bool + 'a>;
-    let graphs: Vec<(&str, ProgramOrder, bool)> = match model {
-        StoreModel::Sc => vec![(
-            "po ∪ wr ∪ ww ∪ rw",
-            Box::new(|a, b| h.po().get(a, b)),
-            false,
-        )],
+    let same_var = |a: OpId, b: OpId| h.ops[a].var.is_some() && h.ops[a].var == h.ops[b].var;
+    let graphs: Vec<(&str, Vec<Vec<OpId>>, bool)> = match model {
+        StoreModel::Sc => vec![("po ∪ wr ∪ ww ∪ rw", program_edges(h, |_, _| true), false)],
         StoreModel::Tso | StoreModel::Pso => vec![
-            (
-                "po-loc ∪ wr ∪ ww ∪ rw",
-                Box::new(|a, b| {
-                    h.po().get(a, b) && h.ops[a].var.is_some() && h.ops[a].var == h.ops[b].var
-                }),
-                false,
-            ),
+            ("po-loc ∪ wr ∪ ww ∪ rw", program_edges(h, same_var), false),
             (
                 if model == StoreModel::Tso {
                     "ppo ∪ wre ∪ ww ∪ rw"
                 } else {
                     "po-pso ∪ wre ∪ ww ∪ rw"
                 },
-                Box::new(move |a, b| preserved(h, model, a, b)),
+                program_edges(h, |a, b| preserved(h, model, a, b)),
                 true,
             ),
         ],
     };
-    for (name, program_order, external_only) in graphs {
+    for (name, program, external_only) in graphs {
         let mut adj = common.clone();
-        for (a, outs) in adj.iter_mut().enumerate() {
-            outs.extend((0..n).filter(|&b| program_order(a, b)));
+        for (outs, more) in adj.iter_mut().zip(program) {
+            outs.extend(more);
         }
         for r in (0..n).filter(|&r| h.ops[r].kind == OpKind::Read) {
             let w = h.rf(r).expect("checked above");

@@ -1,6 +1,7 @@
 //! The command line: clap definitions and the glue that runs them.
 
 mod check;
+mod gen;
 
 use clap::{Parser, Subcommand};
 
@@ -38,6 +39,8 @@ pub struct Cli {
 enum Command {
     /// Check .hist files (or directories of them) against models.
     Check(check::CheckArgs),
+    /// Generate histories from a simulated SC, TSO or PSO memory.
+    Gen(gen::GenArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -45,5 +48,6 @@ pub fn run() -> i32 {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check::run(args),
+        Command::Gen(args) => gen::run(args),
     }
 }

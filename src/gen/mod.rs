@@ -151,6 +151,42 @@ pub fn threads(memory: Memory, shape: Shape, seed: u64) -> Vec<Vec<RawOpKind>> {
     }
 }
 
+/// Makes one read return a stale value: another value written to its
+/// variable, or 0. Returns whether a read was changed.
+pub fn inject_stale_read(program: &mut [Vec<RawOpKind>], rng: &mut Rng) -> bool {
+    let mut written: std::collections::HashMap<String, Vec<u64>> = std::collections::HashMap::new();
+    for op in program.iter().flatten() {
+        if let RawOpKind::Write { var, value } = op {
+            written.entry(var.clone()).or_default().push(*value);
+        }
+    }
+    let reads: Vec<(usize, usize)> = program
+        .iter()
+        .enumerate()
+        .flat_map(|(t, ops)| {
+            ops.iter()
+                .enumerate()
+                .filter(|(_, o)| matches!(o, RawOpKind::Read { .. }))
+                .map(move |(i, _)| (t, i))
+        })
+        .collect();
+    if reads.is_empty() {
+        return false;
+    }
+    let (t, i) = reads[rng.below(reads.len())];
+    let RawOpKind::Read { var, value } = &mut program[t][i] else {
+        unreachable!("a read")
+    };
+    let mut choices: Vec<u64> = written.get(var.as_str()).cloned().unwrap_or_default();
+    choices.push(0);
+    choices.retain(|v| v != value);
+    if choices.is_empty() {
+        return false;
+    }
+    *value = choices[rng.below(choices.len())];
+    true
+}
+
 /// A history of [`threads`].
 pub fn history(memory: Memory, shape: Shape, seed: u64) -> History {
     History::from_threads(&threads(memory, shape, seed)).expect("generated values are unique")
