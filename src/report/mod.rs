@@ -36,7 +36,8 @@ pub struct Row {
     /// Milliseconds spent deciding this model (its gradual chain included).
     pub time_ms: f64,
     /// Same-variable write pairs, and how many the model's partial store
-    /// order orders (empty when it has none).
+    /// order orders (empty when it has none; for sc/tso/pso: how many
+    /// saturation ordered before completion).
     pub write_pairs: usize,
     pub ordered_pairs: Option<usize>,
     pub coverage: Option<f64>,
@@ -64,6 +65,11 @@ pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
         .iter()
         .map(|o| {
             let order = o.store_order.as_ref();
+            // sc/tso/pso: coverage is what saturation ordered before completion
+            let write_pairs = h.same_var_write_pairs();
+            let saturated = o
+                .unordered_after_saturation
+                .map(|u| write_pairs - u.min(write_pairs));
             Row {
                 file: file.display().to_string(),
                 index: h.index,
@@ -84,8 +90,12 @@ pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
                     .count(),
                 time_ms: o.seconds * 1e3,
                 write_pairs: h.same_var_write_pairs(),
-                ordered_pairs: order.map(|s| s.ordered_pairs()),
-                coverage: order.map(|s| s.coverage()),
+                ordered_pairs: saturated.or(order.map(|s| s.ordered_pairs())),
+                coverage: match (saturated, write_pairs) {
+                    (Some(_), 0) => Some(1.0),
+                    (Some(k), p) => Some(k as f64 / p as f64),
+                    (None, _) => order.map(|s| s.coverage()),
+                },
                 engine: o.engine.map_or(String::new(), |e| e.name().to_string()),
                 unordered_pairs: o.unordered_after_saturation,
                 kernel_pairs: o.kernel.map(|k| k.pairs),
