@@ -6,6 +6,8 @@
 //! program order, write-read) is given to them by the `memconform` crate.
 
 pub mod axe;
+pub mod client;
+pub mod gem5;
 pub mod hist;
 pub mod mapped;
 

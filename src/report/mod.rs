@@ -18,6 +18,12 @@ pub struct Row {
     pub index: usize,
     /// Its `@name` (empty if none).
     pub name: String,
+    /// From the history's metadata (`@protocol`, `@variant`, `@seed`,
+    /// `@cpus`; set by gem5 ingestion and `gen`), empty if absent.
+    pub protocol: String,
+    pub variant: String,
+    pub seed: String,
+    pub cpus: String,
     pub model: String,
     /// consistent, violation or unknown.
     pub verdict: String,
@@ -74,6 +80,10 @@ pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
                 file: file.display().to_string(),
                 index: h.index,
                 name: h.name.clone().unwrap_or_default(),
+                protocol: meta(h, "protocol"),
+                variant: meta(h, "variant"),
+                seed: meta(h, "seed"),
+                cpus: meta(h, "cpus"),
                 model: o.model.name().to_string(),
                 verdict: o.verdict.name().to_string(),
                 decided_by: o.decided_by.name().to_string(),
@@ -122,6 +132,11 @@ pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
             }
         })
         .collect()
+}
+
+/// A metadata value of the history, or empty.
+fn meta(h: &crate::history::History, key: &str) -> String {
+    h.meta.iter().find(|(k, _)| k == key).map_or(String::new(), |(_, v)| v.clone())
 }
 
 /// Whether a row's verdict contradicts its `@expect`.
