@@ -1,6 +1,8 @@
-//! Many histories at once: finding input files and checking them in parallel.
+//! Many histories at once: finding inputs, and checking them in parallel
+//! while streaming results in input order.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
@@ -11,15 +13,22 @@ use crate::models::{check_gradual_with, Model, Options, Outcome};
 pub struct Checked {
     pub history: History,
     pub outcomes: Vec<Outcome>,
+    /// Per outcome: its violation explained in the input's own terms (gem5
+    /// ports, ticks, trace lines), where the input allows.
+    pub explanations: Vec<Option<String>>,
+    /// Notes on the input (a damaged trace, ambiguous reads, ...).
+    pub notes: Vec<String>,
 }
 
-/// The input files named by `paths`: files as given, directories searched
-/// recursively for `*.hist` and `*.axe` (sorted, so output order is stable).
+/// The inputs named by `paths`: files as given; gem5 output directories
+/// (with `config.ini`/`config.json`) as runs; other directories searched
+/// recursively for `*.hist`, `*.axe` and runs (sorted, so the order is stable).
 pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<InputError>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for p in paths {
         match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() && crate::gem5::is_run(p) => files.push(p.clone()),
             Ok(m) if m.is_dir() => walk(p, &mut files, &mut errors),
             Ok(_) => files.push(p.clone()),
             Err(e) => errors.push(InputError {
@@ -47,7 +56,9 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<InputError>) {
     let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     paths.sort();
     for p in paths {
-        if p.is_dir() {
+        if p.is_dir() && crate::gem5::is_run(&p) {
+            files.push(p);
+        } else if p.is_dir() {
             walk(&p, files, errors);
         } else if p.extension().is_some_and(|e| e == "hist" || e == "axe") {
             files.push(p);
@@ -55,19 +66,155 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<InputError>) {
     }
 }
 
-/// Loads one file and checks every history in it against `models`
-/// (gradually), histories in parallel; results in file order.
+/// What a batch delivers, in input order.
+pub enum Item<'a> {
+    /// A checked history of the input file or run directory.
+    Checked(&'a Path, Box<Checked>),
+    /// An input that could not be read.
+    Error(InputError),
+}
+
+enum Job {
+    History(Box<History>),
+    Run,
+}
+
+fn check_history(history: History, models: &[Model], opts: &Options) -> Checked {
+    let outcomes = check_gradual_with(&history, models, opts);
+    let explanations = vec![None; outcomes.len()];
+    Checked {
+        history,
+        outcomes,
+        explanations,
+        notes: Vec::new(),
+    }
+}
+
+/// Checks every history of `files` and hands each result to `sink` in input
+/// order, as soon as its chunk is done: histories are checked `chunk` at a
+/// time in parallel, so memory is bounded by the histories in flight, not the
+/// batch. `stop` (e.g. set by Ctrl-C) ends the batch after the current chunk;
+/// everything delivered before is complete.
+pub fn run_batch<'a>(
+    files: &'a [PathBuf],
+    models: &[Model],
+    opts: &Options,
+    real_time: bool,
+    chunk: usize,
+    stop: &AtomicBool,
+    mut sink: impl FnMut(Item<'a>),
+) {
+    let chunk = chunk.max(1);
+    let flush = |pending: &mut Vec<(&'a Path, Job)>, sink: &mut dyn FnMut(Item<'a>)| {
+        let done: Vec<(&'a Path, Result<Vec<Checked>, InputError>)> = pending
+            .par_drain(..)
+            .map(|(file, job)| match job {
+                Job::History(h) => (file, Ok(vec![check_history(*h, models, opts)])),
+                Job::Run => (file, check_run(file, models, opts, real_time)),
+            })
+            .collect();
+        for (file, result) in done {
+            match result {
+                Ok(cs) => cs
+                    .into_iter()
+                    .for_each(|c| sink(Item::Checked(file, Box::new(c)))),
+                Err(e) => sink(Item::Error(e)),
+            }
+        }
+    };
+    let mut pending: Vec<(&'a Path, Job)> = Vec::new();
+    for file in files {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        if file.is_dir() {
+            pending.push((file, Job::Run));
+        } else {
+            match load_file(file) {
+                Ok(hs) => pending.extend(
+                    hs.into_iter()
+                        .map(|h| (file.as_path(), Job::History(Box::new(h)))),
+                ),
+                Err(e) => {
+                    flush(&mut pending, &mut sink);
+                    sink(Item::Error(e));
+                }
+            }
+        }
+        while pending.len() >= chunk {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let rest = pending.split_off(chunk);
+            flush(&mut pending, &mut sink);
+            pending = rest;
+        }
+    }
+    if !stop.load(Ordering::Relaxed) {
+        flush(&mut pending, &mut sink);
+    }
+}
+
+/// Loads one input (a history file, or a gem5 run directory) and checks
+/// every history in it against `models` (gradually), histories in parallel;
+/// results in input order. For a gem5 run, `real_time` adds the history in
+/// real-time order across ports (index 1) to the per-port one (index 0).
 pub fn check_file(
     path: &Path,
     models: &[Model],
     opts: &Options,
+    real_time: bool,
 ) -> Result<Vec<Checked>, InputError> {
-    let histories = load_file(path)?;
-    Ok(histories
+    if path.is_dir() {
+        return check_run(path, models, opts, real_time);
+    }
+    Ok(load_file(path)?
         .into_par_iter()
-        .map(|history| {
-            let outcomes = check_gradual_with(&history, models, opts);
-            Checked { history, outcomes }
-        })
+        .map(|h| check_history(h, models, opts))
         .collect())
+}
+
+/// A gem5 run: its tester history (and the real-time one), explained.
+fn check_run(
+    dir: &Path,
+    models: &[Model],
+    opts: &Options,
+    real_time: bool,
+) -> Result<Vec<Checked>, InputError> {
+    let run = crate::gem5::open_run(dir)?;
+    let modes: &[bool] = if real_time { &[false, true] } else { &[false] };
+    modes
+        .par_iter()
+        .map(|&rt| {
+            let mut ing = crate::gem5::ingest(&run, rt)?;
+            ing.history.index = rt as usize;
+            let outcomes = check_gradual_with(&ing.history, models, opts);
+            let explanations = outcomes
+                .iter()
+                .map(|o| {
+                    o.violation
+                        .as_ref()
+                        .map(|v| crate::gem5::explain(&run, &ing, v))
+                })
+                .collect();
+            let mut notes = std::mem::take(&mut ing.notes);
+            notes.insert(
+                0,
+                format!(
+                    "gem5 run: protocol {}, {:?}",
+                    run.protocol.name(),
+                    run.tester
+                ),
+            );
+            if let Some(p) = &run.panic {
+                notes.push(format!("gem5 stopped: {p}"));
+            }
+            Ok(Checked {
+                history: ing.history,
+                outcomes,
+                explanations,
+                notes,
+            })
+        })
+        .collect()
 }

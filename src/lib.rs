@@ -7,6 +7,7 @@ pub mod batch;
 pub mod certificate;
 pub mod cli;
 pub mod complete;
+pub mod gem5;
 pub mod gen;
 pub mod history;
 pub mod models;

@@ -157,11 +157,14 @@ fn axe_traces_are_recognised_by_content() {
     );
     let o = memconform(&["check", p.to_str().unwrap(), "-m", "sc,tso", "-f", "csv"]);
     let out = stdout(&o);
-    let verdicts: Vec<&str> = out
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').nth(4).unwrap())
-        .collect();
+    let mut rdr = csv::Reader::from_reader(out.as_bytes());
+    let col = rdr
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "verdict")
+        .unwrap();
+    let verdicts: Vec<String> = rdr.records().map(|r| r.unwrap()[col].to_string()).collect();
     // rows: (trace 0: sc, tso), (trace 1: sc, tso)
     assert_eq!(
         verdicts,

@@ -23,12 +23,10 @@ fn is_plain_read(h: &History, o: OpId) -> bool {
     h.ops[o].kind == OpKind::Read && h.ops[o].rmw.is_none()
 }
 
-/// Whether `(a, b)` is in the model's preserved program order.
-fn preserved(h: &History, model: StoreModel, a: OpId, b: OpId) -> bool {
-    if !h.po().get(a, b) {
-        return false;
-    }
-    let kept = |a: OpId, b: OpId| match model {
+/// Whether the program-order pair `(a, b)` is kept by the model itself (not
+/// through an intermediate operation).
+fn kept(h: &History, model: StoreModel, a: OpId, b: OpId) -> bool {
+    match model {
         StoreModel::Sc => true,
         StoreModel::Tso => !(is_plain_write(h, a) && is_plain_read(h, b)),
         StoreModel::Pso => {
@@ -36,7 +34,16 @@ fn preserved(h: &History, model: StoreModel, a: OpId, b: OpId) -> bool {
                 && h.ops[b].var != h.ops[a].var;
             !(is_plain_write(h, a) && (is_plain_read(h, b) || other_store))
         }
-    };
+    }
+}
+
+/// Whether `(a, b)` is in the model's preserved program order: kept, or
+/// kept through intermediate operations of the thread (a fence, an RMW, ...).
+fn preserved(h: &History, model: StoreModel, a: OpId, b: OpId) -> bool {
+    if !h.po().get(a, b) {
+        return false;
+    }
+    let kept = |a: OpId, b: OpId| kept(h, model, a, b);
     if kept(a, b) {
         return true;
     }
@@ -178,7 +185,8 @@ pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Resul
                 } else {
                     "po-pso ∪ wre ∪ ww ∪ rw"
                 },
-                program_edges(h, |a, b| preserved(h, model, a, b)),
+                // kept pairs alone: their paths are the preserved order
+                program_edges(h, |a, b| kept(h, model, a, b)),
                 true,
             ),
         ],

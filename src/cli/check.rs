@@ -4,10 +4,9 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use rayon::prelude::*;
 
 use super::exit;
-use crate::batch::{check_file, discover};
+use crate::batch::{discover, run_batch, Item};
 use crate::complete::Engine;
 use crate::models::{Model, Options};
 use crate::report::{contradicts_expectation, rows, write_csv, write_json, write_text};
@@ -39,7 +38,8 @@ Examples:
   memconform check examples/papers-and-litmus.hist
   memconform check runs/ --models wsc --format csv > results.csv")]
 pub struct CheckArgs {
-    /// .hist files, or directories searched recursively for *.hist.
+    /// .hist or axe files, gem5 output directories (with config.ini), or
+    /// directories searched recursively for those.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
 
@@ -50,6 +50,10 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, short, value_enum, default_value = "text")]
     format: Format,
+
+    /// Write the results to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
 
     /// Worker threads (default: one per core).
     #[arg(long, short)]
@@ -66,6 +70,12 @@ pub struct CheckArgs {
     /// Time budget per history in seconds (0: none); past it the verdict is `unknown`.
     #[arg(long, default_value_t = 10.0, value_name = "SECS")]
     timeout: f64,
+
+    /// For gem5 runs: also check the history in real-time order across all
+    /// ports (a before b iff a completed before b was issued: linearizability
+    /// of the bytes), as index 1 next to the per-port history (index 0).
+    #[arg(long)]
+    real_time: bool,
 
     /// Skip the independent re-check of every certificate.
     #[arg(long)]
@@ -113,28 +123,74 @@ pub fn run(args: CheckArgs) -> i32 {
         gradual: !args.no_gradual,
     };
     let (files, mut errors) = discover(&args.paths);
-    let results: Vec<_> = files
-        .par_iter()
-        .map(|f| (f, check_file(f, &models, &opts)))
-        .collect();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // A second Ctrl-C (or a failure to install the handler) ends at once.
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    }
+    let progress = if io::stderr().is_terminal() {
+        let p = indicatif::ProgressBar::new(files.len() as u64);
+        p.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} inputs  {msg}",
+            )
+            .expect("a valid template"),
+        );
+        p
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
 
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let sink_out: Box<dyn Write> = match &args.out {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!("memconform: cannot create {}: {e}", path.display());
+                return exit::INPUT_ERROR;
+            }
+        },
+        None => Box::new(io::stdout().lock()),
+    };
+    let mut out = BufWriter::new(sink_out);
     let (mut violations, mut unforeseen, mut unexpected, mut histories, mut unknown) =
         (0, 0, 0, 0usize, 0usize);
     let mut internal: Vec<String> = Vec::new();
     let mut header = true;
-    for (file, result) in results {
-        let checked = match result {
-            Ok(c) => c,
-            Err(e) => {
-                errors.push(e);
-                continue;
+    let mut write_failed: Option<io::Error> = None;
+    let mut last_file: Option<PathBuf> = None;
+    let chunk = 4 * rayon::current_num_threads();
+    run_batch(
+        &files,
+        &models,
+        &opts,
+        args.real_time,
+        chunk,
+        &stop,
+        |item| {
+            let (file, c) = match item {
+                Item::Checked(file, c) => (file, c),
+                Item::Error(e) => {
+                    errors.push(e);
+                    progress.inc(1);
+                    return;
+                }
+            };
+            if last_file.as_deref() != Some(file) {
+                if last_file.is_some() {
+                    progress.inc(1);
+                }
+                last_file = Some(file.to_path_buf());
             }
-        };
-        for c in &checked {
+            if write_failed.is_some() {
+                return;
+            }
             histories += 1;
-            let rows = rows(file, c);
+            let rows = rows(file, &c);
             violations += rows.iter().filter(|r| r.verdict == "violation").count();
             unknown += rows.iter().filter(|r| r.verdict == "unknown").count();
             for (r, o) in rows.iter().zip(&c.outcomes) {
@@ -150,20 +206,27 @@ pub fn run(args: CheckArgs) -> i32 {
                 .filter(|r| r.verdict == "violation" && r.expected.is_empty())
                 .count();
             unexpected += rows.iter().filter(|r| contradicts_expectation(r)).count();
+            progress.set_message(format!("{histories} histories, {violations} violations"));
             let written = match args.format {
-                Format::Text => write_text(&mut out, &rows),
+                Format::Text => write_text(&mut out, &rows, &c.notes),
                 Format::Csv => write_csv(&mut out, &rows, std::mem::take(&mut header)),
                 Format::Json => write_json(&mut out, &rows),
             };
             if let Err(e) = written {
-                if e.kind() == io::ErrorKind::BrokenPipe {
-                    return exit::CONSISTENT;
-                }
-                eprintln!("memconform: cannot write output: {e}");
-                return exit::INPUT_ERROR;
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                write_failed = Some(e);
             }
+        },
+    );
+    progress.finish_and_clear();
+    if let Some(e) = write_failed {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            return exit::CONSISTENT;
         }
+        eprintln!("memconform: cannot write output: {e}");
+        return exit::INPUT_ERROR;
     }
+    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
     let _ = out.flush();
     drop(out);
 
@@ -188,6 +251,10 @@ pub fn run(args: CheckArgs) -> i32 {
                 String::new()
             }
         );
+    }
+    if interrupted {
+        eprintln!("interrupted: the output holds every history checked before the interrupt");
+        return 130;
     }
     if !internal.is_empty() {
         exit::INTERNAL

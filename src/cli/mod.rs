@@ -1,7 +1,10 @@
 //! The command line: clap definitions and the glue that runs them.
 
 mod check;
+mod compare;
 mod gen;
+mod plot;
+mod summarize;
 
 use clap::{Parser, Subcommand};
 
@@ -41,6 +44,12 @@ enum Command {
     Check(check::CheckArgs),
     /// Generate histories from a simulated SC, TSO or PSO memory.
     Gen(gen::GenArgs),
+    /// Aggregate a results CSV: detection, gradual stages, time, coverage per group.
+    Summarize(summarize::SummarizeArgs),
+    /// Compare two results CSVs (or the variants of one) per model: rates, flips, time.
+    Compare(compare::CompareArgs),
+    /// Draw a figure (time, coverage, detection) from a results CSV as SVG.
+    Plot(plot::PlotArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -49,5 +58,8 @@ pub fn run() -> i32 {
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Gen(args) => gen::run(args),
+        Command::Summarize(args) => summarize::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Plot(args) => plot::run(args),
     }
 }

@@ -1,6 +1,10 @@
 //! Output: the tidy per history × model table (CSV, JSON lines) and the text
 //! report with certificates.
 
+pub mod compare;
+pub mod plot;
+pub mod summary;
+
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -62,6 +66,9 @@ pub struct Row {
     pub certified: String,
     /// The `@expect` verdict for this model (yes/no), empty if none.
     pub expected: String,
+    /// A violation explained in the input's terms (gem5: ports, ticks,
+    /// trace lines, protocol transitions), empty otherwise.
+    pub explanation: String,
 }
 
 /// The rows of one checked history.
@@ -69,7 +76,8 @@ pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
     let h = &c.history;
     c.outcomes
         .iter()
-        .map(|o| {
+        .zip(&c.explanations)
+        .map(|(o, explanation)| {
             let order = o.store_order.as_ref();
             // sc/tso/pso: coverage is what saturation ordered before completion
             let write_pairs = h.same_var_write_pairs();
@@ -129,6 +137,7 @@ pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
                     .map_or(String::new(), |(_, y)| {
                         if *y { "yes" } else { "no" }.to_string()
                     }),
+                explanation: explanation.clone().unwrap_or_default(),
             }
         })
         .collect()
@@ -136,7 +145,10 @@ pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
 
 /// A metadata value of the history, or empty.
 fn meta(h: &crate::history::History, key: &str) -> String {
-    h.meta.iter().find(|(k, _)| k == key).map_or(String::new(), |(_, v)| v.clone())
+    h.meta
+        .iter()
+        .find(|(k, _)| k == key)
+        .map_or(String::new(), |(_, v)| v.clone())
 }
 
 /// Whether a row's verdict contradicts its `@expect`.
@@ -168,8 +180,8 @@ pub fn write_json(mut out: impl Write, rows: &[Row]) -> io::Result<()> {
     Ok(())
 }
 
-/// Writes the human-readable report of one history.
-pub fn write_text(mut out: impl Write, rows: &[Row]) -> io::Result<()> {
+/// Writes the human-readable report of one history, with notes on its input.
+pub fn write_text(mut out: impl Write, rows: &[Row], notes: &[String]) -> io::Result<()> {
     let Some(first) = rows.first() else {
         return Ok(());
     };
@@ -183,6 +195,9 @@ pub fn write_text(mut out: impl Write, rows: &[Row]) -> io::Result<()> {
         "{}#{}{}  ({} ops, {} threads)",
         first.file, first.index, name, first.ops, first.threads
     )?;
+    for n in notes {
+        writeln!(out, "  note: {n}")?;
+    }
     for r in rows {
         let mut line = format!("  {:<5} {:<10}", r.model, r.verdict);
         if r.decided_by != r.model {
@@ -215,6 +230,9 @@ pub fn write_text(mut out: impl Write, rows: &[Row]) -> io::Result<()> {
         writeln!(out, "{line}")?;
         if !r.certificate.is_empty() && r.decided_by == r.model {
             writeln!(out, "        {}", r.certificate)?;
+            if !r.explanation.is_empty() {
+                write!(out, "{}", r.explanation)?;
+            }
         }
     }
     Ok(())

@@ -1,0 +1,229 @@
+# memconform: run a stock gem5 config script (by default the Ruby random
+# tester, configs/example/ruby_random_test.py) with a chosen random seed.
+#
+#   build/<V>/gem5.opt -d OUT --debug-flags=RubyTest --debug-file=trace.txt \
+#       gem5-configs/seeded_random_test.py --seed N [--gem5-root DIR] \
+#       [--config configs/example/ruby_random_test.py] <the script's own args>
+#
+# gem5 seeds its random number generator (random_mt: the testers' choices,
+# Ruby's randomized delays) with the constant 5489, so identical command
+# lines repeat exactly. This wrapper
+#
+#   * takes --seed N (0 <= N < 2**32: gem5's Random::init takes a uint32_t)
+#     out of the arguments and calls _m5.core.seedRandom(N) (and seeds
+#     Python's `random`), before the script builds or instantiates anything;
+#   * runs the script as if gem5 had been given it directly: sys.argv[0] and
+#     __file__ are its path, sys.path[0] its directory, __name__ is
+#     "__m5_main__";
+#   * makes MOESI_AMD_Base usable: its create_system takes one argument fewer
+#     than configs/ruby/Ruby.py passes (`cpus`), so, when that protocol is
+#     built in and its create_system has no `cpus` parameter, the module is
+#     imported first and its create_system wrapped to accept and drop `cpus`.
+#     No gem5 file is copied or edited.
+#
+# The gem5 tree (whose configs/ holds the script) is --gem5-root DIR or the
+# environment variable GEM5_ROOT; a relative --config is taken inside it.
+# The wrapper's options may appear anywhere before a `--`; everything else
+# goes to the script unchanged. What was done is written to
+# OUT/memconform-run.json (seed, script, arguments, protocol, adaptations).
+#
+# See gem5-configs/README.md.
+
+import inspect
+import json
+import os
+import random
+import sys
+
+DEFAULT_CONFIG = os.path.join("configs", "example", "ruby_random_test.py")
+SEED_LIMIT = 2**32
+
+
+def fail(msg):
+    sys.stderr.write(f"seeded_random_test.py: {msg}\n")
+    sys.stderr.write(
+        "usage: gem5.opt [gem5 options] seeded_random_test.py --seed N "
+        "[--gem5-root DIR] [--config SCRIPT] [script args]\n"
+    )
+    sys.exit(2)
+
+
+def split_args(argv):
+    """Takes the wrapper's options out of `argv`: returns (options, rest)."""
+    ours = {"--seed": None, "--gem5-root": None, "--config": None}
+    rest = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest.extend(argv[i + 1 :])
+            break
+        name, eq, value = arg.partition("=")
+        if name in ours:
+            if not eq:
+                if i + 1 >= len(argv):
+                    fail(f"{name} needs a value")
+                i += 1
+                value = argv[i]
+            if ours[name] is not None:
+                fail(f"{name} given twice")
+            ours[name] = value
+        else:
+            rest.append(arg)
+        i += 1
+    return ours, rest
+
+
+def parse_seed(text):
+    if text is None:
+        fail("--seed N is required (0 <= N < 2**32)")
+    try:
+        seed = int(text, 10)
+    except ValueError:
+        fail(f"--seed must be a decimal number, not {text!r}")
+    if not 0 <= seed < SEED_LIMIT:
+        fail(f"--seed must be in 0..{SEED_LIMIT - 1} (gem5 seeds with 32 bits)")
+    return seed
+
+
+def find_config(root_arg, config_arg):
+    root = root_arg if root_arg is not None else os.environ.get("GEM5_ROOT")
+    if not root:
+        fail(
+            "where is the gem5 tree? give --gem5-root DIR or set GEM5_ROOT "
+            "(the directory holding configs/ and build/)"
+        )
+    root = os.path.abspath(root)
+    config = config_arg if config_arg is not None else DEFAULT_CONFIG
+    if not os.path.isabs(config):
+        config = os.path.join(root, config)
+    if not os.path.isfile(config):
+        fail(f"no gem5 config script at {config} (gem5 tree: {root})")
+    return root, config
+
+
+def protocol():
+    try:
+        from m5.defines import buildEnv
+
+        return buildEnv.get("PROTOCOL")
+    except (ImportError, AttributeError):
+        return None
+
+
+def adapt_moesi_amd_base():
+    """Lets MOESI_AMD_Base's create_system take Ruby.py's extra `cpus`.
+
+    Ruby.py runs `from . import <protocol>` inside the `ruby` package of
+    configs/, which finds the module already imported here, with the
+    wrapped function. Returns a description of what was done, or None.
+    """
+    import importlib
+
+    module = importlib.import_module("ruby.MOESI_AMD_Base")
+    original = module.create_system
+    params = inspect.signature(original).parameters.values()
+    positional = [
+        p
+        for p in params
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    if any(p.kind == p.VAR_POSITIONAL for p in params) or len(positional) >= 7:
+        return None  # already takes `cpus` (fixed upstream)
+
+    def create_system(
+        options,
+        full_system,
+        system,
+        dma_devices,
+        bootmem,
+        ruby_system,
+        cpus=None,
+    ):
+        return original(
+            options, full_system, system, dma_devices, bootmem, ruby_system
+        )
+
+    create_system.__doc__ = original.__doc__
+    module.create_system = create_system
+    return "ruby.MOESI_AMD_Base.create_system accepts and drops `cpus`"
+
+
+def record(outdir, info):
+    if not outdir:
+        return
+    try:
+        with open(os.path.join(outdir, "memconform-run.json"), "w") as f:
+            json.dump(info, f, indent=2)
+            f.write("\n")
+    except OSError as e:
+        sys.stderr.write(
+            f"seeded_random_test.py: cannot write memconform-run.json: {e}\n"
+        )
+
+
+def main():
+    wrapper = sys.argv[0]
+    ours, rest = split_args(sys.argv[1:])
+    seed = parse_seed(ours["--seed"])
+    root, config = find_config(ours["--gem5-root"], ours["--config"])
+
+    try:
+        import _m5.core
+    except ImportError:
+        fail("run this script with gem5 (build/<V>/gem5.opt ... %s ...)" % wrapper)
+    _m5.core.seedRandom(seed)
+    random.seed(seed)
+
+    # As if gem5 had been given the script: its directory first on the path.
+    script_dir = os.path.dirname(config)
+    wrapper_dir = os.path.dirname(wrapper)
+    if sys.path and sys.path[0] == wrapper_dir:
+        sys.path[0] = script_dir
+    else:
+        sys.path.insert(0, script_dir)
+    sys.argv = [config] + rest
+
+    adaptations = []
+    proto = protocol()
+    if proto == "MOESI_AMD_Base":
+        # the stock scripts put configs/ on the path (addToPath("../"));
+        # importing the protocol module needs it now
+        configs_dir = os.path.join(root, "configs")
+        if configs_dir not in sys.path:
+            sys.path.insert(1, configs_dir)
+        done = adapt_moesi_amd_base()
+        if done:
+            adaptations.append(done)
+
+    outdir = None
+    try:
+        import m5
+
+        outdir = getattr(getattr(m5, "options", None), "outdir", None)
+    except ImportError:
+        pass
+    record(
+        outdir,
+        {
+            "seed": seed,
+            "config": config,
+            "args": rest,
+            "gem5_root": root,
+            "protocol": proto,
+            "adaptations": adaptations,
+        },
+    )
+    sys.stderr.write(
+        f"memconform: seed {seed}, running {config}"
+        + "".join(f"; {a}" for a in adaptations)
+        + "\n"
+    )
+
+    with open(config, "rb") as f:
+        code = compile(f.read().decode("utf-8"), config, "exec")
+    exec(code, {"__file__": config, "__name__": "__m5_main__"})
+
+
+if __name__ in ("__m5_main__", "__main__"):
+    main()

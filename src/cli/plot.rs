@@ -1,0 +1,139 @@
+//! `memconform plot`.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::exit;
+use crate::report::plot::{render_svg, Kind, PlotOptions, XAxis};
+use crate::report::summary::read_results;
+
+#[derive(Clone, Copy, ValueEnum)]
+enum KindArg {
+    /// Median time_ms per model against the history's operations (log y).
+    TimeVsOps,
+    /// Median time_ms per model against threads (log y).
+    TimeVsThreads,
+    /// Mean store-order coverage per model against threads or operations (--x).
+    Coverage,
+    /// % of histories violating, per model, split by the gradual stage that caught them.
+    Detection,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum XArg {
+    Threads,
+    Ops,
+}
+
+#[derive(Args)]
+#[command(after_help = "\
+Draws a figure of the papers as SVG from the CSV of `memconform check -f csv`: checking time \
+against size (wsc-saturation §6: one line per model, median over the histories of each size, log \
+scale), the coverage of the saturated store order, and the violations each model finds with the \
+gradual stage that caught them (gradual-consistency-checking §5). One colour per model, the same \
+in every figure. Text is left to the SVG viewer (no fonts needed).
+
+Exit status: 0 ok, 2 bad input (reported as file:line: message) or an unwritable output.
+
+Examples:
+  for t in 4 8 12 16; do memconform gen --threads $t --ops 50 --count 40 --seed ${t}000 -o runs/t$t; done
+  memconform check runs/ -f csv --models wsc,sc > results.csv
+  memconform plot results.csv --kind time-vs-threads -o fig-time-vs-threads.svg
+  memconform plot results.csv --kind coverage --x ops -o fig-coverage.svg
+  memconform plot results.csv --kind detection --models cc,ccv,cm,ccm,wsc,sc -o fig-detection.svg")]
+pub struct PlotArgs {
+    /// Results CSVs from `memconform check -f csv` (`-`: standard input); several are read as one.
+    #[arg(required = true, value_name = "CSV")]
+    files: Vec<PathBuf>,
+
+    /// The figure.
+    #[arg(long, short, value_enum)]
+    kind: KindArg,
+
+    /// The SVG file to write (default: standard output).
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// x axis of --kind coverage.
+    #[arg(long, value_enum)]
+    x: Option<XArg>,
+
+    /// Only these models, comma-separated (default: all in the CSV).
+    #[arg(long, short, value_delimiter = ',', value_name = "LIST")]
+    models: Option<Vec<String>>,
+
+    /// The title (default: names the figure and the number of histories).
+    #[arg(long)]
+    title: Option<String>,
+
+    /// Width x height in pixels.
+    #[arg(long, default_value = "800x500", value_parser = parse_size, value_name = "WxH")]
+    size: (u32, u32),
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("`{s}` is not WIDTHxHEIGHT (e.g. 800x500)");
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    if !(200..=10_000).contains(&w) || !(150..=10_000).contains(&h) {
+        return Err(format!("`{s}`: from 200x150 to 10000x10000"));
+    }
+    Ok((w, h))
+}
+
+/// Runs `plot`; returns the exit code.
+pub fn run(args: PlotArgs) -> i32 {
+    let fail = |msg: String| {
+        eprintln!("memconform plot: {msg}");
+        exit::INPUT_ERROR
+    };
+    let kind = match args.kind {
+        KindArg::TimeVsOps => Kind::TimeVsOps,
+        KindArg::TimeVsThreads => Kind::TimeVsThreads,
+        KindArg::Coverage => Kind::Coverage,
+        KindArg::Detection => Kind::Detection,
+    };
+    if args.x.is_some() && kind != Kind::Coverage {
+        return fail(format!(
+            "--x applies to --kind coverage (--kind {} fixes its x axis)",
+            kind.name()
+        ));
+    }
+    let mut opts = PlotOptions::new(kind);
+    opts.x = match args.x {
+        Some(XArg::Ops) => XAxis::Ops,
+        _ => XAxis::Threads,
+    };
+    opts.title = args.title;
+    opts.models = args.models.map(|m| {
+        m.into_iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    });
+    opts.size = args.size;
+    let res = match read_results(&args.files, &[]) {
+        Ok(r) => r,
+        Err(e) => return fail(e.to_string()),
+    };
+    let svg = match render_svg(&res, &opts) {
+        Ok(s) => s,
+        Err(e) => return fail(e.to_string()),
+    };
+    match &args.out {
+        Some(p) => match std::fs::write(p, svg) {
+            Ok(()) => exit::CONSISTENT,
+            Err(e) => fail(format!("cannot write {}: {e}", p.display())),
+        },
+        None => {
+            let mut out = io::stdout().lock();
+            super::summarize::finish_write(
+                out.write_all(svg.as_bytes()).and_then(|()| out.flush()),
+                "plot",
+            )
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! gem5 output directories (`m5out/`): finding runs, recognising the protocol
+//! and tester, turning a Ruby random tester run into a history, and explaining
+//! a violation in gem5's terms (ports, ticks, trace lines, protocol transitions).
+
+mod explain;
+pub mod tester;
+
+pub use explain::explain;
+
+use std::path::{Path, PathBuf};
+
+use memconform_parsers::gem5::config::{self, Config, Protocol, Tester};
+use memconform_parsers::gem5::input::Ending;
+use memconform_parsers::gem5::rubytest::{parse_check_failure, CheckFailure};
+use memconform_parsers::mapped::Mapped;
+
+use crate::history::{History, InputError};
+
+/// One gem5 run: a directory with `config.ini` or `config.json`.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub dir: PathBuf,
+    pub config: Config,
+    pub protocol: Protocol,
+    pub tester: Tester,
+    /// The debug trace (`--debug-file`), plain or gzipped.
+    pub trace: Option<PathBuf>,
+    /// `--seed N` of the command line in `simout.txt`, if any.
+    pub seed: Option<u64>,
+    /// The tester's failure panic, from `simerr.txt`/`simout.txt`.
+    pub failure: Option<CheckFailure>,
+    /// MemTest's failure panic: (tester, address, tick, returned, expected).
+    pub memtest_failure: Option<(u32, u64, u64, u8, u8)>,
+    /// Any other panic or fatal line.
+    pub panic: Option<String>,
+}
+
+/// A run's histories: the tester's history, with each operation's origin.
+pub struct Ingested {
+    pub history: History,
+    pub origins: Vec<tester::Origin>,
+    /// Notes on what the trace held (truncation, requests in flight, ambiguities).
+    pub notes: Vec<String>,
+}
+
+/// Whether `dir` is a gem5 output directory.
+pub fn is_run(dir: &Path) -> bool {
+    dir.join("config.ini").is_file() || dir.join("config.json").is_file()
+}
+
+fn input_error(path: &Path, msg: String) -> InputError {
+    InputError {
+        file: path.to_path_buf(),
+        pos: None,
+        msg,
+    }
+}
+
+fn read_text(path: &Path) -> Option<String> {
+    let bytes = Mapped::open(path).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Reads a run's configuration and finds its trace.
+pub fn open_run(dir: &Path) -> Result<Run, InputError> {
+    let (path, config) = if dir.join("config.ini").is_file() {
+        let p = dir.join("config.ini");
+        let bytes = Mapped::open(&p).map_err(|e| input_error(&p, format!("cannot read: {e}")))?;
+        let c = config::parse_config_ini(&bytes).map_err(|e| InputError {
+            file: p.clone(),
+            pos: Some(e.pos),
+            msg: e.msg,
+        })?;
+        (p, c)
+    } else {
+        let p = dir.join("config.json");
+        let bytes = Mapped::open(&p).map_err(|e| input_error(&p, format!("cannot read: {e}")))?;
+        let c = config::parse_config_json(&bytes).map_err(|e| InputError {
+            file: p.clone(),
+            pos: Some(e.pos),
+            msg: e.msg,
+        })?;
+        (p, c)
+    };
+    let _ = path;
+    let protocol = config::protocol(&config);
+    let tester = config::tester(&config);
+    let out = [dir.join("simerr.txt"), dir.join("simout.txt")]
+        .iter()
+        .filter_map(|p| read_text(p))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let failure = parse_check_failure(&out);
+    let memtest_failure = memconform_parsers::gem5::memtest::parse_memtest_panic(&out);
+    let panic = out
+        .lines()
+        .find(|l| l.contains("panic:") || l.contains("fatal:"))
+        .map(|l| l.trim().to_string());
+    let seed = out
+        .lines()
+        .find(|l| l.starts_with("command line:"))
+        .and_then(|l| {
+            let mut words = l.split_whitespace();
+            words
+                .find(|w| *w == "--seed")
+                .and_then(|_| words.next())
+                .and_then(|s| s.parse().ok())
+                .or_else(|| {
+                    l.split_whitespace()
+                        .find_map(|w| w.strip_prefix("--seed="))
+                        .and_then(|s| s.parse().ok())
+                })
+        });
+    Ok(Run {
+        dir: dir.to_path_buf(),
+        config,
+        protocol,
+        tester,
+        trace: find_trace(dir),
+        seed,
+        failure,
+        memtest_failure,
+        panic,
+    })
+}
+
+/// The debug trace: `trace.txt(.gz)` or another file whose first lines are
+/// gem5 debug lines (`  <tick>: <object>: ...`), gz preferred last.
+fn find_trace(dir: &Path) -> Option<PathBuf> {
+    for name in ["trace.txt", "trace.txt.gz", "trace.out", "trace.out.gz"] {
+        if dir.join(name).is_file() {
+            return Some(dir.join(name));
+        }
+    }
+    let mut candidates: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            p.is_file()
+                && !name.starts_with("config")
+                && !name.starts_with("stats")
+                && name != "citations.bib"
+        })
+        .collect();
+    candidates.sort();
+    candidates.into_iter().find(|p| looks_like_trace(p))
+}
+
+fn looks_like_trace(p: &Path) -> bool {
+    let mut hits = 0;
+    let _ = memconform_parsers::gem5::input::for_each_line(p, |n, line| {
+        let t = String::from_utf8_lossy(line);
+        let t = t.trim_start();
+        if let Some((tick, rest)) = t.split_once(": ") {
+            if tick.chars().all(|c| c.is_ascii_digit()) && !tick.is_empty() && rest.contains(": ") {
+                hits += 1;
+            }
+        }
+        if n >= 50 || hits >= 5 {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    hits >= 5
+}
+
+/// Turns a Ruby random tester run into a history (ports as threads, or with
+/// `real_time` one thread in real-time order).
+pub fn ingest(run: &Run, real_time: bool) -> Result<Ingested, InputError> {
+    let Some(trace_path) = &run.trace else {
+        return Err(input_error(
+            &run.dir,
+            "no debug trace found: run gem5 with --debug-flags=RubyTest --debug-file=trace.txt"
+                .into(),
+        ));
+    };
+    let (trace, kind) =
+        match run.tester {
+            Tester::RubyRandom { .. } => (tester::read_trace(trace_path), "ruby-random"),
+            Tester::MemTest { .. } => (
+                tester::read_memtest_trace(trace_path, run.memtest_failure),
+                "memtest",
+            ),
+            Tester::Other { .. } => return Err(input_error(
+                &run.dir,
+                "no Ruby random tester or MemTest in config.ini: nothing to turn into a history"
+                    .into(),
+            )),
+        };
+    let trace = trace.map_err(|e| input_error(trace_path, format!("cannot read: {e}")))?;
+    let mut notes = Vec::new();
+    if let Some(Ending::Truncated { lines, msg }) = &trace.ending {
+        notes.push(format!(
+            "{}: damaged after line {lines} ({msg}); the history is the prefix before the damage",
+            trace_path.display()
+        ));
+    }
+    if trace.accesses.is_empty() {
+        return Err(input_error(
+            trace_path,
+            format!(
+                "no {kind} operations in the trace: was gem5 run with --debug-flags={}?",
+                if kind == "memtest" {
+                    "MemTest"
+                } else {
+                    "RubyTest"
+                }
+            ),
+        ));
+    }
+    if trace.in_flight > 0 {
+        notes.push(format!(
+            "{} requests in flight at the end (no completion; left out)",
+            trace.in_flight
+        ));
+    }
+    if trace.port_mismatches + trace.orphans > 0 {
+        notes.push(format!(
+            "{} completions on another port than issued, {} without an issued request",
+            trace.port_mismatches, trace.orphans
+        ));
+    }
+    let (mut raw, origins) = tester::to_history(&trace.accesses, real_time);
+    let ambiguous = origins
+        .iter()
+        .filter(|o| o.resolution == Some(tester::Resolution::Ambiguous))
+        .count();
+    if ambiguous > 0 {
+        notes.push(format!(
+            "{ambiguous} reads match several earlier writes of their value (the latest is taken)"
+        ));
+    }
+    let name = run
+        .dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("run")
+        .to_string();
+    raw.name = Some(if real_time {
+        format!("{name} (real time)")
+    } else {
+        name
+    });
+    let cpus = match run.tester {
+        Tester::RubyRandom { cpus, .. } | Tester::MemTest { cpus, .. } | Tester::Other { cpus } => {
+            cpus
+        }
+    };
+    raw.meta = vec![
+        (
+            "protocol".into(),
+            run.protocol.name().into(),
+            Default::default(),
+        ),
+        ("cpus".into(), cpus.to_string(), Default::default()),
+        ("tester".into(), kind.into(), Default::default()),
+    ];
+    if let Some(s) = run.seed {
+        raw.meta
+            .push(("seed".into(), s.to_string(), Default::default()));
+    }
+    let history = History::from_raw(&raw, 0)
+        .map_err(|e| input_error(trace_path, format!("internal: {}", e.msg)))?;
+    Ok(Ingested {
+        history,
+        origins,
+        notes,
+    })
+}
