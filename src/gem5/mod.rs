@@ -179,7 +179,10 @@ pub fn ingest(run: &Run, real_time: bool) -> Result<Ingested, InputError> {
     };
     let (trace, kind) =
         match run.tester {
-            Tester::RubyRandom { .. } => (tester::read_trace(trace_path), "ruby-random"),
+            Tester::RubyRandom { .. } => (
+                tester::read_trace(trace_path, run.failure.as_ref()),
+                "ruby-random",
+            ),
             Tester::MemTest { .. } => (
                 tester::read_memtest_trace(trace_path, run.memtest_failure),
                 "memtest",
@@ -210,6 +213,9 @@ pub fn ingest(run: &Run, real_time: bool) -> Result<Ingested, InputError> {
                 }
             ),
         ));
+    }
+    if trace.failed_read_added {
+        notes.push("the failing read's completion is not in the trace; it was added from the panic message".into());
     }
     if trace.in_flight > 0 {
         notes.push(format!(

@@ -44,6 +44,8 @@ pub struct Trace {
     pub port_mismatches: usize,
     /// Completions with no pending request (should not happen).
     pub orphans: usize,
+    /// Whether the failing read of a panicked run was added from the panic.
+    pub failed_read_added: bool,
     /// Whether ProtocolTrace lines were seen.
     pub has_protocol_trace: bool,
     pub ending: Option<Ending>,
@@ -145,12 +147,21 @@ pub fn read_memtest_trace(
 }
 
 /// Reads the `RubyTest` lines of a trace (plain or gzip).
-pub fn read_trace(path: &Path) -> std::io::Result<Trace> {
+///
+/// The failing read of a panicked run (`failure`) is added when its
+/// completion line is missing (a trace cut short): it was issued at its
+/// issue line if the trace has it, else after the trace's last line.
+pub fn read_trace(
+    path: &Path,
+    failure: Option<&memconform_parsers::gem5::rubytest::CheckFailure>,
+) -> std::io::Result<Trace> {
     let mut t = Trace::default();
+    let mut last_line = 0;
     let mut last_debug: Option<(u64, u32)> = None; // (check base, store_count)
     let mut last_issued: Option<u64> = None; // base of the request just issued
     let mut pending: HashMap<u64, Pending> = HashMap::new();
     let ending = for_each_line(path, |line_no, line| {
+        last_line = line_no;
         if !t.has_protocol_trace && line.windows(7).any(|w| w == b", line ") {
             t.has_protocol_trace = true;
         }
@@ -232,6 +243,27 @@ pub fn read_trace(path: &Path) -> std::io::Result<Trace> {
         }
         ControlFlow::Continue(())
     })?;
+    if let Some(f) = failure {
+        let completed = t.accesses.iter().any(|a| {
+            !a.write && a.byte == f.address + f.byte_number as u64 && a.complete_tick == f.tick
+        });
+        if !completed {
+            let issued = pending.remove(&f.address).filter(|p| !p.write);
+            let (issue_tick, issue_line) =
+                issued.map_or((f.tick, last_line + 1), |p| (p.tick, p.line));
+            t.accesses.push(Access {
+                port: f.proc_,
+                write: false,
+                byte: f.address + f.byte_number as u64,
+                raw: f.got as u8,
+                issue_tick,
+                issue_line,
+                complete_tick: f.tick,
+                complete_line: last_line + 2,
+            });
+            t.failed_read_added = true;
+        }
+    }
     t.in_flight = pending.len();
     t.ending = Some(ending);
     Ok(t)
