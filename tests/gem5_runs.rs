@@ -1,0 +1,233 @@
+//! Real gem5 runs (../shared/gem5): every run ingests, one operation per
+//! completed request (counted here independently of the parsers), the
+//! protocol named; clean runs consistent, runs with an injected bug violate
+//! (with the real-time order at least); a truncated .gz keeps its prefix.
+
+use std::path::{Path, PathBuf};
+
+use memconform::gem5::{ingest, open_run};
+use memconform::models::{check_gradual, Model, Verdict};
+
+fn runs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/gem5/mi_example")
+}
+
+fn text(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap();
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        let _ = std::io::Read::read_to_end(
+            &mut flate2::read::MultiGzDecoder::new(bytes.as_slice()),
+            &mut out,
+        );
+        String::from_utf8_lossy(&out).into_owned()
+    } else {
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+/// (1-byte write completions, read bytes completed) counted with plain string matching.
+fn completions(trace: &str, memtest: bool) -> (usize, usize) {
+    let (mut w, mut r) = (0, 0);
+    for l in trace.lines() {
+        if memtest {
+            if l.contains("Completing write at address") {
+                w += 1;
+            } else if l.contains("Completing read at address") {
+                r += 1;
+            }
+        } else if let Some(i) = l.find("completed request for proc:") {
+            let size: usize = l[i..]
+                .split("size: ")
+                .nth(1)
+                .unwrap()
+                .split(',')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            if size == 1 {
+                w += 1;
+            } else {
+                r += size;
+            }
+        }
+    }
+    (w, r)
+}
+
+#[test]
+fn every_run_ingests_with_one_operation_per_completed_request() {
+    let dir = runs_dir();
+    assert!(
+        dir.is_dir(),
+        "the shared gem5 runs are expected at {}",
+        dir.display()
+    );
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !memconform::gem5::is_run(&path) {
+            continue;
+        }
+        seen += 1;
+        let run = open_run(&path).unwrap();
+        assert_eq!(run.protocol.name(), "MI_example", "{}", path.display());
+        let ing = ingest(&run, false).unwrap_or_else(|e| panic!("{e}"));
+        let h = &ing.history;
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let memtest = name.starts_with("memtest");
+        let (w, r) = completions(&text(run.trace.as_ref().unwrap()), memtest);
+        let writes = (0..h.n())
+            .filter(|&o| h.is_write(o) && !h.is_init(o))
+            .count();
+        let reads = (0..h.n()).filter(|&o| h.is_read(o)).count();
+        let failed_read_added =
+            ing.notes.iter().any(|n| n.contains("added from the panic")) as usize;
+        let failed_memtest_read = (memtest && run.memtest_failure.is_some()) as usize;
+        assert_eq!(writes, w, "{name}: one write per completed write request");
+        assert_eq!(
+            reads,
+            r + failed_read_added + failed_memtest_read,
+            "{name}: one read per completed byte"
+        );
+        if !memtest {
+            // every completed check: its 4-byte read, after a write of each of its bytes
+            let mut groups: std::collections::BTreeMap<(u64, u64), Vec<u64>> = Default::default();
+            for o in ing.origins.iter().filter(|o| !o.access.write) {
+                groups
+                    .entry((o.access.issue_line, o.access.byte & !3))
+                    .or_default()
+                    .push(o.access.byte);
+            }
+            for ((issue, base), bytes) in &groups {
+                if failed_read_added == 1 && bytes.len() == 1 {
+                    continue; // the failing read, from the panic message
+                }
+                assert_eq!(
+                    bytes.len(),
+                    4,
+                    "{name}: read of check 0x{base:x} at line {issue}"
+                );
+                for b in bytes {
+                    assert!(
+                        ing.origins.iter().any(|w| w.access.write
+                            && w.access.byte == *b
+                            && w.access.complete_line < *issue),
+                        "{name}: byte 0x{b:x} read at line {issue} before any write of its check"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(seen, 7);
+}
+
+fn verdict(path: &Path, real_time: bool, model: Model) -> Verdict {
+    let run = open_run(path).unwrap();
+    let ing = ingest(&run, real_time).unwrap();
+    check_gradual(&ing.history, &[model])[0].verdict
+}
+
+#[test]
+fn clean_runs_are_consistent_and_buggy_runs_violate() {
+    let dir = runs_dir();
+    for clean in [
+        "clean-n2-s1-rich",
+        "clean-n4-s2",
+        "clean-n8-s3-gz",
+        "memtest-n4",
+    ] {
+        for rt in [false, true] {
+            for m in [Model::Sc, Model::Tso, Model::Wsc] {
+                assert_eq!(
+                    verdict(&dir.join(clean), rt, m),
+                    Verdict::Consistent,
+                    "{clean} rt={rt} {m}"
+                );
+            }
+        }
+    }
+    for bug in [
+        "bug-mi5-n4-s1-rich",
+        "bug-mi3-n4-s2-rich",
+        "bug-mi5-n2-s3-gztrunc",
+    ] {
+        assert_eq!(
+            verdict(&dir.join(bug), true, Model::Sc),
+            Verdict::Violation,
+            "{bug} with --real-time"
+        );
+    }
+    // MI-3 also violates SC with per-port program order alone
+    assert_eq!(
+        verdict(&dir.join("bug-mi3-n4-s2-rich"), false, Model::Sc),
+        Verdict::Violation
+    );
+}
+
+#[test]
+fn a_violation_is_explained_with_ports_ticks_and_protocol_transitions() {
+    let path = runs_dir().join("bug-mi5-n4-s1-rich");
+    let run = open_run(&path).unwrap();
+    let ing = ingest(&run, true).unwrap();
+    let out = check_gradual(&ing.history, &[Model::Cc]);
+    let v = out[0].violation.as_ref().expect("a violation");
+    let text = memconform::gem5::explain(&run, &ing, v);
+    assert!(text.contains("port 1 read of byte 0x6e8 = 0"), "{text}");
+    assert!(text.contains("Action/check failure on port 1"), "{text}");
+    assert!(text.contains("ProtocolTrace of line 0x6c0"), "{text}");
+    assert!(text.contains("Directory"), "{text}");
+}
+
+#[test]
+fn a_truncated_gz_trace_still_gives_the_history_prefix() {
+    let src = runs_dir().join("clean-n8-s3-gz");
+    let full = ingest(&open_run(&src).unwrap(), false).unwrap();
+    let tmp = std::env::temp_dir().join(format!("memconform-trunc-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::copy(src.join("config.ini"), tmp.join("config.ini")).unwrap();
+    let gz = std::fs::read(src.join("trace.txt.gz")).unwrap();
+    for cut in [gz.len() / 3, gz.len() / 2, gz.len() - 100] {
+        std::fs::write(tmp.join("trace.txt.gz"), &gz[..cut]).unwrap();
+        let part = ingest(&open_run(&tmp).unwrap(), false).unwrap();
+        assert!(
+            part.notes.iter().any(|n| n.contains("damaged")),
+            "{:?}",
+            part.notes
+        );
+        let (n, m) = (part.history.n_thread_ops(), full.history.n_thread_ops());
+        assert!(n > 0 && n < m, "cut at {cut}: {n} of {m} operations");
+        // a prefix: every operation kept is one of the full history's, at the same trace lines
+        let key = |o: &memconform::gem5::tester::Origin| {
+            (o.access.issue_line, o.access.complete_line, o.access.byte)
+        };
+        let all: std::collections::HashSet<_> = full.origins.iter().map(key).collect();
+        let last = part
+            .origins
+            .iter()
+            .map(|o| o.access.complete_line)
+            .max()
+            .unwrap();
+        for o in &part.origins {
+            assert!(
+                all.contains(&key(o)),
+                "cut at {cut}: an operation not in the full trace"
+            );
+        }
+        let expected = full
+            .origins
+            .iter()
+            .filter(|o| o.access.complete_line <= last)
+            .count();
+        assert!(
+            part.origins.len() >= expected - 8,
+            "cut at {cut}: {} of {expected} operations before line {last}",
+            part.origins.len()
+        );
+        assert_eq!(
+            check_gradual(&part.history, &[Model::Sc])[0].verdict,
+            Verdict::Consistent
+        );
+    }
+}
