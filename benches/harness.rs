@@ -58,6 +58,69 @@ fn pipeline(memory: Memory, model: Model, threads: usize, gradual: bool) -> f64 
     times[times.len() / 2]
 }
 
+/// `cargo bench --bench harness -- batch 10000 8 62`: COUNT histories of
+/// THREADS × OPS (half valid SC-generated, half with a stale read), all
+/// polynomial models + SC + TSO, with 1 and 2 worker threads.
+fn batch(count: usize, threads: usize, ops: usize) {
+    use memconform::gen::{inject_stale_read, threads as program, Rng};
+    use memconform::history::History;
+    use rayon::prelude::*;
+    let shape = Shape {
+        threads,
+        ops_per_thread: ops,
+        vars: 8,
+        write_ratio: 0.5,
+    };
+    let hs: Vec<History> = (0..count as u64)
+        .map(|s| {
+            let mut p = program(Memory::Sc, shape, s);
+            if s % 2 == 1 {
+                inject_stale_read(&mut p, &mut Rng::new(s));
+            }
+            History::from_threads(&p).expect("valid")
+        })
+        .collect();
+    let models = [
+        Model::Cc,
+        Model::Ccv,
+        Model::Cm,
+        Model::Ccm,
+        Model::Wccm,
+        Model::Wsc,
+        Model::Sc,
+        Model::Tso,
+    ];
+    let mut base = 0.0;
+    for j in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(j)
+            .build()
+            .unwrap();
+        let t = Instant::now();
+        let violations: usize = pool.install(|| {
+            hs.par_iter()
+                .map(|h| {
+                    check_gradual_with(h, &models, &Options::default())
+                        .iter()
+                        .filter(|o| o.verdict == Verdict::Violation)
+                        .count()
+                })
+                .sum()
+        });
+        let secs = t.elapsed().as_secs_f64();
+        if j == 1 {
+            base = secs;
+        }
+        println!(
+            "batch {count} histories x {} ops, {} models, -j{j}: {secs:.1} s ({:.2} ms/history, {violations} violations, speed-up {:.2})",
+            threads * ops,
+            models.len(),
+            secs * 1e3 / count as f64,
+            base / secs
+        );
+    }
+}
+
 fn coverage(model: Model, threads: usize, ops: usize) -> f64 {
     let shape = Shape {
         threads,
@@ -79,6 +142,16 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
+    if let [mode, count, threads, ops] = args.as_slice() {
+        if mode == "batch" {
+            batch(
+                count.parse().unwrap(),
+                threads.parse().unwrap(),
+                ops.parse().unwrap(),
+            );
+            return;
+        }
+    }
     if let [model, threads, ops, reps] = args.as_slice() {
         let model = Model::from_name(model).expect("a model name");
         let (t, o, r) = (
