@@ -182,6 +182,22 @@ fn check_run(
     real_time: bool,
 ) -> Result<Vec<Checked>, InputError> {
     let run = crate::gem5::open_run(dir)?;
+    if let Some(output) = crate::gem5::client_output(&run) {
+        // an SE-mode run of the random client: its own histories
+        return Ok(load_file(&output)?
+            .into_par_iter()
+            .map(|mut h| {
+                h.meta.push(("protocol".into(), run.protocol.name().into()));
+                let mut c = check_history(h, models, opts);
+                c.notes.push(format!(
+                    "gem5 SE run: protocol {}, client output in {}",
+                    run.protocol.name(),
+                    output.display()
+                ));
+                c
+            })
+            .collect());
+    }
     let modes: &[bool] = if real_time { &[false, true] } else { &[false] };
     modes
         .par_iter()

@@ -167,6 +167,29 @@ fn looks_like_trace(p: &Path) -> bool {
     hits >= 5
 }
 
+/// For a run without a tester (an SE-mode run): the file holding the
+/// random client's output (`simout.txt`, or the program's `--output` file).
+pub fn client_output(run: &Run) -> Option<PathBuf> {
+    if !matches!(run.tester, Tester::Other { .. }) {
+        return None;
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&run.dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("config"))
+        })
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .find(|p| Mapped::open(p).is_ok_and(|b| memconform_parsers::client::looks_like_client(&b)))
+}
+
 /// Turns a Ruby random tester run into a history (ports as threads, or with
 /// `real_time` one thread in real-time order).
 pub fn ingest(run: &Run, real_time: bool) -> Result<Ingested, InputError> {

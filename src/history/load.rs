@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use memconform_parsers::axe::{looks_like_axe, parse_axe};
+use memconform_parsers::client::{looks_like_client, parse_client};
 use memconform_parsers::hist::parse_hist;
 use memconform_parsers::mapped::Mapped;
 use memconform_parsers::Pos;
@@ -39,11 +40,14 @@ pub fn load_file(path: &Path) -> Result<Vec<History>, InputError> {
     load_bytes(&bytes, path)
 }
 
-/// Reads every history of a `.hist` file or an axe trace file (recognised
-/// by content: one history per `check`); `path` names it in errors.
+/// Reads every history of a `.hist` file, an axe trace file (one history per
+/// `check`) or the output of the SE-mode client (`gem5-configs/client`, even
+/// inside gem5's own output), recognised by content; `path` names it in errors.
 pub fn load_bytes(bytes: &[u8], path: &Path) -> Result<Vec<History>, InputError> {
     let parsed = if looks_like_axe(bytes) {
         parse_axe(bytes)
+    } else if looks_like_client(bytes) {
+        parse_client(bytes)
     } else {
         parse_hist(bytes)
     };
