@@ -58,6 +58,27 @@ fn pipeline(memory: Memory, model: Model, threads: usize, gradual: bool) -> f64 
     times[times.len() / 2]
 }
 
+/// `cargo bench --bench harness -- parse TRACE`: the RubyTest reader's
+/// throughput on a gem5 debug trace (plain or gzip), best of 5.
+fn parse(path: &std::path::Path) {
+    let bytes = std::fs::metadata(path).expect("a trace").len() as f64;
+    let mut best = f64::MAX;
+    let mut ops = 0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let trace = memconform::gem5::tester::read_trace(path, None).expect("readable");
+        best = best.min(t.elapsed().as_secs_f64());
+        ops = trace.accesses.len();
+    }
+    println!(
+        "parse {}: {:.1} MB in {:.3} s = {:.0} MB/s ({ops} accesses)",
+        path.display(),
+        bytes / 1e6,
+        best,
+        bytes / 1e6 / best
+    );
+}
+
 /// `cargo bench --bench harness -- batch 10000 8 62`: COUNT histories of
 /// THREADS × OPS (half valid SC-generated, half with a stale read), all
 /// polynomial models + SC + TSO, with 1 and 2 worker threads.
@@ -142,6 +163,12 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
+    if let [mode, path] = args.as_slice() {
+        if mode == "parse" {
+            parse(std::path::Path::new(path));
+            return;
+        }
+    }
     if let [mode, count, threads, ops] = args.as_slice() {
         if mode == "batch" {
             batch(
