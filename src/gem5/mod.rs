@@ -33,6 +33,8 @@ pub struct Run {
     pub memtest_failure: Option<(u32, u64, u64, u8, u8)>,
     /// Any other panic or fatal line.
     pub panic: Option<String>,
+    /// From `stats.txt` (empty after a panic: gem5 writes it on a normal exit).
+    pub stats: Option<memconform_parsers::gem5::stats::Dump>,
 }
 
 /// A run's histories: the tester's history, with each operation's origin.
@@ -121,6 +123,10 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
         failure,
         memtest_failure,
         panic,
+        stats: Mapped::open(&dir.join("stats.txt"))
+            .ok()
+            .and_then(|b| memconform_parsers::gem5::stats::parse_stats(&b).ok())
+            .and_then(|dumps| dumps.into_iter().last()),
     })
 }
 
@@ -235,6 +241,15 @@ pub fn ingest(run: &Run, real_time: bool) -> Result<Ingested, InputError> {
                     "RubyTest"
                 }
             ),
+        ));
+    }
+    if let Some(st) = &run.stats {
+        let hits = st.sum_matching(|n| n.ends_with(".m_demand_hits"));
+        let misses = st.sum_matching(|n| n.ends_with(".m_demand_misses"));
+        notes.push(format!(
+            "stats.txt: simTicks {}, hostSeconds {}, L1 demand hits {hits}, misses {misses}",
+            st.get("simTicks").map_or("?".into(), |v| v.to_string()),
+            st.get("hostSeconds").map_or("?".into(), |v| v.to_string()),
         ));
     }
     if trace.failed_read_added {
