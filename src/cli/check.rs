@@ -43,7 +43,7 @@ pub struct CheckArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
 
-    /// Models to check, comma-separated (cc, ccv, cm, ccm, wccm, wsc, or all).
+    /// Models to check, comma-separated (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso, or all).
     #[arg(long, short, value_delimiter = ',', default_value = "all", value_parser = parse_model)]
     models: Vec<Vec<Model>>,
 

@@ -28,10 +28,13 @@ pub mod exit {
     version,
     about = "Check that memory histories conform to memory models.",
     long_about = "Check that histories of shared-memory runs (reads and writes per thread, \
-each value written once) conform to memory models: the causal models CC, CCv, CM, the \
-saturation models CCM, wCCM and wSC that approximate SC and TSO in polynomial time. \
-Every violation comes with a certificate: a short cycle of labelled edges \
-(po, wr, rw, cf, pww, st, ...) over the operations, with their positions in the input."
+each value written once) conform to memory models: the causal models CC, CCv, CM; the \
+saturation models CCM, wCCM and wSC that approximate SC and TSO in polynomial time; and SC, \
+TSO and PSO, decided by saturation and a completion engine. Inputs: gem5 output directories \
+(Ruby random tester, MemTest, the SE-mode client), .hist files, axe traces. Every violation \
+comes with a certificate: a short cycle of labelled edges (po, wr, rw, cf, pww, st, ...) over \
+the operations, with their positions in the input (for gem5: ports, ticks, trace lines and \
+protocol transitions), re-checked by an independent validator."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -40,7 +43,7 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check .hist files (or directories of them) against models.
+    /// Check gem5 runs, .hist or axe files (or directories of them) against models.
     Check(check::CheckArgs),
     /// Generate histories from a simulated SC, TSO or PSO memory.
     Gen(gen::GenArgs),
