@@ -107,3 +107,59 @@ fn a_thousand_histories_through_the_csv() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn ctrl_c_stops_cleanly_and_keeps_every_finished_row() {
+    let bin = env!("CARGO_BIN_EXE_memconform");
+    let dir = std::env::temp_dir().join(format!("memconform-sigint-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let gen = Command::new(bin)
+        .args([
+            "gen",
+            "--threads",
+            "8",
+            "--ops",
+            "60",
+            "--count",
+            "3000",
+            "-o",
+        ])
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(gen.success());
+    let child = Command::new(bin)
+        .arg("check")
+        .arg(&dir)
+        .args(["-f", "csv", "-j", "1", "-m", "cc,ccv,cm,ccm,wsc,sc"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    let mut rdr = csv::Reader::from_reader(out.stdout.as_slice());
+    let rows: Vec<csv::StringRecord> = rdr
+        .records()
+        .map(|r| r.expect("every row is whole"))
+        .collect();
+    assert!(
+        !rows.is_empty() && rows.len() < 3000 * 6,
+        "{} rows",
+        rows.len()
+    );
+    assert_eq!(rows.len() % 6, 0, "whole histories only");
+    let _ = std::fs::remove_dir_all(&dir);
+}
