@@ -3,32 +3,15 @@
 //! the papers' hierarchy on the fast models themselves.
 
 mod brute;
+mod support;
+
+use support::to_history;
 
 use std::collections::BTreeSet;
 
-use brute::{BHistory, BId, Kind};
+use brute::BId;
 use memconform::history::{History, OpId};
 use memconform::models::{Model, StoreOrder};
-use memconform_parsers::hist::RawOpKind;
-
-fn to_history(b: &BHistory) -> History {
-    let threads: Vec<Vec<RawOpKind>> = b
-        .threads
-        .iter()
-        .map(|t| {
-            t.iter()
-                .map(|&(k, v, value)| {
-                    let var = format!("v{v}");
-                    match k {
-                        Kind::R => RawOpKind::Read { var, value },
-                        Kind::W => RawOpKind::Write { var, value },
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    History::from_threads(&threads).expect("random histories are valid")
-}
 
 fn op_id(h: &History, id: BId) -> OpId {
     match id {

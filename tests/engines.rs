@@ -3,6 +3,9 @@
 //! random small histories; every witness re-checked by the validator.
 
 mod brute;
+mod support;
+
+use support::to_history;
 
 use brute::{BHistory, Kind};
 use memconform::certificate::validate::{self, StoreModel};
@@ -18,25 +21,6 @@ const ENGINES: [Engine; 5] = [
     Engine::Interleave,
     Engine::Auto,
 ];
-
-fn to_history(b: &BHistory) -> History {
-    let threads: Vec<Vec<RawOpKind>> = b
-        .threads
-        .iter()
-        .map(|t| {
-            t.iter()
-                .map(|&(k, v, value)| {
-                    let var = format!("v{v}");
-                    match k {
-                        Kind::R => RawOpKind::Read { var, value },
-                        Kind::W => RawOpKind::Write { var, value },
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    History::from_threads(&threads).expect("valid")
-}
 
 fn store_model(m: Model) -> StoreModel {
     match m {
