@@ -720,53 +720,17 @@ mod tests {
         (name.to_owned(), ops)
     }
 
-    /// The history with every position zeroed.
-    fn without_pos(h: &RawHistory) -> RawHistory {
-        let z = Pos::default();
-        RawHistory {
-            name: h.name.clone(),
-            expect: h
-                .expect
-                .iter()
-                .map(|(m, y, _)| (m.clone(), *y, z))
-                .collect(),
-            finals: h
-                .finals
-                .iter()
-                .map(|(v, x, _)| (v.clone(), *x, z))
-                .collect(),
-            meta: h
-                .meta
-                .iter()
-                .map(|(k, v, _)| (k.clone(), v.clone(), z))
-                .collect(),
-            threads: h
-                .threads
-                .iter()
-                .map(|t| RawThread {
-                    name: t.name.clone(),
-                    pos: z,
-                    ops: t
-                        .ops
-                        .iter()
-                        .map(|o| RawOp {
-                            pos: z,
-                            ..o.clone()
-                        })
-                        .collect(),
-                })
-                .collect(),
-            pos: z,
-        }
-    }
-
     /// Asserts that `src` goes through the .hist writer and parser unchanged.
     #[track_caller]
     fn assert_hist_round_trip(src: &str) {
         let hs = parse(src);
         let text = write_hist(&hs);
         let back = parse_hist(text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let strip = |v: &[RawHistory]| v.iter().map(without_pos).collect::<Vec<_>>();
+        let strip = |v: &[RawHistory]| {
+            v.iter()
+                .map(RawHistory::without_positions)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(strip(&back), strip(&hs), "{text}");
     }
 

@@ -76,6 +76,50 @@ pub struct RawHistory {
     pub pos: Pos,
 }
 
+impl RawHistory {
+    /// The history with every position zeroed, to compare histories from
+    /// different sources.
+    pub fn without_positions(&self) -> RawHistory {
+        let h = self;
+        let z = Pos::default();
+        RawHistory {
+            name: h.name.clone(),
+            expect: h
+                .expect
+                .iter()
+                .map(|(m, y, _)| (m.clone(), *y, z))
+                .collect(),
+            finals: h
+                .finals
+                .iter()
+                .map(|(v, x, _)| (v.clone(), *x, z))
+                .collect(),
+            meta: h
+                .meta
+                .iter()
+                .map(|(k, v, _)| (k.clone(), v.clone(), z))
+                .collect(),
+            threads: h
+                .threads
+                .iter()
+                .map(|t| RawThread {
+                    name: t.name.clone(),
+                    pos: z,
+                    ops: t
+                        .ops
+                        .iter()
+                        .map(|o| RawOp {
+                            pos: z,
+                            ..o.clone()
+                        })
+                        .collect(),
+                })
+                .collect(),
+            pos: z,
+        }
+    }
+}
+
 /// Parses a whole `.hist` file. Histories without any thread line (e.g. after a
 /// trailing `---`) are dropped. Syntax errors only: meaning (values written
 /// twice, duplicate thread names, ...) is checked by the `memconform` crate.
@@ -610,53 +654,16 @@ mod tests {
         assert!(m.contains(msg), "message for {src:?}: {m:?} lacks {msg:?}");
     }
 
-    /// The history with every position zeroed, to compare histories from
-    /// different sources.
-    fn without_pos(h: &RawHistory) -> RawHistory {
-        let z = Pos::default();
-        RawHistory {
-            name: h.name.clone(),
-            expect: h
-                .expect
-                .iter()
-                .map(|(m, y, _)| (m.clone(), *y, z))
-                .collect(),
-            finals: h
-                .finals
-                .iter()
-                .map(|(v, x, _)| (v.clone(), *x, z))
-                .collect(),
-            meta: h
-                .meta
-                .iter()
-                .map(|(k, v, _)| (k.clone(), v.clone(), z))
-                .collect(),
-            threads: h
-                .threads
-                .iter()
-                .map(|t| RawThread {
-                    name: t.name.clone(),
-                    pos: z,
-                    ops: t
-                        .ops
-                        .iter()
-                        .map(|o| RawOp {
-                            pos: z,
-                            ..o.clone()
-                        })
-                        .collect(),
-                })
-                .collect(),
-            pos: z,
-        }
-    }
-
     /// Asserts `parse_hist(write_hist(hs)) == hs`, positions aside.
     #[track_caller]
     fn assert_round_trip(hs: &[RawHistory]) {
         let text = write_hist(hs);
         let back = parse_hist(text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let strip = |v: &[RawHistory]| v.iter().map(without_pos).collect::<Vec<_>>();
+        let strip = |v: &[RawHistory]| {
+            v.iter()
+                .map(RawHistory::without_positions)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(strip(&back), strip(hs), "{text}");
     }
 
