@@ -55,6 +55,26 @@ fn verdict(h: &History, m: Model, e: Engine) -> bool {
     }
 }
 
+/// Every engine decides each store-order model as expected; counts the
+/// consistent ones per model in `yes`.
+fn assert_engines(
+    h: &History,
+    want: [bool; 3],
+    yes: &mut [usize; 3],
+    context: impl Fn() -> String,
+) {
+    for (i, (m, expected)) in [Model::Sc, Model::Tso, Model::Pso]
+        .into_iter()
+        .zip(want)
+        .enumerate()
+    {
+        yes[i] += expected as usize;
+        for e in ENGINES {
+            assert_eq!(verdict(h, m, e), expected, "{m} by {e:?}: {}", context());
+        }
+    }
+}
+
 #[test]
 fn engines_agree_with_brute_force_on_small_histories() {
     let mut yes = [0usize; 3];
@@ -63,24 +83,9 @@ fn engines_agree_with_brute_force_on_small_histories() {
         let b = brute::random_history(seed, 10);
         let want = brute::verdicts(&b);
         let h = to_history(&b);
-        for (i, (m, expected)) in [
-            (Model::Sc, want.sc),
-            (Model::Tso, want.tso),
-            (Model::Pso, want.pso),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            yes[i] += expected as usize;
-            for e in ENGINES {
-                assert_eq!(
-                    verdict(&h, m, e),
-                    expected,
-                    "seed {seed}: {m} by {e:?} on {:?}",
-                    b.threads
-                );
-            }
-        }
+        assert_engines(&h, [want.sc, want.tso, want.pso], &mut yes, || {
+            format!("seed {seed} on {:?}", b.threads)
+        });
     }
     for (i, m) in ["sc", "tso", "pso"].iter().enumerate() {
         assert!(
@@ -132,24 +137,9 @@ fn engines_agree_with_axe_machines_on_fences_rmws_and_finals() {
         let x = brute::x_random_history(seed, 10);
         let want = brute::x_operational(&x);
         let h = x_history(&x);
-        for (i, (m, expected)) in [
-            (Model::Sc, want.sc),
-            (Model::Tso, want.tso),
-            (Model::Pso, want.pso),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            yes[i] += expected as usize;
-            for e in ENGINES {
-                assert_eq!(
-                    verdict(&h, m, e),
-                    expected,
-                    "seed {seed}: {m} by {e:?} on\n{}",
-                    brute::x_to_hist(&x)
-                );
-            }
-        }
+        assert_engines(&h, [want.sc, want.tso, want.pso], &mut yes, || {
+            format!("seed {seed} on\n{}", brute::x_to_hist(&x))
+        });
     }
     for (i, m) in ["sc", "tso", "pso"].iter().enumerate() {
         assert!(

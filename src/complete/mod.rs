@@ -31,6 +31,31 @@ pub struct Spec {
     pub graphs: Vec<Graph>,
 }
 
+impl Spec {
+    /// The framework's two graphs (consistency-framework-2k §3):
+    /// `G_loc = po-loc ∪ wr` (uniprocessor) and `G_mm = po-mm ∪ wre`, where
+    /// `po-mm` is the model's preserved program order.
+    pub fn loc_mm(h: &History, po_mm: (Rel, BitMatrix), pattern: Pattern) -> Spec {
+        let wr = h.wr();
+        let wre = crate::models::common::wre(h, &wr);
+        Spec {
+            graphs: vec![
+                Graph {
+                    pattern: Pattern::CyclicUniproc,
+                    fixed: vec![
+                        (Rel::PoLoc, crate::models::common::po_loc(h)),
+                        (Rel::Wr, wr),
+                    ],
+                },
+                Graph {
+                    pattern,
+                    fixed: vec![po_mm, (Rel::Wre, wre)],
+                },
+            ],
+        }
+    }
+}
+
 /// A completion engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

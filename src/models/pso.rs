@@ -3,27 +3,14 @@
 //! `po-pso ∪ wre ∪ ww ∪ rw` acyclic, with RMW atomicity and `@final`.
 
 use crate::certificate::{Pattern, Rel};
-use crate::complete::{Graph, Spec};
+use crate::complete::Spec;
 use crate::history::History;
-use crate::models::common::{po_loc, wre};
 use crate::models::tso::relax;
 use crate::relation::BitMatrix;
 
 /// PSO's two acyclicity graphs.
 pub fn spec(h: &History) -> Spec {
-    let wr = h.wr();
-    Spec {
-        graphs: vec![
-            Graph {
-                pattern: Pattern::CyclicUniproc,
-                fixed: vec![(Rel::PoLoc, po_loc(h)), (Rel::Wr, wr.clone())],
-            },
-            Graph {
-                pattern: Pattern::CyclicPso,
-                fixed: vec![(Rel::PoPso, po_pso(h)), (Rel::Wre, wre(h, &wr))],
-            },
-        ],
-    }
+    Spec::loc_mm(h, (Rel::PoPso, po_pso(h)), Pattern::CyclicPso)
 }
 
 /// `po-pso`: `po` without (plain write, plain read) and without (plain write,

@@ -3,26 +3,13 @@
 //! `ppo ∪ wre ∪ ww ∪ rw` acyclic, with RMW atomicity and `@final`.
 
 use crate::certificate::{Pattern, Rel};
-use crate::complete::{Graph, Spec};
+use crate::complete::Spec;
 use crate::history::{History, OpId};
-use crate::models::common::{po_loc, wre};
 use crate::relation::{transitive_closure, BitMatrix};
 
 /// TSO's two acyclicity graphs.
 pub fn spec(h: &History) -> Spec {
-    let wr = h.wr();
-    Spec {
-        graphs: vec![
-            Graph {
-                pattern: Pattern::CyclicUniproc,
-                fixed: vec![(Rel::PoLoc, po_loc(h)), (Rel::Wr, wr.clone())],
-            },
-            Graph {
-                pattern: Pattern::CyclicTso,
-                fixed: vec![(Rel::Ppo, ppo(h)), (Rel::Wre, wre(h, &wr))],
-            },
-        ],
-    }
+    Spec::loc_mm(h, (Rel::Ppo, ppo(h)), Pattern::CyclicTso)
 }
 
 /// `ppo`: `po` without the pairs (plain write, plain read) a store buffer
