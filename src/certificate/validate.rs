@@ -2,8 +2,6 @@
 //! engines but the History type: its own relations (adjacency lists), its own
 //! acyclicity test (Kahn), its own memory simulation.
 
-use std::collections::VecDeque;
-
 use super::{Pattern, Rel, Violation};
 use crate::history::{History, OpId, OpKind};
 
@@ -38,47 +36,126 @@ fn kept(h: &History, model: StoreModel, a: OpId, b: OpId) -> bool {
 }
 
 /// Whether `(a, b)` is in the model's preserved program order: kept, or
-/// kept through intermediate operations of the thread (a fence, an RMW, ...).
+/// kept through an intermediate operation of the thread. A plain write
+/// reaches what it does not keep only through an operation that is neither
+/// a plain write nor a plain read (a fence, an RMW half; under PSO an RMW of
+/// the write's own variable or a fence), which keeps everything after it.
 fn preserved(h: &History, model: StoreModel, a: OpId, b: OpId) -> bool {
-    if !h.po().get(a, b) {
+    if !h.po_before(a, b) {
         return false;
     }
-    let kept = |a: OpId, b: OpId| kept(h, model, a, b);
-    if kept(a, b) {
+    if kept(h, model, a, b) {
         return true;
     }
-    // through an intermediate operation of the thread (a fence, an RMW, ...)
     let t = h.ops[b].thread.expect("po never ends at an initial write");
-    let mut seen = vec![false; h.n()];
-    let mut queue = VecDeque::from([a]);
-    while let Some(x) = queue.pop_front() {
-        for c in h.threads[t].ops.clone() {
-            if !seen[c] && h.po().get(x, c) && kept(x, c) {
-                if c == b {
-                    return true;
-                }
-                seen[c] = true;
-                queue.push_back(c);
-            }
-        }
-    }
-    false
+    h.threads[t].ops.clone().any(|c| {
+        let barrier = !is_plain_write(h, c) && !is_plain_read(h, c);
+        barrier && kept(h, model, a, c) && h.po_before(a, c) && h.po_before(c, b)
+    })
 }
 
-/// The pairs `(a, b)` of program order that `keep` accepts, as adjacency
-/// lists; only pairs within a thread, or from an initial write, are tried.
-fn program_edges(h: &History, keep: impl Fn(OpId, OpId) -> bool) -> Vec<Vec<OpId>> {
-    let n = h.n();
-    let mut adj = vec![Vec::new(); n];
-    for t in &h.threads {
-        for a in t.ops.clone() {
-            adj[a].extend(t.ops.clone().filter(|&b| h.po().get(a, b) && keep(a, b)));
+/// Program order restricted to the pairs a model keeps, as a graph with the
+/// same reachability in O(n) edges: per thread and *source class*, a
+/// timeline of the classes' completion ticks; an operation feeds its class's
+/// timeline at its completion, and the timeline feeds each operation `b`
+/// that the class keeps from its latest tick before `b`'s issue. `class(a)`
+/// must determine `keep(a, ·)`; `sources(b)` lists the classes `b` may be
+/// kept from. Initial writes feed every thread's timelines before all ticks.
+struct Program {
+    /// Nodes `0..n` are operations; timeline nodes follow.
+    adj: Vec<Vec<usize>>,
+}
+
+impl Program {
+    fn new(
+        h: &History,
+        class: impl Fn(OpId) -> Option<usize>,
+        keep: impl Fn(usize, OpId) -> bool,
+        sources: impl Fn(OpId) -> Option<[usize; 2]>,
+    ) -> Program {
+        let n = h.n();
+        let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for t in &h.threads {
+            // class -> (ticks ascending, node ids)
+            let mut lines: std::collections::BTreeMap<usize, Vec<(i128, usize)>> =
+                std::collections::BTreeMap::new();
+            let tick = |o: OpId| -> (i128, i128) {
+                let (i, c) = h.interval(o);
+                (i as i128, c as i128)
+            };
+            let mut feeds: Vec<(usize, usize, i128)> = Vec::new(); // (op, class, tick)
+            for a in t.ops.clone() {
+                if let Some(k) = class(a) {
+                    feeds.push((a, k, tick(a).1));
+                }
+            }
+            for v in 0..h.vars.len() {
+                if let Some(k) = class(v) {
+                    feeds.push((v, k, -1));
+                }
+            }
+            for &(_, k, c) in &feeds {
+                lines.entry(k).or_default().push((c, 0));
+            }
+            for (_, line) in lines.iter_mut() {
+                line.sort_unstable();
+                line.dedup();
+                for (i, e) in line.iter_mut().enumerate() {
+                    e.1 = adj.len() + i;
+                }
+                let first = adj.len();
+                adj.extend((0..line.len()).map(|i| {
+                    if i + 1 < line.len() {
+                        vec![first + i + 1]
+                    } else {
+                        Vec::new()
+                    }
+                }));
+            }
+            for &(a, k, c) in &feeds {
+                let line = &lines[&k];
+                let i = line.partition_point(|e| e.0 < c);
+                adj[a].push(line[i].1);
+            }
+            for b in t.ops.clone() {
+                let issue = tick(b).0;
+                let mut from = |k: usize, line: &Vec<(i128, usize)>| {
+                    if keep(k, b) {
+                        let i = line.partition_point(|e| e.0 < issue);
+                        if i > 0 {
+                            adj[line[i - 1].1].push(b);
+                        }
+                    }
+                };
+                match sources(b) {
+                    Some(ks) => {
+                        for k in ks
+                            .into_iter()
+                            .enumerate()
+                            .filter(|&(i, k)| i == 0 || k != ks[0])
+                            .map(|(_, k)| k)
+                        {
+                            if let Some(line) = lines.get(&k) {
+                                from(k, line);
+                            }
+                        }
+                    }
+                    None => {
+                        for (&k, line) in &lines {
+                            from(k, line);
+                        }
+                    }
+                }
+                // an RMW's halves stay ordered
+                if let Some(w) = h.ops[b].rmw.filter(|&w| b < w) {
+                    if class(b).is_some() && class(w).is_some() {
+                        adj[b].push(w);
+                    }
+                }
+            }
         }
-        for (x, outs) in adj.iter_mut().enumerate().take(h.vars.len()) {
-            outs.extend(t.ops.clone().filter(|&b| h.po().get(x, b) && keep(x, b)));
-        }
+        Program { adj }
     }
-    adj
 }
 
 /// Kahn's algorithm on adjacency lists: whether the graph is acyclic.
@@ -174,31 +251,69 @@ pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Resul
             common[r].push(next);
         }
     }
-    let same_var = |a: OpId, b: OpId| h.ops[a].var.is_some() && h.ops[a].var == h.ops[b].var;
-    let graphs: Vec<(&str, Vec<Vec<OpId>>, bool)> = match model {
-        StoreModel::Sc => vec![("po ∪ wr ∪ ww ∪ rw", program_edges(h, |_, _| true), false)],
-        StoreModel::Tso | StoreModel::Pso => vec![
-            ("po-loc ∪ wr ∪ ww ∪ rw", program_edges(h, same_var), false),
-            (
-                if model == StoreModel::Tso {
-                    "ppo ∪ wre ∪ ww ∪ rw"
-                } else {
-                    "po-pso ∪ wre ∪ ww ∪ rw"
-                },
-                // kept pairs alone: their paths are the preserved order
-                program_edges(h, |a, b| kept(h, model, a, b)),
-                true,
-            ),
-        ],
+    let plain_w = |o: OpId| is_plain_write(h, o);
+    let graphs: Vec<(&str, Program, bool)> = match model {
+        StoreModel::Sc => vec![(
+            "po ∪ wr ∪ ww ∪ rw",
+            Program::new(h, |_| Some(0), |_, _| true, |_| Some([0, 0])),
+            false,
+        )],
+        StoreModel::Tso | StoreModel::Pso => {
+            // classes: 0 = not a plain write; plain writes: 1 (TSO), 1 + x (PSO)
+            let pso = model == StoreModel::Pso;
+            let class = move |o: OpId| -> Option<usize> {
+                Some(match (plain_w(o), pso) {
+                    (false, _) => 0,
+                    (true, false) => 1,
+                    (true, true) => 1 + h.ops[o].var.expect("writes have a variable"),
+                })
+            };
+            let sources = move |b: OpId| -> Option<[usize; 2]> {
+                match (pso, h.ops[b].var) {
+                    (false, _) => Some([0, 1]),
+                    (true, Some(x)) => Some([0, 1 + x]),
+                    (true, None) => None, // a fence: every class
+                }
+            };
+            let witness = move |k: usize| -> Option<OpId> {
+                // a plain write of class k, to ask `kept`: an initial write
+                (k > 0).then(|| if pso { k - 1 } else { 0 })
+            };
+            let mm = move |k: usize, b: OpId| match witness(k) {
+                None => true,
+                Some(w) => kept(h, model, w, b),
+            };
+            vec![
+                (
+                    "po-loc ∪ wr ∪ ww ∪ rw",
+                    Program::new(
+                        h,
+                        |o| h.ops[o].var,
+                        |k, b| h.ops[b].var == Some(k),
+                        |b| h.ops[b].var.map(|x| [x, x]),
+                    ),
+                    false,
+                ),
+                (
+                    if model == StoreModel::Tso {
+                        "ppo ∪ wre ∪ ww ∪ rw"
+                    } else {
+                        "po-pso ∪ wre ∪ ww ∪ rw"
+                    },
+                    Program::new(h, class, mm, sources),
+                    true,
+                ),
+            ]
+        }
     };
     for (name, program, external_only) in graphs {
-        let mut adj = common.clone();
-        for (outs, more) in adj.iter_mut().zip(program) {
+        let mut adj = program.adj;
+        for (outs, more) in adj.iter_mut().zip(&common) {
             outs.extend(more);
         }
         for r in (0..n).filter(|&r| h.ops[r].kind == OpKind::Read) {
             let w = h.rf(r).expect("checked above");
-            if !external_only || !(h.po().get(w, r) || h.po().get(r, w)) {
+            if !external_only || !(h.po_before(w, r) || h.po_before(r, w)) {
                 adj[w].push(r);
             }
         }
@@ -228,14 +343,24 @@ pub fn interleaving(h: &History, run: &[OpId]) -> Result<(), String> {
         }
         at[o] = i;
     }
-    for a in nv..n {
-        for b in h.po().succ(a) {
-            if at[a] > at[b] {
-                return Err(format!(
-                    "{} runs before {} against po",
-                    h.describe(b),
-                    h.describe(a)
-                ));
+    // po: in each thread, no operation may run after one it precedes
+    for t in &h.threads {
+        let mut ops: Vec<OpId> = t.ops.clone().collect();
+        ops.sort_by_key(|&o| at[o]);
+        // the earliest-completing operation run later than each position
+        let mut later: Option<OpId> = None;
+        for &b in ops.iter().rev() {
+            if let Some(a) = later {
+                if h.po_before(a, b) {
+                    return Err(format!(
+                        "{} runs before {} against po",
+                        h.describe(b),
+                        h.describe(a)
+                    ));
+                }
+            }
+            if later.is_none_or(|a| h.interval(b).1 < h.interval(a).1) {
+                later = Some(b);
             }
         }
     }
@@ -309,12 +434,12 @@ pub fn violation(h: &History, v: &Violation) -> Result<(), String> {
         let same_var = h.ops[a].var.is_some() && h.ops[a].var == h.ops[b].var;
         let writes = h.ops[a].kind == OpKind::Write && h.ops[b].kind == OpKind::Write;
         let ok = match s.rel {
-            Rel::Po => h.po().get(a, b),
-            Rel::PoLoc => h.po().get(a, b) && same_var,
+            Rel::Po => h.po_before(a, b),
+            Rel::PoLoc => h.po_before(a, b) && same_var,
             Rel::Ppo => preserved(h, StoreModel::Tso, a, b),
             Rel::PoPso => preserved(h, StoreModel::Pso, a, b),
             Rel::Wr => h.rf(b) == Some(a),
-            Rel::Wre => h.rf(b) == Some(a) && !h.po().get(a, b) && !h.po().get(b, a),
+            Rel::Wre => h.rf(b) == Some(a) && !h.po_before(a, b) && !h.po_before(b, a),
             Rel::Rw => {
                 h.ops[a].kind == OpKind::Read
                     && h.ops[b].kind == OpKind::Write

@@ -91,6 +91,37 @@ pub struct CheckArgs {
     /// pairs ordered alike in every witness) and how much of it saturation found.
     #[arg(long)]
     kernel: bool,
+
+    /// Memory budget per history and model (e.g. 2G, 500M; default: a quarter
+    /// of the machine's memory). A history whose structures are estimated
+    /// larger gets `unknown` with the reason instead of risking the batch.
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    max_memory: Option<u64>,
+}
+
+/// `2G`, `500M`, `64k` or plain bytes.
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let m: u64 = match c.to_ascii_lowercase() {
+                'k' => 1 << 10,
+                'm' => 1 << 20,
+                'g' => 1 << 30,
+                't' => 1 << 40,
+                _ => return Err(format!("`{s}`: unit must be k, M, G or T")),
+            };
+            (&t[..i], m)
+        }
+        _ => (t, 1),
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size like 2G, 500M or 1048576"))?;
+    if !n.is_finite() || n <= 0.0 || n * mult as f64 > u64::MAX as f64 / 2.0 {
+        return Err(format!("`{s}` is not a positive size"));
+    }
+    Ok((n * mult as f64) as u64)
 }
 
 fn parse_model(s: &str) -> Result<Vec<Model>, String> {
@@ -101,6 +132,10 @@ fn parse_model(s: &str) -> Result<Vec<Model>, String> {
         let names: Vec<&str> = Model::EVERY.iter().map(|m| m.name()).collect();
         format!("unknown model `{s}` (known: {}, all)", names.join(", "))
     })
+}
+
+fn memconform_default_max_memory() -> u64 {
+    crate::models::scale::default_max_memory()
 }
 
 /// Runs `check`; returns the exit code.
@@ -121,6 +156,10 @@ pub fn run(args: CheckArgs) -> i32 {
         validate: !args.no_validate,
         kernel: args.kernel,
         gradual: !args.no_gradual,
+        max_memory: args
+            .max_memory
+            .unwrap_or_else(memconform_default_max_memory),
+        ..Options::default()
     };
     let (files, mut errors) = discover(&args.paths);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -8,10 +8,13 @@
 
 mod dp;
 mod enumerate;
+mod frontier;
 mod interleave;
 mod sat;
 mod saturate;
 
+pub(crate) use frontier::violation;
+pub use frontier::Scaled;
 pub use saturate::{Conflict, Saturation};
 
 use std::time::Instant;

@@ -116,21 +116,17 @@ impl History {
         let mut rf = vec![None; n];
         let mut readers = vec![Vec::new(); n];
         let mut writes_of = vec![Vec::new(); nv];
-        let mut reads_mask = vec![BitSet::new(n); nv];
-        let mut writes_mask = vec![BitSet::new(n); nv];
         let mut writer: HashMap<(VarId, u64), OpId> = HashMap::new();
         for (o, op) in ops.iter().enumerate() {
             if op.kind == OpKind::Write {
                 let v = op.var.expect("writes have a variable");
                 writer.insert((v, op.value), o);
                 writes_of[v].push(o);
-                writes_mask[v].insert(o);
             }
         }
         for (o, op) in ops.iter().enumerate() {
             if op.kind == OpKind::Read {
                 let v = op.var.expect("reads have a variable");
-                reads_mask[v].insert(o);
                 if let Some(&w) = writer.get(&(v, op.value)) {
                     rf[o] = Some(w);
                     readers[w].push(o);
@@ -138,7 +134,6 @@ impl History {
             }
         }
 
-        let po = program_order(nv, &ops, &threads);
         Ok(History {
             name: raw.name.clone(),
             index,
@@ -156,9 +151,7 @@ impl History {
             rf,
             readers,
             writes_of,
-            reads_mask,
-            writes_mask,
-            po,
+            dense: std::sync::OnceLock::new(),
         })
     }
 
@@ -290,32 +283,38 @@ fn push_op(
     Ok(())
 }
 
-/// `po`: initial writes before all thread ops; per thread a chain, or for a
-/// timed thread the interval order (`a` before `b` iff `a` completed before
-/// `b` was issued; the two halves of an RMW stay ordered).
-fn program_order(nv: usize, ops: &[Op], threads: &[Thread]) -> BitMatrix {
-    let n = ops.len();
+/// The dense views: `po` as a matrix (initial writes before all thread ops;
+/// per thread [`History::po_before`]) and the per-variable read/write masks.
+pub(super) fn dense(h: &History) -> super::Dense {
+    let n = h.n();
+    let nv = h.vars.len();
     let mut po = BitMatrix::new(n);
     for init in 0..nv {
         for o in nv..n {
             po.set(init, o);
         }
     }
-    for t in threads {
+    for t in &h.threads {
         for a in t.ops.clone() {
             for b in t.ops.clone() {
-                let before = if t.timed {
-                    let (_, done) = ops[a].ticks.expect("timed");
-                    let (issue, _) = ops[b].ticks.expect("timed");
-                    done < issue || (ops[a].rmw == Some(b) && a < b)
-                } else {
-                    a < b
-                };
-                if before {
+                if h.po_before(a, b) {
                     po.set(a, b);
                 }
             }
         }
     }
-    po
+    let mut reads_mask = vec![BitSet::new(n); nv];
+    let mut writes_mask = vec![BitSet::new(n); nv];
+    for (o, op) in h.ops.iter().enumerate() {
+        match (op.kind, op.var) {
+            (OpKind::Read, Some(v)) => reads_mask[v].insert(o),
+            (OpKind::Write, Some(v)) => writes_mask[v].insert(o),
+            _ => {}
+        }
+    }
+    super::Dense {
+        reads_mask,
+        writes_mask,
+        po,
+    }
 }

@@ -78,6 +78,13 @@ pub struct History {
     rf: Vec<Option<OpId>>,
     readers: Vec<Vec<OpId>>,
     writes_of: Vec<Vec<OpId>>,
+    /// Dense views, built on first use (small histories only: n² bits).
+    dense: std::sync::OnceLock<Dense>,
+}
+
+/// The dense views of a history: `po` as a matrix and per-variable masks.
+#[derive(Debug, Clone)]
+struct Dense {
     reads_mask: Vec<BitSet>,
     writes_mask: Vec<BitSet>,
     po: BitMatrix,
@@ -142,24 +149,67 @@ impl History {
         &self.writes_of[x]
     }
 
-    /// The writes of `x` as a bit row over op ids.
+    /// The writes of `x` as a bit row over op ids (dense view: n bits).
     #[inline]
     pub fn writes_mask(&self, x: VarId) -> &[u64] {
-        self.writes_mask[x].words()
+        self.dense().writes_mask[x].words()
     }
 
-    /// The reads of `x` as a bit row over op ids.
+    /// The reads of `x` as a bit row over op ids (dense view: n bits).
     #[inline]
     pub fn reads_mask(&self, x: VarId) -> &[u64] {
-        self.reads_mask[x].words()
+        self.dense().reads_mask[x].words()
     }
 
-    /// Program order `po`, transitive: initial writes before every thread
-    /// operation, then each thread's order (a chain, or the interval order
-    /// of its ticks).
+    /// Program order `po`, transitive, as a matrix: initial writes before
+    /// every thread operation, then each thread's order (a chain, or the
+    /// interval order of its ticks). Built on first use, `n²/8` bytes: for
+    /// small histories; at scale use [`History::po_before`].
     #[inline]
     pub fn po(&self) -> &BitMatrix {
-        &self.po
+        &self.dense().po
+    }
+
+    fn dense(&self) -> &Dense {
+        self.dense.get_or_init(|| build::dense(self))
+    }
+
+    /// The thread of `o` (`None` for an initial write).
+    #[inline]
+    pub fn thread_of(&self, o: OpId) -> Option<usize> {
+        self.ops[o].thread
+    }
+
+    /// `o`'s interval `(issue, completion)` in its thread's order: its ticks
+    /// for a timed thread, `(o, o)` for an untimed one (a chain is the
+    /// interval order of points).
+    #[inline]
+    pub fn interval(&self, o: OpId) -> (u64, u64) {
+        match self.ops[o].ticks {
+            Some(t) if self.ops[o].thread.is_some_and(|t| self.threads[t].timed) => t,
+            _ => (o as u64, o as u64),
+        }
+    }
+
+    /// `a po b` in O(1), without the matrix: initial writes precede every
+    /// thread operation; within a thread, `a` completes before `b` is issued
+    /// (for an untimed thread, `a` comes first), and an RMW's read half
+    /// precedes its write half.
+    #[inline]
+    pub fn po_before(&self, a: OpId, b: OpId) -> bool {
+        if self.is_init(b) || a == b {
+            return false;
+        }
+        if self.is_init(a) {
+            return true;
+        }
+        if self.ops[a].thread != self.ops[b].thread {
+            return false;
+        }
+        if self.ops[a].rmw == Some(b) {
+            return a < b;
+        }
+        self.interval(a).1 < self.interval(b).0
     }
 
     /// The write-read relation `wr` as a matrix.
@@ -178,8 +228,12 @@ impl History {
     pub fn po_maximal(&self) -> Vec<OpId> {
         let mut out = Vec::new();
         for t in &self.threads {
+            // the ops completing after the last issue of the thread
+            let last_issue = t.ops.clone().map(|o| self.interval(o).0).max();
             for o in t.ops.clone() {
-                if self.po.row(o).iter().all(|&w| w == 0) {
+                let read_half = self.ops[o].rmw.is_some_and(|w| o < w);
+                let maximal = !read_half && last_issue.is_some_and(|i| self.interval(o).1 >= i);
+                if maximal {
                     out.push(o);
                 }
             }

@@ -2,9 +2,13 @@
 //! WriteCORead (causal-consistency-datalog Table 3).
 
 use crate::certificate::{Pattern, Rel, Violation};
+use crate::complete::violation;
 use crate::history::History;
 use crate::models::common::{causal, cycle_through, no_thin_air};
+use crate::models::sc;
+use crate::relation::chains::Frontier;
 use crate::relation::iter_ones;
+use crate::relation::program::Lanes;
 
 /// CC: `co = (po ∪ wr)⁺` acyclic, no thin-air read, and no read `r1` of `w1`
 /// with another write `w2` of its variable such that `w1 co w2 co r1`
@@ -39,4 +43,35 @@ pub fn check(h: &History) -> Result<(), Violation> {
         }
     }
     Ok(())
+}
+
+/// CC at scale (scale-design §5): `co` as frontiers of `po ∪ wr` on lanes.
+/// For a read `r1` of `w1` and each sequence, the last write `w2` of the
+/// variable there with `w2 co r1` is the only candidate: an earlier one
+/// `co`-after `w1` would put `w1 co w2` too.
+pub fn check_scaled(h: &History, lanes: &Lanes) -> Result<Frontier, Violation> {
+    no_thin_air(h)?;
+    let co = Frontier::new(sc::graph(h, lanes)).map_err(|c| violation(Pattern::CyclicCO, c))?;
+    let g = co.graph();
+    for r1 in (0..h.n()).filter(|&r| h.is_read(r)) {
+        let w1 = h.rf(r1).expect("no thin air") as u32;
+        let x = h.var(r1).expect("reads have a variable") as u32;
+        for q in 0..g.sequences() {
+            let Some(w2) = g.last_write_where(q, x, |w| co.reaches(w, r1 as u32)) else {
+                continue;
+            };
+            if w2 != w1 && co.reaches(w1, w2) {
+                let pattern = if h.is_init(w1 as usize) {
+                    Pattern::WriteCOInitRead
+                } else {
+                    Pattern::WriteCORead
+                };
+                let cycle = co.cycle_through(r1 as u32, w2, Rel::Rw).expect("w2 co r1");
+                let mut v = violation(pattern, cycle);
+                v.ops.push((w1 as usize, "r1 reads from w1, and w1 co w2"));
+                return Err(v);
+            }
+        }
+    }
+    Ok(co)
 }

@@ -1,9 +1,11 @@
 //! CCv, causal convergence: CC and no CyclicCF (causal-consistency-datalog Table 3).
 
 use crate::certificate::{Pattern, Rel, Violation};
+use crate::complete::violation;
 use crate::history::History;
 use crate::models::cc;
 use crate::models::common::{acyclic, causal, cf};
+use crate::relation::program::Lanes;
 
 /// CCv: CC, and `cf ∪ co` acyclic, where `cf = co_WR ; wr⁻¹` relates a write
 /// to the (distinct) write read by a read it causally precedes.
@@ -16,4 +18,27 @@ pub fn check(h: &History) -> Result<(), Violation> {
         Pattern::CyclicCF,
         &[(Rel::Po, h.po()), (Rel::Wr, &wr), (Rel::Cf, &cf)],
     )
+}
+
+/// CCv at scale: CC, then `co ∪ cf` acyclic with `cf` reduced to one edge
+/// per read and sequence — from the last write there `co`-before the read
+/// (earlier ones reach it along the sequence).
+pub fn check_scaled(h: &History, lanes: &Lanes) -> Result<(), Violation> {
+    let co = cc::check_scaled(h, lanes)?;
+    let g = co.graph();
+    let mut cf = Vec::new();
+    for r in (0..h.n()).filter(|&r| h.is_read(r)) {
+        let w1 = h.rf(r).expect("no thin air") as u32;
+        let x = h.var(r).expect("reads have a variable") as u32;
+        for q in 0..g.sequences() {
+            if let Some(w) = g.last_write_where(q, x, |w| co.reaches(w, r as u32)) {
+                if w != w1 && !co.reaches(w, w1) {
+                    cf.push((w, w1, Rel::Cf));
+                }
+            }
+        }
+    }
+    let mut g = co.into_graph();
+    g.add_edges(&cf);
+    g.acyclic().map_err(|c| violation(Pattern::CyclicCF, c))
 }

@@ -11,7 +11,9 @@ use crate::certificate::validate::{self, StoreModel};
 use crate::certificate::{Pattern, Violation};
 use crate::complete::{decide, kernel, Completion, Engine, Kernel};
 use crate::history::{History, OpId};
+use crate::models::scale::{self, default_max_memory, Path, Scale};
 use crate::models::{Model, StoreOrder};
+use crate::relation::program::{lanes, Lanes};
 
 /// A model's answer for one history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -48,6 +50,11 @@ pub struct Options {
     /// then names the weakest model it breaks); off, each model is decided
     /// directly (SC/TSO/PSO still saturate before completing).
     pub gradual: bool,
+    /// Dense or sparse representation (by size, by default).
+    pub scale: Scale,
+    /// Memory budget per history and model, in bytes: past the estimate,
+    /// the verdict is `unknown` with the reason.
+    pub max_memory: u64,
 }
 
 impl Default for Options {
@@ -58,6 +65,8 @@ impl Default for Options {
             validate: true,
             kernel: false,
             gradual: true,
+            scale: Scale::Auto,
+            max_memory: default_max_memory(),
         }
     }
 }
@@ -115,6 +124,8 @@ pub fn check_gradual(h: &History, models: &[Model]) -> Vec<Outcome> {
 /// among them decides. Each model runs at most once per history.
 pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
     let deadline = opts.timeout.map(|t| Instant::now() + t);
+    let lanes = std::cell::OnceCell::new();
+    let lanes = || lanes.get_or_init(|| lanes_of(h));
     let mut memo: HashMap<Model, Run> = HashMap::new();
     let mut out = Vec::new();
     for &m in models {
@@ -124,7 +135,7 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
         for &weaker in chain {
             let r = memo
                 .entry(weaker)
-                .or_insert_with(|| run(h, weaker, opts, deadline));
+                .or_insert_with(|| run(h, lanes(), weaker, opts, deadline));
             secs += r.seconds;
             if r.verdict == Verdict::Violation {
                 by = weaker;
@@ -133,7 +144,7 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
         }
         let r = memo
             .entry(by)
-            .or_insert_with(|| run(h, by, opts, deadline))
+            .or_insert_with(|| run(h, lanes(), by, opts, deadline))
             .clone();
         if by == m {
             secs += r.seconds;
@@ -157,8 +168,12 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
     out
 }
 
+fn lanes_of(h: &History) -> Lanes {
+    lanes(h)
+}
+
 /// Runs one model and validates its certificate.
-fn run(h: &History, m: Model, opts: &Options, deadline: Option<Instant>) -> Run {
+fn run(h: &History, lanes: &Lanes, m: Model, opts: &Options, deadline: Option<Instant>) -> Run {
     let t = Instant::now();
     let mut r = Run {
         verdict: Verdict::Consistent,
@@ -178,12 +193,42 @@ fn run(h: &History, m: Model, opts: &Options, deadline: Option<Instant>) -> Run 
         Model::Pso => Some(StoreModel::Pso),
         _ => None,
     };
-    if let (Some(spec), Some(sm)) = (m.spec(h), store_model) {
+    let path = match (m.path(h, lanes, opts.scale, opts.max_memory), store_model) {
+        // the dense completion engines other than enum have no sparse form
+        (Path::Sparse, Some(_)) if !matches!(opts.engine, Engine::Auto | Engine::Enum) => {
+            match m.path(h, lanes, Scale::Dense, opts.max_memory) {
+                Path::TooLarge(why) => {
+                    Path::TooLarge(format!("{why}; at scale only --engine auto or enum run"))
+                }
+                p => p,
+            }
+        }
+        (p, _) => p,
+    };
+    if let Path::TooLarge(why) = path {
+        r.verdict = Verdict::Unknown;
+        r.reason = Some(why);
+    } else if let Some(sm) = store_model {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             r.verdict = Verdict::Unknown;
             r.reason = Some("time budget spent before this model".into());
         } else {
-            let d = decide(h, &spec, opts.engine, deadline);
+            let d = if path == Path::Sparse {
+                scale::decide(h, lanes, m, deadline)
+            } else {
+                let spec = m.spec(h).expect("a store-order model");
+                decide(h, &spec, opts.engine, deadline)
+            };
+            if m == Model::Pso && path == Path::Sparse && scale::pso_undecided(&d) {
+                r.verdict = Verdict::Unknown;
+                r.reason = Some(format!(
+                    "pso on {} operations is decided at scale only through a TSO witness, and this history has none (the dense engine would need about {})",
+                    h.n(),
+                    scale::human(m.dense_bytes(h.n()))
+                ));
+                r.seconds = t.elapsed().as_secs_f64();
+                return r;
+            }
             r.engine = d.engine;
             r.unordered = Some(d.unordered_after_saturation);
             match d.result {
@@ -201,7 +246,8 @@ fn run(h: &History, m: Model, opts: &Options, deadline: Option<Instant>) -> Run 
                             .err();
                     }
                     r.store_order = Some(StoreOrder::total(h, &order));
-                    if opts.kernel {
+                    if opts.kernel && path == Path::Dense {
+                        let spec = m.spec(h).expect("a store-order model");
                         r.kernel = kernel(h, &spec, deadline);
                     }
                     r.interleaving = interleaving;
@@ -224,7 +270,12 @@ fn run(h: &History, m: Model, opts: &Options, deadline: Option<Instant>) -> Run 
             }
         }
     } else {
-        match m.check(h) {
+        let checked = if path == Path::Sparse {
+            scale::check(h, lanes, m)
+        } else {
+            m.check(h)
+        };
+        match checked {
             Ok(order) => r.store_order = order,
             Err(v) => {
                 r.verdict = Verdict::Violation;

@@ -13,6 +13,7 @@ mod gradual;
 mod hbo;
 mod pso;
 mod sc;
+pub mod scale;
 mod store_order;
 pub(crate) mod tso;
 mod wccm;

@@ -5,6 +5,8 @@
 use crate::certificate::{Pattern, Rel};
 use crate::complete::{Graph, Spec};
 use crate::history::History;
+use crate::relation::chains::ChainGraph;
+use crate::relation::program::{self, Lanes, Shape};
 
 /// SC's single acyclicity graph.
 pub fn spec(h: &History) -> Spec {
@@ -14,4 +16,21 @@ pub fn spec(h: &History) -> Spec {
             fixed: vec![(Rel::Po, h.po().clone()), (Rel::Wr, h.wr())],
         }],
     }
+}
+
+/// SC's graph at scale, `po ∪ wr` on lanes (also wSC's, CC's and CCv's).
+pub fn graph(h: &History, lanes: &Lanes) -> ChainGraph {
+    program::graph(
+        h,
+        lanes,
+        &Shape {
+            class: &|_| Some(0),
+            classes: 1,
+            per_var: false,
+            kept: &|_, _| true,
+            po_rel: Rel::Po,
+            wr_rel: Rel::Wr,
+            wr_keep: &|_, _| true,
+        },
+    )
 }

@@ -5,6 +5,8 @@
 use crate::certificate::{Pattern, Rel};
 use crate::complete::Spec;
 use crate::history::{History, OpId};
+use crate::relation::chains::ChainGraph;
+use crate::relation::program::{self, Lanes, Shape};
 use crate::relation::{transitive_closure, BitMatrix};
 
 /// TSO's two acyclicity graphs.
@@ -35,4 +37,45 @@ pub(crate) fn relax(h: &History, relaxed: impl Fn(OpId, OpId) -> bool) -> BitMat
         }
     }
     transitive_closure(&kept).expect("po is acyclic")
+}
+
+/// The framework's `G_loc = po-loc ∪ wr` at scale: one family of sequences
+/// per variable (TSO and PSO alike).
+pub fn loc_graph(h: &History, lanes: &Lanes) -> ChainGraph {
+    program::graph(
+        h,
+        lanes,
+        &Shape {
+            class: &|o| h.var(o).map(|v| v as u32),
+            classes: h.vars.len() as u32,
+            per_var: true,
+            kept: &|_, _| true,
+            po_rel: Rel::PoLoc,
+            wr_rel: Rel::Wr,
+            wr_keep: &|_, _| true,
+        },
+    )
+}
+
+/// TSO's two graphs at scale: `G_loc`, and `ppo ∪ wre` with each lane cut
+/// into loads (everything but plain writes) and plain stores.
+pub fn graphs(h: &History, lanes: &Lanes) -> Vec<(Pattern, ChainGraph)> {
+    let store = |o: OpId| h.is_write(o) && h.ops[o].rmw.is_none();
+    let mm = program::graph(
+        h,
+        lanes,
+        &Shape {
+            class: &|o| Some(u32::from(store(o))),
+            classes: 2,
+            per_var: false,
+            kept: &|a, b| !plain(h, a, b),
+            po_rel: Rel::Ppo,
+            wr_rel: Rel::Wre,
+            wr_keep: &|w, r| !h.po_before(w, r) && !h.po_before(r, w),
+        },
+    );
+    vec![
+        (Pattern::CyclicUniproc, loc_graph(h, lanes)),
+        (Pattern::CyclicTso, mm),
+    ]
 }

@@ -4,8 +4,10 @@
 //! allocates per edge.
 
 mod bits;
+pub mod chains;
 mod cycle;
 mod matrix;
+pub mod program;
 mod reach;
 
 pub use bits::{iter_ones, BitSet};

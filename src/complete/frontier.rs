@@ -1,0 +1,443 @@
+//! Saturation and completion at scale, on sparse graphs with `succ`
+//! frontiers ([`crate::relation::chains`]): the rules of [`super::Saturation`]
+//! fired at frontiers only, a hint pass that orients every write pair left
+//! by a linear extension of the saturated order, and a depth-first search
+//! undone from a trail when the hint fails.
+//!
+//! Why firing at frontiers suffices: a write `x` reaches, on each sequence,
+//! an up-set; the first read `y₁` of `var(x)` there gives `x ww rf(y₁)`, and
+//! each later read `y` of the sequence is reached from `y₁` through
+//! consecutive same-variable reads `r, r′` of a lane, for which
+//! `rf(r) ww rf(r′)` holds in every witness (wsc-saturation's first rule on
+//! `po-loc`); those pairs are added up front. Likewise the first write `y₁`
+//! gives `x ww y₁` and later writes follow `y₁` along the sequence, whose own
+//! rules ordered them. RMW atomicity and `@final` compose with `ww` and fire on
+//! the derived pairs.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use super::{expired, Completion};
+use crate::certificate::{compress, Pattern, Rel, Step, Violation};
+use crate::history::{History, OpId};
+use crate::relation::chains::{ChainGraph, Frontier, Mark, NONE};
+use crate::relation::program::Lanes;
+
+type Work = (u32, u32, Rel);
+
+/// A conflict: adding `a -rel-> b` to graph `graph` closes a cycle.
+#[derive(Debug, Clone, Copy)]
+pub struct Conflict {
+    pub graph: usize,
+    pub a: u32,
+    pub b: u32,
+    pub rel: Rel,
+}
+
+/// The saturated graphs of a store-order model at scale.
+pub struct Scaled<'h> {
+    h: &'h History,
+    graphs: Vec<(Pattern, Frontier)>,
+    /// RMW atomicity and `@final` (SC/TSO/PSO; not wSC).
+    atomic: bool,
+    rmw_source: HashMap<u32, u32>,
+    rmw_by_source: HashMap<u32, Vec<u32>>,
+    work: Vec<Work>,
+    drops: Vec<(u32, usize, u32, u32)>,
+}
+
+impl<'h> Scaled<'h> {
+    /// Builds each graph's frontiers and saturates; a cycle is a violation
+    /// with its certificate.
+    pub fn new(
+        h: &'h History,
+        lanes: &Lanes,
+        graphs: Vec<(Pattern, ChainGraph)>,
+        atomic: bool,
+    ) -> Result<Scaled<'h>, Violation> {
+        crate::models::common::no_thin_air(h)?;
+        let mut fronts = Vec::with_capacity(graphs.len());
+        for (pattern, g) in graphs {
+            match Frontier::new(g) {
+                Ok(f) => fronts.push((pattern, f)),
+                Err(cycle) => return Err(violation(pattern, cycle)),
+            }
+        }
+        let mut s = Scaled {
+            h,
+            graphs: fronts,
+            atomic,
+            rmw_source: HashMap::new(),
+            rmw_by_source: HashMap::new(),
+            work: Vec::new(),
+            drops: Vec::new(),
+        };
+        if atomic {
+            for o in 0..h.n() {
+                if let (true, Some(r)) = (h.is_write(o), h.ops[o].rmw) {
+                    if let Some(w0) = h.rf(r) {
+                        s.rmw_source.insert(o as u32, w0 as u32);
+                        s.rmw_by_source.entry(w0 as u32).or_default().push(o as u32);
+                    }
+                }
+            }
+        }
+        // rf(r) ww rf(r′) for consecutive reads r, r′ of a variable in a lane
+        for lane in &lanes.lanes {
+            let mut last: HashMap<usize, OpId> = HashMap::new();
+            for &r in lane {
+                let r = r as usize;
+                if let (true, Some(w)) = (h.is_read(r), h.rf(r)) {
+                    let x = h.var(r).expect("reads have a variable");
+                    if let Some(prev) = last.insert(x, w) {
+                        if prev != w {
+                            s.work.push((prev as u32, w as u32, Rel::St));
+                        }
+                    }
+                }
+            }
+        }
+        for i in 0..s.graphs.len() {
+            let g = s.graphs[i].1.graph();
+            for x in (0..h.n()).filter(|&x| h.is_write(x)) {
+                for slot in 0..g.slots() {
+                    let f = s.graphs[i].1.frontier(x as u32, slot);
+                    if f != NONE {
+                        fire(h, &s.graphs[i].1, x as u32, slot, f, NONE, &mut s.work);
+                    }
+                }
+            }
+        }
+        if atomic {
+            for &(x, v) in &h.finals {
+                let last = *h
+                    .writes_of(x)
+                    .iter()
+                    .find(|&&w| h.ops[w].value == v)
+                    .expect("@final values are validated");
+                for &w in h.writes_of(x) {
+                    if w != last {
+                        s.work.push((w as u32, last as u32, Rel::Final));
+                    }
+                }
+            }
+        }
+        if let Err(c) = s.run() {
+            return Err(s.explain(c));
+        }
+        Ok(s)
+    }
+
+    /// Whether `a` is known to precede `b` in the store order.
+    #[inline]
+    pub fn ordered(&self, a: OpId, b: OpId) -> bool {
+        self.graphs[0].1.reaches(a as u32, b as u32)
+    }
+
+    /// Same-variable write pairs (initial writes included) that saturation
+    /// left unordered, counted from the frontiers.
+    pub fn unordered_pairs(&self) -> usize {
+        let (total, ordered) = self.count_pairs(true);
+        total - ordered
+    }
+
+    /// (all pairs, ordered pairs) of same-variable writes, with or without
+    /// the initial writes.
+    pub fn count_pairs(&self, with_init: bool) -> (usize, usize) {
+        let h = self.h;
+        let f = &self.graphs[0].1;
+        let g = f.graph();
+        let skip = usize::from(!with_init);
+        let total = (0..h.vars.len())
+            .map(|x| {
+                let k = h.writes_of(x).len().saturating_sub(skip);
+                k * k.saturating_sub(1) / 2
+            })
+            .sum();
+        let mut ordered = 0;
+        for w in (0..h.n()).filter(|&w| h.is_write(w) && (with_init || !h.is_init(w))) {
+            let v = h.var(w).expect("writes have a variable") as u32;
+            for slot in 0..g.slots() {
+                let p = f.frontier(w as u32, slot);
+                if p != NONE {
+                    ordered += g.writes_from(g.seq_of_slot(w as u32, slot), v, p);
+                }
+            }
+            if g.on_sequence(w as u32) {
+                ordered -= 1; // w itself
+            }
+        }
+        // initial writes lie on no sequence; every write reached counts
+        (total, ordered)
+    }
+
+    /// Adds the store-order pair `a ww b` (and its consequences) and saturates.
+    pub fn decide(&mut self, a: OpId, b: OpId) -> Result<(), Conflict> {
+        self.work.push((a as u32, b as u32, Rel::St));
+        self.run()
+    }
+
+    /// Runs the worklist to the fixpoint.
+    fn run(&mut self) -> Result<(), Conflict> {
+        let h = self.h;
+        while let Some((a, b, rel)) = self.work.pop() {
+            if rel != Rel::Rw {
+                if self.atomic {
+                    if let Some(ws) = self.rmw_by_source.get(&a) {
+                        for &w in ws {
+                            if w != b && !self.graphs[0].1.reaches(w, b) {
+                                self.work.push((w, b, Rel::Rmw));
+                            }
+                        }
+                    }
+                    if let Some(&w0) = self.rmw_source.get(&b) {
+                        if a != w0 && !self.graphs[0].1.reaches(a, w0) {
+                            self.work.push((a, w0, Rel::Rmw));
+                        }
+                    }
+                }
+                for &r in h.readers(a as usize) {
+                    let r = r as u32;
+                    if r != b && self.graphs.iter().any(|(_, g)| !g.reaches(r, b)) {
+                        self.work.push((r, b, Rel::Rw));
+                    }
+                }
+            }
+            for i in 0..self.graphs.len() {
+                let mut drops = std::mem::take(&mut self.drops);
+                drops.clear();
+                let inserted = self.graphs[i]
+                    .1
+                    .insert(a, b, rel, |x, s, new, old| drops.push((x, s, new, old)));
+                if inserted.is_err() {
+                    self.work.clear();
+                    self.drops = drops;
+                    return Err(Conflict {
+                        graph: i,
+                        a,
+                        b,
+                        rel,
+                    });
+                }
+                for &(x, s, new, old) in &drops {
+                    fire(h, &self.graphs[i].1, x, s, new, old, &mut self.work);
+                }
+                self.drops = drops;
+            }
+        }
+        Ok(())
+    }
+
+    /// The certificate of a conflict: the edge and a shortest path back.
+    fn explain(&self, c: Conflict) -> Violation {
+        let (pattern, f) = &self.graphs[c.graph];
+        let cycle = f
+            .cycle_through(c.a, c.b, c.rel)
+            .expect("a conflict closes a cycle");
+        violation(*pattern, cycle)
+    }
+
+    fn set_trail(&mut self, on: bool) {
+        for (_, f) in &mut self.graphs {
+            f.set_trail(on);
+        }
+    }
+
+    fn mark(&self) -> Vec<Mark> {
+        self.graphs.iter().map(|(_, f)| f.mark()).collect()
+    }
+
+    fn undo(&mut self, marks: &[Mark]) {
+        for ((_, f), &m) in self.graphs.iter_mut().zip(marks) {
+            f.undo(m);
+        }
+    }
+
+    /// Per variable, its writes in a linear extension of the last graph
+    /// (the model's own `G_mm`), ties broken by time (issue tick, else the
+    /// position in the thread).
+    fn hint(&self) -> (Vec<Vec<OpId>>, Vec<u32>) {
+        let h = self.h;
+        let key = |o: u32| -> u64 {
+            let o = o as usize;
+            match h.thread_of(o) {
+                None => 0,
+                Some(t) if h.threads[t].timed => h.interval(o).0,
+                Some(t) => (o - h.threads[t].ops.start) as u64,
+            }
+        };
+        let order = self.graphs.last().expect("a graph").1.linear_extension(key);
+        let mut by_var: Vec<Vec<OpId>> = vec![Vec::new(); h.vars.len()];
+        let mut rank = vec![0u32; h.n()];
+        for (i, o) in order.into_iter().enumerate() {
+            let o = o as usize;
+            rank[o] = i as u32;
+            if h.is_write(o) {
+                by_var[h.var(o).expect("writes have a variable")].push(o);
+            }
+        }
+        (by_var, rank)
+    }
+
+    /// Completes the saturated order: a depth-first search over the write
+    /// pairs, each guessed first in the hint's orientation (so a valid
+    /// history is usually settled in one pass, with local flips), undone
+    /// from the trail on conflict.
+    pub fn complete(&mut self, deadline: Option<Instant>) -> Completion {
+        self.set_trail(true);
+        let (hint, rank) = self.hint();
+        let mut pairs: Vec<(OpId, OpId)> = hint
+            .iter()
+            .flat_map(|ws| ws.windows(2).map(|p| (p[0], p[1])))
+            .filter(|&(a, b)| !self.ordered(a, b))
+            .collect();
+        // chronologically, so that propagation stays local
+        pairs.sort_unstable_by_key(|&(a, _)| rank[a]);
+        drop(rank);
+        let result = self.search(pairs, deadline);
+        self.set_trail(false);
+        result
+    }
+
+    /// Depth-first search with chronological backtracking over `pairs`
+    /// (each guessed in its given orientation first); when they are all
+    /// decided, a fresh linear extension shows the pairs still unordered,
+    /// which join the list, until none is left.
+    fn search(&mut self, mut pairs: Vec<(OpId, OpId)>, deadline: Option<Instant>) -> Completion {
+        struct Frame {
+            marks: Vec<Mark>,
+            a: OpId,
+            b: OpId,
+            flipped: bool,
+            next: usize,
+        }
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut next = 0usize;
+        let mut steps = 0u64;
+        loop {
+            steps += 1;
+            if steps.is_multiple_of(256) && expired(deadline) {
+                return Completion::TimedOut;
+            }
+            while next < pairs.len() && {
+                let (a, b) = pairs[next];
+                self.ordered(a, b) || self.ordered(b, a)
+            } {
+                next += 1;
+            }
+            if next == pairs.len() {
+                match self.unordered_left() {
+                    Ok(order) => {
+                        return Completion::Found {
+                            order,
+                            interleaving: None,
+                        }
+                    }
+                    Err(more) => {
+                        pairs.extend(more);
+                        continue;
+                    }
+                }
+            }
+            let (a, b) = pairs[next];
+            let marks = self.mark();
+            let ok = self.decide(a, b).is_ok();
+            stack.push(Frame {
+                marks,
+                a,
+                b,
+                flipped: false,
+                next,
+            });
+            if ok {
+                continue;
+            }
+            // backtrack to the latest frame whose other orientation is untried
+            loop {
+                let Some(f) = stack.pop() else {
+                    return Completion::Exhausted;
+                };
+                self.undo(&f.marks);
+                if f.flipped {
+                    continue;
+                }
+                let marks = self.mark();
+                let ok = self.decide(f.b, f.a).is_ok();
+                stack.push(Frame {
+                    marks,
+                    a: f.b,
+                    b: f.a,
+                    flipped: true,
+                    next: f.next,
+                });
+                next = f.next;
+                if ok {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The total order if every variable's writes are totally ordered, else
+    /// the pairs still unordered among those consecutive in a fresh linear
+    /// extension (in its order).
+    fn unordered_left(&self) -> Result<Vec<Vec<OpId>>, Vec<(OpId, OpId)>> {
+        let (order, rank) = self.hint();
+        let mut left: Vec<(OpId, OpId)> = order
+            .iter()
+            .flat_map(|ws| ws.windows(2).map(|p| (p[0], p[1])))
+            .filter(|&(a, b)| !self.ordered(a, b))
+            .collect();
+        if left.is_empty() {
+            return Ok(order);
+        }
+        left.sort_unstable_by_key(|&(a, _)| rank[a]);
+        Err(left)
+    }
+}
+
+/// The rules at a lowered frontier of write `x` in `slot` (from `old` to
+/// `new`): the first read of `var(x)` now reached, reading from `w′ ≠ x`,
+/// gives `x ww w′`; the first other write of `var(x)` now reached, `y`,
+/// gives `x ww y`.
+fn fire(h: &History, f: &Frontier, x: u32, slot: usize, new: u32, old: u32, work: &mut Vec<Work>) {
+    let xo = x as usize;
+    if !h.is_write(xo) {
+        return;
+    }
+    let g = f.graph();
+    let v = h.var(xo).expect("writes have a variable") as u32;
+    let q = g.seq_of_slot(x, slot);
+    if let Some(y) = g.first_read(q, v, new) {
+        if g.pos(y) < old {
+            if let Some(w2) = h.rf(y as usize) {
+                if w2 != xo {
+                    work.push((x, w2 as u32, Rel::St));
+                }
+            }
+        }
+    }
+    let mut y = g.first_write(q, v, new);
+    if y == Some(x) {
+        y = g.first_write(q, v, new + 1);
+    }
+    if let Some(y) = y {
+        if g.pos(y) < old {
+            work.push((x, y, Rel::St));
+        }
+    }
+}
+
+/// A cycle of labelled edges as a violation (consecutive program-order
+/// steps merged).
+pub(crate) fn violation(pattern: Pattern, cycle: Vec<(u32, u32, Rel)>) -> Violation {
+    let steps = cycle
+        .into_iter()
+        .map(|(a, b, rel)| Step {
+            from: a as usize,
+            rel,
+            to: b as usize,
+        })
+        .collect();
+    Violation::cycle(pattern, compress(steps, &[Rel::Po, Rel::Ppo, Rel::PoLoc]))
+}

@@ -1,0 +1,185 @@
+//! Which representation checks a history: dense bit matrices for small
+//! histories (n² bits per relation), sparse frontiers at scale (4·n·D bytes
+//! for D lanes), or neither when the estimate passes the memory budget —
+//! then the verdict is `unknown` with the reason, never an abort.
+
+use std::time::Instant;
+
+use crate::certificate::{Pattern, Violation};
+use crate::complete::{Completion, Decision, Engine, Scaled};
+use crate::history::History;
+use crate::models::{cc, ccv, sc, tso, Model, StoreOrder};
+use crate::relation::program::Lanes;
+
+/// Up to this many operations the dense engines run (they are exact and
+/// fast there); above it, the models that have a sparse form use it.
+pub const DENSE_MAX_OPS: usize = 4096;
+
+/// Which representation to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scale {
+    /// dense up to [`DENSE_MAX_OPS`] operations, sparse above where a model has it
+    #[default]
+    Auto,
+    /// always dense (the test oracle)
+    Dense,
+    /// sparse wherever a model has it (tests)
+    Sparse,
+}
+
+/// How one model is computed for one history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Path {
+    Dense,
+    Sparse,
+    /// Over the memory budget: the reason.
+    TooLarge(String),
+}
+
+impl Model {
+    /// Whether the model has a sparse form: CC, CCv and the saturation
+    /// models (wSC; SC and TSO, PSO through a TSO witness).
+    pub fn has_sparse(self) -> bool {
+        matches!(
+            self,
+            Model::Cc | Model::Ccv | Model::Wsc | Model::Sc | Model::Tso | Model::Pso
+        )
+    }
+
+    /// Estimated bytes of the dense engine on `n` operations (its `n×n`
+    /// matrices alive at once, counted from the model files).
+    pub fn dense_bytes(self, n: usize) -> u64 {
+        let matrices: u64 = match self {
+            Model::Cc => 5,
+            Model::Ccv => 7,
+            Model::Cm => 9,
+            Model::Ccm => 14,
+            Model::Wccm => 20,
+            Model::Wsc => 7,
+            Model::Sc => 8,
+            Model::Tso | Model::Pso => 14,
+        };
+        matrices * (n as u64) * (n as u64) / 8
+    }
+
+    /// Estimated bytes of the sparse form: frontiers (4 bytes per
+    /// operation and slot, per graph), edges and indexes.
+    pub fn sparse_bytes(self, h: &History, lanes: &Lanes) -> u64 {
+        let l = lanes.lanes.len() as u64;
+        let slots = match self {
+            Model::Tso | Model::Pso => 3 * l,
+            _ => l,
+        };
+        h.n() as u64 * (4 * slots + 64)
+    }
+
+    /// Chooses the representation within `max_memory` bytes.
+    pub fn path(self, h: &History, lanes: &Lanes, scale: Scale, max_memory: u64) -> Path {
+        let n = h.n();
+        let sparse = self.has_sparse()
+            && match scale {
+                Scale::Auto => n > DENSE_MAX_OPS,
+                Scale::Dense => false,
+                Scale::Sparse => true,
+            };
+        let (bytes, what) = if sparse {
+            (self.sparse_bytes(h, lanes), "sparse")
+        } else {
+            (self.dense_bytes(n), "dense")
+        };
+        if bytes > max_memory {
+            return Path::TooLarge(format!(
+                "{self} on {n} operations needs about {} with the {what} engine, over the {} memory limit (--max-memory)",
+                human(bytes),
+                human(max_memory)
+            ));
+        }
+        if sparse {
+            Path::Sparse
+        } else {
+            Path::Dense
+        }
+    }
+}
+
+/// Bytes for people: `1.5 GB`.
+pub fn human(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else {
+        format!("{:.0} MB", (b / 1e6).max(1.0))
+    }
+}
+
+/// The default memory limit per history: a quarter of the machine's memory
+/// (4 GB if it cannot be read).
+pub fn default_max_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(4_000_000_000, |kb| kb * 1024 / 4)
+}
+
+/// A polynomial model at scale: its partial store order, or a violation.
+pub fn check(h: &History, lanes: &Lanes, m: Model) -> super::Checked {
+    match m {
+        Model::Cc => cc::check_scaled(h, lanes).map(|_| None),
+        Model::Ccv => ccv::check_scaled(h, lanes).map(|()| None),
+        Model::Wsc => {
+            let s = Scaled::new(
+                h,
+                lanes,
+                vec![(Pattern::CyclicSt, sc::graph(h, lanes))],
+                false,
+            )?;
+            let (total, ordered) = s.count_pairs(false);
+            Ok(Some(StoreOrder::Counted { ordered, total }))
+        }
+        _ => unreachable!("{m} has no sparse form here"),
+    }
+}
+
+/// SC, TSO or PSO at scale: saturation at frontiers, then the hint pass and
+/// the trail search (reported as `enum`). PSO is decided by a TSO witness
+/// (every TSO witness is a PSO witness: `po-pso ⊆ ppo`); without one it is
+/// `TimedOut`-free `unknown`, reported by the caller.
+pub fn decide(h: &History, lanes: &Lanes, m: Model, deadline: Option<Instant>) -> Decision {
+    let graphs = match m {
+        Model::Sc => vec![(Pattern::CyclicSc, sc::graph(h, lanes))],
+        Model::Tso | Model::Pso => tso::graphs(h, lanes),
+        _ => unreachable!("not a store-order model"),
+    };
+    let mut s = match Scaled::new(h, lanes, graphs, true) {
+        Ok(s) => s,
+        Err(v) => {
+            return Decision {
+                result: Err(v),
+                engine: None,
+                unordered_after_saturation: 0,
+            }
+        }
+    };
+    let k = s.unordered_pairs();
+    let result = s.complete(deadline);
+    Decision {
+        result: Ok(result),
+        engine: (k > 0).then_some(Engine::Enum),
+        unordered_after_saturation: k,
+    }
+}
+
+/// Whether a PSO decision at scale is only a TSO one that failed.
+pub fn pso_undecided(d: &Decision) -> bool {
+    matches!(d.result, Err(_) | Ok(Completion::Exhausted))
+}
+
+/// A violation's placeholder when none is computed.
+pub fn no_store_order() -> Violation {
+    Violation::cycle(Pattern::NoStoreOrder, Vec::new())
+}

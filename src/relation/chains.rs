@@ -1,0 +1,643 @@
+//! Reachability at scale: operations on *sequences* (paths of the graph: a
+//! thread, a lane of a timed thread, or a sub-chain of one), a few static
+//! generating edges per operation (CSR), and `succ` frontiers — for each
+//! operation and each *slot*, the first position of that slot's sequence it
+//! reaches — so that `a` reaches `b` is one comparison (scale-design §4).
+//!
+//! Edges are added incrementally ([`Frontier::insert`]): the new frontier is
+//! merged backwards from the edge's source and stops where nothing drops;
+//! every drop is reported to the caller, which fires its rules there. A trail
+//! undoes insertions for search. Memory: `4·n·D` bytes for `D` slots.
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::certificate::Rel;
+
+/// No sequence / no position.
+pub const NONE: u32 = u32::MAX;
+
+/// A DAG over `0..n` whose nodes lie on sequences (paths), with static
+/// generating edges. A node's slots name the sequences it can reach: node
+/// `x` reaches sequence `base[x] + s` in slot `s` (one family of sequences
+/// per node, e.g. per variable for `po-loc`).
+pub struct ChainGraph {
+    slots: usize,
+    seq: Vec<u32>,
+    pos: Vec<u32>,
+    base: Vec<u32>,
+    seq_slot: Vec<u32>,
+    seq_start: Vec<u32>,
+    seq_nodes: Vec<u32>,
+    chain_rel: Rel,
+    out_start: Vec<u32>,
+    out: Vec<(u32, Rel)>,
+    in_start: Vec<u32>,
+    inn: Vec<(u32, Rel)>,
+    reads: SeqIndex,
+    writes: SeqIndex,
+}
+
+/// Per sequence, entries `(var, pos)` sorted: "first read of `x` in `q` at or
+/// after `p`" is a binary search.
+struct SeqIndex {
+    start: Vec<u32>,
+    entries: Vec<(u32, u32)>,
+}
+
+impl SeqIndex {
+    fn new(seqs: usize, mut items: Vec<(u32, u32, u32)>) -> SeqIndex {
+        items.sort_unstable();
+        let mut start = vec![0u32; seqs + 1];
+        for &(q, _, _) in &items {
+            start[q as usize + 1] += 1;
+        }
+        for i in 0..seqs {
+            start[i + 1] += start[i];
+        }
+        SeqIndex {
+            start,
+            entries: items.into_iter().map(|(_, v, p)| (v, p)).collect(),
+        }
+    }
+
+    /// The first position `>= p` of an entry of `var` in sequence `q`.
+    fn first(&self, q: u32, var: u32, p: u32) -> Option<u32> {
+        let s = &self.entries[self.start[q as usize] as usize..self.start[q as usize + 1] as usize];
+        let i = s.partition_point(|&e| e < (var, p));
+        s.get(i).filter(|e| e.0 == var).map(|e| e.1)
+    }
+
+    /// The positions of `var`'s entries in `q`, ascending.
+    fn of(&self, q: u32, var: u32) -> &[(u32, u32)] {
+        let s = &self.entries[self.start[q as usize] as usize..self.start[q as usize + 1] as usize];
+        let i = s.partition_point(|&e| e.0 < var);
+        let j = s.partition_point(|&e| e.0 <= var);
+        &s[i..j]
+    }
+
+    /// The entries of `var` in `q` at positions `>= p`.
+    fn count_from(&self, q: u32, var: u32, p: u32) -> usize {
+        let s = &self.entries[self.start[q as usize] as usize..self.start[q as usize + 1] as usize];
+        let i = s.partition_point(|&e| e < (var, p));
+        let j = s.partition_point(|&e| e.0 <= var);
+        j.saturating_sub(i)
+    }
+}
+
+/// What [`ChainGraph::new`] is built from.
+pub struct Layout {
+    /// Number of nodes.
+    pub n: usize,
+    /// Slots per node (`D`).
+    pub slots: usize,
+    /// Each sequence: its slot and its nodes in path order.
+    pub seqs: Vec<(u32, Vec<u32>)>,
+    /// Per node, the sequence id of its slot 0 ([`NONE`] is read as 0).
+    pub base: Vec<u32>,
+    /// The label of the edges between consecutive nodes of a sequence.
+    pub chain_rel: Rel,
+    /// Static edges besides the sequences'.
+    pub edges: Vec<(u32, u32, Rel)>,
+    /// Per node: `Some((var, is_read))` for a read or write (rule sites).
+    pub access: Vec<Option<(u32, bool)>>,
+}
+
+impl ChainGraph {
+    /// Builds the CSR structure and the per-sequence indexes.
+    pub fn new(l: Layout) -> ChainGraph {
+        let n = l.n;
+        let nseq = l.seqs.len();
+        let mut seq = vec![NONE; n];
+        let mut pos = vec![NONE; n];
+        let mut seq_slot = Vec::with_capacity(nseq);
+        let mut seq_start = Vec::with_capacity(nseq + 1);
+        let mut seq_nodes = Vec::with_capacity(n);
+        let mut reads = Vec::new();
+        let mut writes = Vec::new();
+        seq_start.push(0u32);
+        for (q, (slot, nodes)) in l.seqs.into_iter().enumerate() {
+            seq_slot.push(slot);
+            for (p, &x) in nodes.iter().enumerate() {
+                seq[x as usize] = q as u32;
+                pos[x as usize] = p as u32;
+                if let Some((v, is_read)) = l.access[x as usize] {
+                    let item = (q as u32, v, p as u32);
+                    if is_read {
+                        reads.push(item);
+                    } else {
+                        writes.push(item);
+                    }
+                }
+            }
+            seq_nodes.extend(nodes);
+            seq_start.push(seq_nodes.len() as u32);
+        }
+        let (out_start, out) = csr(n, l.edges.iter().map(|&(a, b, r)| (a, b, r)));
+        let (in_start, inn) = csr(n, l.edges.iter().map(|&(a, b, r)| (b, a, r)));
+        ChainGraph {
+            slots: l.slots,
+            seq,
+            pos,
+            base: l
+                .base
+                .into_iter()
+                .map(|b| if b == NONE { 0 } else { b })
+                .collect(),
+            seq_slot,
+            seq_start,
+            seq_nodes,
+            chain_rel: l.chain_rel,
+            out_start,
+            out,
+            in_start,
+            inn,
+            reads: SeqIndex::new(nseq, reads),
+            writes: SeqIndex::new(nseq, writes),
+        }
+    }
+
+    /// Number of nodes.
+    pub fn n(&self) -> usize {
+        self.seq.len()
+    }
+
+    /// Slots per node.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// Bytes of the frontier arena this graph needs.
+    pub fn frontier_bytes(&self) -> usize {
+        self.n() * self.slots * 4
+    }
+
+    /// The sequence node `x` reaches in slot `s`.
+    #[inline]
+    pub fn seq_of_slot(&self, x: u32, s: usize) -> u32 {
+        self.base[x as usize] + s as u32
+    }
+
+    /// The node at position `p` of sequence `q`.
+    #[inline]
+    pub fn at(&self, q: u32, p: u32) -> u32 {
+        self.seq_nodes[(self.seq_start[q as usize] + p) as usize]
+    }
+
+    /// Whether `x` lies on a sequence of this graph.
+    #[inline]
+    pub fn on_sequence(&self, x: u32) -> bool {
+        self.seq[x as usize] != NONE
+    }
+
+    /// The first read of `var` at or after position `p` of sequence `q`.
+    pub fn first_read(&self, q: u32, var: u32, p: u32) -> Option<u32> {
+        self.reads.first(q, var, p).map(|p| self.at(q, p))
+    }
+
+    /// The first write of `var` at or after position `p` of sequence `q`.
+    pub fn first_write(&self, q: u32, var: u32, p: u32) -> Option<u32> {
+        self.writes.first(q, var, p).map(|p| self.at(q, p))
+    }
+
+    /// Writes of `var` at positions `>= p` of sequence `q`.
+    pub fn writes_from(&self, q: u32, var: u32, p: u32) -> usize {
+        self.writes.count_from(q, var, p)
+    }
+
+    /// The last write of `var` in sequence `q` for which `pred` holds, when
+    /// `pred` holds on a prefix of those writes.
+    pub fn last_write_where(&self, q: u32, var: u32, pred: impl Fn(u32) -> bool) -> Option<u32> {
+        let ws = self.writes.of(q, var);
+        let i = ws.partition_point(|&(_, p)| pred(self.at(q, p)));
+        (i > 0).then(|| self.at(q, ws[i - 1].1))
+    }
+
+    /// Number of sequences.
+    pub fn sequences(&self) -> u32 {
+        self.seq_slot.len() as u32
+    }
+
+    /// The slot of sequence `q`.
+    pub fn slot_of_seq(&self, q: u32) -> usize {
+        self.seq_slot[q as usize] as usize
+    }
+
+    /// Adds static edges (rebuilding the edge arrays).
+    pub fn add_edges(&mut self, extra: &[(u32, u32, Rel)]) {
+        let n = self.n();
+        let mut all: Vec<(u32, u32, Rel)> = Vec::with_capacity(self.out.len() + extra.len());
+        for a in 0..n {
+            let (i, j) = (self.out_start[a], self.out_start[a + 1]);
+            all.extend(
+                self.out[i as usize..j as usize]
+                    .iter()
+                    .map(|&(b, r)| (a as u32, b, r)),
+            );
+        }
+        all.extend_from_slice(extra);
+        (self.out_start, self.out) = csr(n, all.iter().copied());
+        (self.in_start, self.inn) = csr(n, all.iter().map(|&(a, b, r)| (b, a, r)));
+    }
+
+    /// `Err(cycle)` if the static graph is cyclic.
+    pub fn acyclic(&self) -> Result<(), Cycle> {
+        topological(self).map(|_| ())
+    }
+
+    /// Position of `x` in its sequence.
+    #[inline]
+    pub fn pos(&self, x: u32) -> u32 {
+        self.pos[x as usize]
+    }
+
+    /// The successors of `x`: the next node of its sequence, then its static edges.
+    fn static_succ(&self, x: u32) -> impl Iterator<Item = (u32, Rel)> + '_ {
+        let q = self.seq[x as usize];
+        let next = (q != NONE)
+            .then(|| {
+                let i = self.seq_start[q as usize] + self.pos[x as usize] + 1;
+                (i < self.seq_start[q as usize + 1])
+                    .then(|| (self.seq_nodes[i as usize], self.chain_rel))
+            })
+            .flatten();
+        let (a, b) = (self.out_start[x as usize], self.out_start[x as usize + 1]);
+        next.into_iter()
+            .chain(self.out[a as usize..b as usize].iter().copied())
+    }
+
+    /// The predecessors of `x`: the previous node of its sequence, then its static edges.
+    fn static_pred(&self, x: u32) -> impl Iterator<Item = u32> + '_ {
+        let q = self.seq[x as usize];
+        let prev = (q != NONE && self.pos[x as usize] > 0).then(|| {
+            self.seq_nodes[(self.seq_start[q as usize] + self.pos[x as usize] - 1) as usize]
+        });
+        let (a, b) = (self.in_start[x as usize], self.in_start[x as usize + 1]);
+        prev.into_iter()
+            .chain(self.inn[a as usize..b as usize].iter().map(|e| e.0))
+    }
+}
+
+fn csr(
+    n: usize,
+    edges: impl Iterator<Item = (u32, u32, Rel)> + Clone,
+) -> (Vec<u32>, Vec<(u32, Rel)>) {
+    let mut start = vec![0u32; n + 1];
+    for (a, _, _) in edges.clone() {
+        start[a as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut out = vec![(0u32, Rel::Po); start[n] as usize];
+    for (a, b, r) in edges {
+        out[fill[a as usize] as usize] = (b, r);
+        fill[a as usize] += 1;
+    }
+    (start, out)
+}
+
+/// An edge added after construction.
+#[derive(Clone, Copy)]
+struct Added {
+    from: u32,
+    to: u32,
+    rel: Rel,
+    next_out: u32,
+    next_in: u32,
+}
+
+/// A point to undo to.
+#[derive(Debug, Clone, Copy)]
+pub struct Mark {
+    trail: usize,
+    added: usize,
+}
+
+/// Adding an edge would close a cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WouldCycle;
+
+/// A cycle, as labelled edges `(from, to, rel)`.
+pub type Cycle = Vec<(u32, u32, Rel)>;
+
+/// The reachability of a [`ChainGraph`] plus added edges, kept as `succ`
+/// frontiers under insertion.
+pub struct Frontier {
+    g: ChainGraph,
+    succ: Vec<u32>,
+    added: Vec<Added>,
+    out_head: Vec<u32>,
+    in_head: Vec<u32>,
+    trail: Vec<(u32, u32)>,
+    keep_trail: bool,
+    scratch: Vec<u32>,
+    stack: Vec<u32>,
+    /// Frontier entries lowered so far (the work measure).
+    pub drops: u64,
+}
+
+impl Frontier {
+    /// Computes the frontiers of the static graph (one sweep in reverse
+    /// topological order), or returns a cycle of it.
+    pub fn new(g: ChainGraph) -> Result<Frontier, Cycle> {
+        let n = g.n();
+        let d = g.slots;
+        let order = topological(&g)?;
+        let mut succ = vec![NONE; n * d];
+        for &x in order.iter().rev() {
+            let q = g.seq[x as usize];
+            let row = x as usize * d;
+            if q != NONE {
+                succ[row + g.seq_slot[q as usize] as usize] = g.pos[x as usize];
+            }
+            for (y, _) in g.static_succ(x) {
+                let yr = y as usize * d;
+                for s in 0..d {
+                    let v = succ[yr + s];
+                    if v < succ[row + s] {
+                        succ[row + s] = v;
+                    }
+                }
+            }
+        }
+        Ok(Frontier {
+            succ,
+            added: Vec::new(),
+            out_head: vec![NONE; n],
+            in_head: vec![NONE; n],
+            trail: Vec::new(),
+            keep_trail: false,
+            scratch: vec![NONE; d],
+            stack: Vec::new(),
+            drops: 0,
+            g,
+        })
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &ChainGraph {
+        &self.g
+    }
+
+    /// Gives the graph back (dropping the frontiers).
+    pub fn into_graph(self) -> ChainGraph {
+        self.g
+    }
+
+    /// The frontier of `x` in slot `s`: the first position of sequence
+    /// `seq_of_slot(x, s)` that `x` reaches ([`NONE`] if none).
+    #[inline]
+    pub fn frontier(&self, x: u32, s: usize) -> u32 {
+        self.succ[x as usize * self.g.slots + s]
+    }
+
+    /// Whether `a` reaches `b` (strictly). Both must be of one family (same
+    /// variable in a per-variable graph).
+    #[inline]
+    pub fn reaches(&self, a: u32, b: u32) -> bool {
+        let q = self.g.seq[b as usize];
+        if a == b || q == NONE {
+            return false;
+        }
+        let s = self.g.seq_slot[q as usize] as usize;
+        debug_assert_eq!(self.g.seq_of_slot(a, s), q, "reachability across families");
+        self.succ[a as usize * self.g.slots + s] <= self.g.pos[b as usize]
+    }
+
+    /// Record a trail from now on (for [`Frontier::undo`]).
+    pub fn set_trail(&mut self, on: bool) {
+        self.keep_trail = on;
+        if !on {
+            self.trail.clear();
+        }
+    }
+
+    /// The current point, to undo to.
+    pub fn mark(&self) -> Mark {
+        Mark {
+            trail: self.trail.len(),
+            added: self.added.len(),
+        }
+    }
+
+    /// Undoes every insertion since `m` (the trail must have been on).
+    pub fn undo(&mut self, m: Mark) {
+        while self.trail.len() > m.trail {
+            let (i, old) = self.trail.pop().expect("longer than the mark");
+            self.succ[i as usize] = old;
+        }
+        while self.added.len() > m.added {
+            let e = self.added.pop().expect("longer than the mark");
+            self.out_head[e.from as usize] = e.next_out;
+            self.in_head[e.to as usize] = e.next_in;
+        }
+    }
+
+    /// Adds `a -rel-> b`. `Err` if `b` reaches `a` (nothing changes);
+    /// `Ok(false)` if `a` already reaches `b`. Every lowered frontier entry
+    /// is reported as `on_drop(x, slot, new, old)`.
+    pub fn insert(
+        &mut self,
+        a: u32,
+        b: u32,
+        rel: Rel,
+        mut on_drop: impl FnMut(u32, usize, u32, u32),
+    ) -> Result<bool, WouldCycle> {
+        if a == b || self.reaches(b, a) {
+            return Err(WouldCycle);
+        }
+        if self.reaches(a, b) {
+            return Ok(false);
+        }
+        self.added.push(Added {
+            from: a,
+            to: b,
+            rel,
+            next_out: self.out_head[a as usize],
+            next_in: self.in_head[b as usize],
+        });
+        let e = (self.added.len() - 1) as u32;
+        self.out_head[a as usize] = e;
+        self.in_head[b as usize] = e;
+        let d = self.g.slots;
+        self.scratch
+            .copy_from_slice(&self.succ[b as usize * d..(b as usize + 1) * d]);
+        self.stack.clear();
+        self.stack.push(a);
+        while let Some(x) = self.stack.pop() {
+            let row = x as usize * d;
+            let mut changed = false;
+            for s in 0..d {
+                let v = self.scratch[s];
+                let old = self.succ[row + s];
+                if v < old {
+                    if self.keep_trail {
+                        self.trail.push(((row + s) as u32, old));
+                    }
+                    self.succ[row + s] = v;
+                    self.drops += 1;
+                    changed = true;
+                    on_drop(x, s, v, old);
+                }
+            }
+            if changed {
+                self.stack.extend(self.g.static_pred(x));
+                let mut e = self.in_head[x as usize];
+                while e != NONE {
+                    self.stack.push(self.added[e as usize].from);
+                    e = self.added[e as usize].next_in;
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Every successor of `x`: sequence, static and added edges.
+    fn succ_edges(&self, x: u32, mut f: impl FnMut(u32, Rel)) {
+        for (y, r) in self.g.static_succ(x) {
+            f(y, r);
+        }
+        let mut e = self.out_head[x as usize];
+        while e != NONE {
+            let a = &self.added[e as usize];
+            f(a.to, a.rel);
+            e = a.next_out;
+        }
+    }
+
+    /// A shortest path `from ⇝ to` (breadth first, only through nodes that
+    /// reach `to`), as labelled edges; `None` if `from` does not reach `to`.
+    pub fn path(&self, from: u32, to: u32) -> Option<Cycle> {
+        if !self.reaches(from, to) {
+            return None;
+        }
+        let mut parent: HashMap<u32, (u32, Rel)> = HashMap::new();
+        let mut queue = VecDeque::from([from]);
+        parent.insert(from, (NONE, Rel::Po));
+        while let Some(x) = queue.pop_front() {
+            let mut found = false;
+            self.succ_edges(x, |y, r| {
+                if found || parent.contains_key(&y) {
+                    return;
+                }
+                if y == to || self.reaches(y, to) {
+                    parent.insert(y, (x, r));
+                    if y == to {
+                        found = true;
+                    } else {
+                        queue.push_back(y);
+                    }
+                }
+            });
+            if found {
+                let mut path = Vec::new();
+                let mut y = to;
+                while y != from {
+                    let (x, r) = parent[&y];
+                    path.push((x, y, r));
+                    y = x;
+                }
+                path.reverse();
+                return Some(path);
+            }
+        }
+        None
+    }
+
+    /// The cycle closed by adding `a -rel-> b` when `b` reaches `a`.
+    pub fn cycle_through(&self, a: u32, b: u32, rel: Rel) -> Option<Cycle> {
+        let mut c = vec![(a, b, rel)];
+        c.extend(self.path(b, a)?);
+        Some(c)
+    }
+
+    /// A linear extension of the graph with its added edges; ties go to the
+    /// smallest `key` (e.g. issue time), so the order follows the run.
+    pub fn linear_extension(&self, key: impl Fn(u32) -> u64) -> Vec<u32> {
+        let n = self.g.n();
+        let mut indeg = vec![0u32; n];
+        for x in 0..n as u32 {
+            self.succ_edges(x, |y, _| indeg[y as usize] += 1);
+        }
+        let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>> = (0..n as u32)
+            .filter(|&x| indeg[x as usize] == 0)
+            .map(|x| std::cmp::Reverse((key(x), x)))
+            .collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(std::cmp::Reverse((_, x))) = heap.pop() {
+            order.push(x);
+            self.succ_edges(x, |y, _| {
+                indeg[y as usize] -= 1;
+                if indeg[y as usize] == 0 {
+                    heap.push(std::cmp::Reverse((key(y), y)));
+                }
+            });
+        }
+        debug_assert_eq!(order.len(), n, "the graph is acyclic");
+        order
+    }
+}
+
+/// A topological order of the static graph (Kahn), or one of its cycles.
+fn topological(g: &ChainGraph) -> Result<Vec<u32>, Cycle> {
+    let n = g.n();
+    let mut indeg = vec![0u32; n];
+    for x in 0..n as u32 {
+        for (y, _) in g.static_succ(x) {
+            indeg[y as usize] += 1;
+        }
+    }
+    let mut order: Vec<u32> = (0..n as u32).filter(|&x| indeg[x as usize] == 0).collect();
+    let mut head = 0;
+    while head < order.len() {
+        let x = order[head];
+        head += 1;
+        for (y, _) in g.static_succ(x) {
+            indeg[y as usize] -= 1;
+            if indeg[y as usize] == 0 {
+                order.push(y);
+            }
+        }
+    }
+    if order.len() == n {
+        return Ok(order);
+    }
+    // Walk back through nodes left over (each has a left-over predecessor)
+    // until one repeats: it lies on a cycle; then a shortest cycle through it.
+    let left = |x: u32| indeg[x as usize] > 0;
+    let mut x = (0..n as u32).find(|&x| left(x)).expect("some node is left");
+    let mut seen = std::collections::HashSet::new();
+    while seen.insert(x) {
+        x = g
+            .static_pred(x)
+            .find(|&p| left(p))
+            .expect("a left-over node has a left-over predecessor");
+    }
+    let mut parent: HashMap<u32, (u32, Rel)> = HashMap::new();
+    let mut queue = VecDeque::from([x]);
+    while let Some(y) = queue.pop_front() {
+        for (z, r) in g.static_succ(y) {
+            if !left(z) || parent.contains_key(&z) {
+                continue;
+            }
+            parent.insert(z, (y, r));
+            if z == x {
+                let mut c = Vec::new();
+                let mut w = x;
+                loop {
+                    let (p, r) = parent[&w];
+                    c.push((p, w, r));
+                    w = p;
+                    if w == x {
+                        break;
+                    }
+                }
+                c.reverse();
+                return Err(c);
+            }
+            queue.push_back(z);
+        }
+    }
+    unreachable!("a node on a cycle reaches itself")
+}

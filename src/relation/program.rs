@@ -1,0 +1,223 @@
+//! Program-order graphs at scale: each thread's operations on *lanes* (the
+//! interval order of a timed thread, coloured greedily in issue order, so
+//! that a lane is a chain of `po`; an untimed thread is one lane), each lane
+//! cut into sub-chains by a class (TSO: loads and stores), and a few cross
+//! edges per operation — from the last operation of every other sub-chain of
+//! its thread that precedes it in `po` and that the model keeps.
+
+use crate::certificate::Rel;
+use crate::history::{History, OpId, OpKind};
+
+use super::chains::{ChainGraph, Layout, NONE};
+
+/// The lanes of every thread.
+pub struct Lanes {
+    /// Per lane, its operations in `po` order.
+    pub lanes: Vec<Vec<u32>>,
+    /// Per thread, its lanes.
+    pub of_thread: Vec<std::ops::Range<u32>>,
+}
+
+/// Greedy interval colouring of each thread in issue order: an operation
+/// joins a lane whose last operation completed before its issue (the
+/// latest such), else opens one; an RMW's write half follows its read half.
+pub fn lanes(h: &History) -> Lanes {
+    let mut lanes: Vec<Vec<u32>> = Vec::new();
+    let mut of_thread = Vec::with_capacity(h.threads.len());
+    for t in &h.threads {
+        let first = lanes.len();
+        let mut ops: Vec<OpId> = t.ops.clone().collect();
+        if t.timed {
+            ops.sort_by_key(|&o| (h.interval(o).0, o));
+        }
+        let mut lane_of_read: Vec<(OpId, usize)> = Vec::new();
+        for o in ops {
+            if let (OpKind::Write, Some(r)) = (h.ops[o].kind, h.ops[o].rmw) {
+                if let Some(&(_, l)) = lane_of_read.iter().find(|&&(x, _)| x == r) {
+                    lanes[l].push(o as u32);
+                    lane_of_read.retain(|&(x, _)| x != r);
+                    continue;
+                }
+            }
+            let issue = h.interval(o).0;
+            let best = (first..lanes.len())
+                .filter(|&l| {
+                    let last = *lanes[l].last().expect("lanes are not empty") as usize;
+                    h.po_before(last, o)
+                })
+                .max_by_key(|&l| h.interval(*lanes[l].last().expect("not empty") as usize).1);
+            let l = match best {
+                Some(l) => l,
+                None => {
+                    lanes.push(Vec::new());
+                    lanes.len() - 1
+                }
+            };
+            debug_assert!(issue >= h.interval(o).0);
+            lanes[l].push(o as u32);
+            if h.ops[o].kind == OpKind::Read && h.ops[o].rmw.is_some() {
+                lane_of_read.push((o, l));
+            }
+        }
+        of_thread.push(first as u32..lanes.len() as u32);
+    }
+    Lanes { lanes, of_thread }
+}
+
+/// How a program-order graph is cut and which pairs it keeps.
+pub struct Shape<'a> {
+    /// The sub-chain of an operation within its lane (`None`: not a node of
+    /// the graph's sequences, e.g. a fence in `po-loc`).
+    pub class: &'a dyn Fn(OpId) -> Option<u32>,
+    /// Number of classes.
+    pub classes: u32,
+    /// Per variable (`po-loc`): the class is the variable, and a node's
+    /// slots are the lanes of its variable's sub-chains.
+    pub per_var: bool,
+    /// Whether the model keeps the `po` pair `(a, b)` itself. It must not
+    /// depend on `a` within one sub-chain (nor on the initial write).
+    pub kept: &'a dyn Fn(OpId, OpId) -> bool,
+    /// The label of `po` edges.
+    pub po_rel: Rel,
+    /// `wr` edges: their label and which pairs (e.g. only external ones).
+    pub wr_rel: Rel,
+    pub wr_keep: &'a dyn Fn(OpId, OpId) -> bool,
+}
+
+/// The graph `π ∪ wr` of a history for the program order `π` that `shape`
+/// describes.
+pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
+    let n = h.n();
+    let nl = lanes.lanes.len() as u32;
+    let nv = h.vars.len() as u32;
+    // sequences: (lane, class)
+    let mut seq_id: Vec<u32> = Vec::new(); // lane * classes + class -> seq (Mode A)
+    let mut seqs: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut base = vec![NONE; n];
+    if shape.per_var {
+        seqs = (0..nv * nl).map(|q| (q % nl, Vec::new())).collect();
+        for (l, ops) in lanes.lanes.iter().enumerate() {
+            for &o in ops {
+                if let Some(c) = (shape.class)(o as usize) {
+                    seqs[(c * nl) as usize + l].1.push(o);
+                }
+            }
+        }
+        for (o, b) in base.iter_mut().enumerate() {
+            if let Some(v) = h.ops[o].var {
+                *b = v as u32 * nl;
+            }
+        }
+    } else {
+        seq_id = vec![NONE; (nl * shape.classes) as usize];
+        for (l, ops) in lanes.lanes.iter().enumerate() {
+            for &o in ops {
+                if let Some(c) = (shape.class)(o as usize) {
+                    let k = l * shape.classes as usize + c as usize;
+                    if seq_id[k] == NONE {
+                        seq_id[k] = seqs.len() as u32;
+                        seqs.push((seqs.len() as u32, Vec::new()));
+                    }
+                    seqs[seq_id[k] as usize].1.push(o);
+                }
+            }
+        }
+        base.iter_mut().for_each(|b| *b = 0);
+    }
+    let slots = if shape.per_var {
+        nl as usize
+    } else {
+        seqs.len()
+    };
+    let mut where_: Vec<(u32, u32)> = vec![(NONE, NONE); n];
+    for (q, (_, nodes)) in seqs.iter().enumerate() {
+        for (p, &o) in nodes.iter().enumerate() {
+            where_[o as usize] = (q as u32, p as u32);
+        }
+    }
+    // per thread, its sequences (Mode A); Mode B takes lane l of var c as c·L + l
+    let thread_seqs: Vec<Vec<u32>> = lanes
+        .of_thread
+        .iter()
+        .map(|r| {
+            if shape.per_var {
+                return Vec::new();
+            }
+            r.clone()
+                .flat_map(|l| (0..shape.classes).map(move |k| l * shape.classes + k))
+                .map(|k| seq_id[k as usize])
+                .filter(|&q| q != NONE)
+                .collect()
+        })
+        .collect();
+    let mut edges: Vec<(u32, u32, Rel)> = Vec::new();
+    let cross = |b: OpId, q: u32, edges: &mut Vec<(u32, u32, Rel)>| {
+        let nodes = &seqs[q as usize].1;
+        let i = nodes.partition_point(|&a| h.po_before(a as usize, b));
+        if i > 0 && (shape.kept)(nodes[i - 1] as usize, b) {
+            edges.push((nodes[i - 1], b as u32, shape.po_rel));
+        }
+    };
+    for (t, th) in h.threads.iter().enumerate() {
+        for b in th.ops.clone() {
+            let Some(c) = (shape.class)(b) else { continue };
+            let own = where_[b].0;
+            if shape.per_var {
+                for l in lanes.of_thread[t].clone() {
+                    let q = c * nl + l;
+                    if q != own {
+                        cross(b, q, &mut edges);
+                    }
+                }
+            } else {
+                for &q in &thread_seqs[t] {
+                    if q != own {
+                        cross(b, q, &mut edges);
+                    }
+                }
+            }
+        }
+    }
+    // initial writes: to the first operation of each sequence they keep
+    // (`kept` does not depend on which initial write: init 0 stands for all)
+    if nv > 0 {
+        for (q, (_, nodes)) in seqs.iter().enumerate() {
+            let Some(&b) = nodes.iter().find(|&&b| (shape.kept)(0, b as usize)) else {
+                continue;
+            };
+            if shape.per_var {
+                edges.push((q as u32 / nl, b, shape.po_rel));
+            } else {
+                edges.extend((0..nv).map(|v| (v, b, shape.po_rel)));
+            }
+        }
+    }
+    for r in 0..n {
+        if let (OpKind::Read, Some(w), Some(_)) = (h.ops[r].kind, h.rf(r), (shape.class)(r)) {
+            if (shape.wr_keep)(w, r) {
+                edges.push((w as u32, r as u32, shape.wr_rel));
+            }
+        }
+    }
+    let access = (0..n)
+        .map(|o| match (h.ops[o].kind, h.ops[o].var) {
+            (OpKind::Read, Some(v)) => Some((v as u32, true)),
+            (OpKind::Write, Some(v)) => Some((v as u32, false)),
+            _ => None,
+        })
+        .collect();
+    ChainGraph::new(Layout {
+        n,
+        slots,
+        seqs,
+        base,
+        chain_rel: shape.po_rel,
+        edges,
+        access,
+    })
+}
+
+/// Bytes the frontiers of a graph with `slots` slots take for `h`.
+pub fn frontier_bytes(h: &History, slots: usize) -> usize {
+    h.n() * slots * 4
+}
