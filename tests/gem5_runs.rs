@@ -1,15 +1,47 @@
-//! Real gem5 runs (../shared/gem5): every run ingests, one operation per
-//! completed request (counted here independently of the parsers), the
-//! protocol named; clean runs consistent, runs with an injected bug violate
-//! (with the real-time order at least); a truncated .gz keeps its prefix.
+//! Real gem5 runs (traces/ and tests/data/gem5): every run ingests, one
+//! operation per completed request (counted here independently of the
+//! parsers), the protocol named; clean runs consistent, runs with an injected
+//! bug violate (with the real-time order at least); a truncated .gz keeps its
+//! prefix.
 
 use std::path::{Path, PathBuf};
 
 use memconform::gem5::{ingest, open_run};
-use memconform::models::{check_gradual, Model, Verdict};
+use memconform::models::{check_gradual_with, Model, Options, Outcome, Verdict};
 
-fn runs_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/gem5/mi_example")
+/// Checks `models` on `h` without a time budget, so that no verdict is
+/// `unknown` on a loaded machine (the clean runs take seconds each).
+fn check(h: &memconform::history::History, models: &[Model]) -> Vec<Outcome> {
+    let opts = Options {
+        timeout: None,
+        ..Options::default()
+    };
+    check_gradual_with(h, models, &opts)
+}
+
+/// The folders holding the MI_example runs: the two bundled in `traces/`
+/// and the rest in `tests/data/gem5/mi_example/`.
+fn mi_example_dirs() -> [PathBuf; 2] {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [root.join("traces"), root.join("tests/data/gem5/mi_example")]
+}
+
+/// The folder of the MI_example run `name`.
+fn mi_example(name: &str) -> PathBuf {
+    let found: Vec<PathBuf> = mi_example_dirs()
+        .iter()
+        .map(|d| d.join(name))
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(found.len(), 1, "run {name}: {found:?}");
+    found.into_iter().next().unwrap()
+}
+
+/// The folder of the MESI_Two_Level run `name`.
+fn mesi_two_level(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/gem5/mesi_two_level")
+        .join(name)
 }
 
 fn text(path: &Path) -> String {
@@ -56,82 +88,95 @@ fn completions(trace: &str, memtest: bool) -> (usize, usize) {
     (w, r)
 }
 
-#[test]
-fn every_run_ingests_with_one_operation_per_completed_request() {
-    let dir = runs_dir();
-    assert!(
-        dir.is_dir(),
-        "the shared gem5 runs are expected at {}",
-        dir.display()
+/// Ingests the run at `path` and checks it against the trace, counted with
+/// plain string matching: one write per completed write request, one read
+/// per completed byte, every check's 4-byte read after a write of each byte.
+fn ingests_with_one_operation_per_completed_request(path: &Path, protocol: &str) {
+    let run = open_run(path).unwrap();
+    let name = path.file_name().unwrap().to_str().unwrap();
+    assert_eq!(run.protocol.name(), protocol, "{}", path.display());
+    let ing = ingest(&run, false).unwrap_or_else(|e| panic!("{e}"));
+    let h = &ing.history;
+    let memtest = name.starts_with("memtest");
+    let (w, r) = completions(&text(run.trace.as_ref().unwrap()), memtest);
+    assert!(w > 0, "{name}: no completed write in the trace");
+    let writes = (0..h.n())
+        .filter(|&o| h.is_write(o) && !h.is_init(o))
+        .count();
+    let reads = (0..h.n()).filter(|&o| h.is_read(o)).count();
+    let failed_read_added = ing.notes.iter().any(|n| n.contains("added from the panic")) as usize;
+    let failed_memtest_read = (memtest && run.memtest_failure.is_some()) as usize;
+    assert_eq!(writes, w, "{name}: one write per completed write request");
+    assert_eq!(
+        reads,
+        r + failed_read_added + failed_memtest_read,
+        "{name}: one read per completed byte"
     );
-    let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
-        if !memconform::gem5::is_run(&path) {
-            continue;
+    if !memtest {
+        // every completed check: its 4-byte read, after a write of each of its bytes
+        let mut groups: std::collections::BTreeMap<(u64, u64), Vec<u64>> = Default::default();
+        for o in ing.origins.iter().filter(|o| !o.access.write) {
+            groups
+                .entry((o.access.issue_line, o.access.byte & !3))
+                .or_default()
+                .push(o.access.byte);
         }
-        seen += 1;
-        let run = open_run(&path).unwrap();
-        assert_eq!(run.protocol.name(), "MI_example", "{}", path.display());
-        let ing = ingest(&run, false).unwrap_or_else(|e| panic!("{e}"));
-        let h = &ing.history;
-        let name = path.file_name().unwrap().to_str().unwrap();
-        let memtest = name.starts_with("memtest");
-        let (w, r) = completions(&text(run.trace.as_ref().unwrap()), memtest);
-        let writes = (0..h.n())
-            .filter(|&o| h.is_write(o) && !h.is_init(o))
-            .count();
-        let reads = (0..h.n()).filter(|&o| h.is_read(o)).count();
-        let failed_read_added =
-            ing.notes.iter().any(|n| n.contains("added from the panic")) as usize;
-        let failed_memtest_read = (memtest && run.memtest_failure.is_some()) as usize;
-        assert_eq!(writes, w, "{name}: one write per completed write request");
-        assert_eq!(
-            reads,
-            r + failed_read_added + failed_memtest_read,
-            "{name}: one read per completed byte"
-        );
-        if !memtest {
-            // every completed check: its 4-byte read, after a write of each of its bytes
-            let mut groups: std::collections::BTreeMap<(u64, u64), Vec<u64>> = Default::default();
-            for o in ing.origins.iter().filter(|o| !o.access.write) {
-                groups
-                    .entry((o.access.issue_line, o.access.byte & !3))
-                    .or_default()
-                    .push(o.access.byte);
+        for ((issue, base), bytes) in &groups {
+            if failed_read_added == 1 && bytes.len() == 1 {
+                continue; // the failing read, from the panic message
             }
-            for ((issue, base), bytes) in &groups {
-                if failed_read_added == 1 && bytes.len() == 1 {
-                    continue; // the failing read, from the panic message
-                }
-                assert_eq!(
-                    bytes.len(),
-                    4,
-                    "{name}: read of check 0x{base:x} at line {issue}"
+            assert_eq!(
+                bytes.len(),
+                4,
+                "{name}: read of check 0x{base:x} at line {issue}"
+            );
+            for b in bytes {
+                assert!(
+                    ing.origins.iter().any(|w| w.access.write
+                        && w.access.byte == *b
+                        && w.access.complete_line < *issue),
+                    "{name}: byte 0x{b:x} read at line {issue} before any write of its check"
                 );
-                for b in bytes {
-                    assert!(
-                        ing.origins.iter().any(|w| w.access.write
-                            && w.access.byte == *b
-                            && w.access.complete_line < *issue),
-                        "{name}: byte 0x{b:x} read at line {issue} before any write of its check"
-                    );
-                }
             }
         }
     }
-    assert_eq!(seen, 7);
+}
+
+#[test]
+fn every_run_ingests_with_one_operation_per_completed_request() {
+    let mut seen = Vec::new();
+    for dir in mi_example_dirs() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if memconform::gem5::is_run(&path) {
+                ingests_with_one_operation_per_completed_request(&path, "MI_example");
+                seen.push(path.file_name().unwrap().to_str().unwrap().to_string());
+            }
+        }
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "bug-mi3-n4-s2-rich",
+            "bug-mi5-n2-s3-gztrunc",
+            "bug-mi5-n4-s1-rich",
+            "clean-n2-s1-rich",
+            "clean-n4-s2",
+            "clean-n8-s3-gz",
+            "memtest-n4",
+        ]
+    );
 }
 
 fn verdict(path: &Path, real_time: bool, model: Model) -> Verdict {
     let run = open_run(path).unwrap();
     let ing = ingest(&run, real_time).unwrap();
-    check_gradual(&ing.history, &[model])[0].verdict
+    check(&ing.history, &[model])[0].verdict
 }
 
 #[test]
 fn clean_runs_are_consistent_and_buggy_runs_violate() {
-    let dir = runs_dir();
     for clean in [
         "clean-n2-s1-rich",
         "clean-n4-s2",
@@ -141,7 +186,7 @@ fn clean_runs_are_consistent_and_buggy_runs_violate() {
         for rt in [false, true] {
             for m in [Model::Sc, Model::Tso, Model::Wsc] {
                 assert_eq!(
-                    verdict(&dir.join(clean), rt, m),
+                    verdict(&mi_example(clean), rt, m),
                     Verdict::Consistent,
                     "{clean} rt={rt} {m}"
                 );
@@ -154,24 +199,24 @@ fn clean_runs_are_consistent_and_buggy_runs_violate() {
         "bug-mi5-n2-s3-gztrunc",
     ] {
         assert_eq!(
-            verdict(&dir.join(bug), true, Model::Sc),
+            verdict(&mi_example(bug), true, Model::Sc),
             Verdict::Violation,
             "{bug} with --real-time"
         );
     }
     // MI-3 also violates SC with per-port program order alone
     assert_eq!(
-        verdict(&dir.join("bug-mi3-n4-s2-rich"), false, Model::Sc),
+        verdict(&mi_example("bug-mi3-n4-s2-rich"), false, Model::Sc),
         Verdict::Violation
     );
 }
 
 #[test]
 fn a_violation_is_explained_with_ports_ticks_and_protocol_transitions() {
-    let path = runs_dir().join("bug-mi5-n4-s1-rich");
+    let path = mi_example("bug-mi5-n4-s1-rich");
     let run = open_run(&path).unwrap();
     let ing = ingest(&run, true).unwrap();
-    let out = check_gradual(&ing.history, &[Model::Cc]);
+    let out = check(&ing.history, &[Model::Cc]);
     let v = out[0].violation.as_ref().expect("a violation");
     let text = memconform::gem5::explain(&run, &ing, v);
     assert!(text.contains("port 1 read of byte 0x6e8 = 0"), "{text}");
@@ -182,7 +227,7 @@ fn a_violation_is_explained_with_ports_ticks_and_protocol_transitions() {
 
 #[test]
 fn a_truncated_gz_trace_still_gives_the_history_prefix() {
-    let src = runs_dir().join("clean-n8-s3-gz");
+    let src = mi_example("clean-n8-s3-gz");
     let full = ingest(&open_run(&src).unwrap(), false).unwrap();
     let tmp = std::env::temp_dir().join(format!("memconform-trunc-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
@@ -226,8 +271,44 @@ fn a_truncated_gz_trace_still_gives_the_history_prefix() {
             part.origins.len()
         );
         assert_eq!(
-            check_gradual(&part.history, &[Model::Sc])[0].verdict,
+            check(&part.history, &[Model::Sc])[0].verdict,
             Verdict::Consistent
+        );
+    }
+}
+
+#[test]
+fn mesi_two_level_runs_ingest_and_me7_violates_with_real_time() {
+    for (name, ops) in [("clean-n4-s2-rich", 2819), ("bug-me7-n4-s1-rich", 396)] {
+        let path = mesi_two_level(name);
+        ingests_with_one_operation_per_completed_request(&path, "MESI_Two_Level");
+        let run = open_run(&path).unwrap();
+        // one history per port, and one of all ports in real-time order
+        let per_port = ingest(&run, false).unwrap().history;
+        let names: Vec<&str> = per_port.threads.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["port0", "port1", "port2", "port3"], "{name}");
+        assert_eq!(per_port.n_thread_ops(), ops, "{name}");
+        let real_time = ingest(&run, true).unwrap().history;
+        assert_eq!(real_time.threads.len(), 1, "{name}");
+        assert_eq!(real_time.n_thread_ops(), ops, "{name}");
+    }
+    let clean = mesi_two_level("clean-n4-s2-rich");
+    for rt in [false, true] {
+        for m in [Model::Sc, Model::Tso, Model::Wsc] {
+            assert_eq!(
+                verdict(&clean, rt, m),
+                Verdict::Consistent,
+                "clean-n4-s2-rich rt={rt} {m}"
+            );
+        }
+    }
+    // ME-7's stale read violates every model under the real-time order
+    let bug = mesi_two_level("bug-me7-n4-s1-rich");
+    for m in [Model::Cc, Model::Sc] {
+        assert_eq!(
+            verdict(&bug, true, m),
+            Verdict::Violation,
+            "bug-me7-n4-s1-rich with --real-time, {m}"
         );
     }
 }

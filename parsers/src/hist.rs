@@ -612,7 +612,7 @@ mod tests {
 
     const LITMUS: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/histories/papers-and-litmus.hist"
+        "/../examples/papers-and-litmus.hist"
     );
 
     /// A file using every feature of the format.
@@ -1124,7 +1124,7 @@ mod tests {
 
     #[test]
     fn papers_and_litmus_file() {
-        let src = std::fs::read(LITMUS).expect("../shared beside the repository");
+        let src = std::fs::read(LITMUS).unwrap();
         let hs = parse_hist(&src).unwrap();
         assert_eq!(hs.len(), 36);
         assert_eq!(hs[0].name.as_deref(), Some("gcc_fig1a"));

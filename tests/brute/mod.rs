@@ -1,7 +1,7 @@
 //! Brute-force test oracle for memory-model verdicts.
 //!
 //! An independent, deliberately naive transcription of the definitions in
-//! `/work/shared/histories/NOTES.md` ("The definitions, literally"). Relations are
+//! `tests/data/histories/NOTES.md` ("The definitions, literally"). Relations are
 //! boolean adjacency matrices over all operations *including* one explicit init
 //! write per used variable; transitive closures are Floyd–Warshall; fixpoints loop
 //! until nothing changes; SC/TSO/PSO enumerate every store order (permutations of
@@ -820,7 +820,7 @@ mod tests {
 
     const FIXTURES: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/histories/papers-and-litmus.hist"
+        "/examples/papers-and-litmus.hist"
     );
 
     fn get(v: &BVerdicts, key: &str) -> Option<bool> {

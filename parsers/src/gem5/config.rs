@@ -602,14 +602,10 @@ mod tests {
     use super::*;
 
     fn read(run: &str, file: &str) -> Vec<u8> {
-        std::fs::read(format!(
-            "{}/../../shared/gem5/mi_example/{run}/{file}",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap()
+        std::fs::read(crate::gem5::runs::mi_example(run).join(file)).unwrap()
     }
 
-    /// (run, tester kind, cpus) as in shared/gem5/README.md.
+    /// (run, tester kind, cpus, checks) as in tests/data/README.md and traces/README.md.
     const RUNS: [(&str, &str, u32, u64); 7] = [
         ("clean-n2-s1-rich", "ruby", 2, 20),
         ("clean-n4-s2", "ruby", 4, 200),
@@ -704,6 +700,42 @@ mod tests {
                 json.get("system.ruby.l1_cntrl0", "type"),
                 Some("L1Cache_Controller")
             );
+        }
+    }
+
+    /// The real MESI_Two_Level runs (tests/data/gem5/mesi_two_level).
+    #[test]
+    fn real_mesi_two_level_runs() {
+        for (run, checks) in [("clean-n4-s2-rich", 300), ("bug-me7-n4-s1-rich", 1000)] {
+            let dir = std::path::Path::new(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../tests/data/gem5/mesi_two_level"
+            ))
+            .join(run);
+            for file in ["config.ini", "config.json"] {
+                let bytes = std::fs::read(dir.join(file)).unwrap();
+                let c = if file.ends_with("ini") {
+                    parse_config_ini(&bytes)
+                } else {
+                    parse_config_json(&bytes)
+                }
+                .unwrap();
+                assert_eq!(protocol(&c), Protocol::MesiTwoLevel, "{run} {file}");
+                assert_eq!(
+                    tester(&c),
+                    Tester::RubyRandom {
+                        cpus: 4,
+                        checks,
+                        wakeup_frequency: 10,
+                        check_flush: false
+                    },
+                    "{run} {file}"
+                );
+                let want: Vec<String> = (0..4)
+                    .map(|i| format!("system.ruby.l1_cntrl{i}.sequencer"))
+                    .collect();
+                assert_eq!(ports(&c), want, "{run} {file}");
+            }
         }
     }
 

@@ -190,13 +190,9 @@ mod tests {
     use std::io::Write;
     use std::path::PathBuf;
 
-    /// A run folder of the shared gem5 outputs.
+    /// The debug trace of one of the repository's gem5 runs.
     fn run(name: &str) -> PathBuf {
-        PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/gem5/mi_example/"
-        ))
-        .join(name)
+        crate::gem5::runs::mi_example_trace(name)
     }
 
     /// All lines of a file with the ending.
@@ -243,7 +239,7 @@ mod tests {
 
     #[test]
     fn real_truncated_gzip_gives_many_lines() {
-        let (lines, ending) = collect(&run("bug-mi5-n2-s3-gztrunc/trace.txt.gz"));
+        let (lines, ending) = collect(&run("bug-mi5-n2-s3-gztrunc"));
         match ending {
             Ending::Truncated { lines: n, msg } => {
                 assert_eq!(n, lines.len() as u64);
@@ -260,7 +256,7 @@ mod tests {
 
     #[test]
     fn real_complete_gzip() {
-        let (lines, ending) = collect(&run("clean-n8-s3-gz/trace.txt.gz"));
+        let (lines, ending) = collect(&run("clean-n8-s3-gz"));
         assert_eq!(ending, Ending::Complete);
         assert_eq!(lines.len(), 64033);
         assert!(lines.last().unwrap().starts_with(b"  "));
@@ -268,7 +264,7 @@ mod tests {
 
     #[test]
     fn real_plain_file() {
-        let (lines, ending) = collect(&run("memtest-n4/trace.txt"));
+        let (lines, ending) = collect(&run("memtest-n4"));
         assert_eq!(ending, Ending::Complete);
         assert_eq!(lines.len(), 7472);
     }
@@ -366,7 +362,7 @@ mod tests {
     #[test]
     fn break_stops_early() {
         let mut seen = 0;
-        let ending = for_each_line(&run("bug-mi5-n2-s3-gztrunc/trace.txt.gz"), |n, _| {
+        let ending = for_each_line(&run("bug-mi5-n2-s3-gztrunc"), |n, _| {
             seen = n;
             if n == 10 {
                 ControlFlow::Break(())

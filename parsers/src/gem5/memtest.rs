@@ -208,7 +208,6 @@ mod tests {
     use super::*;
     use crate::gem5::input::{for_each_line, Ending};
     use std::ops::ControlFlow;
-    use std::path::Path;
 
     #[test]
     fn the_documented_lines() {
@@ -372,20 +371,15 @@ mod tests {
             None
         );
         assert_eq!(parse_memtest_panic(""), None);
-        let sim_err = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/gem5/mi_example/memtest-n4/simerr.txt"
-        ))
-        .unwrap();
+        let sim_err =
+            std::fs::read_to_string(crate::gem5::runs::mi_example("memtest-n4").join("simerr.txt"))
+                .unwrap();
         assert_eq!(parse_memtest_panic(&sim_err), None);
     }
 
     #[test]
     fn real_memtest_run() {
-        let path = Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/gem5/mi_example/memtest-n4/trace.txt"
-        ));
+        let path = &crate::gem5::runs::mi_example_trace("memtest-n4");
         // [tester][initiated read, initiated write, completed read, completed write]
         let mut counts = [[0u32; 4]; 4];
         let mut last_tick = 0;

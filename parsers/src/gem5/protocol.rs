@@ -251,7 +251,6 @@ mod tests {
     use super::*;
     use crate::gem5::input::{for_each_line, Ending};
     use std::ops::ControlFlow;
-    use std::path::Path;
 
     fn tr(line: &str) -> Transition<'_> {
         parse_transition(line.as_bytes()).unwrap_or_else(|| panic!("{line:?}"))
@@ -427,13 +426,10 @@ mod tests {
             "bug-mi5-n4-s1-rich",
             "bug-mi3-n4-s2-rich",
         ] {
-            let path = format!(
-                "{}/../../shared/gem5/mi_example/{run}/trace.txt",
-                env!("CARGO_MANIFEST_DIR")
-            );
+            let path = crate::gem5::runs::mi_example_trace(run);
             let (mut transitions, mut seq, mut blocks) = (0u64, 0u64, 0u64);
             let mut machines = std::collections::BTreeSet::new();
-            let ending = for_each_line(Path::new(&path), |n, line| {
+            let ending = for_each_line(&path, |n, line| {
                 let has_line = line.windows(7).any(|w| w == b"line 0x");
                 match parse_transition(line) {
                     Some(t) => {
@@ -488,12 +484,9 @@ mod tests {
             parse_memtest_atomic_value, parse_memtest_line, parse_memtest_panic,
         };
         let mut lines = Vec::new();
-        for run in ["clean-n2-s1-rich/trace.txt", "memtest-n4/trace.txt"] {
-            let path = format!(
-                "{}/../../shared/gem5/mi_example/{run}",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            for_each_line(Path::new(&path), |n, line| {
+        for run in ["clean-n2-s1-rich", "memtest-n4"] {
+            let path = crate::gem5::runs::mi_example_trace(run);
+            for_each_line(&path, |n, line| {
                 if n % 97 == 0 || n < 800 {
                     lines.push(line.to_vec());
                 }
@@ -538,13 +531,10 @@ mod tests {
     fn file_parsers_never_panic() {
         use crate::gem5::config::{parse_config_ini, parse_config_json};
         use crate::gem5::stats::parse_stats;
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/gem5/mi_example/clean-n2-s1-rich/"
-        );
+        let dir = crate::gem5::runs::mi_example("clean-n2-s1-rich");
         let mut rng = XorShift(0x2545f4914f6cdd1d);
         for file in ["stats.txt", "config.ini", "config.json"] {
-            let original = std::fs::read(format!("{dir}{file}")).unwrap();
+            let original = std::fs::read(dir.join(file)).unwrap();
             for round in 0..60 {
                 let mut m = original.clone();
                 if round % 3 == 0 {
@@ -563,45 +553,51 @@ mod tests {
         }
     }
 
-    /// Throughput of `for_each_line` + `parse_transition` over the largest trace.
+    /// Throughput of `for_each_line` + `parse_transition` over the largest
+    /// trace, gzipped as bundled and as a plain (memory-mapped) copy.
     /// `cargo test --release -p memconform-parsers -- --ignored --nocapture speed`
     #[test]
     #[ignore]
     fn speed() {
-        let mut best = (String::new(), 0u64);
-        for run in std::fs::read_dir(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/gem5/mi_example"
-        ))
-        .unwrap()
-        {
-            let p = run.unwrap().path().join("trace.txt");
-            if let Ok(m) = std::fs::metadata(&p) {
-                if m.len() > best.1 {
-                    best = (p.display().to_string(), m.len());
+        use crate::gem5::runs::{mi_example_trace, MI_EXAMPLE};
+        let gz = MI_EXAMPLE
+            .iter()
+            .map(|run| mi_example_trace(run))
+            .filter(|p| p.extension().is_some_and(|e| e == "gz"))
+            .max_by_key(|p| std::fs::metadata(p).unwrap().len())
+            .unwrap();
+        let mut text = Vec::new();
+        for_each_line(&gz, |_, line| {
+            text.extend_from_slice(line);
+            text.push(b'\n');
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        let plain =
+            std::env::temp_dir().join(format!("memconform-speed-{}.txt", std::process::id()));
+        std::fs::write(&plain, &text).unwrap();
+        let mb = text.len() as f64 / 1e6;
+        for path in [&plain, &gz] {
+            for parse in [false, true] {
+                let start = std::time::Instant::now();
+                let mut count = 0u64;
+                for _ in 0..5 {
+                    for_each_line(path, |_, line| {
+                        count += u64::from(!parse || parse_transition(line).is_some());
+                        ControlFlow::Continue(())
+                    })
+                    .unwrap();
                 }
+                let secs = start.elapsed().as_secs_f64() / 5.0;
+                eprintln!(
+                    "{} ({mb:.1} MB of text, {} lines){}: {:.0} MB/s",
+                    path.display(),
+                    count / 5,
+                    if parse { " + parse_transition" } else { "" },
+                    mb / secs
+                );
             }
         }
-        let path = Path::new(&best.0);
-        for parse in [false, true] {
-            let start = std::time::Instant::now();
-            let mut count = 0u64;
-            for _ in 0..5 {
-                for_each_line(path, |_, line| {
-                    count += u64::from(!parse || parse_transition(line).is_some());
-                    ControlFlow::Continue(())
-                })
-                .unwrap();
-            }
-            let secs = start.elapsed().as_secs_f64() / 5.0;
-            eprintln!(
-                "{} ({:.1} MB, {} lines){}: {:.0} MB/s",
-                best.0,
-                best.1 as f64 / 1e6,
-                count / 5,
-                if parse { " + parse_transition" } else { "" },
-                best.1 as f64 / 1e6 / secs
-            );
-        }
+        let _ = std::fs::remove_file(&plain);
     }
 }

@@ -175,11 +175,7 @@ mod tests {
     use super::*;
 
     fn read(run: &str) -> Vec<u8> {
-        std::fs::read(format!(
-            "{}/../../shared/gem5/mi_example/{run}/stats.txt",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .unwrap()
+        std::fs::read(crate::gem5::runs::mi_example(run).join("stats.txt")).unwrap()
     }
 
     #[test]
