@@ -133,6 +133,11 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
         let mut by = m;
         let chain = if opts.gradual { m.gradual_chain() } else { &[] };
         for &weaker in chain {
+            // at scale, a weaker model without a sparse form would cost more
+            // than the model itself: the chain skips it
+            if h.n() > scale::DENSE_MAX_OPS && !weaker.has_sparse() && opts.scale != Scale::Dense {
+                continue;
+            }
             let r = memo
                 .entry(weaker)
                 .or_insert_with(|| run(h, lanes(), weaker, opts, deadline));

@@ -37,51 +37,85 @@ pub struct ChainGraph {
     writes: SeqIndex,
 }
 
-/// Per sequence, entries `(var, pos)` sorted: "first read of `x` in `q` at or
-/// after `p`" is a binary search.
+/// Per sequence, entries `(var, pos)` sorted, with a directory from
+/// `(sequence, var)` to its run: "first read of `x` in `q` at or after `p`"
+/// is a hash look-up and a binary search within that run.
 struct SeqIndex {
-    start: Vec<u32>,
-    entries: Vec<(u32, u32)>,
+    positions: Vec<u32>,
+    dir: HashMap<u64, (u32, u32), BuildMix>,
+}
+
+/// A multiplicative hash for the directory's packed `(sequence, var)` keys.
+#[derive(Default, Clone, Copy)]
+struct BuildMix;
+
+impl std::hash::BuildHasher for BuildMix {
+    type Hasher = Mix;
+    fn build_hasher(&self) -> Mix {
+        Mix(0)
+    }
+}
+
+struct Mix(u64);
+
+impl std::hash::Hasher for Mix {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = (k ^ (k >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 ^= self.0 >> 32;
+    }
 }
 
 impl SeqIndex {
-    fn new(seqs: usize, mut items: Vec<(u32, u32, u32)>) -> SeqIndex {
+    fn new(mut items: Vec<(u32, u32, u32)>) -> SeqIndex {
         items.sort_unstable();
-        let mut start = vec![0u32; seqs + 1];
-        for &(q, _, _) in &items {
-            start[q as usize + 1] += 1;
-        }
-        for i in 0..seqs {
-            start[i + 1] += start[i];
+        let mut dir = HashMap::with_hasher(BuildMix);
+        let mut i = 0;
+        while i < items.len() {
+            let (q, v, _) = items[i];
+            let mut j = i;
+            while j < items.len() && items[j].0 == q && items[j].1 == v {
+                j += 1;
+            }
+            dir.insert(key(q, v), (i as u32, j as u32));
+            i = j;
         }
         SeqIndex {
-            start,
-            entries: items.into_iter().map(|(_, v, p)| (v, p)).collect(),
+            positions: items.into_iter().map(|(_, _, p)| p).collect(),
+            dir,
+        }
+    }
+
+    /// The positions of `var`'s entries in `q`, ascending.
+    fn of(&self, q: u32, var: u32) -> &[u32] {
+        match self.dir.get(&key(q, var)) {
+            Some(&(i, j)) => &self.positions[i as usize..j as usize],
+            None => &[],
         }
     }
 
     /// The first position `>= p` of an entry of `var` in sequence `q`.
     fn first(&self, q: u32, var: u32, p: u32) -> Option<u32> {
-        let s = &self.entries[self.start[q as usize] as usize..self.start[q as usize + 1] as usize];
-        let i = s.partition_point(|&e| e < (var, p));
-        s.get(i).filter(|e| e.0 == var).map(|e| e.1)
-    }
-
-    /// The positions of `var`'s entries in `q`, ascending.
-    fn of(&self, q: u32, var: u32) -> &[(u32, u32)] {
-        let s = &self.entries[self.start[q as usize] as usize..self.start[q as usize + 1] as usize];
-        let i = s.partition_point(|&e| e.0 < var);
-        let j = s.partition_point(|&e| e.0 <= var);
-        &s[i..j]
+        let s = self.of(q, var);
+        s.get(s.partition_point(|&e| e < p)).copied()
     }
 
     /// The entries of `var` in `q` at positions `>= p`.
     fn count_from(&self, q: u32, var: u32, p: u32) -> usize {
-        let s = &self.entries[self.start[q as usize] as usize..self.start[q as usize + 1] as usize];
-        let i = s.partition_point(|&e| e < (var, p));
-        let j = s.partition_point(|&e| e.0 <= var);
-        j.saturating_sub(i)
+        let s = self.of(q, var);
+        s.len() - s.partition_point(|&e| e < p)
     }
+}
+
+fn key(q: u32, var: u32) -> u64 {
+    (q as u64) << 32 | var as u64
 }
 
 /// What [`ChainGraph::new`] is built from.
@@ -151,8 +185,8 @@ impl ChainGraph {
             out,
             in_start,
             inn,
-            reads: SeqIndex::new(nseq, reads),
-            writes: SeqIndex::new(nseq, writes),
+            reads: SeqIndex::new(reads),
+            writes: SeqIndex::new(writes),
         }
     }
 
@@ -208,8 +242,8 @@ impl ChainGraph {
     /// `pred` holds on a prefix of those writes.
     pub fn last_write_where(&self, q: u32, var: u32, pred: impl Fn(u32) -> bool) -> Option<u32> {
         let ws = self.writes.of(q, var);
-        let i = ws.partition_point(|&(_, p)| pred(self.at(q, p)));
-        (i > 0).then(|| self.at(q, ws[i - 1].1))
+        let i = ws.partition_point(|&p| pred(self.at(q, p)));
+        (i > 0).then(|| self.at(q, ws[i - 1]))
     }
 
     /// Number of sequences.
