@@ -3,7 +3,8 @@
 //! `cargo bench --bench harness` prints ms/history for every model on
 //! SC-generated valid histories of 4–16 threads × 50 ops, and wSC at larger
 //! sizes. `cargo bench --bench harness -- MODEL THREADS OPS REPS` times one
-//! configuration in a loop (e.g. under `perf record`).
+//! configuration in a loop (e.g. under `perf record`). `-- scale MODEL` prints
+//! the growth curve of one model on TSO-generated histories up to 10⁶ operations.
 
 use std::time::Instant;
 
@@ -158,11 +159,53 @@ fn coverage(model: Model, threads: usize, ops: usize) -> f64 {
     total / 20.0
 }
 
+/// `scale MODEL`: one TSO-generated history per size (8 threads, 64
+/// variables) from 2·10⁴ to 10⁶ operations, decided by MODEL alone; prints
+/// seconds, the verdict and the growth per doubling (issue 8's curve).
+fn scale(model: Model) {
+    let opts = Options {
+        gradual: false,
+        timeout: Some(std::time::Duration::from_secs(120)),
+        ..Options::default()
+    };
+    println!(
+        "{:>9} {:>9} {:>11} {:>9}",
+        "ops", "seconds", "verdict", "×/doubling"
+    );
+    let mut last: Option<(f64, f64)> = None;
+    for ops in [20_000usize, 50_000, 100_000, 200_000, 500_000, 1_000_000] {
+        let shape = Shape {
+            threads: 8,
+            ops_per_thread: ops / 8,
+            vars: 64,
+            write_ratio: 0.5,
+        };
+        let h = history(Memory::Tso, shape, 1);
+        let t = Instant::now();
+        let out = check_gradual_with(&h, &[model], &opts);
+        let secs = t.elapsed().as_secs_f64();
+        let per = last.map_or(String::new(), |(o, s)| {
+            format!("{:.2}", (secs / s).powf(1.0 / (ops as f64 / o).log2()))
+        });
+        println!(
+            "{ops:>9} {secs:>9.3} {:>11} {per:>9}",
+            out[0].verdict.name()
+        );
+        last = Some((ops as f64, secs));
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
+    if let [mode, model] = args.as_slice() {
+        if mode == "scale" {
+            scale(Model::from_name(model).expect("a model name"));
+            return;
+        }
+    }
     if let [mode, path] = args.as_slice() {
         if mode == "parse" {
             parse(std::path::Path::new(path));
