@@ -199,3 +199,102 @@ fn sc_tso_pso_are_decided_with_a_validated_witness() {
         }
     }
 }
+
+/// `(model, verdict)` of every CSV row of `check PATH -m sc,tso,pso`, in order.
+fn sc_tso_pso_verdicts(path: &std::path::Path) -> Vec<(String, String)> {
+    let o = memconform(&[
+        "check",
+        path.to_str().unwrap(),
+        "-m",
+        "sc,tso,pso",
+        "-f",
+        "csv",
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let mut rdr = csv::Reader::from_reader(o.stdout.as_slice());
+    let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    rdr.records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[col("model")].to_string(), r[col("verdict")].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn gen_axe_traces_get_the_verdicts_of_the_hist_files() {
+    let dir = std::env::temp_dir().join(format!("memconform-cli-{}-gen-axe", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut all = Vec::new();
+    for memory in ["sc", "tso", "pso"] {
+        let gen = |format: &str, out: Option<&std::path::Path>| {
+            let mut args = vec![
+                "gen",
+                "--memory",
+                memory,
+                "--threads",
+                "3",
+                "--ops",
+                "6",
+                "--vars",
+                "2",
+                "--count",
+                "8",
+                "--seed",
+                "7",
+                "--faults",
+                "0.5",
+                "--format",
+                format,
+            ];
+            if let Some(out) = out {
+                args.extend(["-o", out.to_str().unwrap()]);
+            }
+            let o = memconform(&args);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            o.stdout
+        };
+        let hist = dir.join(memory).join("hist");
+        let axe = dir.join(memory).join("axe");
+        gen("hist", Some(&hist));
+        gen("axe", Some(&axe));
+        let names = |d: &std::path::Path| {
+            let mut v: Vec<String> = std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            names(&hist),
+            (0..8).map(|i| format!("h{i}.hist")).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            names(&axe),
+            (0..8).map(|i| format!("h{i}.axe")).collect::<Vec<_>>()
+        );
+        let first = std::fs::read_to_string(axe.join("h0.axe")).unwrap();
+        assert!(
+            first.starts_with(&format!("# gen-{memory}-7\n# memory {memory}\n# seed 7\n")),
+            "{first}"
+        );
+        assert!(first.ends_with("\ncheck\n"), "{first}");
+        let want = sc_tso_pso_verdicts(&hist);
+        assert_eq!(want.len(), 8 * 3);
+        assert_eq!(sc_tso_pso_verdicts(&axe), want, "{memory}");
+        // To stdout: one trace after another, one history per `check`.
+        let stream = dir.join(memory).join("all.axe");
+        std::fs::write(&stream, gen("axe", None)).unwrap();
+        assert_eq!(sc_tso_pso_verdicts(&stream), want, "{memory} (stdout)");
+        all.extend(want);
+    }
+    for verdict in ["consistent", "violation"] {
+        assert!(
+            all.iter().any(|(_, v)| v == verdict),
+            "no {verdict} in {all:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,11 +9,14 @@
 //! 1: M[1] == 1  @ 100 : 110   # timestamps begin : end (either may be omitted)
 //! 1: <M[0] == 0; M[0] := 1>   # atomic read-modify-write, also `{ ... }`
 //! final M[1] == 2             # final value constraint
+//! 2: v1 == 2                  # `vA` is `M[A]` (axe's own tests write it so)
 //! check                       # ends a trace; a file may hold many
 //! ```
 //!
 //! Every trace becomes one [`RawHistory`]: thread `N` becomes thread `tN`,
-//! location `A` variable `mA` (hex `0x1f` gives `m0x1f`). Timestamps are
+//! location `A` variable `mA` (hex `0x1f` gives `m0x1f`). As in axe's parser,
+//! a location is also written `v` and decimal digits, nothing between: `v3`
+//! is `M[3]`, variable `m3`. Timestamps are
 //! checked to be numbers, counted in an `axe-timestamps` metadata entry and
 //! otherwise dropped: under SC/TSO/PSO they never change program order.
 //!
@@ -34,7 +37,8 @@ use crate::{ParseError, Pos};
 
 /// Whether `src` looks like an axe trace rather than a .hist file: its first
 /// non-blank, non-comment line starts with a decimal thread id followed by
-/// `:` and then `M[`, `sync`, `<` or `{`, or is `final M[` / `check`.
+/// `:` and then `M[`, `v` and a digit, `sync`, `<` or `{`, or is `final`
+/// then `M[` or `v` and a digit, or `check`.
 pub fn looks_like_axe(src: &[u8]) -> bool {
     src.split(|&b| b == b'\n')
         .map(content)
@@ -173,26 +177,28 @@ impl Trace {
     }
 }
 
-/// How each location of a trace was first written: hex or decimal, where.
+/// How each location of a trace was first written: hex or decimal, `vN`
+/// or not, where.
 #[derive(Default)]
-struct Locations(HashMap<u64, (bool, Pos)>);
+struct Locations(HashMap<u64, (bool, bool, Pos)>);
 
 impl Locations {
-    /// The variable name of `access`'s location: `m31` or `m0x1f`. A location
-    /// written both ways in one trace would become two variables, so that is
-    /// an error.
+    /// The variable name of `access`'s location: `m31` or `m0x1f` (`v31` is
+    /// `M[31]`). A location written both in hex and in decimal in one trace
+    /// would become two variables, so that is an error.
     fn name(&mut self, access: &Access, at: &impl Fn(&[u8]) -> Pos) -> Result<String, ParseError> {
         let (hex, value) = (access.hex, access.loc);
         let here = at(access.at);
-        let &mut (first_hex, first_pos) = self.0.entry(value).or_insert((hex, here));
+        let &mut (first_hex, first_v, first_pos) =
+            self.0.entry(value).or_insert((hex, access.v, here));
         if first_hex != hex {
             return Err(ParseError {
                 pos: here,
                 msg: format!(
-                    "location {value} is written `M[{}]` here but `M[{}]` at {first_pos}: \
+                    "location {value} is written `{}` here but `{}` at {first_pos}: \
                      write each location the same way within a trace",
-                    shown_loc(hex, value),
-                    shown_loc(first_hex, value),
+                    access.shown(),
+                    shown_access(first_hex, first_v, value),
                 ),
             });
         }
@@ -234,7 +240,7 @@ fn axe_start(line: &[u8]) -> bool {
         return true;
     }
     if let Some(rest) = line.strip_prefix(b"final") {
-        return skip_space(rest).starts_with(b"M[");
+        return starts_location(skip_space(rest));
     }
     let digits = line.iter().take_while(|b| b.is_ascii_digit()).count();
     if digits == 0 {
@@ -244,10 +250,22 @@ fn axe_start(line: &[u8]) -> bool {
         return false;
     };
     let rest = skip_space(rest);
-    rest.starts_with(b"M[")
+    starts_location(rest)
         || rest.starts_with(b"<")
         || rest.starts_with(b"{")
         || rest.strip_prefix(b"sync").is_some_and(at_boundary)
+}
+
+/// Whether `input` starts with a location: `M[` or `v` and a digit.
+fn starts_location(input: &[u8]) -> bool {
+    input.starts_with(b"M[") || v_digits(input).is_some()
+}
+
+/// The digits and rest after `v` when `input` starts with `v` and a digit.
+fn v_digits(input: &[u8]) -> Option<&[u8]> {
+    input
+        .strip_prefix(b"v")
+        .filter(|rest| rest.first().is_some_and(u8::is_ascii_digit))
 }
 
 /// `input` without leading spaces and tabs.
@@ -296,7 +314,7 @@ type Res<'a, T> = IResult<&'a [u8], T, LineErr<'a>>;
 /// One non-blank line.
 enum Line<'a> {
     Check,
-    /// `final M[a] == v`
+    /// `final M[a] == v` (or `final vA == v`)
     Final(Access<'a>),
     /// `tid: op [@ begin : end]`
     Op {
@@ -319,13 +337,15 @@ enum Body<'a> {
     Rmw(Access<'a>, Access<'a>),
 }
 
-/// `M[loc] := value` or `M[loc] == value`.
+/// `M[loc] := value` or `M[loc] == value` (or `vloc` for `M[loc]`).
 struct Access<'a> {
-    /// The `M[`.
+    /// The `M[` or `v`.
     at: &'a [u8],
     loc: u64,
     /// Whether the location is written in hex.
     hex: bool,
+    /// Whether the location is written `vloc` (always decimal).
+    v: bool,
     /// `:=` rather than `==`.
     store: bool,
     /// The `:=` or `==`.
@@ -334,9 +354,18 @@ struct Access<'a> {
 }
 
 impl Access<'_> {
-    /// `M[loc]` for messages.
+    /// `M[loc]` or `vloc` for messages.
     fn shown(&self) -> String {
-        format!("M[{}]", shown_loc(self.hex, self.loc))
+        shown_access(self.hex, self.v, self.loc)
+    }
+}
+
+/// A location as written, for messages: `M[31]`, `M[0x1f]` or `v31`.
+fn shown_access(hex: bool, v: bool, loc: u64) -> String {
+    if v {
+        format!("v{loc}")
+    } else {
+        format!("M[{}]", shown_loc(hex, loc))
     }
 }
 
@@ -456,7 +485,7 @@ fn line(input: &[u8]) -> Res<'_, Line<'_>> {
     }
     if let Some(rest) = input
         .strip_prefix(b"final")
-        .filter(|rest| at_boundary(rest) || rest.starts_with(b"M["))
+        .filter(|rest| at_boundary(rest) || starts_location(rest))
     {
         let (rest, access) = preceded(space0, access)(rest)?;
         if access.store {
@@ -519,7 +548,7 @@ fn body(input: &[u8]) -> Res<'_, Body<'_>> {
     match input.first() {
         Some(b'<') => rmw(input, ">", "`>` to close `<`"),
         Some(b'{') => rmw(input, "}", "`}` to close `{`"),
-        _ if input.starts_with(b"M[") => {
+        _ if starts_location(input) => {
             let (rest, a) = access(input)?;
             Ok((rest, Body::Access(a)))
         }
@@ -577,11 +606,22 @@ fn rmw<'a>(input: &'a [u8], close: &'static str, close_what: &'static str) -> Re
     Ok((rest, Body::Rmw(read, write)))
 }
 
-/// `M[loc] := value` or `M[loc] == value`.
+/// `M[loc] := value` or `M[loc] == value`; `vloc` (decimal) may stand for
+/// `M[loc]`.
 fn access(input: &[u8]) -> Res<'_, Access<'_>> {
-    let (rest, _) = expect("`M[addr]`", tag("M["))(input)?;
-    let (rest, (loc, hex)) = preceded(space0, number("an address (decimal or 0x hex)"))(rest)?;
-    let (rest, _) = preceded(space0, expect("`]` after the address", char(']')))(rest)?;
+    let (rest, (loc, hex, v)) = match v_digits(input) {
+        Some(after_v) => {
+            let (rest, loc) = digits(after_v)?;
+            (rest, (loc, false, true))
+        }
+        None => {
+            let (rest, _) = expect("`M[addr]`", tag("M["))(input)?;
+            let (rest, (loc, hex)) =
+                preceded(space0, number("an address (decimal or 0x hex)"))(rest)?;
+            let (rest, _) = preceded(space0, expect("`]` after the address", char(']')))(rest)?;
+            (rest, (loc, hex, false))
+        }
+    };
     let (op_at, _) = space0(rest)?;
     let (rest, store) = if let Some(rest) = op_at.strip_prefix(b":=") {
         (rest, true)
@@ -591,8 +631,8 @@ fn access(input: &[u8]) -> Res<'_, Access<'_>> {
         return fail(
             op_at,
             format!(
-                "expected `:=` or `==` after `M[{}]`, found {}",
-                shown_loc(hex, loc),
+                "expected `:=` or `==` after `{}`, found {}",
+                shown_access(hex, v, loc),
                 found(op_at)
             ),
         );
@@ -604,6 +644,7 @@ fn access(input: &[u8]) -> Res<'_, Access<'_>> {
             at: input,
             loc,
             hex,
+            v,
             store,
             op_at,
             value,
@@ -1274,6 +1315,95 @@ mod tests {
             kinds(&hs[1].threads[0]),
             vec![w("m0x1f", 1), r("m0x1f", 1), r("m32", 0)]
         );
+    }
+
+    /// axe's parser also takes `v` and decimal digits for a location, and
+    /// its own test suites (`tests/random`, `tests/more-random`) are written
+    /// so: `vN` is `M[N]`.
+    #[test]
+    fn v_locations() {
+        // The first trace of axe's tests/more-random, abridged, with its forms.
+        let src = "# 0\n0: v1 == 0\n0: v0 := 1 @ 3:\n0: sync @ 4:\n\
+                   1: { v0 == 1; v0 := 2} @ :9\n1: v2 == 0 @ 5:8\ncheck\n\
+                   # 1\n0:v12:=3\nfinalv12==3\n";
+        let hs = parse(src);
+        assert_eq!(hs.len(), 2);
+        assert_eq!(
+            shape(&hs[0]),
+            vec![
+                s("t0", vec![r("m1", 0), w("m0", 1), F]),
+                s("t1", vec![u("m0", 1, 2), r("m2", 0)]),
+            ]
+        );
+        assert_eq!(hs[0].threads[1].ops[0].pos, p(5, 4));
+        assert_eq!(hs[0].meta[0].1, "5 ignored");
+        assert_eq!(shape(&hs[1]), vec![s("t0", vec![w("m12", 3)])]);
+        assert_eq!(hs[1].finals, vec![("m12".into(), 3, p(10, 1))]);
+        assert_eq!(
+            parse("final v12 == 0\n")[0].finals,
+            vec![("m12".into(), 0, p(1, 1))]
+        );
+        // `vN` and `M[N]` (also with leading zeros) are one location.
+        let hs = parse("0: v3 := 1\n1: M[3] == 1\n1: {v03 == 1; M[ 3 ] := 2}\n");
+        assert_eq!(
+            shape(&hs[0]),
+            vec![
+                s("t0", vec![w("m3", 1)]),
+                s("t1", vec![r("m3", 1), u("m3", 1, 2)]),
+            ]
+        );
+        assert_hist_round_trip(src);
+        // Errors name the location as written.
+        assert_err(
+            "0: v31 := 1\n1: M[0x1f] == 1\n",
+            2,
+            4,
+            "location 31 is written `M[0x1f]` here but `v31` at 1:4",
+        );
+        assert_err(
+            "0: M[0x1f] := 1\n1: v31 == 1\n",
+            2,
+            4,
+            "location 31 is written `v31` here but `M[0x1f]` at 1:4",
+        );
+        assert_err(
+            "0: { v0 == 0; v1 := 1 }",
+            1,
+            15,
+            "RMW must read and write the same location: v0 and v1",
+        );
+        assert_err(
+            "0: v1 = 1",
+            1,
+            7,
+            "expected `:=` or `==` after `v1`, found `=`",
+        );
+        // Hex is `M[0x..]` only, as in axe: `v0x1` is `v0` then `x1`.
+        assert_err(
+            "0: v0x1 := 1",
+            1,
+            6,
+            "expected `:=` or `==` after `v0`, found `x1`",
+        );
+        assert_err(
+            "0: v99999999999999999999 == 0",
+            1,
+            5,
+            "number `99999999999999999999` does not fit in 64 bits",
+        );
+        // `v` must be followed by a digit at once; otherwise the old messages.
+        for bad in ["0: v := 1", "0: v 1 := 1", "0: vx := 1"] {
+            assert_err(bad, 1, 4, "expected an operation `M[addr] := value`");
+        }
+        assert_err("final v", 1, 7, "expected `M[addr]`, found `v`");
+        assert_err("0: <v>", 1, 5, "expected `M[addr]`, found `v`");
+        // Recognised by content.
+        for src in ["0: v1 == 0\n", "  3 :v0:=1", "final v2 == 0", "finalv2==0"] {
+            assert!(looks_like_axe(src.as_bytes()), "{src:?}");
+        }
+        for src in ["0: v == 0\n", "0: vx := 1\n", "final v\n", "finalv\n"] {
+            assert!(!looks_like_axe(src.as_bytes()), "{src:?}");
+        }
     }
 
     #[test]

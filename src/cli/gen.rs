@@ -8,13 +8,22 @@ use memconform_parsers::hist::{write_hist, RawHistory, RawOp, RawThread};
 use memconform_parsers::Pos;
 
 use super::exit;
-use crate::gen::{inject_stale_read, threads, Memory, Rng, Shape};
+use crate::gen::{axe_trace, inject_stale_read, threads, Memory, Rng, Shape};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum MemoryArg {
     Sc,
     Tso,
     Pso,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// .hist histories (`@name`, `@memory`, `@seed` metadata).
+    Hist,
+    /// axe traces: thread `t` is axe thread `t`, variable `xN` is `M[N]`, the
+    /// name and metadata are `#` comments, each trace ends with `check`.
+    Axe,
 }
 
 #[derive(Args)]
@@ -25,9 +34,15 @@ PSO one per thread and variable. Values written are unique per variable. With --
 history has that probability of one read returning a stale value (another value written to its \
 variable, or 0), which usually breaks SC.
 
+With --format axe the same histories are written as axe traces (CTSRD-CHERI/axe), one `.axe` \
+file per history with -o, else one trace after another, each ended by `check`; `memconform \
+check` reads both forms with the same verdicts. axe itself takes at most 256 threads and 256 \
+locations and values below 2^23.
+
 Examples:
   memconform gen --threads 8 --ops 50 --count 1000 -o runs/
-  memconform gen --memory tso --threads 4 --ops 20 --count 3 > three.hist")]
+  memconform gen --memory tso --threads 4 --ops 20 --count 3 > three.hist
+  memconform gen --memory pso --threads 8 --vars 64 --ops 100 --format axe -o axe-runs/")]
 pub struct GenArgs {
     /// The simulated memory.
     #[arg(long, value_enum, default_value = "sc")]
@@ -56,6 +71,9 @@ pub struct GenArgs {
     /// Write one file per history into this directory (default: all to stdout).
     #[arg(long, short)]
     out: Option<PathBuf>,
+    /// Output format: .hist, or axe traces (`.axe` files).
+    #[arg(long, short, value_enum, default_value = "hist")]
+    format: Format,
 }
 
 /// Runs `gen`; returns the exit code.
@@ -75,6 +93,16 @@ pub fn run(args: GenArgs) -> i32 {
         vars: args.vars,
         write_ratio: args.write_ratio,
     };
+    if args.format == Format::Axe
+        && (args.threads > 256
+            || args.vars > 256
+            || (args.threads as u128) * (args.ops as u128) >= 1 << 23)
+    {
+        eprintln!(
+            "memconform gen: warning: axe itself takes at most 256 threads, 256 locations and \
+             values below 2^23"
+        );
+    }
     if let Some(dir) = &args.out {
         if let Err(e) = std::fs::create_dir_all(dir) {
             eprintln!("memconform gen: cannot create {}: {e}", dir.display());
@@ -104,11 +132,22 @@ pub fn run(args: GenArgs) -> i32 {
                 Pos::default(),
             ));
         }
+        let name = format!("gen-{}-{seed}", format!("{memory:?}").to_lowercase());
+        if args.format == Format::Axe {
+            let mut comments = vec![name];
+            comments.extend(meta.iter().map(|(k, v, _)| format!("{k} {v}")));
+            let text = axe_trace(&comments, &program);
+            let written = match &args.out {
+                Some(dir) => std::fs::write(dir.join(format!("h{i:0width$}.axe")), text),
+                None => out.write_all(text.as_bytes()),
+            };
+            if let Err(code) = written_or_exit(written) {
+                return code;
+            }
+            continue;
+        }
         let raw = RawHistory {
-            name: Some(format!(
-                "gen-{}-{seed}",
-                format!("{memory:?}").to_lowercase()
-            )),
+            name: Some(name),
             meta,
             threads: program
                 .into_iter()
@@ -137,14 +176,23 @@ pub fn run(args: GenArgs) -> i32 {
                     .and_then(|()| out.write_all(text.as_bytes()))
             }
         };
-        if let Err(e) = written {
-            if e.kind() == io::ErrorKind::BrokenPipe {
-                return exit::CONSISTENT;
-            }
-            eprintln!("memconform gen: cannot write: {e}");
-            return exit::INPUT_ERROR;
+        if let Err(code) = written_or_exit(written) {
+            return code;
         }
     }
     let _ = out.flush();
     exit::CONSISTENT
+}
+
+/// `Err(exit code)` if a write failed: 0 for a closed pipe, else the error
+/// is reported.
+fn written_or_exit(written: io::Result<()>) -> Result<(), i32> {
+    match written {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(exit::CONSISTENT),
+        Err(e) => {
+            eprintln!("memconform gen: cannot write: {e}");
+            Err(exit::INPUT_ERROR)
+        }
+    }
 }

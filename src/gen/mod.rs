@@ -187,6 +187,68 @@ pub fn inject_stale_read(program: &mut [Vec<RawOpKind>], rng: &mut Rng) -> bool 
     true
 }
 
+/// `program` as one axe trace (CTSRD-CHERI/axe's format): `comments` first as
+/// `#` lines, then every operation of thread `t` as a line `t: ...`, thread
+/// by thread in program order, then `check`. Variable `xN` is location
+/// `M[N]`; any other variable name gets the next free location, in order of
+/// first appearance. Reads are `M[a] == v`, writes `M[a] := v`, RMWs
+/// `{ M[a] == old; M[a] := new }` and fences `sync`.
+pub fn axe_trace(comments: &[String], program: &[Vec<RawOpKind>]) -> String {
+    use std::collections::HashMap;
+    use std::fmt::Write as _;
+
+    fn var_of(op: &RawOpKind) -> Option<&str> {
+        match op {
+            RawOpKind::Read { var, .. }
+            | RawOpKind::Write { var, .. }
+            | RawOpKind::Rmw { var, .. } => Some(var),
+            RawOpKind::Fence => None,
+        }
+    }
+    /// `N` of `xN`, written canonically (`x01` is another variable than `x1`).
+    fn numbered(var: &str) -> Option<u64> {
+        let digits = var.strip_prefix('x')?;
+        let n: u64 = digits.parse().ok()?;
+        (n.to_string() == digits).then_some(n)
+    }
+    let vars = || program.iter().flatten().filter_map(var_of);
+    let mut next = vars().filter_map(numbered).max().map_or(0, |n| n + 1);
+    let mut others: HashMap<&str, u64> = HashMap::new();
+    for var in vars().filter(|v| numbered(v).is_none()) {
+        others.entry(var).or_insert_with(|| {
+            next += 1;
+            next - 1
+        });
+    }
+    let location = |var: &str| numbered(var).unwrap_or_else(|| others[var]);
+
+    let mut out = String::new();
+    for c in comments {
+        for line in c.lines() {
+            let _ = writeln!(out, "# {line}");
+        }
+    }
+    for (t, ops) in program.iter().enumerate() {
+        for op in ops {
+            let _ = match op {
+                RawOpKind::Read { var, value } => {
+                    writeln!(out, "{t}: M[{}] == {value}", location(var))
+                }
+                RawOpKind::Write { var, value } => {
+                    writeln!(out, "{t}: M[{}] := {value}", location(var))
+                }
+                RawOpKind::Rmw { var, old, new } => {
+                    let a = location(var);
+                    writeln!(out, "{t}: {{ M[{a}] == {old}; M[{a}] := {new} }}")
+                }
+                RawOpKind::Fence => writeln!(out, "{t}: sync"),
+            };
+        }
+    }
+    out.push_str("check\n");
+    out
+}
+
 /// A history of [`threads`].
 pub fn history(memory: Memory, shape: Shape, seed: u64) -> History {
     History::from_threads(&threads(memory, shape, seed)).expect("generated values are unique")
@@ -195,4 +257,70 @@ pub fn history(memory: Memory, shape: Shape, seed: u64) -> History {
 /// A history of [`sc_threads`].
 pub fn sc_history(shape: Shape, seed: u64) -> History {
     History::from_threads(&sc_threads(shape, seed)).expect("generated values are unique")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memconform_parsers::axe::parse_axe;
+
+    #[test]
+    fn axe_trace_reads_back() {
+        let w = |var: &str, value| RawOpKind::Write {
+            var: var.into(),
+            value,
+        };
+        let r = |var: &str, value| RawOpKind::Read {
+            var: var.into(),
+            value,
+        };
+        let program = vec![
+            vec![w("x3", 1), RawOpKind::Fence, r("flag", 0), w("x01", 2)],
+            vec![
+                RawOpKind::Rmw {
+                    var: "flag".into(),
+                    old: 0,
+                    new: 1,
+                },
+                r("x3", 1),
+            ],
+        ];
+        let text = axe_trace(&["gen-sc-0\nseed 0".into()], &program);
+        assert_eq!(
+            text,
+            "# gen-sc-0\n# seed 0\n0: M[3] := 1\n0: sync\n0: M[4] == 0\n0: M[5] := 2\n\
+             1: { M[4] == 0; M[4] := 1 }\n1: M[3] == 1\ncheck\n"
+        );
+        let back = parse_axe(text.as_bytes()).unwrap();
+        assert_eq!(back.len(), 1);
+        let kinds: Vec<Vec<RawOpKind>> = back[0]
+            .threads
+            .iter()
+            .map(|t| t.ops.iter().map(|o| o.kind.clone()).collect())
+            .collect();
+        let rename = |v: &str| match v {
+            "flag" => "m4",
+            "x01" => "m5",
+            "x3" => "m3",
+            _ => unreachable!(),
+        };
+        let renamed: Vec<Vec<RawOpKind>> = program
+            .iter()
+            .map(|ops| {
+                ops.iter()
+                    .map(|op| match op {
+                        RawOpKind::Read { var, value } => r(rename(var), *value),
+                        RawOpKind::Write { var, value } => w(rename(var), *value),
+                        RawOpKind::Rmw { var, old, new } => RawOpKind::Rmw {
+                            var: rename(var).into(),
+                            old: *old,
+                            new: *new,
+                        },
+                        RawOpKind::Fence => RawOpKind::Fence,
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(kinds, renamed);
+    }
 }
