@@ -151,29 +151,31 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
         })
         .collect();
     let mut edges: Vec<(u32, u32, Rel)> = Vec::new();
-    let cross = |b: OpId, q: u32, edges: &mut Vec<(u32, u32, Rel)>| {
-        let nodes = &seqs[q as usize].1;
-        let i = nodes.partition_point(|&a| h.po_before(a as usize, b));
-        if i > 0 && (shape.kept)(nodes[i - 1] as usize, b) {
-            edges.push((nodes[i - 1], b as u32, shape.po_rel));
-        }
-    };
-    for (t, th) in h.threads.iter().enumerate() {
-        for b in th.ops.clone() {
-            let Some(c) = (shape.class)(b) else { continue };
-            let own = where_[b].0;
-            if shape.per_var {
-                for l in lanes.of_thread[t].clone() {
-                    let q = c * nl + l;
-                    if q != own {
-                        cross(b, q, &mut edges);
-                    }
+    // Walking each sequence in order, an edge from the last op of another
+    // sequence q before b is needed only if no earlier op of b's sequence
+    // already has one from that op or a later one of q (then it reaches b).
+    let mut last: Vec<usize> = Vec::new();
+    for (s, (_, nodes)) in seqs.iter().enumerate() {
+        let Some(&first) = nodes.first() else { continue };
+        let t = h.thread_of(first as usize).expect("thread operations");
+        let qs: Vec<u32> = if shape.per_var {
+            let c = s as u32 / nl;
+            lanes.of_thread[t].clone().map(|l| c * nl + l).collect()
+        } else {
+            thread_seqs[t].clone()
+        };
+        last.clear();
+        last.resize(qs.len(), 0);
+        for &b in nodes {
+            for (k, &q) in qs.iter().enumerate() {
+                if q as usize == s {
+                    continue;
                 }
-            } else {
-                for &q in &thread_seqs[t] {
-                    if q != own {
-                        cross(b, q, &mut edges);
-                    }
+                let from = &seqs[q as usize].1;
+                let i = last[k] + from[last[k]..].partition_point(|&a| h.po_before(a as usize, b as usize));
+                if i > last[k] && (shape.kept)(from[i - 1] as usize, b as usize) {
+                    edges.push((from[i - 1], b, shape.po_rel));
+                    last[k] = i;
                 }
             }
         }
