@@ -284,6 +284,12 @@ impl<'h> Scaled<'h> {
     /// history is usually settled in one pass, with local flips), undone
     /// from the trail on conflict.
     pub fn complete(&mut self, deadline: Option<Instant>) -> Completion {
+        self.complete_within(deadline, u64::MAX)
+    }
+
+    /// [`Scaled::complete`], giving up (`TimedOut`) after `backtracks`
+    /// returns to an earlier choice.
+    pub fn complete_within(&mut self, deadline: Option<Instant>, backtracks: u64) -> Completion {
         self.set_trail(true);
         let (hint, rank) = self.hint();
         let mut pairs: Vec<(OpId, OpId)> = hint
@@ -294,7 +300,7 @@ impl<'h> Scaled<'h> {
         // chronologically, so that propagation stays local
         pairs.sort_unstable_by_key(|&(a, _)| rank[a]);
         drop(rank);
-        let result = self.search(pairs, deadline);
+        let result = self.search(pairs, deadline, backtracks);
         self.set_trail(false);
         result
     }
@@ -303,7 +309,12 @@ impl<'h> Scaled<'h> {
     /// (each guessed in its given orientation first); when they are all
     /// decided, a fresh linear extension shows the pairs still unordered,
     /// which join the list, until none is left.
-    fn search(&mut self, mut pairs: Vec<(OpId, OpId)>, deadline: Option<Instant>) -> Completion {
+    fn search(
+        &mut self,
+        mut pairs: Vec<(OpId, OpId)>,
+        deadline: Option<Instant>,
+        mut backtracks: u64,
+    ) -> Completion {
         struct Frame {
             marks: Vec<Mark>,
             a: OpId,
@@ -359,6 +370,10 @@ impl<'h> Scaled<'h> {
                 };
                 self.undo(&f.marks);
                 if f.flipped {
+                    if backtracks == 0 {
+                        return Completion::TimedOut;
+                    }
+                    backtracks -= 1;
                     continue;
                 }
                 let marks = self.mark();

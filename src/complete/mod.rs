@@ -73,6 +73,9 @@ pub enum Engine {
     Dp,
     /// memoised search over thread interleavings (SC, untimed threads)
     Interleave,
+    /// the order of the writes' ticks, checked by the validator (timed runs; chosen by `auto`)
+    #[value(skip)]
+    Ticks,
 }
 
 impl Engine {
@@ -84,6 +87,7 @@ impl Engine {
             Engine::Sat => "sat",
             Engine::Dp => "dp",
             Engine::Interleave => "interleave",
+            Engine::Ticks => "ticks",
         }
     }
 }
@@ -111,6 +115,8 @@ pub struct Decision {
     pub engine: Option<Engine>,
     /// Same-variable write pairs left unordered by saturation.
     pub unordered_after_saturation: usize,
+    /// PSO at scale decided through TSO's graphs: only a witness counts.
+    pub witness_only: bool,
 }
 
 /// Saturates, then completes with `engine` before `deadline`.
@@ -122,6 +128,7 @@ pub fn decide(h: &History, spec: &Spec, engine: Engine, deadline: Option<Instant
                 result: Err(v),
                 engine: None,
                 unordered_after_saturation: 0,
+                witness_only: false,
             }
         }
     };
@@ -135,6 +142,7 @@ pub fn decide(h: &History, spec: &Spec, engine: Engine, deadline: Option<Instant
             }),
             engine: None,
             unordered_after_saturation: 0,
+            witness_only: false,
         };
     }
     let engine = match engine {
@@ -142,7 +150,7 @@ pub fn decide(h: &History, spec: &Spec, engine: Engine, deadline: Option<Instant
         e => e,
     };
     let result = match engine {
-        Engine::Auto => unreachable!("chosen above"),
+        Engine::Auto | Engine::Ticks => unreachable!("chosen above"),
         Engine::Enum => enumerate::complete(&sat, &unordered, deadline),
         Engine::Sat => sat::complete(&sat, &unordered, deadline),
         Engine::Dp => dp::complete(&sat, deadline),
@@ -158,7 +166,39 @@ pub fn decide(h: &History, spec: &Spec, engine: Engine, deadline: Option<Instant
         result: Ok(result),
         engine: Some(engine),
         unordered_after_saturation: k,
+        witness_only: false,
     }
+}
+
+/// For a history whose threads all carry ticks (a gem5 run): per variable,
+/// its writes in the order of the tick by which each must have taken effect
+/// — the earliest completion among the write and its readers — a candidate
+/// witness for the validator (it holds for linearizable runs).
+pub fn tick_order(h: &History) -> Option<Vec<Vec<OpId>>> {
+    if h.threads.is_empty() || !h.threads.iter().all(|t| t.timed) {
+        return None;
+    }
+    let key = |w: OpId| -> (u64, u64, OpId) {
+        if h.is_init(w) {
+            return (0, 0, w);
+        }
+        let (issue, done) = h.interval(w);
+        let by = h
+            .readers(w)
+            .iter()
+            .map(|&r| h.interval(r).1)
+            .fold(done, u64::min);
+        (by.saturating_add(1), issue, w)
+    };
+    Some(
+        (0..h.vars.len())
+            .map(|x| {
+                let mut ws = h.writes_of(x).to_vec();
+                ws.sort_by_key(|&w| key(w));
+                ws
+            })
+            .collect(),
+    )
 }
 
 /// `auto`: the enumeration with propagation, whose first guesses follow a

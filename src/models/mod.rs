@@ -11,7 +11,7 @@ mod cm;
 pub(crate) mod common;
 mod gradual;
 mod hbo;
-mod pso;
+pub(crate) mod pso;
 mod sc;
 pub mod scale;
 mod store_order;

@@ -28,6 +28,7 @@ pub fn graph(h: &History, lanes: &Lanes) -> ChainGraph {
             classes: 1,
             per_var: false,
             kept: &|_, _| true,
+            init_var_matters: false,
             po_rel: Rel::Po,
             wr_rel: Rel::Wr,
             wr_keep: &|_, _| true,

@@ -8,7 +8,7 @@ use std::time::Instant;
 use crate::certificate::{Pattern, Violation};
 use crate::complete::{Completion, Decision, Engine, Scaled};
 use crate::history::History;
-use crate::models::{cc, ccv, sc, tso, Model, StoreOrder};
+use crate::models::{cc, ccv, pso, sc, tso, Model, StoreOrder};
 use crate::relation::program::Lanes;
 
 /// Up to this many operations the dense engines run (they are exact and
@@ -146,15 +146,43 @@ pub fn check(h: &History, lanes: &Lanes, m: Model) -> super::Checked {
 }
 
 /// SC, TSO or PSO at scale: saturation at frontiers, then the hint pass and
-/// the trail search (reported as `enum`). PSO is decided by a TSO witness
-/// (every TSO witness is a PSO witness: `po-pso ⊆ ppo`); without one it is
-/// `TimedOut`-free `unknown`, reported by the caller.
-pub fn decide(h: &History, lanes: &Lanes, m: Model, deadline: Option<Instant>) -> Decision {
+/// the trail search (reported as `enum`). PSO runs on its own graphs when
+/// their frontiers (a store sub-chain per lane and variable) fit in
+/// `max_memory`; past that, by a TSO witness (every TSO witness is a PSO
+/// witness: `po-pso ⊆ ppo`), and without one the caller reports `unknown`.
+pub fn decide(
+    h: &History,
+    lanes: &Lanes,
+    m: Model,
+    deadline: Option<Instant>,
+    max_memory: u64,
+) -> Decision {
+    if m == Model::Pso {
+        // a TSO witness is a PSO witness: try TSO's smaller graphs first,
+        // without backtracking
+        let d = run(h, lanes, tso::graphs(h, lanes), deadline, 0, true);
+        let fits = pso::sparse_bytes(h, lanes) <= max_memory;
+        if matches!(d.result, Ok(Completion::Found { .. })) || !fits {
+            return d;
+        }
+        return run(h, lanes, pso::graphs(h, lanes), deadline, u64::MAX, false);
+    }
     let graphs = match m {
         Model::Sc => vec![(Pattern::CyclicSc, sc::graph(h, lanes))],
-        Model::Tso | Model::Pso => tso::graphs(h, lanes),
+        Model::Tso => tso::graphs(h, lanes),
         _ => unreachable!("not a store-order model"),
     };
+    run(h, lanes, graphs, deadline, u64::MAX, false)
+}
+
+fn run(
+    h: &History,
+    lanes: &Lanes,
+    graphs: Vec<(Pattern, crate::relation::chains::ChainGraph)>,
+    deadline: Option<Instant>,
+    backtracks: u64,
+    witness_only: bool,
+) -> Decision {
     let mut s = match Scaled::new(h, lanes, graphs, true) {
         Ok(s) => s,
         Err(v) => {
@@ -162,21 +190,23 @@ pub fn decide(h: &History, lanes: &Lanes, m: Model, deadline: Option<Instant>) -
                 result: Err(v),
                 engine: None,
                 unordered_after_saturation: 0,
+                witness_only,
             }
         }
     };
     let k = s.unordered_pairs();
-    let result = s.complete(deadline);
+    let result = s.complete_within(deadline, backtracks);
     Decision {
         result: Ok(result),
         engine: (k > 0).then_some(Engine::Enum),
         unordered_after_saturation: k,
+        witness_only,
     }
 }
 
 /// Whether a PSO decision at scale is only a TSO one that failed.
 pub fn pso_undecided(d: &Decision) -> bool {
-    matches!(d.result, Err(_) | Ok(Completion::Exhausted))
+    d.witness_only && !matches!(d.result, Ok(Completion::Found { .. }))
 }
 
 /// A violation's placeholder when none is computed.

@@ -75,8 +75,11 @@ pub struct Shape<'a> {
     /// slots are the lanes of its variable's sub-chains.
     pub per_var: bool,
     /// Whether the model keeps the `po` pair `(a, b)` itself. It must not
-    /// depend on `a` within one sub-chain (nor on the initial write).
+    /// depend on `a` within one sub-chain.
     pub kept: &'a dyn Fn(OpId, OpId) -> bool,
+    /// Whether `kept(init, b)` depends on which variable's initial write
+    /// (PSO: a plain write keeps only its own variable's stores).
+    pub init_var_matters: bool,
     /// The label of `po` edges.
     pub po_rel: Rel,
     /// `wr` edges: their label and which pairs (e.g. only external ones).
@@ -156,7 +159,9 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
     // already has one from that op or a later one of q (then it reaches b).
     let mut last: Vec<usize> = Vec::new();
     for (s, (_, nodes)) in seqs.iter().enumerate() {
-        let Some(&first) = nodes.first() else { continue };
+        let Some(&first) = nodes.first() else {
+            continue;
+        };
         let t = h.thread_of(first as usize).expect("thread operations");
         let qs: Vec<u32> = if shape.per_var {
             let c = s as u32 / nl;
@@ -172,7 +177,8 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
                     continue;
                 }
                 let from = &seqs[q as usize].1;
-                let i = last[k] + from[last[k]..].partition_point(|&a| h.po_before(a as usize, b as usize));
+                let i = last[k]
+                    + from[last[k]..].partition_point(|&a| h.po_before(a as usize, b as usize));
                 if i > last[k] && (shape.kept)(from[i - 1] as usize, b as usize) {
                     edges.push((from[i - 1], b, shape.po_rel));
                     last[k] = i;
@@ -183,13 +189,23 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
     // initial writes: to the first operation of each sequence they keep
     // (`kept` does not depend on which initial write: init 0 stands for all)
     if nv > 0 {
+        let first_kept = |v: u32, nodes: &[u32]| {
+            nodes
+                .iter()
+                .copied()
+                .find(|&b| (shape.kept)(v as usize, b as usize))
+        };
         for (q, (_, nodes)) in seqs.iter().enumerate() {
-            let Some(&b) = nodes.iter().find(|&&b| (shape.kept)(0, b as usize)) else {
-                continue;
-            };
             if shape.per_var {
-                edges.push((q as u32 / nl, b, shape.po_rel));
-            } else {
+                let v = q as u32 / nl;
+                if let Some(b) = first_kept(v, nodes) {
+                    edges.push((v, b, shape.po_rel));
+                }
+            } else if shape.init_var_matters {
+                edges.extend(
+                    (0..nv).filter_map(|v| first_kept(v, nodes).map(|b| (v, b, shape.po_rel))),
+                );
+            } else if let Some(b) = first_kept(0, nodes) {
                 edges.extend((0..nv).map(|v| (v, b, shape.po_rel)));
             }
         }
