@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use crate::certificate::{Pattern, Violation};
+use crate::certificate::Pattern;
 use crate::complete::{Completion, Decision, Engine, Scaled};
 use crate::history::History;
 use crate::models::{cc, ccv, pso, sc, tso, Model, StoreOrder};
@@ -207,9 +207,4 @@ fn run(
 /// Whether a PSO decision at scale is only a TSO one that failed.
 pub fn pso_undecided(d: &Decision) -> bool {
     d.witness_only && !matches!(d.result, Ok(Completion::Found { .. }))
-}
-
-/// A violation's placeholder when none is computed.
-pub fn no_store_order() -> Violation {
-    Violation::cycle(Pattern::NoStoreOrder, Vec::new())
 }

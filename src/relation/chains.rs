@@ -200,11 +200,6 @@ impl ChainGraph {
         self.slots
     }
 
-    /// Bytes of the frontier arena this graph needs.
-    pub fn frontier_bytes(&self) -> usize {
-        self.n() * self.slots * 4
-    }
-
     /// The sequence node `x` reaches in slot `s`.
     #[inline]
     pub fn seq_of_slot(&self, x: u32, s: usize) -> u32 {
@@ -249,11 +244,6 @@ impl ChainGraph {
     /// Number of sequences.
     pub fn sequences(&self) -> u32 {
         self.seq_slot.len() as u32
-    }
-
-    /// The slot of sequence `q`.
-    pub fn slot_of_seq(&self, q: u32) -> usize {
-        self.seq_slot[q as usize] as usize
     }
 
     /// Adds static edges (rebuilding the edge arrays).

@@ -234,8 +234,3 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
         access,
     })
 }
-
-/// Bytes the frontiers of a graph with `slots` slots take for `h`.
-pub fn frontier_bytes(h: &History, slots: usize) -> usize {
-    h.n() * slots * 4
-}
