@@ -99,8 +99,21 @@ impl<'h> Scaled<'h> {
         }
         for i in 0..s.graphs.len() {
             let g = s.graphs[i].1.graph();
+            // only the sequences that hold the variable can be rule sites
+            let mut sites: HashMap<usize, Vec<usize>> = HashMap::new();
             for x in (0..h.n()).filter(|&x| h.is_write(x)) {
-                for slot in 0..g.slots() {
+                let v = h.var(x).expect("writes have a variable");
+                let slots = sites.entry(v).or_insert_with(|| {
+                    let mut s: Vec<usize> = g
+                        .seqs_with(v as u32)
+                        .iter()
+                        .map(|&q| g.slot_of(q))
+                        .collect();
+                    s.sort_unstable();
+                    s.dedup();
+                    s
+                });
+                for &slot in slots.iter() {
                     let f = s.graphs[i].1.frontier(x as u32, slot);
                     if f != NONE {
                         fire(h, &s.graphs[i].1, x as u32, slot, f, NONE, &mut s.work);

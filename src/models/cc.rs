@@ -56,7 +56,7 @@ pub fn check_scaled(h: &History, lanes: &Lanes) -> Result<Frontier, Violation> {
     for r1 in (0..h.n()).filter(|&r| h.is_read(r)) {
         let w1 = h.rf(r1).expect("no thin air") as u32;
         let x = h.var(r1).expect("reads have a variable") as u32;
-        for q in 0..g.sequences() {
+        for &q in g.seqs_with_writes(x) {
             let Some(w2) = g.last_write_where(q, x, |w| co.reaches(w, r1 as u32)) else {
                 continue;
             };

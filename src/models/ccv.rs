@@ -30,7 +30,7 @@ pub fn check_scaled(h: &History, lanes: &Lanes) -> Result<(), Violation> {
     for r in (0..h.n()).filter(|&r| h.is_read(r)) {
         let w1 = h.rf(r).expect("no thin air") as u32;
         let x = h.var(r).expect("reads have a variable") as u32;
-        for q in 0..g.sequences() {
+        for &q in g.seqs_with_writes(x) {
             if let Some(w) = g.last_write_where(q, x, |w| co.reaches(w, r as u32)) {
                 if w != w1 && !co.reaches(w, w1) {
                     cf.push((w, w1, Rel::Cf));

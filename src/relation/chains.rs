@@ -43,6 +43,8 @@ pub struct ChainGraph {
 struct SeqIndex {
     positions: Vec<u32>,
     dir: HashMap<u64, (u32, u32), BuildMix>,
+    /// Per variable, the sequences holding its entries (ascending).
+    seqs_of: HashMap<u32, Vec<u32>, BuildMix>,
 }
 
 /// A multiplicative hash for the directory's packed `(sequence, var)` keys.
@@ -77,6 +79,7 @@ impl SeqIndex {
     fn new(mut items: Vec<(u32, u32, u32)>) -> SeqIndex {
         items.sort_unstable();
         let mut dir = HashMap::with_hasher(BuildMix);
+        let mut seqs_of: HashMap<u32, Vec<u32>, BuildMix> = HashMap::with_hasher(BuildMix);
         let mut i = 0;
         while i < items.len() {
             let (q, v, _) = items[i];
@@ -85,12 +88,19 @@ impl SeqIndex {
                 j += 1;
             }
             dir.insert(key(q, v), (i as u32, j as u32));
+            seqs_of.entry(v).or_default().push(q);
             i = j;
         }
         SeqIndex {
             positions: items.into_iter().map(|(_, _, p)| p).collect(),
             dir,
+            seqs_of,
         }
+    }
+
+    /// The sequences holding entries of `var`.
+    fn seqs(&self, var: u32) -> &[u32] {
+        self.seqs_of.get(&var).map_or(&[], |v| v.as_slice())
     }
 
     /// The positions of `var`'s entries in `q`, ascending.
@@ -239,6 +249,25 @@ impl ChainGraph {
         let ws = self.writes.of(q, var);
         let i = ws.partition_point(|&p| pred(self.at(q, p)));
         (i > 0).then(|| self.at(q, ws[i - 1]))
+    }
+
+    /// The sequences holding writes of `var`.
+    pub fn seqs_with_writes(&self, var: u32) -> &[u32] {
+        self.writes.seqs(var)
+    }
+
+    /// The sequences holding reads or writes of `var` (each once, ascending).
+    pub fn seqs_with(&self, var: u32) -> Vec<u32> {
+        let mut v: Vec<u32> = self.reads.seqs(var).to_vec();
+        v.extend_from_slice(self.writes.seqs(var));
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The slot of sequence `q`.
+    pub fn slot_of(&self, q: u32) -> usize {
+        self.seq_slot[q as usize] as usize
     }
 
     /// Number of sequences.
@@ -491,6 +520,15 @@ impl Frontier {
         self.stack.push(a);
         while let Some(x) = self.stack.pop() {
             let row = x as usize * d;
+            // a vectorisable test first: most revisited nodes do not change
+            if !self
+                .scratch
+                .iter()
+                .zip(&self.succ[row..row + d])
+                .fold(false, |acc, (v, old)| acc | (v < old))
+            {
+                continue;
+            }
             let mut changed = false;
             for s in 0..d {
                 let v = self.scratch[s];

@@ -158,6 +158,7 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
     // sequence q before b is needed only if no earlier op of b's sequence
     // already has one from that op or a later one of q (then it reaches b).
     let mut last: Vec<usize> = Vec::new();
+    let mut reached: Vec<usize> = Vec::new();
     for (s, (_, nodes)) in seqs.iter().enumerate() {
         let Some(&first) = nodes.first() else {
             continue;
@@ -171,14 +172,20 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
         };
         last.clear();
         last.resize(qs.len(), 0);
+        reached.clear();
+        reached.resize(qs.len(), 0);
         for &b in nodes {
             for (k, &q) in qs.iter().enumerate() {
                 if q as usize == s {
                     continue;
                 }
+                // b's sequence is in issue order: the ops of q before b only grow
                 let from = &seqs[q as usize].1;
-                let i = last[k]
-                    + from[last[k]..].partition_point(|&a| h.po_before(a as usize, b as usize));
+                let mut i = reached[k];
+                while i < from.len() && h.po_before(from[i] as usize, b as usize) {
+                    i += 1;
+                }
+                reached[k] = i;
                 if i > last[k] && (shape.kept)(from[i - 1] as usize, b as usize) {
                     edges.push((from[i - 1], b, shape.po_rel));
                     last[k] = i;
