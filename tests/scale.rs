@@ -24,9 +24,10 @@ fn opts(scale: Scale) -> Options {
     }
 }
 
-const MODELS: [Model; 6] = [
+const MODELS: [Model; 7] = [
     Model::Cc,
     Model::Ccv,
+    Model::Cm,
     Model::Wsc,
     Model::Sc,
     Model::Tso,
@@ -120,7 +121,7 @@ fn timed(text: &str, seed: u64) -> String {
 }
 
 fn run(seeds: std::ops::Range<u64>) {
-    let mut held = [0usize; 6];
+    let mut held = [0usize; 7];
     let mut n = 0;
     let mut ticks = 0;
     for seed in seeds {
@@ -130,14 +131,15 @@ fn run(seeds: std::ops::Range<u64>) {
         let want = brute::verdicts(&b);
         let got = agree(&h, &|| format!("seed {seed}: {:?}", b.threads));
         assert_eq!(got[0] == Verdict::Consistent, want.cc, "seed {seed} cc");
-        assert_eq!(got[2] == Verdict::Consistent, want.wsc, "seed {seed} wsc");
+        assert_eq!(got[2] == Verdict::Consistent, want.cm, "seed {seed} cm");
+        assert_eq!(got[3] == Verdict::Consistent, want.wsc, "seed {seed} wsc");
         // fences, RMWs, finals against axe's machines
         let x = brute::x_random_history(seed, 10);
         let text = brute::x_to_hist(&x);
         let h = parse(&text);
         let want = brute::x_operational(&x);
         let got = agree(&h, &|| format!("seed {seed}\n{text}"));
-        for (i, w) in [(3, want.sc), (4, want.tso), (5, want.pso)] {
+        for (i, w) in [(4, want.sc), (5, want.tso), (6, want.pso)] {
             assert_eq!(
                 got[i] == Verdict::Consistent,
                 w,
@@ -154,13 +156,13 @@ fn run(seeds: std::ops::Range<u64>) {
         // `auto` (the ticks' order when the validator takes it) agrees
         let auto = check_gradual_with(
             &h,
-            &MODELS[3..],
+            &MODELS[4..],
             &Options {
                 engine: Engine::Auto,
                 ..opts(Scale::Auto)
             },
         );
-        for (o, want) in auto.iter().zip(&got[3..]) {
+        for (o, want) in auto.iter().zip(&got[4..]) {
             assert!(o.invalid.is_none(), "{}: {:?}", o.model, o.invalid);
             assert_eq!(
                 o.verdict, *want,
@@ -191,4 +193,30 @@ fn sparse_engines_agree_with_dense_and_brute_force() {
 #[ignore]
 fn sparse_engines_agree_on_100k_random_histories() {
     run(0..100_000);
+}
+
+/// Larger generated histories (SC, TSO and PSO memories, with a stale read
+/// injected into every other one): sparse and dense agree on every model.
+#[test]
+fn sparse_engines_agree_on_generated_histories() {
+    use memconform::gen::{inject_stale_read, threads, Memory, Rng, Shape};
+    let mut violations = 0;
+    for memory in [Memory::Sc, Memory::Tso, Memory::Pso] {
+        for seed in 0..8u64 {
+            let shape = Shape {
+                threads: 3 + seed as usize % 4,
+                ops_per_thread: 40,
+                vars: 4 + seed as usize % 5,
+                write_ratio: 0.5,
+            };
+            let mut program = threads(memory, shape, seed);
+            if seed % 2 == 1 {
+                inject_stale_read(&mut program, &mut Rng::new(seed));
+            }
+            let h = History::from_threads(&program).unwrap();
+            let got = agree(&h, &|| format!("{memory:?} seed {seed}"));
+            violations += got.iter().filter(|v| **v == Verdict::Violation).count();
+        }
+    }
+    assert!(violations > 10, "{violations} violations");
 }

@@ -2,10 +2,13 @@
 //! (causal-consistency-datalog Table 3, Def. 4).
 
 use crate::certificate::{Pattern, Rel, Violation};
+use crate::complete::violation;
 use crate::history::History;
 use crate::models::cc;
 use crate::models::common::causal;
 use crate::models::hbo::{local_hb, Causality};
+use crate::relation::chains::{Frontier, NONE};
+use crate::relation::program::Lanes;
 
 /// CM: CC, and every `hb_o` acyclic with no write `hb_o`-before a read of
 /// the initial value `r po* o`. `hb_o` only grows along `po`
@@ -25,6 +28,125 @@ pub fn check(h: &History) -> Result<(), Violation> {
     };
     for o in h.po_maximal() {
         local_hb(h, &causality, o)?;
+    }
+    Ok(())
+}
+
+/// CM at scale: `co` as frontiers (CC's), then for each po-maximal `o` the
+/// rule-2 closure of `hb_o` grown on them and undone afterwards. Rule 2 fires
+/// only at reads `r po* o` (thread(o)'s lanes, up to `o`), at the first such
+/// read a write reaches on each lane; later ones follow through
+/// `rf(r) hb_o rf(r′)` for consecutive same-variable reads `r po r′ po* o`
+/// (rule 2 on `rf(r) co r′`). Edges stay inside `past(o)`: a node that
+/// reaches a rule site reaches `o`. `Ok(false)`: the deadline passed first.
+pub fn check_scaled(
+    h: &History,
+    lanes: &Lanes,
+    deadline: Option<std::time::Instant>,
+) -> Result<bool, Violation> {
+    let mut co = cc::check_scaled(h, lanes)?;
+    co.set_trail(true);
+    for o in h.po_maximal() {
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return Ok(false);
+        }
+        let t = h.thread_of(o).expect("a thread operation");
+        // rule sites: per lane of t (its sequence in po ∪ wr), the reads up to o
+        let sites: Vec<(u32, u32)> = lanes.of_thread[t]
+            .clone()
+            .map(|l| {
+                let ops = &lanes.lanes[l as usize];
+                let cut = ops.partition_point(|&r| r as usize == o || h.po_before(r as usize, o));
+                (co.graph().seq_of_op(ops[0]), cut as u32)
+            })
+            .collect();
+        let mark = co.mark();
+        let result = hb_o(h, lanes, t, o, &sites, &mut co);
+        co.undo(mark);
+        result?;
+    }
+    Ok(true)
+}
+
+/// Grows `hb_o` on `co`; a cycle is CyclicHB (WriteHBInitRead at an initial write).
+fn hb_o(
+    h: &History,
+    lanes: &Lanes,
+    t: usize,
+    o: usize,
+    sites: &[(u32, u32)],
+    co: &mut Frontier,
+) -> Result<(), Violation> {
+    let cut = |q: u32| sites.iter().find(|s| s.0 == q).map(|s| s.1);
+    let fire =
+        |co: &Frontier, x: u32, slot: usize, new: u32, old: u32, work: &mut Vec<(u32, u32)>| {
+            if !h.is_write(x as usize) {
+                return;
+            }
+            let g = co.graph();
+            let q = g.seq_of_slot(x, slot);
+            let Some(c) = cut(q) else { return };
+            let v = h.var(x as usize).expect("writes have a variable") as u32;
+            if let Some(r) = g.first_read(q, v, new) {
+                if g.pos(r) < old.min(c) {
+                    let w2 = h.rf(r as usize).expect("no thin air") as u32;
+                    if w2 != x {
+                        work.push((x, w2));
+                    }
+                }
+            }
+        };
+    let mut work: Vec<(u32, u32)> = Vec::new();
+    // consecutive same-variable reads of t's lanes, up to o
+    for l in lanes.of_thread[t].clone() {
+        let mut last: std::collections::HashMap<usize, usize> = Default::default();
+        for &r in &lanes.lanes[l as usize] {
+            let r = r as usize;
+            if r != o && !h.po_before(r, o) {
+                break;
+            }
+            if let (true, Some(w)) = (h.is_read(r), h.rf(r)) {
+                let x = h.var(r).expect("reads have a variable");
+                if let Some(prev) = last.insert(x, w) {
+                    if prev != w {
+                        work.push((prev as u32, w as u32));
+                    }
+                }
+            }
+        }
+    }
+    let slots: Vec<usize> = sites.iter().map(|&(q, _)| co.graph().slot_of(q)).collect();
+    for x in (0..h.n()).filter(|&x| h.is_write(x)) {
+        for &slot in &slots {
+            let f = co.frontier(x as u32, slot);
+            if f != NONE {
+                fire(co, x as u32, slot, f, NONE, &mut work);
+            }
+        }
+    }
+    let mut drops = Vec::new();
+    while let Some((a, b)) = work.pop() {
+        drops.clear();
+        match co.insert(a, b, Rel::HbO, |x, s, new, old| {
+            drops.push((x, s, new, old))
+        }) {
+            Err(_) => {
+                let pattern = if h.is_init(b as usize) {
+                    Pattern::WriteHBInitRead
+                } else {
+                    Pattern::CyclicHB
+                };
+                let cycle = co.cycle_through(a, b, Rel::HbO).expect("b reaches a");
+                let mut v = violation(pattern, cycle);
+                v.ops.push((o, "observer o of hb_o"));
+                return Err(v);
+            }
+            Ok(_) => {
+                for &(x, s, new, old) in &drops {
+                    fire(co, x, s, new, old, &mut work);
+                }
+            }
+        }
     }
     Ok(())
 }

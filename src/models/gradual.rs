@@ -304,15 +304,19 @@ fn run(h: &History, lanes: &Lanes, m: Model, opts: &Options, deadline: Option<In
         }
     } else {
         let checked = if path == Path::Sparse {
-            scale::check(h, lanes, m)
+            scale::check(h, lanes, m, deadline)
         } else {
-            m.check(h)
+            Some(m.check(h))
         };
         match checked {
-            Ok(order) => r.store_order = order,
-            Err(v) => {
+            Some(Ok(order)) => r.store_order = order,
+            Some(Err(v)) => {
                 r.verdict = Verdict::Violation;
                 r.violation = Some(v);
+            }
+            None => {
+                r.verdict = Verdict::Unknown;
+                r.reason = Some(format!("timeout: {m} checked part of its observers"));
             }
         }
     }

@@ -8,7 +8,7 @@ use std::time::Instant;
 use crate::certificate::Pattern;
 use crate::complete::{Completion, Decision, Engine, Scaled};
 use crate::history::History;
-use crate::models::{cc, ccv, pso, sc, tso, Model, StoreOrder};
+use crate::models::{cc, ccv, cm, pso, sc, tso, Model, StoreOrder};
 use crate::relation::program::Lanes;
 
 /// Up to this many operations the dense engines run (they are exact and
@@ -37,12 +37,12 @@ pub enum Path {
 }
 
 impl Model {
-    /// Whether the model has a sparse form: CC, CCv and the saturation
-    /// models (wSC; SC and TSO, PSO through a TSO witness).
+    /// Whether the model has a sparse form: CC, CCv, CM and the saturation
+    /// models (wSC, SC, TSO, PSO).
     pub fn has_sparse(self) -> bool {
         matches!(
             self,
-            Model::Cc | Model::Ccv | Model::Wsc | Model::Sc | Model::Tso | Model::Pso
+            Model::Cc | Model::Ccv | Model::Cm | Model::Wsc | Model::Sc | Model::Tso | Model::Pso
         )
     }
 
@@ -127,22 +127,30 @@ pub fn default_max_memory() -> u64 {
 }
 
 /// A polynomial model at scale: its partial store order, or a violation.
-pub fn check(h: &History, lanes: &Lanes, m: Model) -> super::Checked {
-    match m {
+/// `None` when the deadline passed first (CM checks it between observers).
+pub fn check(
+    h: &History,
+    lanes: &Lanes,
+    m: Model,
+    deadline: Option<Instant>,
+) -> Option<super::Checked> {
+    Some(match m {
         Model::Cc => cc::check_scaled(h, lanes).map(|_| None),
         Model::Ccv => ccv::check_scaled(h, lanes).map(|()| None),
+        Model::Cm => match cm::check_scaled(h, lanes, deadline) {
+            Ok(true) => Ok(None),
+            Ok(false) => return None,
+            Err(v) => Err(v),
+        },
         Model::Wsc => {
-            let s = Scaled::new(
-                h,
-                lanes,
-                vec![(Pattern::CyclicSt, sc::graph(h, lanes))],
-                false,
-            )?;
-            let (total, ordered) = s.count_pairs(false);
-            Ok(Some(StoreOrder::Counted { ordered, total }))
+            let graphs = vec![(Pattern::CyclicSt, sc::graph(h, lanes))];
+            Scaled::new(h, lanes, graphs, false).map(|s| {
+                let (total, ordered) = s.count_pairs(false);
+                Some(StoreOrder::Counted { ordered, total })
+            })
         }
         _ => unreachable!("{m} has no sparse form here"),
-    }
+    })
 }
 
 /// SC, TSO or PSO at scale: saturation at frontiers, then the hint pass and

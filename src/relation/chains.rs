@@ -265,6 +265,11 @@ impl ChainGraph {
         v
     }
 
+    /// The sequence of node `x` ([`NONE`] if none).
+    pub fn seq_of_op(&self, x: u32) -> u32 {
+        self.seq[x as usize]
+    }
+
     /// The slot of sequence `q`.
     pub fn slot_of(&self, q: u32) -> usize {
         self.seq_slot[q as usize] as usize
