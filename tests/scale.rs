@@ -24,10 +24,11 @@ fn opts(scale: Scale) -> Options {
     }
 }
 
-const MODELS: [Model; 7] = [
+const MODELS: [Model; 8] = [
     Model::Cc,
     Model::Ccv,
     Model::Cm,
+    Model::Ccm,
     Model::Wsc,
     Model::Sc,
     Model::Tso,
@@ -121,7 +122,7 @@ fn timed(text: &str, seed: u64) -> String {
 }
 
 fn run(seeds: std::ops::Range<u64>) {
-    let mut held = [0usize; 7];
+    let mut held = [0usize; 8];
     let mut n = 0;
     let mut ticks = 0;
     for seed in seeds {
@@ -132,14 +133,15 @@ fn run(seeds: std::ops::Range<u64>) {
         let got = agree(&h, &|| format!("seed {seed}: {:?}", b.threads));
         assert_eq!(got[0] == Verdict::Consistent, want.cc, "seed {seed} cc");
         assert_eq!(got[2] == Verdict::Consistent, want.cm, "seed {seed} cm");
-        assert_eq!(got[3] == Verdict::Consistent, want.wsc, "seed {seed} wsc");
+        assert_eq!(got[3] == Verdict::Consistent, want.ccm, "seed {seed} ccm");
+        assert_eq!(got[4] == Verdict::Consistent, want.wsc, "seed {seed} wsc");
         // fences, RMWs, finals against axe's machines
         let x = brute::x_random_history(seed, 10);
         let text = brute::x_to_hist(&x);
         let h = parse(&text);
         let want = brute::x_operational(&x);
         let got = agree(&h, &|| format!("seed {seed}\n{text}"));
-        for (i, w) in [(4, want.sc), (5, want.tso), (6, want.pso)] {
+        for (i, w) in [(5, want.sc), (6, want.tso), (7, want.pso)] {
             assert_eq!(
                 got[i] == Verdict::Consistent,
                 w,
@@ -156,13 +158,13 @@ fn run(seeds: std::ops::Range<u64>) {
         // `auto` (the ticks' order when the validator takes it) agrees
         let auto = check_gradual_with(
             &h,
-            &MODELS[4..],
+            &MODELS[5..],
             &Options {
                 engine: Engine::Auto,
                 ..opts(Scale::Auto)
             },
         );
-        for (o, want) in auto.iter().zip(&got[4..]) {
+        for (o, want) in auto.iter().zip(&got[5..]) {
             assert!(o.invalid.is_none(), "{}: {:?}", o.model, o.invalid);
             assert_eq!(
                 o.verdict, *want,
@@ -219,4 +221,38 @@ fn sparse_engines_agree_on_generated_histories() {
         }
     }
     assert!(violations > 10, "{violations} violations");
+}
+
+/// The papers' figures and the litmus tests, on the sparse engines: every
+/// `@expect` verdict reproduced.
+#[test]
+fn sparse_engines_reproduce_the_fixtures() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/papers-and-litmus.hist");
+    let hs = memconform::history::load_file(&path).unwrap();
+    let mut checked = 0;
+    for h in &hs {
+        let out = check_gradual_with(h, &MODELS, &opts(Scale::Sparse));
+        for o in out {
+            assert!(
+                o.invalid.is_none(),
+                "{:?} {}: {:?}",
+                h.name,
+                o.model,
+                o.invalid
+            );
+            if let Some((_, want)) = h.expect.iter().find(|(m, _)| m == o.model.name()) {
+                assert_eq!(
+                    o.verdict == Verdict::Consistent,
+                    *want,
+                    "{:?}: {} {:?}",
+                    h.name,
+                    o.model,
+                    o.violation.as_ref().map(|v| v.explain(h))
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 200, "{checked} expectations");
 }

@@ -1,10 +1,15 @@
 //! CCM, convergent causal memory (gradual-consistency-checking §3.2).
 
 use crate::certificate::{Pattern, Rel, Violation};
+use crate::complete::violation;
 use crate::history::History;
+use crate::models::cm::{local_hbs, Rule2};
 use crate::models::common::{acyclic_explained, causal, cf, no_thin_air, rw, union, ww};
 use crate::models::hbo::{local_hb, Causality};
 use crate::models::StoreOrder;
+use crate::models::{cc, sc};
+use crate::relation::chains::NONE;
+use crate::relation::program::Lanes;
 use crate::relation::{closure_any, BitMatrix};
 
 /// CCM: `po ∪ wr ∪ pww ∪ rw[pww]` acyclic, where
@@ -37,4 +42,84 @@ pub fn check(h: &History) -> Result<StoreOrder, Violation> {
         &[po, wr, (Rel::Pww, &pww_gen), (Rel::Rw, &rw)],
     )?;
     Ok(StoreOrder::project(h, &pww))
+}
+
+/// CCM at scale: `hb` = `co` plus every observer's rule-2 edges (each
+/// `hb_o` grown on CC's frontiers and undone, its edges kept); `pww`
+/// generated at `hb`'s frontiers — the first write and the first read of
+/// the variable a write reaches on each lane, plus `rf(r) pww rf(r′)` for
+/// consecutive same-variable reads of a lane — and `po ∪ wr ∪ pww ∪ rw[pww]`
+/// checked acyclic. The partial store order is not counted at scale.
+pub fn check_scaled(
+    h: &History,
+    lanes: &Lanes,
+    deadline: Option<std::time::Instant>,
+) -> Result<bool, Violation> {
+    let mut hb = cc::check_scaled(h, lanes)?;
+    let rule = Rule2 {
+        rel: Rel::Pww,
+        cyclic: Pattern::CyclicPww,
+        init_read: Pattern::CyclicPww,
+    };
+    let mut derived = Vec::new();
+    if !local_hbs(h, lanes, &mut hb, &rule, deadline, Some(&mut derived))? {
+        return Ok(false);
+    }
+    for (a, b) in derived {
+        if hb.insert(a, b, Rel::Pww, |_, _, _, _| {}).is_err() {
+            let cycle = hb.cycle_through(a, b, Rel::Pww).expect("b reaches a");
+            return Err(violation(Pattern::CyclicPww, cycle));
+        }
+    }
+    // pww's generating pairs
+    let g = hb.graph();
+    let mut pww: Vec<(u32, u32)> = Vec::new();
+    for w in (0..h.n()).filter(|&w| h.is_write(w)) {
+        let v = h.var(w).expect("writes have a variable") as u32;
+        for q in g.seqs_with(v) {
+            let f = hb.frontier(w as u32, g.slot_of(q));
+            if f == NONE {
+                continue;
+            }
+            if let Some(r) = g.first_read(q, v, f) {
+                let w2 = h.rf(r as usize).expect("no thin air");
+                if w2 != w {
+                    pww.push((w as u32, w2 as u32));
+                }
+            }
+            let mut y = g.first_write(q, v, f);
+            if y == Some(w as u32) {
+                y = g.first_write(q, v, f + 1);
+            }
+            if let Some(y) = y {
+                pww.push((w as u32, y));
+            }
+        }
+    }
+    for lane in &lanes.lanes {
+        let mut last: std::collections::HashMap<usize, usize> = Default::default();
+        for &r in lane {
+            if let (true, Some(w)) = (h.is_read(r as usize), h.rf(r as usize)) {
+                let x = h.var(r as usize).expect("reads have a variable");
+                if let Some(prev) = last.insert(x, w) {
+                    if prev != w {
+                        pww.push((prev as u32, w as u32));
+                    }
+                }
+            }
+        }
+    }
+    drop(hb);
+    let mut edges: Vec<(u32, u32, Rel)> = pww.iter().map(|&(a, b)| (a, b, Rel::Pww)).collect();
+    for &(w, w2) in &pww {
+        for &r in h.readers(w as usize) {
+            if r as u32 != w2 {
+                edges.push((r as u32, w2, Rel::Rw));
+            }
+        }
+    }
+    let mut g = sc::graph(h, lanes);
+    g.add_edges(&edges);
+    g.acyclic().map_err(|c| violation(Pattern::CyclicPww, c))?;
+    Ok(true)
 }

@@ -45,9 +45,36 @@ pub fn check_scaled(
     deadline: Option<std::time::Instant>,
 ) -> Result<bool, Violation> {
     let mut co = cc::check_scaled(h, lanes)?;
+    let rule = Rule2 {
+        rel: Rel::HbO,
+        cyclic: Pattern::CyclicHB,
+        init_read: Pattern::WriteHBInitRead,
+    };
+    Ok(local_hbs(h, lanes, &mut co, &rule, deadline, None)?)
+}
+
+/// How rule-2 edges are labelled and their cycles named.
+pub(crate) struct Rule2 {
+    pub rel: Rel,
+    pub cyclic: Pattern,
+    pub init_read: Pattern,
+}
+
+/// Every po-maximal observer's `hb_o` on `co` (undone after each), its
+/// rule-2 edges collected in `derived` when given. `Ok(false)`: the
+/// deadline passed first.
+pub(crate) fn local_hbs(
+    h: &History,
+    lanes: &Lanes,
+    co: &mut Frontier,
+    rule: &Rule2,
+    deadline: Option<std::time::Instant>,
+    mut derived: Option<&mut Vec<(u32, u32)>>,
+) -> Result<bool, Violation> {
     co.set_trail(true);
     for o in h.po_maximal() {
         if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            co.set_trail(false);
             return Ok(false);
         }
         let t = h.thread_of(o).expect("a thread operation");
@@ -61,14 +88,17 @@ pub fn check_scaled(
             })
             .collect();
         let mark = co.mark();
-        let result = hb_o(h, lanes, t, o, &sites, &mut co);
+        let result = hb_o(h, lanes, t, o, &sites, co, rule, derived.as_deref_mut());
         co.undo(mark);
         result?;
     }
+    co.set_trail(false);
     Ok(true)
 }
 
-/// Grows `hb_o` on `co`; a cycle is CyclicHB (WriteHBInitRead at an initial write).
+/// Grows `hb_o` on `co`; a cycle is the rule's pattern (its init-read
+/// pattern at an initial write).
+#[allow(clippy::too_many_arguments)]
 fn hb_o(
     h: &History,
     lanes: &Lanes,
@@ -76,6 +106,8 @@ fn hb_o(
     o: usize,
     sites: &[(u32, u32)],
     co: &mut Frontier,
+    rule: &Rule2,
+    mut derived: Option<&mut Vec<(u32, u32)>>,
 ) -> Result<(), Violation> {
     let cut = |q: u32| sites.iter().find(|s| s.0 == q).map(|s| s.1);
     let fire =
@@ -127,21 +159,24 @@ fn hb_o(
     let mut drops = Vec::new();
     while let Some((a, b)) = work.pop() {
         drops.clear();
-        match co.insert(a, b, Rel::HbO, |x, s, new, old| {
+        match co.insert(a, b, rule.rel, |x, s, new, old| {
             drops.push((x, s, new, old))
         }) {
             Err(_) => {
                 let pattern = if h.is_init(b as usize) {
-                    Pattern::WriteHBInitRead
+                    rule.init_read
                 } else {
-                    Pattern::CyclicHB
+                    rule.cyclic
                 };
-                let cycle = co.cycle_through(a, b, Rel::HbO).expect("b reaches a");
+                let cycle = co.cycle_through(a, b, rule.rel).expect("b reaches a");
                 let mut v = violation(pattern, cycle);
                 v.ops.push((o, "observer o of hb_o"));
                 return Err(v);
             }
-            Ok(_) => {
+            Ok(new_edge) => {
+                if let (true, Some(d)) = (new_edge, derived.as_deref_mut()) {
+                    d.push((a, b));
+                }
                 for &(x, s, new, old) in &drops {
                     fire(co, x, s, new, old, &mut work);
                 }

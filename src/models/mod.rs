@@ -7,7 +7,7 @@
 mod cc;
 mod ccm;
 mod ccv;
-mod cm;
+pub(crate) mod cm;
 pub(crate) mod common;
 mod gradual;
 mod hbo;

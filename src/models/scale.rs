@@ -8,7 +8,7 @@ use std::time::Instant;
 use crate::certificate::Pattern;
 use crate::complete::{Completion, Decision, Engine, Scaled};
 use crate::history::History;
-use crate::models::{cc, ccv, cm, pso, sc, tso, Model, StoreOrder};
+use crate::models::{cc, ccm, ccv, cm, pso, sc, tso, Model, StoreOrder};
 use crate::relation::program::Lanes;
 
 /// Up to this many operations the dense engines run (they are exact and
@@ -42,7 +42,14 @@ impl Model {
     pub fn has_sparse(self) -> bool {
         matches!(
             self,
-            Model::Cc | Model::Ccv | Model::Cm | Model::Wsc | Model::Sc | Model::Tso | Model::Pso
+            Model::Cc
+                | Model::Ccv
+                | Model::Cm
+                | Model::Ccm
+                | Model::Wsc
+                | Model::Sc
+                | Model::Tso
+                | Model::Pso
         )
     }
 
@@ -138,6 +145,11 @@ pub fn check(
         Model::Cc => cc::check_scaled(h, lanes).map(|_| None),
         Model::Ccv => ccv::check_scaled(h, lanes).map(|()| None),
         Model::Cm => match cm::check_scaled(h, lanes, deadline) {
+            Ok(true) => Ok(None),
+            Ok(false) => return None,
+            Err(v) => Err(v),
+        },
+        Model::Ccm => match ccm::check_scaled(h, lanes, deadline) {
             Ok(true) => Ok(None),
             Ok(false) => return None,
             Err(v) => Err(v),
