@@ -50,7 +50,7 @@ pub fn check_scaled(
         cyclic: Pattern::CyclicHB,
         init_read: Pattern::WriteHBInitRead,
     };
-    Ok(local_hbs(h, lanes, &mut co, &rule, deadline, None)?)
+    local_hbs(h, lanes, &mut co, &rule, deadline, None)
 }
 
 /// How rule-2 edges are labelled and their cycles named.
