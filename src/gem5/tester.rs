@@ -307,16 +307,15 @@ pub fn to_history(accesses: &[Access], real_time: bool) -> (RawHistory, Vec<Orig
     let mut value = vec![0u64; accesses.len()];
     let mut resolution = vec![None; accesses.len()];
     let mut fresh: HashMap<u64, u64> = HashMap::new();
+    // each byte's writes by completion, so the writes completed before a
+    // read was issued are a prefix
+    for ws in writes_of.values_mut() {
+        ws.sort_by_key(|&w| (accesses[w].complete_line, w));
+    }
     for (i, a) in accesses.iter().enumerate().filter(|(_, a)| !a.write) {
-        let earlier: Vec<usize> = writes_of
-            .get(&a.byte)
-            .map(|ws| {
-                ws.iter()
-                    .copied()
-                    .filter(|&w| accesses[w].complete_line < a.issue_line)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let earlier: &[usize] = writes_of.get(&a.byte).map_or(&[], |ws| {
+            &ws[..ws.partition_point(|&w| accesses[w].complete_line < a.issue_line)]
+        });
         let latest = earlier.last().copied();
         let latest_raw = latest.map_or(0, |w| accesses[w].raw);
         let (v, r) = if latest_raw == a.raw {
