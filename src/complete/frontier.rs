@@ -21,7 +21,7 @@ use super::{expired, Completion};
 use crate::certificate::{compress, Pattern, Rel, Step, Violation};
 use crate::history::{History, OpId};
 use crate::relation::chains::{ChainGraph, Frontier, Mark, NONE};
-use crate::relation::program::Lanes;
+use crate::relation::program::{consecutive_sources, Lanes};
 
 type Work = (u32, u32, Rel);
 
@@ -84,18 +84,12 @@ impl<'h> Scaled<'h> {
         }
         // rf(r) ww rf(r′) for consecutive reads r, r′ of a variable in a lane
         for lane in &lanes.lanes {
-            let mut last: HashMap<usize, OpId> = HashMap::new();
-            for &r in lane {
-                let r = r as usize;
-                if let (true, Some(w)) = (h.is_read(r), h.rf(r)) {
-                    let x = h.var(r).expect("reads have a variable");
-                    if let Some(prev) = last.insert(x, w) {
-                        if prev != w {
-                            s.work.push((prev as u32, w as u32, Rel::St));
-                        }
-                    }
-                }
-            }
+            consecutive_sources(
+                h,
+                lane,
+                |_| true,
+                |a, b| s.work.push((a as u32, b as u32, Rel::St)),
+            );
         }
         for i in 0..s.graphs.len() {
             let g = s.graphs[i].1.graph();

@@ -9,7 +9,7 @@ use crate::models::hbo::{local_hb, Causality};
 use crate::models::StoreOrder;
 use crate::models::{cc, sc};
 use crate::relation::chains::NONE;
-use crate::relation::program::Lanes;
+use crate::relation::program::{consecutive_sources, Lanes};
 use crate::relation::{closure_any, BitMatrix};
 
 /// CCM: `po ∪ wr ∪ pww ∪ rw[pww]` acyclic, where
@@ -97,17 +97,7 @@ pub fn check_scaled(
         }
     }
     for lane in &lanes.lanes {
-        let mut last: std::collections::HashMap<usize, usize> = Default::default();
-        for &r in lane {
-            if let (true, Some(w)) = (h.is_read(r as usize), h.rf(r as usize)) {
-                let x = h.var(r as usize).expect("reads have a variable");
-                if let Some(prev) = last.insert(x, w) {
-                    if prev != w {
-                        pww.push((prev as u32, w as u32));
-                    }
-                }
-            }
-        }
+        consecutive_sources(h, lane, |_| true, |a, b| pww.push((a as u32, b as u32)));
     }
     drop(hb);
     let mut edges: Vec<(u32, u32, Rel)> = pww.iter().map(|&(a, b)| (a, b, Rel::Pww)).collect();

@@ -8,7 +8,7 @@ use crate::models::cc;
 use crate::models::common::causal;
 use crate::models::hbo::{local_hb, Causality};
 use crate::relation::chains::{Frontier, NONE};
-use crate::relation::program::Lanes;
+use crate::relation::program::{consecutive_sources, Lanes};
 
 /// CM: CC, and every `hb_o` acyclic with no write `hb_o`-before a read of
 /// the initial value `r po* o`. `hb_o` only grows along `po`
@@ -131,21 +131,10 @@ fn hb_o(
     let mut work: Vec<(u32, u32)> = Vec::new();
     // consecutive same-variable reads of t's lanes, up to o
     for l in lanes.of_thread[t].clone() {
-        let mut last: std::collections::HashMap<usize, usize> = Default::default();
-        for &r in &lanes.lanes[l as usize] {
-            let r = r as usize;
-            if r != o && !h.po_before(r, o) {
-                break;
-            }
-            if let (true, Some(w)) = (h.is_read(r), h.rf(r)) {
-                let x = h.var(r).expect("reads have a variable");
-                if let Some(prev) = last.insert(x, w) {
-                    if prev != w {
-                        work.push((prev as u32, w as u32));
-                    }
-                }
-            }
-        }
+        let upto = |r: usize| r == o || h.po_before(r, o);
+        consecutive_sources(h, &lanes.lanes[l as usize], upto, |a, b| {
+            work.push((a as u32, b as u32))
+        });
     }
     let slots: Vec<usize> = sites.iter().map(|&(q, _)| co.graph().slot_of(q)).collect();
     for x in (0..h.n()).filter(|&x| h.is_write(x)) {

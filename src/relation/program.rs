@@ -241,3 +241,30 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
         access,
     })
 }
+
+/// `(rf(r), rf(r′))` for consecutive reads `r`, `r′` of one variable in a
+/// lane (writes between them aside) with different sources, while `upto`
+/// accepts the lane's operations: `rf(r)` precedes `rf(r′)` in every store
+/// order and `hb` that contains `rf(r) → r` and the lane's order.
+pub fn consecutive_sources(
+    h: &History,
+    lane: &[u32],
+    upto: impl Fn(OpId) -> bool,
+    mut pair: impl FnMut(OpId, OpId),
+) {
+    let mut last: std::collections::HashMap<usize, OpId> = Default::default();
+    for &r in lane {
+        let r = r as usize;
+        if !upto(r) {
+            break;
+        }
+        if let (true, Some(w)) = (h.is_read(r), h.rf(r)) {
+            let x = h.var(r).expect("reads have a variable");
+            if let Some(prev) = last.insert(x, w) {
+                if prev != w {
+                    pair(prev, w);
+                }
+            }
+        }
+    }
+}
