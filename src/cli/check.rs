@@ -97,6 +97,19 @@ pub struct CheckArgs {
     /// larger gets `unknown` with the reason instead of risking the batch.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     max_memory: Option<u64>,
+
+    /// Representation: dense bit matrices, sparse frontiers, or auto (dense
+    /// up to 4,096 operations); for benchmarks and cross-checks.
+    #[arg(long, value_enum, default_value = "auto", hide_short_help = true)]
+    representation: Representation,
+}
+
+/// `--representation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Representation {
+    Auto,
+    Dense,
+    Sparse,
 }
 
 /// `2G`, `500M`, `64k` or plain bytes.
@@ -159,6 +172,11 @@ pub fn run(args: CheckArgs) -> i32 {
         max_memory: args
             .max_memory
             .unwrap_or_else(memconform_default_max_memory),
+        scale: match args.representation {
+            Representation::Auto => crate::models::scale::Scale::Auto,
+            Representation::Dense => crate::models::scale::Scale::Dense,
+            Representation::Sparse => crate::models::scale::Scale::Sparse,
+        },
         ..Options::default()
     };
     let (files, mut errors) = discover(&args.paths);
