@@ -177,7 +177,6 @@ pub fn run(args: CheckArgs) -> i32 {
             Representation::Dense => crate::models::scale::Scale::Dense,
             Representation::Sparse => crate::models::scale::Scale::Sparse,
         },
-        ..Options::default()
     };
     let (files, mut errors) = discover(&args.paths);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
