@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use super::{expired, Completion};
+use super::{expired, final_pairs, Completion};
 use crate::certificate::{compress, Pattern, Rel, Step, Violation};
 use crate::history::{History, OpId};
 use crate::relation::chains::{ChainGraph, Frontier, Mark, NONE};
@@ -116,18 +116,8 @@ impl<'h> Scaled<'h> {
             }
         }
         if atomic {
-            for &(x, v) in &h.finals {
-                let last = *h
-                    .writes_of(x)
-                    .iter()
-                    .find(|&&w| h.ops[w].value == v)
-                    .expect("@final values are validated");
-                for &w in h.writes_of(x) {
-                    if w != last {
-                        s.work.push((w as u32, last as u32, Rel::Final));
-                    }
-                }
-            }
+            let finals = final_pairs(h).map(|(w, last)| (w as u32, last as u32, Rel::Final));
+            s.work.extend(finals);
         }
         if let Err(c) = s.run() {
             return Err(s.explain(c));
@@ -298,16 +288,8 @@ impl<'h> Scaled<'h> {
     /// returns to an earlier choice.
     pub fn complete_within(&mut self, deadline: Option<Instant>, backtracks: u64) -> Completion {
         self.set_trail(true);
-        let (hint, rank) = self.hint();
-        let mut pairs: Vec<(OpId, OpId)> = hint
-            .iter()
-            .flat_map(|ws| ws.windows(2).map(|p| (p[0], p[1])))
-            .filter(|&(a, b)| !self.ordered(a, b))
-            .collect();
-        // chronologically, so that propagation stays local
-        pairs.sort_unstable_by_key(|&(a, _)| rank[a]);
-        drop(rank);
-        let result = self.search(pairs, deadline, backtracks);
+        // the first pairs are those the hint leaves unordered, in its order
+        let result = self.search(Vec::new(), deadline, backtracks);
         self.set_trail(false);
         result
     }

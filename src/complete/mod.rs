@@ -119,18 +119,40 @@ pub struct Decision {
     pub witness_only: bool,
 }
 
+impl Decision {
+    /// Saturation alone found a violation.
+    pub fn violated(v: Violation, witness_only: bool) -> Decision {
+        Decision {
+            result: Err(v),
+            engine: None,
+            unordered_after_saturation: 0,
+            witness_only,
+        }
+    }
+}
+
+/// The store-order pairs `@final` observations force: every other write of
+/// the variable before the one observed last.
+pub(crate) fn final_pairs(h: &History) -> impl Iterator<Item = (OpId, OpId)> + '_ {
+    h.finals.iter().flat_map(move |&(x, v)| {
+        let last = *h
+            .writes_of(x)
+            .iter()
+            .find(|&&w| h.ops[w].value == v)
+            .expect("@final values are validated");
+        h.writes_of(x)
+            .iter()
+            .copied()
+            .filter(move |&w| w != last)
+            .map(move |w| (w, last))
+    })
+}
+
 /// Saturates, then completes with `engine` before `deadline`.
 pub fn decide(h: &History, spec: &Spec, engine: Engine, deadline: Option<Instant>) -> Decision {
     let sat = match Saturation::new(h, spec) {
         Ok(s) => s,
-        Err(v) => {
-            return Decision {
-                result: Err(v),
-                engine: None,
-                unordered_after_saturation: 0,
-                witness_only: false,
-            }
-        }
+        Err(v) => return Decision::violated(v, false),
     };
     let unordered = sat.unordered_pairs();
     let k = unordered.len();

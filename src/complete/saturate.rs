@@ -84,18 +84,8 @@ impl<'h> Saturation<'h> {
                 rules(h, s.hb[i].succ(), w, &row, &mut s.work);
             }
         }
-        for &(x, v) in &h.finals {
-            let last = *h
-                .writes_of(x)
-                .iter()
-                .find(|&&w| h.ops[w].value == v)
-                .expect("@final values are validated");
-            for &w in h.writes_of(x) {
-                if w != last {
-                    s.work.push((w, last, Rel::Final));
-                }
-            }
-        }
+        s.work
+            .extend(super::final_pairs(h).map(|(w, last)| (w, last, Rel::Final)));
         s.run().map_err(|c| s.explain(spec, c))?;
         Ok(s)
     }

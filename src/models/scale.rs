@@ -205,14 +205,7 @@ fn run(
 ) -> Decision {
     let mut s = match Scaled::new(h, lanes, graphs, true) {
         Ok(s) => s,
-        Err(v) => {
-            return Decision {
-                result: Err(v),
-                engine: None,
-                unordered_after_saturation: 0,
-                witness_only,
-            }
-        }
+        Err(v) => return Decision::violated(v, witness_only),
     };
     let k = s.unordered_pairs();
     let result = s.complete_within(deadline, backtracks);
