@@ -169,10 +169,20 @@ fn every_run_ingests_with_one_operation_per_completed_request() {
     );
 }
 
+/// The model's verdict, gradual (where a stronger model's witness from the
+/// ticks may decide it) and checked alone, which must agree.
 fn verdict(path: &Path, real_time: bool, model: Model) -> Verdict {
     let run = open_run(path).unwrap();
     let ing = ingest(&run, real_time).unwrap();
-    check(&ing.history, &[model])[0].verdict
+    let gradual = check(&ing.history, &[model])[0].verdict;
+    let alone = Options {
+        timeout: None,
+        gradual: false,
+        ..Options::default()
+    };
+    let own = check_gradual_with(&ing.history, &[model], &alone)[0].verdict;
+    assert_eq!(gradual, own, "{} rt={real_time} {model}", path.display());
+    own
 }
 
 #[test]
@@ -184,7 +194,7 @@ fn clean_runs_are_consistent_and_buggy_runs_violate() {
         "memtest-n4",
     ] {
         for rt in [false, true] {
-            for m in [Model::Sc, Model::Tso, Model::Wsc] {
+            for m in [Model::Sc, Model::Tso, Model::Wsc, Model::Cm] {
                 assert_eq!(
                     verdict(&mi_example(clean), rt, m),
                     Verdict::Consistent,

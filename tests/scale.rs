@@ -125,6 +125,7 @@ fn run(seeds: std::ops::Range<u64>) {
     let mut held = [0usize; 8];
     let mut n = 0;
     let mut ticks = 0;
+    let mut implied = 0;
     for seed in seeds {
         // causal fixtures' generator (plain reads and writes) against brute force
         let b = brute::random_history(seed, 8);
@@ -173,9 +174,36 @@ fn run(seeds: std::ops::Range<u64>) {
             );
             ticks += (o.engine == Some(Engine::Ticks)) as usize;
         }
+        // gradual `auto`: a stronger model's validated ticks witness decides
+        // the models it implies; every verdict is still each model's own
+        let gradual = check_gradual_with(
+            &h,
+            &MODELS,
+            &Options {
+                engine: Engine::Auto,
+                gradual: true,
+                ..opts(Scale::Auto)
+            },
+        );
+        for (o, want) in gradual.iter().zip(&got) {
+            assert!(o.invalid.is_none(), "{}: {:?}", o.model, o.invalid);
+            assert_eq!(
+                o.verdict, *want,
+                "{} gradual auto, seed {seed}\n{text}",
+                o.model
+            );
+            if o.verdict == Verdict::Consistent && o.decided_by != o.model {
+                assert!(o.decided_by.implies(o.model), "{o:?}");
+                implied += 1;
+            }
+        }
         n += 1;
     }
     assert!(ticks > n / 10, "the ticks' order decided {ticks} times");
+    assert!(
+        implied > n / 10,
+        "implied by a stronger model {implied} times"
+    );
     // both verdicts occur for every model
     for (m, k) in MODELS.iter().zip(held) {
         assert!(

@@ -76,8 +76,9 @@ impl Default for Options {
 pub struct Outcome {
     pub model: Model,
     pub verdict: Verdict,
-    /// The model whose check decided: `model` itself, or a weaker model of its
-    /// gradual chain that was already violated.
+    /// The model whose check decided: `model` itself, a weaker model of its
+    /// gradual chain that was already violated, or (consistent) a stronger
+    /// model that holds and implies it ([`Model::implies`]).
     pub decided_by: Model,
     pub violation: Option<Violation>,
     /// The partial store order of `model`, when it holds and has one (total
@@ -130,10 +131,48 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
     let lanes = || lanes.get_or_init(|| lanes_of(h));
     let mut memo: HashMap<Model, Run> = HashMap::new();
     let mut out = Vec::new();
+    // A timed run's witness from ticks for the strongest store-order model
+    // that implies an asked model: validated, it decides every model it
+    // implies (SC implies them all), and a valid run pays only for it.
+    let strong = if opts.gradual {
+        Model::STORE
+            .into_iter()
+            .filter(|s| models.iter().any(|&m| s.implies(m)))
+            .find_map(|s| by_ticks(h, s, opts).map(|r| (s, r)))
+    } else {
+        None
+    };
+    if let Some((s, r)) = &strong {
+        memo.insert(*s, r.clone());
+    }
     for &m in models {
+        if let Some((s, r)) = strong.as_ref().filter(|(s, _)| s.implies(m) && *s != m) {
+            out.push(Outcome {
+                model: m,
+                verdict: Verdict::Consistent,
+                decided_by: *s,
+                violation: None,
+                store_order: None,
+                interleaving: None,
+                engine: None,
+                unordered_after_saturation: None,
+                kernel: None,
+                reason: None,
+                invalid: None,
+                seconds: r.seconds,
+            });
+            continue;
+        }
         let mut secs = 0.0;
         let mut by = m;
-        let chain = if opts.gradual { m.gradual_chain() } else { &[] };
+        let holds = memo
+            .get(&m)
+            .is_some_and(|r| r.verdict == Verdict::Consistent);
+        let chain = if opts.gradual && !holds {
+            m.gradual_chain()
+        } else {
+            &[]
+        };
         // The chain in its order, with the model itself after the cheap
         // (linear) members: when it holds, every weaker model holds too (the
         // chain is implied), so a valid history pays for cc and ccv at most.
@@ -194,6 +233,35 @@ fn lanes_of(h: &History) -> Lanes {
     lanes(h)
 }
 
+/// A timed run's (gem5's) store order by ticks for SC, TSO or PSO, when
+/// the validator takes it (`auto` engine, no kernel asked): the model holds.
+fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
+    let t = Instant::now();
+    let sm = match m {
+        Model::Sc => StoreModel::Sc,
+        Model::Tso => StoreModel::Tso,
+        Model::Pso => StoreModel::Pso,
+        _ => return None,
+    };
+    if opts.engine != Engine::Auto || opts.kernel {
+        return None;
+    }
+    let order = tick_order(h)?;
+    validate::store_order(h, sm, &order).ok()?;
+    Some(Run {
+        verdict: Verdict::Consistent,
+        violation: None,
+        store_order: Some(StoreOrder::total(h, &order)),
+        interleaving: None,
+        engine: Some(Engine::Ticks),
+        unordered: None,
+        kernel: None,
+        reason: None,
+        invalid: None,
+        seconds: t.elapsed().as_secs_f64(),
+    })
+}
+
 /// Runs one model and validates its certificate.
 fn run(h: &History, lanes: &Lanes, m: Model, opts: &Options, deadline: Option<Instant>) -> Run {
     let t = Instant::now();
@@ -216,15 +284,8 @@ fn run(h: &History, lanes: &Lanes, m: Model, opts: &Options, deadline: Option<In
         _ => None,
     };
     // a timed run (gem5): the ticks' store order first, if the validator takes it
-    if let (Some(sm), Engine::Auto, false) = (store_model, opts.engine, opts.kernel) {
-        if let Some(order) = tick_order(h) {
-            if validate::store_order(h, sm, &order).is_ok() {
-                r.engine = Some(Engine::Ticks);
-                r.store_order = Some(StoreOrder::total(h, &order));
-                r.seconds = t.elapsed().as_secs_f64();
-                return r;
-            }
-        }
+    if let Some(r) = by_ticks(h, m, opts) {
+        return r;
     }
     let path = match (m.path(h, lanes, opts.scale, opts.max_memory), store_model) {
         // the dense completion engines other than enum have no sparse form

@@ -160,6 +160,20 @@ impl Model {
     }
 }
 
+impl Model {
+    /// Whether this model holding implies `weaker` holds: its gradual chain,
+    /// and SC ⇒ TSO ⇒ PSO (a stronger model's witness is a weaker one's:
+    /// 2k-framework), TSO ⇒ wCCM.
+    pub fn implies(self, weaker: Model) -> bool {
+        self == weaker
+            || self.gradual_chain().contains(&weaker)
+            || matches!(
+                (self, weaker),
+                (Model::Sc, Model::Tso | Model::Pso | Model::Wccm) | (Model::Tso, Model::Pso)
+            )
+    }
+}
+
 impl std::fmt::Display for Model {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

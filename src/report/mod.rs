@@ -200,7 +200,9 @@ pub fn write_text(mut out: impl Write, rows: &[Row], notes: &[String]) -> io::Re
     }
     for r in rows {
         let mut line = format!("  {:<5} {:<10}", r.model, r.verdict);
-        if r.decided_by != r.model {
+        if r.decided_by != r.model && r.verdict == "consistent" {
+            line.push_str(&format!(" implied by {}", r.decided_by));
+        } else if r.decided_by != r.model {
             line.push_str(&format!(" caught by {}: {}", r.decided_by, r.pattern));
         } else if !r.pattern.is_empty() {
             line.push_str(&format!(" {}", r.pattern));
