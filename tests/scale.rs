@@ -24,7 +24,7 @@ fn opts(scale: Scale) -> Options {
     }
 }
 
-const MODELS: [Model; 8] = [
+const MODELS: [Model; 9] = [
     Model::Cc,
     Model::Ccv,
     Model::Cm,
@@ -33,6 +33,7 @@ const MODELS: [Model; 8] = [
     Model::Sc,
     Model::Tso,
     Model::Pso,
+    Model::Wccm,
 ];
 
 /// Sparse and dense agree on every model; both certificates validate.
@@ -122,7 +123,7 @@ fn timed(text: &str, seed: u64) -> String {
 }
 
 fn run(seeds: std::ops::Range<u64>) {
-    let mut held = [0usize; 8];
+    let mut held = [0usize; 9];
     let mut n = 0;
     let mut ticks = 0;
     let mut implied = 0;
@@ -159,7 +160,7 @@ fn run(seeds: std::ops::Range<u64>) {
         // `auto` (the ticks' order when the validator takes it) agrees
         let auto = check_gradual_with(
             &h,
-            &MODELS[5..],
+            &MODELS[5..8],
             &Options {
                 engine: Engine::Auto,
                 ..opts(Scale::Auto)

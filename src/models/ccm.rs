@@ -3,9 +3,9 @@
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::complete::violation;
 use crate::history::History;
-use crate::models::cm::{local_hbs, Rule2};
+use crate::models::cm::observers;
 use crate::models::common::{acyclic_explained, causal, cf, no_thin_air, rw, union, ww};
-use crate::models::hbo::{local_hb, Causality};
+use crate::models::hbo::{local_hb, local_hbs, Causality, Rule2};
 use crate::models::StoreOrder;
 use crate::models::{cc, sc};
 use crate::relation::chains::NONE;
@@ -60,9 +60,11 @@ pub fn check_scaled(
         rel: Rel::Pww,
         cyclic: Pattern::CyclicPww,
         init_read: Pattern::CyclicPww,
+        next_break: None,
     };
     let mut derived = Vec::new();
-    if !local_hbs(h, lanes, &mut hb, &rule, deadline, Some(&mut derived))? {
+    let obs = observers(h, lanes, &hb);
+    if !local_hbs(h, &mut hb, obs, &rule, deadline, Some(&mut derived))? {
         return Ok(false);
     }
     for (a, b) in derived {

@@ -2,12 +2,11 @@
 //! (causal-consistency-datalog Table 3, Def. 4).
 
 use crate::certificate::{Pattern, Rel, Violation};
-use crate::complete::violation;
 use crate::history::History;
 use crate::models::cc;
 use crate::models::common::causal;
-use crate::models::hbo::{local_hb, Causality};
-use crate::relation::chains::{Frontier, NONE};
+use crate::models::hbo::{local_hb, local_hbs, Causality, Observer, Rule2};
+use crate::relation::chains::Frontier;
 use crate::relation::program::{consecutive_sources, Lanes};
 
 /// CM: CC, and every `hb_o` acyclic with no write `hb_o`-before a read of
@@ -49,128 +48,43 @@ pub fn check_scaled(
         rel: Rel::HbO,
         cyclic: Pattern::CyclicHB,
         init_read: Pattern::WriteHBInitRead,
+        next_break: None,
     };
-    local_hbs(h, lanes, &mut co, &rule, deadline, None)
+    let obs = observers(h, lanes, &co);
+    local_hbs(h, &mut co, obs, &rule, deadline, None)
 }
 
-/// How rule-2 edges are labelled and their cycles named.
-pub(crate) struct Rule2 {
-    pub rel: Rel,
-    pub cyclic: Pattern,
-    pub init_read: Pattern,
-}
-
-/// Every po-maximal observer's `hb_o` on `co` (undone after each), its
-/// rule-2 edges collected in `derived` when given. `Ok(false)`: the
-/// deadline passed first.
-pub(crate) fn local_hbs(
-    h: &History,
-    lanes: &Lanes,
-    co: &mut Frontier,
-    rule: &Rule2,
-    deadline: Option<std::time::Instant>,
-    mut derived: Option<&mut Vec<(u32, u32)>>,
-) -> Result<bool, Violation> {
-    co.set_trail(true);
-    for o in h.po_maximal() {
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-            co.set_trail(false);
-            return Ok(false);
-        }
+/// The po-maximal observers of `hb_o` on `co` (the graph of `po ∪ wr` on
+/// lanes, one sequence per lane): sites are the reads of thread(o)'s lanes
+/// up to `o`, seeds their consecutive same-variable sources.
+pub(crate) fn observers<'a>(
+    h: &'a History,
+    lanes: &'a Lanes,
+    co: &Frontier,
+) -> impl Iterator<Item = Observer> + 'a {
+    let lane_seq: Vec<u32> = lanes
+        .lanes
+        .iter()
+        .map(|ops| co.graph().seq_of_op(ops[0]))
+        .collect();
+    h.po_maximal().into_iter().map(move |o| {
         let t = h.thread_of(o).expect("a thread operation");
-        // rule sites: per lane of t (its sequence in po ∪ wr), the reads up to o
-        let sites: Vec<(u32, u32)> = lanes.of_thread[t]
+        let upto = |r: usize| r == o || h.po_before(r, o);
+        let mut seeds = Vec::new();
+        let sites = lanes.of_thread[t]
             .clone()
             .map(|l| {
                 let ops = &lanes.lanes[l as usize];
-                let cut = ops.partition_point(|&r| r as usize == o || h.po_before(r as usize, o));
-                (co.graph().seq_of_op(ops[0]), cut as u32)
+                consecutive_sources(h, ops, upto, |a, b| seeds.push((a as u32, b as u32)));
+                let cut = ops.partition_point(|&r| upto(r as usize));
+                (lane_seq[l as usize], cut as u32)
             })
             .collect();
-        let mark = co.mark();
-        let result = hb_o(h, lanes, t, o, &sites, co, rule, derived.as_deref_mut());
-        co.undo(mark);
-        result?;
-    }
-    co.set_trail(false);
-    Ok(true)
-}
-
-/// Grows `hb_o` on `co`; a cycle is the rule's pattern (its init-read
-/// pattern at an initial write).
-#[allow(clippy::too_many_arguments)]
-fn hb_o(
-    h: &History,
-    lanes: &Lanes,
-    t: usize,
-    o: usize,
-    sites: &[(u32, u32)],
-    co: &mut Frontier,
-    rule: &Rule2,
-    mut derived: Option<&mut Vec<(u32, u32)>>,
-) -> Result<(), Violation> {
-    let cut = |q: u32| sites.iter().find(|s| s.0 == q).map(|s| s.1);
-    let fire =
-        |co: &Frontier, x: u32, slot: usize, new: u32, old: u32, work: &mut Vec<(u32, u32)>| {
-            if !h.is_write(x as usize) {
-                return;
-            }
-            let g = co.graph();
-            let q = g.seq_of_slot(x, slot);
-            let Some(c) = cut(q) else { return };
-            let v = h.var(x as usize).expect("writes have a variable") as u32;
-            if let Some(r) = g.first_read(q, v, new) {
-                if g.pos(r) < old.min(c) {
-                    let w2 = h.rf(r as usize).expect("no thin air") as u32;
-                    if w2 != x {
-                        work.push((x, w2));
-                    }
-                }
-            }
-        };
-    let mut work: Vec<(u32, u32)> = Vec::new();
-    // consecutive same-variable reads of t's lanes, up to o
-    for l in lanes.of_thread[t].clone() {
-        let upto = |r: usize| r == o || h.po_before(r, o);
-        consecutive_sources(h, &lanes.lanes[l as usize], upto, |a, b| {
-            work.push((a as u32, b as u32))
-        });
-    }
-    let slots: Vec<usize> = sites.iter().map(|&(q, _)| co.graph().slot_of(q)).collect();
-    for x in (0..h.n()).filter(|&x| h.is_write(x)) {
-        for &slot in &slots {
-            let f = co.frontier(x as u32, slot);
-            if f != NONE {
-                fire(co, x as u32, slot, f, NONE, &mut work);
-            }
+        Observer {
+            o,
+            sites,
+            var: None,
+            seeds,
         }
-    }
-    let mut drops = Vec::new();
-    while let Some((a, b)) = work.pop() {
-        drops.clear();
-        match co.insert(a, b, rule.rel, |x, s, new, old| {
-            drops.push((x, s, new, old))
-        }) {
-            Err(_) => {
-                let pattern = if h.is_init(b as usize) {
-                    rule.init_read
-                } else {
-                    rule.cyclic
-                };
-                let cycle = co.cycle_through(a, b, rule.rel).expect("b reaches a");
-                let mut v = violation(pattern, cycle);
-                v.ops.push((o, "observer o of hb_o"));
-                return Err(v);
-            }
-            Ok(new_edge) => {
-                if let (true, Some(d)) = (new_edge, derived.as_deref_mut()) {
-                    d.push((a, b));
-                }
-                for &(x, s, new, old) in &drops {
-                    fire(co, x, s, new, old, &mut work);
-                }
-            }
-        }
-    }
-    Ok(())
+    })
 }

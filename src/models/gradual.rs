@@ -189,11 +189,6 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
                     break;
                 }
             }
-            // at scale, a weaker model without a sparse form would cost more
-            // than the model itself: the chain skips it
-            if h.n() > scale::DENSE_MAX_OPS && !weaker.has_sparse() && opts.scale != Scale::Dense {
-                continue;
-            }
             let r = memo
                 .entry(weaker)
                 .or_insert_with(|| run(h, lanes(), weaker, opts, deadline));

@@ -8,7 +8,7 @@ use std::time::Instant;
 use crate::certificate::Pattern;
 use crate::complete::{Completion, Decision, Engine, Scaled};
 use crate::history::History;
-use crate::models::{cc, ccm, ccv, cm, pso, sc, tso, Model, StoreOrder};
+use crate::models::{cc, ccm, ccv, cm, pso, sc, tso, wccm, Model, StoreOrder};
 use crate::relation::program::Lanes;
 
 /// Up to this many operations the dense engines run (they are exact and
@@ -37,22 +37,6 @@ pub enum Path {
 }
 
 impl Model {
-    /// Whether the model has a sparse form: CC, CCv, CM and the saturation
-    /// models (wSC, SC, TSO, PSO).
-    pub fn has_sparse(self) -> bool {
-        matches!(
-            self,
-            Model::Cc
-                | Model::Ccv
-                | Model::Cm
-                | Model::Ccm
-                | Model::Wsc
-                | Model::Sc
-                | Model::Tso
-                | Model::Pso
-        )
-    }
-
     /// Estimated bytes of the dense engine on `n` operations (its `n×n`
     /// matrices alive at once, counted from the model files).
     pub fn dense_bytes(self, n: usize) -> u64 {
@@ -74,7 +58,7 @@ impl Model {
     pub fn sparse_bytes(self, h: &History, lanes: &Lanes) -> u64 {
         let l = lanes.lanes.len() as u64;
         let slots = match self {
-            Model::Tso | Model::Pso => 3 * l,
+            Model::Tso | Model::Pso | Model::Wccm => 3 * l,
             _ => l,
         };
         h.n() as u64 * (4 * slots + 64)
@@ -83,12 +67,11 @@ impl Model {
     /// Chooses the representation within `max_memory` bytes.
     pub fn path(self, h: &History, lanes: &Lanes, scale: Scale, max_memory: u64) -> Path {
         let n = h.n();
-        let sparse = self.has_sparse()
-            && match scale {
-                Scale::Auto => n > DENSE_MAX_OPS,
-                Scale::Dense => false,
-                Scale::Sparse => true,
-            };
+        let sparse = match scale {
+            Scale::Auto => n > DENSE_MAX_OPS,
+            Scale::Dense => false,
+            Scale::Sparse => true,
+        };
         let (bytes, what) = if sparse {
             (self.sparse_bytes(h, lanes), "sparse")
         } else {
@@ -150,6 +133,11 @@ pub fn check(
             Err(v) => Err(v),
         },
         Model::Ccm => match ccm::check_scaled(h, lanes, deadline) {
+            Ok(true) => Ok(None),
+            Ok(false) => return None,
+            Err(v) => Err(v),
+        },
+        Model::Wccm => match wccm::check_scaled(h, lanes, deadline) {
             Ok(true) => Ok(None),
             Ok(false) => return None,
             Err(v) => Err(v),

@@ -1,12 +1,15 @@
 //! wCCM, weak convergent causal memory (gradual-consistency-checking §4.1).
 
 use crate::certificate::{Pattern, Rel, Violation};
-use crate::history::History;
+use crate::complete::violation;
+use crate::history::{History, OpId};
 use crate::models::common::{
     acyclic_explained, cf, cycle_in, no_thin_air, po_loc, rw, union, wre, ww,
 };
-use crate::models::hbo::{local_hb, Causality};
+use crate::models::hbo::{local_hb, local_hbs, Causality, Observer, Rule2};
 use crate::models::StoreOrder;
+use crate::relation::chains::{ChainGraph, Frontier, NONE};
+use crate::relation::program::{self, Lanes, Shape};
 use crate::relation::{closure_any, transitive_closure, BitMatrix};
 
 /// wCCM: `ppo ∪ wre ∪ wpww ∪ rw[wpww]` and `po-loc ∪ wre ∪ wpww ∪ rw[wpww]`
@@ -82,4 +85,446 @@ fn ppo(h: &History) -> BitMatrix {
         }
     }
     transitive_closure(&ppo).expect("po is acyclic")
+}
+
+/// Whether `r` reads externally: `wre = wr` minus pairs related by `po`
+/// (an initial write is `po`-before every operation).
+fn external(h: &History, r: OpId) -> bool {
+    h.rf(r)
+        .is_some_and(|w| !h.po_before(w, r) && !h.po_before(r, w))
+}
+
+/// wCCM's `ppo ∪ wre` on lanes: each lane cut into writes and the rest;
+/// `po` keeps every pair but (write, read).
+fn ppo_graph(h: &History, lanes: &Lanes) -> ChainGraph {
+    program::graph(
+        h,
+        lanes,
+        &Shape {
+            class: &|o| Some(u32::from(h.is_write(o))),
+            classes: 2,
+            per_var: false,
+            kept: &|a, b| !(h.is_write(a) && h.is_read(b)),
+            init_var_matters: false,
+            po_rel: Rel::Ppo,
+            wr_rel: Rel::Wre,
+            wr_keep: &|w, r| !h.po_before(w, r) && !h.po_before(r, w),
+        },
+    )
+}
+
+/// `po-loc ∪ wre`: one family of sequences per variable.
+fn loc_graph(h: &History, lanes: &Lanes) -> ChainGraph {
+    program::graph(
+        h,
+        lanes,
+        &Shape {
+            class: &|o| h.var(o).map(|v| v as u32),
+            classes: h.vars.len() as u32,
+            per_var: true,
+            kept: &|_, _| true,
+            init_var_matters: false,
+            po_rel: Rel::PoLoc,
+            wr_rel: Rel::Wre,
+            wr_keep: &|w, r| !h.po_before(w, r) && !h.po_before(r, w),
+        },
+    )
+}
+
+/// Per lane, its reads grouped by variable in lane order: `(var, reads)`.
+fn lane_reads(h: &History, lane: &[u32]) -> Vec<(usize, Vec<u32>)> {
+    let mut by: std::collections::BTreeMap<usize, Vec<u32>> = Default::default();
+    for &r in lane.iter().filter(|&&r| h.is_read(r as usize)) {
+        let v = h.var(r as usize).expect("reads have a variable");
+        by.entry(v).or_default().push(r);
+    }
+    by.into_iter().collect()
+}
+
+/// The next read after each read (same variable and lane) whose
+/// predecessor's source does not reach its predecessor in `co_π` by the
+/// static graph (`reaching`): rule 2 fires there as well.
+fn next_breaks(h: &History, lanes: &Lanes, reaching: impl Fn(OpId) -> bool) -> Vec<u32> {
+    let mut next = vec![NONE; h.n()];
+    for lane in &lanes.lanes {
+        for (_, reads) in lane_reads(h, lane) {
+            let mut after = NONE;
+            for i in (0..reads.len()).rev() {
+                next[reads[i] as usize] = after;
+                if i > 0 && !reaching(reads[i - 1] as usize) {
+                    after = reads[i];
+                }
+            }
+        }
+    }
+    next
+}
+
+/// `(rf(r), rf(r′))` for consecutive reads `r`, `r′` of a variable on a
+/// lane (up to `upto`) with different sources, where `r` is `reaching`.
+fn seeds(
+    h: &History,
+    lane: &[u32],
+    upto: impl Fn(OpId) -> bool,
+    reaching: &dyn Fn(OpId) -> bool,
+    var: Option<usize>,
+    out: &mut Vec<(u32, u32)>,
+) {
+    let mut last: std::collections::HashMap<usize, OpId> = Default::default();
+    for &r in lane {
+        let r = r as usize;
+        if !upto(r) {
+            break;
+        }
+        let Some(x) = h
+            .var(r)
+            .filter(|&x| h.is_read(r) && var.is_none_or(|v| v == x))
+        else {
+            continue;
+        };
+        if let Some(prev) = last.insert(x, r) {
+            let (a, b) = (
+                h.rf(prev).expect("no thin air"),
+                h.rf(r).expect("no thin air"),
+            );
+            if a != b && reaching(prev) {
+                out.push((a as u32, b as u32));
+            }
+        }
+    }
+}
+
+/// Whether `o` is `π`-maximal in its thread, for `π` keeping the pairs
+/// `(o, p)` that `kept` accepts: no `po`-later operation it keeps.
+fn maximal(h: &History, o: OpId, later: &[OpId]) -> bool {
+    !later.iter().any(|&p| h.po_before(o, p))
+}
+
+/// The `ppo`-maximal observers (operations with a variable): a read is
+/// maximal when nothing follows it, a write when only reads follow.
+/// Sites: every lane's reads up to `o`.
+fn ppo_observers<'a>(
+    h: &'a History,
+    lanes: &'a Lanes,
+    g: &ChainGraph,
+    reaching: &'a dyn Fn(OpId) -> bool,
+) -> impl Iterator<Item = Observer> + 'a {
+    // per lane, the sequence of its non-writes (reads among them)
+    let lane_seq: Vec<u32> = lanes
+        .lanes
+        .iter()
+        .map(|ops| {
+            ops.iter()
+                .find(|&&o| !h.is_write(o as usize))
+                .map_or(NONE, |&o| g.seq_of_op(o))
+        })
+        .collect();
+    h.threads.iter().enumerate().flat_map(move |(t, th)| {
+        let ops: Vec<OpId> = th.ops.clone().collect();
+        // the latest-issued operation, and the latest-issued non-read, with RMW partners
+        let last = |f: &dyn Fn(OpId) -> bool| -> Vec<OpId> {
+            let mut c: Vec<OpId> = ops.iter().copied().filter(|&p| f(p)).collect();
+            c.sort_by_key(|&p| std::cmp::Reverse(h.interval(p).0));
+            c.truncate(1);
+            c.extend(ops.iter().filter_map(|&p| h.ops[p].rmw).filter(|&p| f(p)));
+            c
+        };
+        let any = last(&|_| true);
+        let non_read = last(&|p| !h.is_read(p));
+        let obs: Vec<OpId> = ops
+            .iter()
+            .copied()
+            .filter(|&o| h.var(o).is_some())
+            .filter(|&o| maximal(h, o, if h.is_write(o) { &non_read } else { &any }))
+            .collect();
+        let lane_seq = lane_seq.clone();
+        obs.into_iter().map(move |o| {
+            let upto = |r: usize| r == o || h.po_before(r, o);
+            let mut sd = Vec::new();
+            let sites = lanes.of_thread[t]
+                .clone()
+                .filter(|&l| lane_seq[l as usize] != NONE)
+                .map(|l| {
+                    let ops = &lanes.lanes[l as usize];
+                    seeds(h, ops, upto, reaching, None, &mut sd);
+                    let cut = ops
+                        .iter()
+                        .filter(|&&r| !h.is_write(r as usize) && upto(r as usize))
+                        .count();
+                    (lane_seq[l as usize], cut as u32)
+                })
+                .collect();
+            Observer {
+                o,
+                sites,
+                var: None,
+                seeds: sd,
+            }
+        })
+    })
+}
+
+/// A sequence of a lane and its operations.
+type LaneOps = (u32, Vec<u32>);
+
+/// The `po-loc`-maximal observers: per thread and variable, the operations
+/// no operation of that variable follows. Sites: the variable's reads on
+/// every lane of the thread, up to `o`.
+fn loc_observers<'a>(
+    h: &'a History,
+    lanes: &'a Lanes,
+    g: &ChainGraph,
+    reaching: &'a dyn Fn(OpId) -> bool,
+) -> impl Iterator<Item = Observer> + 'a {
+    // per (thread, var): per lane of the thread, (sequence, the lane's ops of var)
+    let mut by: std::collections::BTreeMap<(usize, usize), Vec<LaneOps>> = Default::default();
+    for (t, range) in lanes.of_thread.iter().enumerate() {
+        for l in range.clone() {
+            let mut of_var: std::collections::BTreeMap<usize, Vec<u32>> = Default::default();
+            for &o in &lanes.lanes[l as usize] {
+                if let Some(v) = h.var(o as usize) {
+                    of_var.entry(v).or_default().push(o);
+                }
+            }
+            for (v, ops) in of_var {
+                let q = g.seq_of_op(ops[0]);
+                by.entry((t, v)).or_default().push((q, ops));
+            }
+        }
+    }
+    by.into_iter().flat_map(move |((_, v), per_lane)| {
+        let all: Vec<OpId> = per_lane
+            .iter()
+            .flat_map(|(_, ops)| ops.iter().map(|&o| o as usize))
+            .collect();
+        let mut later: Vec<OpId> = all.clone();
+        later.sort_by_key(|&p| std::cmp::Reverse(h.interval(p).0));
+        later.truncate(1);
+        later.extend(all.iter().filter_map(|&p| h.ops[p].rmw));
+        let obs: Vec<OpId> = all
+            .iter()
+            .copied()
+            .filter(|&o| maximal(h, o, &later))
+            .collect();
+        obs.into_iter()
+            .map(|o| {
+                let upto = |r: usize| r == o || h.po_before(r, o);
+                let mut sd = Vec::new();
+                let sites = per_lane
+                    .iter()
+                    .map(|(q, ops)| {
+                        seeds(h, ops, upto, reaching, Some(v), &mut sd);
+                        let cut = ops.partition_point(|&r| upto(r as usize));
+                        (*q, cut as u32)
+                    })
+                    .collect();
+                Observer {
+                    o,
+                    sites,
+                    var: Some(v),
+                    seeds: sd,
+                }
+            })
+            .collect::<Vec<_>>()
+    })
+}
+
+/// `cfe[hb^π] = hb^π_WR ; wre⁻¹` generated at `hb^π`'s frontiers: from
+/// each write, the first external read of its variable it reaches on each
+/// sequence, plus `(rf(r), rf(r′))` for consecutive external reads of a lane.
+fn cfe(h: &History, lanes: &Lanes, hb: &Frontier, out: &mut Vec<(u32, u32)>) {
+    let g = hb.graph();
+    // per read, the first external read at or after it (same variable and lane)
+    let mut next_ext = vec![NONE; h.n()];
+    for lane in &lanes.lanes {
+        for (_, reads) in lane_reads(h, lane) {
+            let mut after = NONE;
+            for &r in reads.iter().rev() {
+                if external(h, r as usize) {
+                    after = r;
+                }
+                next_ext[r as usize] = after;
+            }
+            let ext: Vec<u32> = reads
+                .iter()
+                .copied()
+                .filter(|&r| external(h, r as usize))
+                .collect();
+            for p in ext.windows(2) {
+                let (a, b) = (h.rf(p[0] as usize), h.rf(p[1] as usize));
+                if a != b {
+                    out.push((a.expect("read") as u32, b.expect("read") as u32));
+                }
+            }
+        }
+    }
+    for w in (0..h.n()).filter(|&w| h.is_write(w)) {
+        let v = h.var(w).expect("writes have a variable") as u32;
+        for q in g.seqs_with(v) {
+            let f = hb.frontier(w as u32, g.slot_of(q));
+            if f == NONE {
+                continue;
+            }
+            if let Some(r) = g.first_read(q, v, f).map(|r| next_ext[r as usize]) {
+                if r != NONE {
+                    let w2 = h.rf(r as usize).expect("no thin air");
+                    if w2 != w {
+                        out.push((w as u32, w2 as u32));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `hb^π`: `co_π = (π ∪ wre)⁺` and every `π`-maximal observer's rule-2
+/// edges, as frontiers; the rule-2 edges are returned too.
+#[allow(clippy::type_complexity)]
+fn hb_pi_scaled(
+    h: &History,
+    g: ChainGraph,
+    obs: impl Iterator<Item = Observer>,
+    pattern: Pattern,
+    next_break: &[u32],
+    deadline: Option<std::time::Instant>,
+) -> Result<Option<(Frontier, Vec<(u32, u32)>)>, Violation> {
+    let mut hb = Frontier::new(g).map_err(|c| violation(pattern, c))?;
+    let rule = Rule2 {
+        rel: Rel::Wpww,
+        cyclic: pattern,
+        init_read: pattern,
+        next_break: Some(next_break),
+    };
+    let mut derived = Vec::new();
+    if !local_hbs(h, &mut hb, obs, &rule, deadline, Some(&mut derived))? {
+        return Ok(None);
+    }
+    for &(a, b) in &derived {
+        if hb.insert(a, b, Rel::Wpww, |_, _, _, _| {}).is_err() {
+            let cycle = hb.cycle_through(a, b, Rel::Wpww).expect("b reaches a");
+            return Err(violation(pattern, cycle));
+        }
+    }
+    Ok(Some((hb, derived)))
+}
+
+/// wCCM at scale: `hb^ppo` and `hb^po-loc` each as frontiers with their
+/// observers' rule-2 edges (one observer at a time, undone), `cfe` of each
+/// at its frontiers; `whb` as frontiers of `ppo ∪ po-loc ∪ wre` plus both
+/// rule-2 edge sets, `whb_WW` at its frontiers (the first write of the
+/// variable on each lane); then `π ∪ wre ∪ wpww ∪ rw[wpww]` acyclic for
+/// `π = ppo` and `po-loc`, with `wpww` by its generating pairs.
+/// `Ok(false)`: the deadline passed first.
+pub fn check_scaled(
+    h: &History,
+    lanes: &Lanes,
+    deadline: Option<std::time::Instant>,
+) -> Result<bool, Violation> {
+    no_thin_air(h)?;
+    let ext = |r: OpId| external(h, r);
+    let loc_reaching = |r: OpId| {
+        let w = h.rf(r).expect("no thin air");
+        external(h, r) || h.po_before(w, r)
+    };
+    let mut wpww: Vec<(u32, u32)> = Vec::new();
+    // hb^ppo
+    let breaks = next_breaks(h, lanes, ext);
+    let g = ppo_graph(h, lanes);
+    let obs = ppo_observers(h, lanes, &g, &ext);
+    let Some((hb, d_ppo)) = hb_pi_scaled(h, g, obs, Pattern::CyclicWpwwPpo, &breaks, deadline)?
+    else {
+        return Ok(false);
+    };
+    cfe(h, lanes, &hb, &mut wpww);
+    drop(hb);
+    // hb^po-loc
+    let breaks = next_breaks(h, lanes, loc_reaching);
+    let g = loc_graph(h, lanes);
+    let obs = loc_observers(h, lanes, &g, &loc_reaching);
+    let Some((hb, d_loc)) = hb_pi_scaled(h, g, obs, Pattern::CyclicWpwwPoLoc, &breaks, deadline)?
+    else {
+        return Ok(false);
+    };
+    cfe(h, lanes, &hb, &mut wpww);
+    drop(hb);
+    // whb = (hb^ppo ∪ hb^po-loc)⁺: ppo ∪ wre, po-loc's (write, read) pairs, rule-2 edges
+    let mut g = ppo_graph(h, lanes);
+    let mut extra: Vec<(u32, u32, Rel)> = Vec::new();
+    for range in &lanes.of_thread {
+        // per lane of the thread and variable, its writes in lane order
+        let mut writes: std::collections::HashMap<(u32, usize), Vec<u32>> = Default::default();
+        for l in range.clone() {
+            for &w in &lanes.lanes[l as usize] {
+                if h.is_write(w as usize) {
+                    let v = h.var(w as usize).expect("writes have a variable");
+                    writes.entry((l, v)).or_default().push(w);
+                }
+            }
+        }
+        for l in range.clone() {
+            for &r in lanes.lanes[l as usize]
+                .iter()
+                .filter(|&&r| h.is_read(r as usize))
+            {
+                let v = h.var(r as usize).expect("reads have a variable");
+                for l2 in range.clone() {
+                    if let Some(ws) = writes.get(&(l2, v)) {
+                        let i = ws.partition_point(|&w| h.po_before(w as usize, r as usize));
+                        if i > 0 {
+                            extra.push((ws[i - 1], r, Rel::PoLoc));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // the initial write of a read's variable is po-loc-before it
+    for r in (0..h.n()).filter(|&r| h.is_read(r) && h.thread_of(r).is_some()) {
+        let v = h.var(r).expect("reads have a variable");
+        extra.push((v as u32, r as u32, Rel::PoLoc));
+    }
+    g.add_edges(&extra);
+    drop(extra);
+    let mut whb = Frontier::new(g).map_err(|c| violation(Pattern::CyclicWpwwPpo, c))?;
+    for &(a, b) in d_ppo.iter().chain(&d_loc) {
+        if whb.insert(a, b, Rel::Wpww, |_, _, _, _| {}).is_err() {
+            let cycle = whb.cycle_through(a, b, Rel::Wpww).expect("b reaches a");
+            return Err(violation(Pattern::CyclicWpwwPpo, cycle));
+        }
+    }
+    let gw = whb.graph();
+    for w in (0..h.n()).filter(|&w| h.is_write(w)) {
+        let v = h.var(w).expect("writes have a variable") as u32;
+        for &q in gw.seqs_with_writes(v) {
+            let f = whb.frontier(w as u32, gw.slot_of(q));
+            if f == NONE {
+                continue;
+            }
+            let mut y = gw.first_write(q, v, f);
+            if y == Some(w as u32) {
+                y = gw.first_write(q, v, f + 1);
+            }
+            if let Some(y) = y {
+                wpww.push((w as u32, y));
+            }
+        }
+    }
+    drop(whb);
+    // π ∪ wre ∪ wpww ∪ rw[wpww], for π = ppo and po-loc
+    wpww.sort_unstable();
+    wpww.dedup();
+    let mut edges: Vec<(u32, u32, Rel)> = wpww.iter().map(|&(a, b)| (a, b, Rel::Wpww)).collect();
+    for &(w, w2) in &wpww {
+        for &r in h.readers(w as usize) {
+            edges.push((r as u32, w2, Rel::Rw));
+        }
+    }
+    for (mut g, pattern) in [
+        (ppo_graph(h, lanes), Pattern::CyclicWpwwPpo),
+        (loc_graph(h, lanes), Pattern::CyclicWpwwPoLoc),
+    ] {
+        g.add_edges(&edges);
+        g.acyclic().map_err(|c| violation(pattern, c))?;
+    }
+    Ok(true)
 }
