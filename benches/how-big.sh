@@ -24,7 +24,10 @@ for ops in $SIZES; do
     status=0
     /usr/bin/time -f "%e %M" -o "$OUT/time.txt" "$BIN" check --models "$m" --no-gradual \
       --timeout 300 -f csv -o "$OUT/rows-$m-$ops.csv" "$OUT/h$ops" || status=$?
-    read -r secs kb < "$OUT/time.txt"
+    # the last line: /usr/bin/time writes a note first when the status is not 0
+    read -r secs kb <<EOF_TIME
+$(tail -n 1 "$OUT/time.txt")
+EOF_TIME
     echo "$ops,$m,$secs,$kb,$status" | tee -a "$OUT/memory.csv"
   done
   rm -rf "$OUT/h$ops"

@@ -184,14 +184,14 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
             if i == cheap {
                 let r = memo
                     .entry(m)
-                    .or_insert_with(|| run(h, lanes(), m, opts, deadline));
+                    .or_insert_with(|| run(h, &lanes, m, opts, deadline));
                 if r.verdict == Verdict::Consistent {
                     break;
                 }
             }
             let r = memo
                 .entry(weaker)
-                .or_insert_with(|| run(h, lanes(), weaker, opts, deadline));
+                .or_insert_with(|| run(h, &lanes, weaker, opts, deadline));
             secs += r.seconds;
             if r.verdict == Verdict::Violation {
                 by = weaker;
@@ -200,7 +200,7 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
         }
         let r = memo
             .entry(by)
-            .or_insert_with(|| run(h, lanes(), by, opts, deadline))
+            .or_insert_with(|| run(h, &lanes, by, opts, deadline))
             .clone();
         if by == m {
             secs += r.seconds;
@@ -258,7 +258,15 @@ fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
 }
 
 /// Runs one model and validates its certificate.
-fn run(h: &History, lanes: &Lanes, m: Model, opts: &Options, deadline: Option<Instant>) -> Run {
+/// `lanes` gives the history's lanes (computed on first use: only the
+/// sparse forms need them).
+fn run<'a>(
+    h: &History,
+    lanes: &dyn Fn() -> &'a Lanes,
+    m: Model,
+    opts: &Options,
+    deadline: Option<Instant>,
+) -> Run {
     let t = Instant::now();
     let mut r = Run {
         verdict: Verdict::Consistent,
@@ -303,7 +311,7 @@ fn run(h: &History, lanes: &Lanes, m: Model, opts: &Options, deadline: Option<In
             r.reason = Some("time budget spent before this model".into());
         } else {
             let d = if path == Path::Sparse {
-                scale::decide(h, lanes, m, deadline, opts.max_memory)
+                scale::decide(h, lanes(), m, deadline, opts.max_memory)
             } else {
                 let spec = m.spec(h).expect("a store-order model");
                 decide(h, &spec, opts.engine, deadline)
@@ -313,7 +321,7 @@ fn run(h: &History, lanes: &Lanes, m: Model, opts: &Options, deadline: Option<In
                 r.reason = Some(format!(
                     "pso on {} operations: its own graphs would need about {} (over --max-memory), so it is decided only through a TSO witness, and this history has none",
                     h.n(),
-                    scale::human(crate::models::pso::sparse_bytes(h, lanes))
+                    scale::human(crate::models::pso::sparse_bytes(h, lanes()))
                 ));
                 r.seconds = t.elapsed().as_secs_f64();
                 return r;
@@ -360,7 +368,7 @@ fn run(h: &History, lanes: &Lanes, m: Model, opts: &Options, deadline: Option<In
         }
     } else {
         let checked = if path == Path::Sparse {
-            scale::check(h, lanes, m, deadline)
+            scale::check(h, lanes(), m, deadline)
         } else {
             Some(m.check(h))
         };

@@ -65,7 +65,14 @@ impl Model {
     }
 
     /// Chooses the representation within `max_memory` bytes.
-    pub fn path(self, h: &History, lanes: &Lanes, scale: Scale, max_memory: u64) -> Path {
+    /// `lanes` is called only for the sparse form.
+    pub fn path<'a>(
+        self,
+        h: &History,
+        lanes: &dyn Fn() -> &'a Lanes,
+        scale: Scale,
+        max_memory: u64,
+    ) -> Path {
         let n = h.n();
         let sparse = match scale {
             Scale::Auto => n > DENSE_MAX_OPS,
@@ -73,7 +80,7 @@ impl Model {
             Scale::Sparse => true,
         };
         let (bytes, what) = if sparse {
-            (self.sparse_bytes(h, lanes), "sparse")
+            (self.sparse_bytes(h, lanes()), "sparse")
         } else {
             (self.dense_bytes(n), "dense")
         };

@@ -141,17 +141,32 @@ fn lane_reads(h: &History, lane: &[u32]) -> Vec<(usize, Vec<u32>)> {
     by.into_iter().collect()
 }
 
-/// The next read after each read (same variable and lane) whose
-/// predecessor's source does not reach its predecessor in `co_π` by the
-/// static graph (`reaching`): rule 2 fires there as well.
-fn next_breaks(h: &History, lanes: &Lanes, reaching: impl Fn(OpId) -> bool) -> Vec<u32> {
+/// Per read `r′`, whether the source of the read `r` before it (same
+/// variable and lane) reaches `r′` in `co_π` already (so
+/// `rf(r) hb_o r′` in every `hb_o` where `r′` is a site).
+fn chained(h: &History, lanes: &Lanes, co: &Frontier) -> Vec<bool> {
+    let mut out = vec![false; h.n()];
+    for lane in &lanes.lanes {
+        for (_, reads) in lane_reads(h, lane) {
+            for p in reads.windows(2) {
+                let w = h.rf(p[0] as usize).expect("no thin air") as u32;
+                out[p[1] as usize] = co.reaches(w, p[1]);
+            }
+        }
+    }
+    out
+}
+
+/// The next read after each read (same variable and lane) that is not
+/// [`chained`]: rule 2 fires there as well.
+fn next_breaks(h: &History, lanes: &Lanes, chained: &[bool]) -> Vec<u32> {
     let mut next = vec![NONE; h.n()];
     for lane in &lanes.lanes {
         for (_, reads) in lane_reads(h, lane) {
             let mut after = NONE;
             for i in (0..reads.len()).rev() {
                 next[reads[i] as usize] = after;
-                if i > 0 && !reaching(reads[i - 1] as usize) {
+                if i > 0 && !chained[reads[i] as usize] {
                     after = reads[i];
                 }
             }
@@ -161,12 +176,12 @@ fn next_breaks(h: &History, lanes: &Lanes, reaching: impl Fn(OpId) -> bool) -> V
 }
 
 /// `(rf(r), rf(r′))` for consecutive reads `r`, `r′` of a variable on a
-/// lane (up to `upto`) with different sources, where `r` is `reaching`.
+/// lane (up to `upto`) with different sources, where `r′` is [`chained`].
 fn seeds(
     h: &History,
     lane: &[u32],
     upto: impl Fn(OpId) -> bool,
-    reaching: &dyn Fn(OpId) -> bool,
+    chained: &[bool],
     var: Option<usize>,
     out: &mut Vec<(u32, u32)>,
 ) {
@@ -187,15 +202,15 @@ fn seeds(
                 h.rf(prev).expect("no thin air"),
                 h.rf(r).expect("no thin air"),
             );
-            if a != b && reaching(prev) {
+            if a != b && chained[r] {
                 out.push((a as u32, b as u32));
             }
         }
     }
 }
 
-/// Whether `o` is `π`-maximal in its thread, for `π` keeping the pairs
-/// `(o, p)` that `kept` accepts: no `po`-later operation it keeps.
+/// Whether no operation of `later` (the latest-issued candidates `π` keeps
+/// after `o`, and RMW partners) follows `o` in `po`: `o` is `π`-maximal.
 fn maximal(h: &History, o: OpId, later: &[OpId]) -> bool {
     !later.iter().any(|&p| h.po_before(o, p))
 }
@@ -207,7 +222,7 @@ fn ppo_observers<'a>(
     h: &'a History,
     lanes: &'a Lanes,
     g: &ChainGraph,
-    reaching: &'a dyn Fn(OpId) -> bool,
+    chained: &'a [bool],
 ) -> impl Iterator<Item = Observer> + 'a {
     // per lane, the sequence of its non-writes (reads among them)
     let lane_seq: Vec<u32> = lanes
@@ -231,12 +246,24 @@ fn ppo_observers<'a>(
         };
         let any = last(&|_| true);
         let non_read = last(&|p| !h.is_read(p));
-        let obs: Vec<OpId> = ops
+        let mut obs: Vec<OpId> = ops
             .iter()
             .copied()
             .filter(|&o| h.var(o).is_some())
             .filter(|&o| maximal(h, o, if h.is_write(o) { &non_read } else { &any }))
             .collect();
+        // A maximal write is followed only by reads: an observer issued no
+        // earlier (a read after it) has every site of the write among its
+        // own, and each reaches it by ppo, so its hb_o contains the write's.
+        let dominated = |w: OpId| {
+            h.is_write(w)
+                && obs
+                    .iter()
+                    .any(|&o| o != w && !h.is_write(o) && h.interval(o).0 >= h.interval(w).0)
+        };
+        let keep: Vec<bool> = obs.iter().map(|&o| !dominated(o)).collect();
+        let mut k = keep.iter();
+        obs.retain(|_| *k.next().expect("one flag per observer"));
         let lane_seq = lane_seq.clone();
         obs.into_iter().map(move |o| {
             let upto = |r: usize| r == o || h.po_before(r, o);
@@ -246,7 +273,7 @@ fn ppo_observers<'a>(
                 .filter(|&l| lane_seq[l as usize] != NONE)
                 .map(|l| {
                     let ops = &lanes.lanes[l as usize];
-                    seeds(h, ops, upto, reaching, None, &mut sd);
+                    seeds(h, ops, upto, chained, None, &mut sd);
                     let cut = ops
                         .iter()
                         .filter(|&&r| !h.is_write(r as usize) && upto(r as usize))
@@ -274,7 +301,7 @@ fn loc_observers<'a>(
     h: &'a History,
     lanes: &'a Lanes,
     g: &ChainGraph,
-    reaching: &'a dyn Fn(OpId) -> bool,
+    chained: &'a [bool],
 ) -> impl Iterator<Item = Observer> + 'a {
     // per (thread, var): per lane of the thread, (sequence, the lane's ops of var)
     let mut by: std::collections::BTreeMap<(usize, usize), Vec<LaneOps>> = Default::default();
@@ -313,7 +340,7 @@ fn loc_observers<'a>(
                 let sites = per_lane
                     .iter()
                     .map(|(q, ops)| {
-                        seeds(h, ops, upto, reaching, Some(v), &mut sd);
+                        seeds(h, ops, upto, chained, Some(v), &mut sd);
                         let cut = ops.partition_point(|&r| upto(r as usize));
                         (*q, cut as u32)
                     })
@@ -377,18 +404,16 @@ fn cfe(h: &History, lanes: &Lanes, hb: &Frontier, out: &mut Vec<(u32, u32)>) {
     }
 }
 
-/// `hb^π`: `co_π = (π ∪ wre)⁺` and every `π`-maximal observer's rule-2
-/// edges, as frontiers; the rule-2 edges are returned too.
-#[allow(clippy::type_complexity)]
+/// `hb^π`: on `co_π = (π ∪ wre)⁺` (as frontiers), every `π`-maximal
+/// observer's rule-2 edges, inserted; they are returned too.
 fn hb_pi_scaled(
     h: &History,
-    g: ChainGraph,
+    hb: &mut Frontier,
     obs: impl Iterator<Item = Observer>,
     pattern: Pattern,
     next_break: &[u32],
     deadline: Option<std::time::Instant>,
-) -> Result<Option<(Frontier, Vec<(u32, u32)>)>, Violation> {
-    let mut hb = Frontier::new(g).map_err(|c| violation(pattern, c))?;
+) -> Result<Option<Vec<(u32, u32)>>, Violation> {
     let rule = Rule2 {
         rel: Rel::Wpww,
         cyclic: pattern,
@@ -396,7 +421,7 @@ fn hb_pi_scaled(
         next_break: Some(next_break),
     };
     let mut derived = Vec::new();
-    if !local_hbs(h, &mut hb, obs, &rule, deadline, Some(&mut derived))? {
+    if !local_hbs(h, hb, obs, &rule, deadline, Some(&mut derived))? {
         return Ok(None);
     }
     for &(a, b) in &derived {
@@ -405,7 +430,7 @@ fn hb_pi_scaled(
             return Err(violation(pattern, cycle));
         }
     }
-    Ok(Some((hb, derived)))
+    Ok(Some(derived))
 }
 
 /// wCCM at scale: `hb^ppo` and `hb^po-loc` each as frontiers with their
@@ -421,32 +446,28 @@ pub fn check_scaled(
     deadline: Option<std::time::Instant>,
 ) -> Result<bool, Violation> {
     no_thin_air(h)?;
-    let ext = |r: OpId| external(h, r);
-    let loc_reaching = |r: OpId| {
-        let w = h.rf(r).expect("no thin air");
-        external(h, r) || h.po_before(w, r)
-    };
     let mut wpww: Vec<(u32, u32)> = Vec::new();
-    // hb^ppo
-    let breaks = next_breaks(h, lanes, ext);
-    let g = ppo_graph(h, lanes);
-    let obs = ppo_observers(h, lanes, &g, &ext);
-    let Some((hb, d_ppo)) = hb_pi_scaled(h, g, obs, Pattern::CyclicWpwwPpo, &breaks, deadline)?
-    else {
-        return Ok(false);
-    };
-    cfe(h, lanes, &hb, &mut wpww);
-    drop(hb);
-    // hb^po-loc
-    let breaks = next_breaks(h, lanes, loc_reaching);
-    let g = loc_graph(h, lanes);
-    let obs = loc_observers(h, lanes, &g, &loc_reaching);
-    let Some((hb, d_loc)) = hb_pi_scaled(h, g, obs, Pattern::CyclicWpwwPoLoc, &breaks, deadline)?
-    else {
-        return Ok(false);
-    };
-    cfe(h, lanes, &hb, &mut wpww);
-    drop(hb);
+    let mut derived = Vec::new();
+    for (pattern, g) in [
+        (Pattern::CyclicWpwwPpo, ppo_graph(h, lanes)),
+        (Pattern::CyclicWpwwPoLoc, loc_graph(h, lanes)),
+    ] {
+        let mut hb = Frontier::new(g).map_err(|c| violation(pattern, c))?;
+        let chained = chained(h, lanes, &hb);
+        let breaks = next_breaks(h, lanes, &chained);
+        let d = if pattern == Pattern::CyclicWpwwPpo {
+            let obs = ppo_observers(h, lanes, hb.graph(), &chained);
+            hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
+        } else {
+            let obs = loc_observers(h, lanes, hb.graph(), &chained);
+            hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
+        };
+        let Some(d) = d else {
+            return Ok(false);
+        };
+        derived.extend(d);
+        cfe(h, lanes, &hb, &mut wpww);
+    }
     // whb = (hb^ppo ∪ hb^po-loc)⁺: ppo ∪ wre, po-loc's (write, read) pairs, rule-2 edges
     let mut g = ppo_graph(h, lanes);
     let mut extra: Vec<(u32, u32, Rel)> = Vec::new();
@@ -486,7 +507,7 @@ pub fn check_scaled(
     g.add_edges(&extra);
     drop(extra);
     let mut whb = Frontier::new(g).map_err(|c| violation(Pattern::CyclicWpwwPpo, c))?;
-    for &(a, b) in d_ppo.iter().chain(&d_loc) {
+    for &(a, b) in &derived {
         if whb.insert(a, b, Rel::Wpww, |_, _, _, _| {}).is_err() {
             let cycle = whb.cycle_through(a, b, Rel::Wpww).expect("b reaches a");
             return Err(violation(Pattern::CyclicWpwwPpo, cycle));
