@@ -199,10 +199,12 @@ fn check_run(
             .collect());
     }
     let modes: &[bool] = if real_time { &[false, true] } else { &[false] };
+    // the trace is read once for both views
+    let trace = crate::gem5::read(&run)?;
     modes
         .par_iter()
         .map(|&rt| {
-            let mut ing = crate::gem5::ingest(&run, rt)?;
+            let mut ing = crate::gem5::view(&run, &trace, rt)?;
             ing.history.index = rt as usize;
             let outcomes = check_gradual_with(&ing.history, models, opts);
             let explanations = outcomes

@@ -199,6 +199,19 @@ pub fn client_output(run: &Run) -> Option<PathBuf> {
 /// Turns a Ruby random tester run into a history (ports as threads, or with
 /// `real_time` one thread in real-time order).
 pub fn ingest(run: &Run, real_time: bool) -> Result<Ingested, InputError> {
+    let trace = read(run)?;
+    view(run, &trace, real_time)
+}
+
+/// A run's debug trace, read once for every view of it.
+pub struct RunTrace {
+    trace: tester::Trace,
+    kind: &'static str,
+    path: PathBuf,
+}
+
+/// Reads a run's debug trace (Ruby random tester or MemTest).
+pub fn read(run: &Run) -> Result<RunTrace, InputError> {
     let Some(trace_path) = &run.trace else {
         return Err(input_error(
             &run.dir,
@@ -223,6 +236,17 @@ pub fn ingest(run: &Run, real_time: bool) -> Result<Ingested, InputError> {
             )),
         };
     let trace = trace.map_err(|e| input_error(trace_path, format!("cannot read: {e}")))?;
+    Ok(RunTrace {
+        trace,
+        kind,
+        path: trace_path.clone(),
+    })
+}
+
+/// One view of a read trace as a history: ports as threads, or with
+/// `real_time` one thread in real-time order.
+pub fn view(run: &Run, t: &RunTrace, real_time: bool) -> Result<Ingested, InputError> {
+    let (trace, kind, trace_path) = (&t.trace, t.kind, &t.path);
     let mut notes = Vec::new();
     if let Some(Ending::Truncated { lines, msg }) = &trace.ending {
         notes.push(format!(
