@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use crate::history::{load_file, History, InputError};
+use crate::history::{build, load_file, parse_file, History, InputError};
 use crate::models::{check_gradual_with, Model, Options, Outcome};
 
 /// One checked history.
@@ -130,14 +130,29 @@ pub fn run_batch<'a>(
         if file.is_dir() {
             pending.push((file, Job::Run));
         } else {
-            match load_file(file) {
-                Ok(hs) => pending.extend(
-                    hs.into_iter()
-                        .map(|h| (file.as_path(), Job::History(Box::new(h)))),
-                ),
+            // parsed whole, validated a step at a time: only the histories
+            // in flight are built (an invalid one is reported and skipped)
+            let raws = match parse_file(file) {
+                Ok(raws) => raws,
                 Err(e) => {
                     flush(&mut pending, &mut sink);
                     sink(Item::Error(e));
+                    continue;
+                }
+            };
+            for (i, raw) in raws.iter().enumerate() {
+                match build(raw, i, file) {
+                    Ok(h) => pending.push((file.as_path(), Job::History(Box::new(h)))),
+                    Err(e) => {
+                        flush(&mut pending, &mut sink);
+                        sink(Item::Error(e));
+                    }
+                }
+                if pending.len() >= chunk {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    flush(&mut pending, &mut sink);
                 }
             }
         }

@@ -298,3 +298,21 @@ fn gen_axe_traces_get_the_verdicts_of_the_hist_files() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_invalid_history_among_valid_ones_is_located_and_the_rest_checked() {
+    let p = temp_file(
+        "some-bad.hist",
+        "t0: W(x,1)\nt1: R(x,1)\n---\nt0: W(x,1)\nt1: R(x,1) W(x,1)\n---\nt0: W(x,2)\nt1: R(x,2)\n",
+    );
+    let o = memconform(&["check", "--models", "sc", "-f", "csv", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains(&format!("{}:5:12:", p.display())), "{e}");
+    // the two valid histories (indices 0 and 2) are still checked
+    let out = stdout(&o);
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(rows[0].contains(",0,") && rows[1].contains(",2,"), "{out}");
+    assert!(rows.iter().all(|r| r.contains(",consistent,")), "{out}");
+}

@@ -1,10 +1,9 @@
 //! Building and validating a [`History`] from a parsed `.hist` history.
 
-use std::collections::HashMap;
-
 use memconform_parsers::hist::{RawHistory, RawOp, RawOpKind, RawThread};
 use memconform_parsers::Pos;
 
+use super::fx::FxMap as HashMap;
 use super::{History, Op, OpId, OpKind, Thread, VarId};
 use crate::relation::{BitMatrix, BitSet};
 
@@ -34,8 +33,8 @@ impl History {
     /// of a thread's operations, known `@expect` models, `@final` variables used.
     pub fn from_raw(raw: &RawHistory, index: usize) -> Result<History, HistoryError> {
         let mut vars: Vec<String> = Vec::new();
-        let mut var_ids: HashMap<&str, VarId> = HashMap::new();
-        let mut thread_pos: HashMap<&str, Pos> = HashMap::new();
+        let mut var_ids: HashMap<&str, VarId> = HashMap::default();
+        let mut thread_pos: HashMap<&str, Pos> = HashMap::default();
         for t in &raw.threads {
             if let Some(first) = thread_pos.insert(&t.name, t.pos) {
                 return err(
@@ -67,7 +66,7 @@ impl History {
             })
             .collect();
         let mut threads = Vec::with_capacity(raw.threads.len());
-        let mut written: HashMap<(VarId, u64), Pos> = HashMap::new();
+        let mut written: HashMap<(VarId, u64), Pos> = HashMap::default();
         for (ti, t) in raw.threads.iter().enumerate() {
             let timed = thread_timing(t)?;
             let start = ops.len();
@@ -116,7 +115,7 @@ impl History {
         let mut rf = vec![None; n];
         let mut readers = vec![Vec::new(); n];
         let mut writes_of = vec![Vec::new(); nv];
-        let mut writer: HashMap<(VarId, u64), OpId> = HashMap::new();
+        let mut writer: HashMap<(VarId, u64), OpId> = HashMap::default();
         for (o, op) in ops.iter().enumerate() {
             if op.kind == OpKind::Write {
                 let v = op.var.expect("writes have a variable");

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use memconform_parsers::axe::{looks_like_axe, parse_axe};
 use memconform_parsers::client::{looks_like_client, parse_client};
-use memconform_parsers::hist::parse_hist;
+use memconform_parsers::hist::{parse_hist, RawHistory};
 use memconform_parsers::mapped::Mapped;
 use memconform_parsers::Pos;
 
@@ -32,18 +32,46 @@ impl std::error::Error for InputError {}
 
 /// Reads every history of a `.hist` file.
 pub fn load_file(path: &Path) -> Result<Vec<History>, InputError> {
+    parse_file(path)?
+        .iter()
+        .enumerate()
+        .map(|(i, raw)| build(raw, i, path))
+        .collect()
+}
+
+/// Parses a file's histories without validating them (see [`build`]).
+pub fn parse_file(path: &Path) -> Result<Vec<RawHistory>, InputError> {
     let bytes = Mapped::open(path).map_err(|e| InputError {
         file: path.to_path_buf(),
         pos: None,
         msg: format!("cannot read: {e}"),
     })?;
-    load_bytes(&bytes, path)
+    parse_bytes(&bytes, path)
+}
+
+/// Validates the `i`-th parsed history of `path`.
+pub fn build(raw: &RawHistory, i: usize, path: &Path) -> Result<History, InputError> {
+    History::from_raw(raw, i).map_err(|e| InputError {
+        file: path.to_path_buf(),
+        pos: Some(e.pos),
+        msg: e.msg,
+    })
 }
 
 /// Reads every history of a `.hist` file, an axe trace file (one history per
 /// `check`) or the output of the SE-mode client (`gem5-configs/client`, even
 /// inside gem5's own output), recognised by content; `path` names it in errors.
 pub fn load_bytes(bytes: &[u8], path: &Path) -> Result<Vec<History>, InputError> {
+    parse_bytes(bytes, path)?
+        .iter()
+        .enumerate()
+        .map(|(i, raw)| build(raw, i, path))
+        .collect()
+}
+
+/// Parses the histories of `bytes` (a `.hist` file, axe traces or the
+/// client's output, recognised by content).
+pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Vec<RawHistory>, InputError> {
     let parsed = if looks_like_axe(bytes) {
         parse_axe(bytes)
     } else if looks_like_client(bytes) {
@@ -51,19 +79,9 @@ pub fn load_bytes(bytes: &[u8], path: &Path) -> Result<Vec<History>, InputError>
     } else {
         parse_hist(bytes)
     };
-    let raws = parsed.map_err(|e| InputError {
+    parsed.map_err(|e| InputError {
         file: path.to_path_buf(),
         pos: Some(e.pos),
         msg: e.msg,
-    })?;
-    raws.iter()
-        .enumerate()
-        .map(|(i, raw)| {
-            History::from_raw(raw, i).map_err(|e| InputError {
-                file: path.to_path_buf(),
-                pos: Some(e.pos),
-                msg: e.msg,
-            })
-        })
-        .collect()
+    })
 }

@@ -9,8 +9,9 @@
 mod build;
 mod load;
 
+pub(crate) mod fx;
 pub use build::HistoryError;
-pub use load::{load_bytes, load_file, InputError};
+pub use load::{build, load_bytes, load_file, parse_file, InputError};
 
 use crate::relation::{BitMatrix, BitSet};
 use memconform_parsers::Pos;
