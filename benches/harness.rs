@@ -8,6 +8,10 @@
 
 use std::time::Instant;
 
+/// The allocator the `memconform` binary uses.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use memconform::gen::{history, sc_history, Memory, Shape};
 use memconform::models::{check_gradual_with, Model, Options, Verdict};
 

@@ -68,13 +68,16 @@ fn agree(h: &History, what: &dyn Fn() -> String) -> Vec<Verdict> {
             s.violation.as_ref().map(|v| v.explain(h)),
             what()
         );
-        if d.model == Model::Wsc && d.verdict == Verdict::Consistent {
+        if matches!(d.model, Model::Wsc | Model::Ccm | Model::Wccm)
+            && d.verdict == Verdict::Consistent
+        {
             // the same partial store order, counted
             let (a, b) = (d.store_order.as_ref(), s.store_order.as_ref());
             assert_eq!(
                 a.map(|o| o.ordered_pairs()),
                 b.map(|o| o.ordered_pairs()),
-                "wsc store order\n{}",
+                "{} store order\n{}",
+                d.model,
                 what()
             );
         }

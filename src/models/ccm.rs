@@ -49,12 +49,13 @@ pub fn check(h: &History) -> Result<StoreOrder, Violation> {
 /// generated at `hb`'s frontiers — the first write and the first read of
 /// the variable a write reaches on each lane, plus `rf(r) pww rf(r′)` for
 /// consecutive same-variable reads of a lane — and `po ∪ wr ∪ pww ∪ rw[pww]`
-/// checked acyclic. The partial store order is not counted at scale.
+/// checked acyclic; `pww`'s pairs are counted. `Ok(None)`: the deadline
+/// passed first.
 pub fn check_scaled(
     h: &History,
     lanes: &Lanes,
     deadline: Option<std::time::Instant>,
-) -> Result<bool, Violation> {
+) -> Result<Option<StoreOrder>, Violation> {
     let mut hb = cc::check_scaled(h, lanes)?;
     let rule = Rule2 {
         rel: Rel::Pww,
@@ -65,7 +66,7 @@ pub fn check_scaled(
     let mut derived = Vec::new();
     let obs = observers(h, lanes, &hb);
     if !local_hbs(h, &mut hb, obs, &rule, deadline, Some(&mut derived))? {
-        return Ok(false);
+        return Ok(None);
     }
     for (a, b) in derived {
         if hb.insert(a, b, Rel::Pww, |_, _, _, _| {}).is_err() {
@@ -113,5 +114,8 @@ pub fn check_scaled(
     let mut g = sc::graph(h, lanes);
     g.add_edges(&edges);
     g.acyclic().map_err(|c| violation(Pattern::CyclicPww, c))?;
-    Ok(true)
+    drop(g);
+    Ok(Some(
+        StoreOrder::count_closure(h, lanes, &pww).expect("pww is acyclic"),
+    ))
 }

@@ -439,12 +439,12 @@ fn hb_pi_scaled(
 /// rule-2 edge sets, `whb_WW` at its frontiers (the first write of the
 /// variable on each lane); then `π ∪ wre ∪ wpww ∪ rw[wpww]` acyclic for
 /// `π = ppo` and `po-loc`, with `wpww` by its generating pairs.
-/// `Ok(false)`: the deadline passed first.
+/// `wpww`'s pairs are counted. `Ok(None)`: the deadline passed first.
 pub fn check_scaled(
     h: &History,
     lanes: &Lanes,
     deadline: Option<std::time::Instant>,
-) -> Result<bool, Violation> {
+) -> Result<Option<StoreOrder>, Violation> {
     no_thin_air(h)?;
     let mut wpww: Vec<(u32, u32)> = Vec::new();
     let mut derived = Vec::new();
@@ -463,7 +463,7 @@ pub fn check_scaled(
             hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
         };
         let Some(d) = d else {
-            return Ok(false);
+            return Ok(None);
         };
         derived.extend(d);
         cfe(h, lanes, &hb, &mut wpww);
@@ -547,5 +547,8 @@ pub fn check_scaled(
         g.add_edges(&edges);
         g.acyclic().map_err(|c| violation(pattern, c))?;
     }
-    Ok(true)
+    drop(edges);
+    Ok(Some(
+        StoreOrder::count_closure(h, lanes, &wpww).expect("wpww is acyclic"),
+    ))
 }
