@@ -288,3 +288,26 @@ fn sparse_engines_reproduce_the_fixtures() {
     }
     assert!(checked > 200, "{checked} expectations");
 }
+
+/// A thread that ends with a fence still observes: `hb^ppo` holds
+/// `t0:W(v0,1) → t3:W(v0,2)` (through `W(v1,3) wre U.r ppo W(v0,2)`), whose
+/// only π-maximal operation after it is t3's fence. Dense and sparse wCCM
+/// both order that pair (found by the 10⁵-history run: the dense engine used
+/// to skip fence observers and ordered 3 pairs, the sparse one 4).
+#[test]
+fn a_fence_ended_thread_observes_in_wccm() {
+    let h = parse(
+        "@final v1=3\nt0: W(v0,1) U(v1,2,2) W(v1,3)\nt1: R(v0,1)\nt2: W(v0,3) R(v1,1)\nt3: U(v1,3,1) W(v0,2) F\n",
+    );
+    let w01 = (0..h.n()).find(|&o| h.describe(o) == "t0:W(v0,1)").unwrap();
+    let w02 = (0..h.n()).find(|&o| h.describe(o) == "t3:W(v0,2)").unwrap();
+    for scale in [Scale::Dense, Scale::Sparse] {
+        let o = &check_gradual_with(&h, &[Model::Wccm], &opts(scale))[0];
+        assert_eq!(o.verdict, Verdict::Consistent, "{scale:?}");
+        let order = o.store_order.as_ref().expect("a partial store order");
+        assert_eq!(order.ordered_pairs(), 4, "{scale:?}");
+        if scale == Scale::Dense {
+            assert!(order.contains(w01, w02), "{:?}", order);
+        }
+    }
+}

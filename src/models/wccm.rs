@@ -67,8 +67,9 @@ fn hb_pi(
     let mut hb = BitMatrix::new(h.n());
     for t in &h.threads {
         for o in t.ops.clone() {
-            let maximal = pi.row(o).iter().all(|&w| w == 0);
-            if maximal && h.var(o).is_some() {
+            // every π-maximal operation, fences too: `hb^π` then contains
+            // all of `co_π` (every operation precedes a maximal one)
+            if pi.row(o).iter().all(|&w| w == 0) {
                 hb.union_with(&local_hb(h, &causality, o)?);
             }
         }
@@ -215,8 +216,8 @@ fn maximal(h: &History, o: OpId, later: &[OpId]) -> bool {
     !later.iter().any(|&p| h.po_before(o, p))
 }
 
-/// The `ppo`-maximal observers (operations with a variable): a read is
-/// maximal when nothing follows it, a write when only reads follow.
+/// The `ppo`-maximal observers: a read or fence is maximal when nothing
+/// follows it, a write when only reads follow.
 /// Sites: every lane's reads up to `o`.
 fn ppo_observers<'a>(
     h: &'a History,
@@ -249,7 +250,6 @@ fn ppo_observers<'a>(
         let mut obs: Vec<OpId> = ops
             .iter()
             .copied()
-            .filter(|&o| h.var(o).is_some())
             .filter(|&o| maximal(h, o, if h.is_write(o) { &non_read } else { &any }))
             .collect();
         // A maximal write is followed only by reads: an observer issued no
