@@ -316,3 +316,93 @@ fn an_invalid_history_among_valid_ones_is_located_and_the_rest_checked() {
     assert!(rows[0].contains(",0,") && rows[1].contains(",2,"), "{out}");
     assert!(rows.iter().all(|r| r.contains(",consistent,")), "{out}");
 }
+
+#[test]
+fn nothing_checked_exits_5() {
+    let empty = temp_file("empty.hist", "");
+    let o = memconform(&["check", empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing checked"), "{}", stderr(&o));
+    let dir = std::env::temp_dir().join(format!("memconform-cli-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("trace.txt"), "not a history\n").unwrap();
+    let o = memconform(&["check", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+}
+
+#[test]
+fn an_unknown_verdict_without_violations_exits_6() {
+    let p = temp_file("mp.hist", "t0: W(x,1) W(y,1)\nt1: R(y,1) R(x,1)\n");
+    // a memory budget of one byte: every model is `unknown` with its reason
+    let o = memconform(&[
+        "check",
+        "--models",
+        "sc",
+        "--max-memory",
+        "1",
+        "-f",
+        "csv",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    assert!(stdout(&o).contains(",unknown,"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("1 verdicts unknown"), "{}", stderr(&o));
+    // a violation still decides the status
+    let v = temp_file("sb.hist", "t0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n");
+    let o = memconform(&["check", "--models", "cc,sc", v.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+#[test]
+fn model_names_are_case_insensitive() {
+    let p = temp_file("sb2.hist", "t0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n");
+    let o = memconform(&[
+        "check",
+        "--models",
+        "SC,Tso",
+        "-f",
+        "csv",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains(",sc,violation,"), "{out}");
+    assert!(out.contains(",tso,consistent,"), "{out}");
+}
+
+#[test]
+fn out_of_range_numbers_are_usage_errors_not_panics() {
+    let p = temp_file("ok.hist", "t0: W(x,1)\nt1: R(x,1)\n");
+    for flag in [
+        ["--timeout", "1e30"],
+        ["--timeout", "inf"],
+        ["--timeout", "NaN"],
+        ["--timeout=-1", ""],
+        ["-j", "18446744073709551615"],
+        ["-j", "0"],
+    ] {
+        let o = memconform(&["check", flag[0], flag[1], p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{flag:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("invalid value"),
+            "{flag:?}: {}",
+            stderr(&o)
+        );
+    }
+    for flag in [
+        ["--vars", "18446744073709551615"],
+        ["--threads", "4294967296"],
+        ["--threads", "0"],
+        ["--faults", "5"],
+        ["--write-ratio", "2"],
+        ["--write-ratio", "NaN"],
+    ] {
+        let o = memconform(&["gen", flag[0], flag[1]]);
+        assert_eq!(o.status.code(), Some(2), "{flag:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("invalid value"),
+            "{flag:?}: {}",
+            stderr(&o)
+        );
+    }
+}

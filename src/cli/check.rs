@@ -29,10 +29,13 @@ SC), and sc, tso, pso (a store order exists: saturation, then a completion engin
 model is checked gradually: the weaker models it implies run first and the first violation \
 decides (the `decided_by` column). Inputs are .hist files or axe traces (recognised by content).
 
-Exit status: 0 all consistent (or unknown), 1 some violation, 2 bad input (reported as \
+Exit status: 0 every verdict consistent, 1 some violation, 2 bad input (reported as \
 file:line:col; the other files are still checked), 3 internal error (a certificate failed \
 independent validation), 4 with --expect when a verdict differs from @expect (with \
---expect, a violation that @expect foresees does not count for status 1).
+--expect, a violation that @expect foresees does not count for status 1), 5 nothing \
+checked (no history in the inputs), 6 no violation but some verdict unknown (time or \
+memory budget; the reason is in the output). The first that applies, in the order 3, 2, 4, \
+1, 6, 5, 0.
 
 Examples:
   memconform check examples/papers-and-litmus.hist
@@ -55,8 +58,8 @@ pub struct CheckArgs {
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
 
-    /// Worker threads (default: one per core).
-    #[arg(long, short)]
+    /// Worker threads (default: one per core; 1 to 1024).
+    #[arg(long, short, value_parser = |s: &str| super::parse_count(s, 1, 1024))]
     jobs: Option<usize>,
 
     /// Compare verdicts with each history's @expect line; exit 4 if any differs.
@@ -68,7 +71,7 @@ pub struct CheckArgs {
     engine: Engine,
 
     /// Time budget per history in seconds (0: none); past it the verdict is `unknown`.
-    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 10.0, value_name = "SECS", value_parser = parse_seconds)]
     timeout: f64,
 
     /// For gem5 runs: also check the history in real-time order across all
@@ -145,6 +148,16 @@ fn parse_model(s: &str) -> Result<Vec<Model>, String> {
         let names: Vec<&str> = Model::EVERY.iter().map(|m| m.name()).collect();
         format!("unknown model `{s}` (known: {}, all)", names.join(", "))
     })
+}
+
+/// Seconds of a time budget: from 0 (none) to 10⁷ (four months).
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if (0.0..=1e7).contains(&t) => Ok(t),
+        _ => Err(format!(
+            "`{s}` is not a number of seconds from 0 (no budget) to 10000000"
+        )),
+    }
 }
 
 fn memconform_default_max_memory() -> u64 {
@@ -322,6 +335,14 @@ pub fn run(args: CheckArgs) -> i32 {
         exit::UNEXPECTED
     } else if (args.expect && unforeseen > 0) || (!args.expect && violations > 0) {
         exit::VIOLATION
+    } else if unknown > 0 {
+        if !matches!(args.format, Format::Text) && !io::stderr().is_terminal() {
+            eprintln!("memconform: {unknown} verdicts unknown (see the reason column)");
+        }
+        exit::UNKNOWN
+    } else if histories == 0 {
+        eprintln!("memconform: nothing checked: no history in the inputs");
+        exit::NOTHING_CHECKED
     } else {
         exit::CONSISTENT
     }

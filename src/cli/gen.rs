@@ -47,17 +47,17 @@ pub struct GenArgs {
     /// The simulated memory.
     #[arg(long, value_enum, default_value = "sc")]
     memory: MemoryArg,
-    /// Threads per history.
-    #[arg(long, default_value_t = 4)]
+    /// Threads per history (1 to 65536).
+    #[arg(long, default_value_t = 4, value_parser = |s: &str| super::parse_count(s, 1, 65_536))]
     threads: usize,
-    /// Operations per thread.
-    #[arg(long, default_value_t = 50)]
+    /// Operations per thread (0 to 10⁸).
+    #[arg(long, default_value_t = 50, value_parser = |s: &str| super::parse_count(s, 0, 100_000_000))]
     ops: usize,
-    /// Variables.
-    #[arg(long, default_value_t = 8)]
+    /// Variables (1 to 10⁶).
+    #[arg(long, default_value_t = 8, value_parser = |s: &str| super::parse_count(s, 1, 1_000_000))]
     vars: usize,
-    /// Probability that an operation writes.
-    #[arg(long, default_value_t = 0.5)]
+    /// Probability that an operation writes (0 to 1).
+    #[arg(long, default_value_t = 0.5, value_parser = super::parse_probability)]
     write_ratio: f64,
     /// Number of histories.
     #[arg(long, default_value_t = 1)]
@@ -65,8 +65,8 @@ pub struct GenArgs {
     /// Seed of the first history (history i uses seed + i).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Probability that a history gets one stale read.
-    #[arg(long, default_value_t = 0.0)]
+    /// Probability that a history gets one stale read (0 to 1).
+    #[arg(long, default_value_t = 0.0, value_parser = super::parse_probability)]
     faults: f64,
     /// Write one file per history into this directory (default: all to stdout).
     #[arg(long, short)]

@@ -8,6 +8,22 @@ mod summarize;
 
 use clap::{Parser, Subcommand};
 
+/// A probability: a number from 0 to 1.
+pub(crate) fn parse_probability(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("`{s}` is not a probability (a number from 0 to 1)")),
+    }
+}
+
+/// A whole number from `lo` to `hi`.
+pub(crate) fn parse_count(s: &str, lo: usize, hi: usize) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        _ => Err(format!("`{s}` is not a whole number from {lo} to {hi}")),
+    }
+}
+
 /// Exit codes scripts can rely on.
 pub mod exit {
     /// Every checked history satisfies every requested model.
@@ -20,6 +36,10 @@ pub mod exit {
     pub const INTERNAL: i32 = 3;
     /// With `--expect`: some verdict differs from the file's `@expect`.
     pub const UNEXPECTED: i32 = 4;
+    /// Nothing was checked: no history among the inputs (and no input error).
+    pub const NOTHING_CHECKED: i32 = 5;
+    /// No violation, but some verdict is `unknown` (time or memory budget).
+    pub const UNKNOWN: i32 = 6;
 }
 
 #[derive(Parser)]

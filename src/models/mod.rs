@@ -94,9 +94,11 @@ impl Model {
         }
     }
 
-    /// Parses a command-line name.
+    /// Parses a command-line name, in any case (`sc`, `SC`).
     pub fn from_name(s: &str) -> Option<Model> {
-        Model::EVERY.into_iter().find(|m| m.name() == s)
+        Model::EVERY
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(s))
     }
 
     /// The acyclicity graphs of a store-order model (SC, TSO, PSO).
