@@ -406,3 +406,65 @@ fn out_of_range_numbers_are_usage_errors_not_panics() {
         );
     }
 }
+
+#[test]
+fn the_output_is_replaced_whole_and_never_over_an_input() {
+    let p = temp_file("in.hist", "t0: W(x,1)\nt1: R(x,1)\n");
+    let before = std::fs::read_to_string(&p).unwrap();
+    // -o naming the input: refused, the input untouched
+    let o = memconform(&["check", p.to_str().unwrap(), "-o", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("refusing"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), before);
+    // old results survive a run whose every input fails
+    let out = temp_file("results.csv", "old results\n");
+    let bad = temp_file("bad.hist", "t0: X(x,1)\n");
+    let o = memconform(&[
+        "check",
+        "-f",
+        "csv",
+        bad.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old results\n");
+    // a run that checks something replaces them whole, leaving no temporary file
+    let o = memconform(&[
+        "check",
+        "-f",
+        "csv",
+        p.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.starts_with("file,") && text.contains(",consistent,"),
+        "{text}"
+    );
+    let dir = out.parent().unwrap();
+    let leftovers: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_full_disk_on_standard_output_is_exit_2() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full here");
+        return;
+    };
+    let p = temp_file("full.hist", "t0: W(x,1)\nt1: R(x,1)\n");
+    let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["check", "-f", "csv", p.to_str().unwrap()])
+        .stdout(full)
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot write output"), "{}", stderr(&o));
+}

@@ -215,14 +215,40 @@ pub fn run(args: CheckArgs) -> i32 {
         indicatif::ProgressBar::hidden()
     };
 
+    // -o: written to a temporary file beside it and renamed over it only
+    // when every write succeeded, so old results survive a failed run;
+    // never over one of the inputs
+    let mut staged: Option<(PathBuf, PathBuf)> = None;
     let sink_out: Box<dyn Write> = match &args.out {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Box::new(f),
-            Err(e) => {
-                eprintln!("memconform: cannot create {}: {e}", path.display());
-                return exit::INPUT_ERROR;
+        Some(path) => {
+            if let Ok(target) = std::fs::canonicalize(path) {
+                let is_input = files
+                    .iter()
+                    .chain(&args.paths)
+                    .any(|f| std::fs::canonicalize(f).is_ok_and(|f| f == target));
+                if is_input {
+                    eprintln!(
+                        "memconform: refusing to write the results over an input: {}",
+                        path.display()
+                    );
+                    return exit::INPUT_ERROR;
+                }
             }
-        },
+            let name = path
+                .file_name()
+                .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+            let tmp = path.with_file_name(format!(".{name}.memconform-{}.tmp", std::process::id()));
+            match std::fs::File::create(&tmp) {
+                Ok(f) => {
+                    staged = Some((tmp, path.clone()));
+                    Box::new(f)
+                }
+                Err(e) => {
+                    eprintln!("memconform: cannot create {}: {e}", path.display());
+                    return exit::INPUT_ERROR;
+                }
+            }
+        }
         None => Box::new(io::stdout().lock()),
     };
     let mut out = BufWriter::new(sink_out);
@@ -290,16 +316,39 @@ pub fn run(args: CheckArgs) -> i32 {
         },
     );
     progress.finish_and_clear();
-    if let Some(e) = write_failed {
-        if e.kind() == io::ErrorKind::BrokenPipe {
+    let flushed = match write_failed {
+        Some(e) => Err(e),
+        None => out
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|mut w| w.flush().map(|()| w)),
+    };
+    let finished = flushed.and_then(|w| {
+        drop(w);
+        match &staged {
+            // nothing checked: the old file (if any) stays as it was
+            Some((tmp, _)) if histories == 0 => std::fs::remove_file(tmp),
+            Some((tmp, dest)) => std::fs::rename(tmp, dest),
+            None => Ok(()),
+        }
+    });
+    if let Err(e) = finished {
+        if let Some((tmp, _)) = &staged {
+            let _ = std::fs::remove_file(tmp);
+        }
+        if e.kind() == io::ErrorKind::BrokenPipe && staged.is_none() {
             return exit::CONSISTENT;
         }
-        eprintln!("memconform: cannot write output: {e}");
+        eprintln!(
+            "memconform: cannot write output{}: {e}",
+            staged.as_ref().map_or(String::new(), |(_, d)| format!(
+                " {} (left as it was)",
+                d.display()
+            ))
+        );
         return exit::INPUT_ERROR;
     }
     let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
-    let _ = out.flush();
-    drop(out);
 
     for e in &errors {
         eprintln!("error: {e}");
