@@ -322,3 +322,30 @@ fn mesi_two_level_runs_ingest_and_me7_violates_with_real_time() {
         );
     }
 }
+
+#[test]
+fn a_violation_decided_by_a_weaker_model_is_explained_under_the_asked_one() {
+    let path = mi_example("bug-mi5-n4-s1-rich");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args([
+            "check",
+            "--models",
+            "sc",
+            "--real-time",
+            path.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("sc    violation  caught by cc"), "{text}");
+    // the cycle and the gem5 explanation, once
+    assert_eq!(text.matches("-rw->").count(), 1, "{text}");
+    assert_eq!(
+        text.matches("Action/check failure on port 1").count(),
+        1,
+        "{text}"
+    );
+    // no host pointers from gem5's panic text
+    assert!(!text.contains("data: 0x"), "{text}");
+}

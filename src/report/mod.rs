@@ -198,6 +198,9 @@ pub fn write_text(mut out: impl Write, rows: &[Row], notes: &[String]) -> io::Re
     for n in notes {
         writeln!(out, "  note: {n}")?;
     }
+    // each deciding model's certificate once: under its own row, or under
+    // the first row it decided when it was not asked for itself
+    let mut explained: Vec<&str> = Vec::new();
     for r in rows {
         let mut line = format!("  {:<5} {:<10}", r.model, r.verdict);
         if r.decided_by != r.model && r.verdict == "consistent" {
@@ -230,7 +233,10 @@ pub fn write_text(mut out: impl Write, rows: &[Row], notes: &[String]) -> io::Re
             line.push_str(&format!("  !! @expect {}={}", r.model, r.expected));
         }
         writeln!(out, "{line}")?;
-        if !r.certificate.is_empty() && r.decided_by == r.model {
+        let first = !explained.contains(&r.decided_by.as_str())
+            && (r.decided_by == r.model || !rows.iter().any(|o| o.model == r.decided_by));
+        if !r.certificate.is_empty() && first {
+            explained.push(&r.decided_by);
             writeln!(out, "        {}", r.certificate)?;
             if !r.explanation.is_empty() {
                 write!(out, "{}", r.explanation)?;
