@@ -4,11 +4,12 @@ use crate::certificate::{Pattern, Rel, Violation};
 use crate::complete::violation;
 use crate::history::History;
 use crate::models::cm::observers;
-use crate::models::common::{acyclic_explained, causal, cf, no_thin_air, rw, union, ww};
+use crate::models::common::{
+    acyclic_explained, causal, cf, first_other_write, no_thin_air, rw, union, write_frontiers, ww,
+};
 use crate::models::hbo::{local_hb, local_hbs, Causality, Rule2};
 use crate::models::StoreOrder;
 use crate::models::{cc, sc};
-use crate::relation::chains::NONE;
 use crate::relation::program::{consecutive_sources, Lanes};
 use crate::relation::{closure_any, BitMatrix};
 
@@ -77,28 +78,17 @@ pub fn check_scaled(
     // pww's generating pairs
     let g = hb.graph();
     let mut pww: Vec<(u32, u32)> = Vec::new();
-    for w in (0..h.n()).filter(|&w| h.is_write(w)) {
-        let v = h.var(w).expect("writes have a variable") as u32;
-        for q in g.seqs_with(v) {
-            let f = hb.frontier(w as u32, g.slot_of(q));
-            if f == NONE {
-                continue;
-            }
-            if let Some(r) = g.first_read(q, v, f) {
-                let w2 = h.rf(r as usize).expect("no thin air");
-                if w2 != w {
-                    pww.push((w as u32, w2 as u32));
-                }
-            }
-            let mut y = g.first_write(q, v, f);
-            if y == Some(w as u32) {
-                y = g.first_write(q, v, f + 1);
-            }
-            if let Some(y) = y {
-                pww.push((w as u32, y));
+    write_frontiers(h, &hb, |w, v, q, p| {
+        if let Some(r) = g.first_read(q, v, p) {
+            let w2 = h.rf(r as usize).expect("no thin air") as u32;
+            if w2 != w {
+                pww.push((w, w2));
             }
         }
-    }
+        if let Some(y) = first_other_write(g, w, v, q, p) {
+            pww.push((w, y));
+        }
+    });
     for lane in &lanes.lanes {
         consecutive_sources(h, lane, |_| true, |a, b| pww.push((a as u32, b as u32)));
     }

@@ -163,3 +163,38 @@ pub fn wre(h: &History, wr: &BitMatrix) -> BitMatrix {
     }
     out
 }
+
+/// At scale: for each write `w` and each sequence `q` of `f`'s graph that
+/// holds `w`'s variable `v`, the first position `p` of `q` that `w`
+/// reaches: `each(w, v, q, p)`.
+pub(crate) fn write_frontiers(
+    h: &History,
+    f: &crate::relation::chains::Frontier,
+    mut each: impl FnMut(u32, u32, u32, u32),
+) {
+    let g = f.graph();
+    for w in (0..h.n()).filter(|&w| h.is_write(w)) {
+        let v = h.var(w).expect("writes have a variable") as u32;
+        for q in g.seqs_with(v) {
+            let p = f.frontier(w as u32, g.slot_of(q));
+            if p != crate::relation::chains::NONE {
+                each(w as u32, v, q, p);
+            }
+        }
+    }
+}
+
+/// The first write of `v` at or after position `p` of sequence `q`, other
+/// than `w` itself: `(w, y) ∈ R_WW` for the `R` whose frontier `p` is.
+pub(crate) fn first_other_write(
+    g: &crate::relation::chains::ChainGraph,
+    w: u32,
+    v: u32,
+    q: u32,
+    p: u32,
+) -> Option<u32> {
+    match g.first_write(q, v, p) {
+        Some(y) if y == w => g.first_write(q, v, p + 1),
+        y => y,
+    }
+}

@@ -3,7 +3,7 @@
 use crate::certificate::Rel;
 use crate::history::{History, OpId};
 use crate::relation::chains::{Frontier, NONE};
-use crate::relation::program::{self, Lanes, Shape};
+use crate::relation::program::{self, Lanes};
 use crate::relation::BitMatrix;
 
 /// Per variable, the ordered pairs of its (non-initial) writes: as a
@@ -49,19 +49,13 @@ impl StoreOrder {
     /// lane's order of its writes of a variable, counted on frontiers of
     /// one chain family per variable. `None` if that is cyclic.
     pub fn count_closure(h: &History, lanes: &Lanes, gen: &[(u32, u32)]) -> Option<StoreOrder> {
-        let mut g = program::graph(
+        let mut g = program::per_var_graph(
             h,
             lanes,
-            &Shape {
-                class: &|o| h.is_write(o).then(|| h.var(o).map(|v| v as u32)).flatten(),
-                classes: h.vars.len() as u32,
-                per_var: true,
-                kept: &|_, _| true,
-                init_var_matters: false,
-                po_rel: Rel::PoLoc,
-                wr_rel: Rel::Wr,
-                wr_keep: &|_, _| false,
-            },
+            &|o| h.is_write(o).then(|| h.var(o).map(|v| v as u32)).flatten(),
+            Rel::PoLoc,
+            Rel::Wr,
+            &|_, _| false,
         );
         let edges: Vec<(u32, u32, Rel)> = gen.iter().map(|&(a, b)| (a, b, Rel::Pww)).collect();
         g.add_edges(&edges);

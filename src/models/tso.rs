@@ -42,19 +42,13 @@ pub(crate) fn relax(h: &History, relaxed: impl Fn(OpId, OpId) -> bool) -> BitMat
 /// The framework's `G_loc = po-loc ∪ wr` at scale: one family of sequences
 /// per variable (TSO and PSO alike).
 pub fn loc_graph(h: &History, lanes: &Lanes) -> ChainGraph {
-    program::graph(
+    program::per_var_graph(
         h,
         lanes,
-        &Shape {
-            class: &|o| h.var(o).map(|v| v as u32),
-            classes: h.vars.len() as u32,
-            per_var: true,
-            kept: &|_, _| true,
-            init_var_matters: false,
-            po_rel: Rel::PoLoc,
-            wr_rel: Rel::Wr,
-            wr_keep: &|_, _| true,
-        },
+        &|o| h.var(o).map(|v| v as u32),
+        Rel::PoLoc,
+        Rel::Wr,
+        &|_, _| true,
     )
 }
 

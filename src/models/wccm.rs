@@ -4,7 +4,8 @@ use crate::certificate::{Pattern, Rel, Violation};
 use crate::complete::violation;
 use crate::history::{History, OpId};
 use crate::models::common::{
-    acyclic_explained, cf, cycle_in, no_thin_air, po_loc, rw, union, wre, ww,
+    acyclic_explained, cf, cycle_in, first_other_write, no_thin_air, po_loc, rw, union, wre,
+    write_frontiers, ww,
 };
 use crate::models::hbo::{local_hb, local_hbs, Causality, Observer, Rule2};
 use crate::models::StoreOrder;
@@ -116,19 +117,13 @@ fn ppo_graph(h: &History, lanes: &Lanes) -> ChainGraph {
 
 /// `po-loc ∪ wre`: one family of sequences per variable.
 fn loc_graph(h: &History, lanes: &Lanes) -> ChainGraph {
-    program::graph(
+    program::per_var_graph(
         h,
         lanes,
-        &Shape {
-            class: &|o| h.var(o).map(|v| v as u32),
-            classes: h.vars.len() as u32,
-            per_var: true,
-            kept: &|_, _| true,
-            init_var_matters: false,
-            po_rel: Rel::PoLoc,
-            wr_rel: Rel::Wre,
-            wr_keep: &|w, r| !h.po_before(w, r) && !h.po_before(r, w),
-        },
+        &|o| h.var(o).map(|v| v as u32),
+        Rel::PoLoc,
+        Rel::Wre,
+        &|w, r| !h.po_before(w, r) && !h.po_before(r, w),
     )
 }
 
@@ -385,23 +380,16 @@ fn cfe(h: &History, lanes: &Lanes, hb: &Frontier, out: &mut Vec<(u32, u32)>) {
             }
         }
     }
-    for w in (0..h.n()).filter(|&w| h.is_write(w)) {
-        let v = h.var(w).expect("writes have a variable") as u32;
-        for q in g.seqs_with(v) {
-            let f = hb.frontier(w as u32, g.slot_of(q));
-            if f == NONE {
-                continue;
-            }
-            if let Some(r) = g.first_read(q, v, f).map(|r| next_ext[r as usize]) {
-                if r != NONE {
-                    let w2 = h.rf(r as usize).expect("no thin air");
-                    if w2 != w {
-                        out.push((w as u32, w2 as u32));
-                    }
+    write_frontiers(h, hb, |w, v, q, p| {
+        if let Some(r) = g.first_read(q, v, p).map(|r| next_ext[r as usize]) {
+            if r != NONE {
+                let w2 = h.rf(r as usize).expect("no thin air") as u32;
+                if w2 != w {
+                    out.push((w, w2));
                 }
             }
         }
-    }
+    });
 }
 
 /// `hb^π`: on `co_π = (π ∪ wre)⁺` (as frontiers), every `π`-maximal
@@ -514,22 +502,11 @@ pub fn check_scaled(
         }
     }
     let gw = whb.graph();
-    for w in (0..h.n()).filter(|&w| h.is_write(w)) {
-        let v = h.var(w).expect("writes have a variable") as u32;
-        for &q in gw.seqs_with_writes(v) {
-            let f = whb.frontier(w as u32, gw.slot_of(q));
-            if f == NONE {
-                continue;
-            }
-            let mut y = gw.first_write(q, v, f);
-            if y == Some(w as u32) {
-                y = gw.first_write(q, v, f + 1);
-            }
-            if let Some(y) = y {
-                wpww.push((w as u32, y));
-            }
+    write_frontiers(h, &whb, |w, v, q, p| {
+        if let Some(y) = first_other_write(gw, w, v, q, p) {
+            wpww.push((w, y));
         }
-    }
+    });
     drop(whb);
     // π ∪ wre ∪ wpww ∪ rw[wpww], for π = ppo and po-loc
     wpww.sort_unstable();

@@ -242,6 +242,33 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
     })
 }
 
+/// A graph of one family of sequences per variable (`po-loc`-like): the
+/// operations `class` puts on their variable's sequences, every `po` pair
+/// among them kept (labelled `po_rel`), and the `wr` pairs `wr_keep` accepts.
+pub fn per_var_graph(
+    h: &History,
+    lanes: &Lanes,
+    class: &dyn Fn(OpId) -> Option<u32>,
+    po_rel: Rel,
+    wr_rel: Rel,
+    wr_keep: &dyn Fn(OpId, OpId) -> bool,
+) -> ChainGraph {
+    graph(
+        h,
+        lanes,
+        &Shape {
+            class,
+            classes: h.vars.len() as u32,
+            per_var: true,
+            kept: &|_, _| true,
+            init_var_matters: false,
+            po_rel,
+            wr_rel,
+            wr_keep,
+        },
+    )
+}
+
 /// `(rf(r), rf(r′))` for consecutive reads `r`, `r′` of one variable in a
 /// lane (writes between them aside) with different sources, while `upto`
 /// accepts the lane's operations: `rf(r)` precedes `rf(r′)` in every store
