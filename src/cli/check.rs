@@ -102,7 +102,8 @@ pub struct CheckArgs {
     max_memory: Option<u64>,
 
     /// Representation: dense bit matrices, sparse frontiers, or auto (dense
-    /// up to 4,096 operations); for benchmarks and cross-checks.
+    /// below 64 operations, or up to 4,096 with more than one lane per 16
+    /// operations); for benchmarks and cross-checks.
     #[arg(long, value_enum, default_value = "auto", hide_short_help = true)]
     representation: Representation,
 }

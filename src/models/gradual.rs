@@ -122,9 +122,10 @@ pub fn check_gradual(h: &History, models: &[Model]) -> Vec<Outcome> {
 
 /// Checks each of `models` on `h`, gradually: the weaker models a model
 /// implies are checked in their order (cheapest first) and the first
-/// violation among them decides; the model itself runs after the linear
-/// ones (cc, ccv), and when it holds the rest are implied and skipped. Each
-/// model runs at most once per history.
+/// violation among them decides; the model itself runs right after cc, and
+/// when it holds the rest are implied and skipped. On a timed run the
+/// strongest asked store-order model's ticks witness, when it holds, decides
+/// every asked model it implies. Each model runs at most once per history.
 pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
     let deadline = opts.timeout.map(|t| Instant::now() + t);
     let lanes = std::cell::OnceCell::new();

@@ -170,7 +170,7 @@ pub fn check(
                 Some(StoreOrder::Counted { ordered, total })
             })
         }
-        _ => unreachable!("{m} has no sparse form here"),
+        _ => unreachable!("{m} is decided by `decide`"),
     })
 }
 
