@@ -23,14 +23,29 @@ pub struct Checked {
 /// The inputs named by `paths`: files as given; gem5 output directories
 /// (with `config.ini`/`config.json`) as runs; other directories searched
 /// recursively for `*.hist`, `*.axe` and runs (sorted, so the order is stable).
+/// Each input is taken once, by its canonical path (a path given twice, or
+/// reached again through a symlink, adds nothing; a symlink loop ends).
 pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<InputError>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for p in paths {
         match std::fs::metadata(p) {
-            Ok(m) if m.is_dir() && crate::gem5::is_run(p) => files.push(p.clone()),
-            Ok(m) if m.is_dir() => walk(p, &mut files, &mut errors),
-            Ok(_) => files.push(p.clone()),
+            Ok(m) if m.is_dir() && crate::gem5::is_run(p) => {
+                if first_time(&mut seen, p) {
+                    files.push(p.clone());
+                }
+            }
+            Ok(m) if m.is_dir() => {
+                if first_time(&mut seen, p) {
+                    walk(p, &mut files, &mut errors, &mut seen);
+                }
+            }
+            Ok(_) => {
+                if first_time(&mut seen, p) {
+                    files.push(p.clone());
+                }
+            }
             Err(e) => errors.push(InputError {
                 file: p.clone(),
                 pos: None,
@@ -41,7 +56,18 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<InputError>) {
     (files, errors)
 }
 
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<InputError>) {
+/// Whether `p`'s canonical path is new (a path that cannot be resolved
+/// counts as new: reading it reports the error).
+fn first_time(seen: &mut std::collections::HashSet<PathBuf>, p: &Path) -> bool {
+    std::fs::canonicalize(p).map_or(true, |c| seen.insert(c))
+}
+
+fn walk(
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+    errors: &mut Vec<InputError>,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
@@ -57,10 +83,14 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<InputError>) {
     paths.sort();
     for p in paths {
         if p.is_dir() && crate::gem5::is_run(&p) {
-            files.push(p);
+            if first_time(seen, &p) {
+                files.push(p);
+            }
         } else if p.is_dir() {
-            walk(&p, files, errors);
-        } else if p.extension().is_some_and(|e| e == "hist" || e == "axe") {
+            if first_time(seen, &p) {
+                walk(&p, files, errors, seen);
+            }
+        } else if p.extension().is_some_and(|e| e == "hist" || e == "axe") && first_time(seen, &p) {
             files.push(p);
         }
     }

@@ -468,3 +468,34 @@ fn a_full_disk_on_standard_output_is_exit_2() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("cannot write output"), "{}", stderr(&o));
 }
+
+#[test]
+fn each_input_is_checked_once_and_symlink_loops_end() {
+    let dir = std::env::temp_dir().join(format!("memconform-cli-once-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let h = dir.join("sub/a.hist");
+    std::fs::write(&h, "t0: W(x,1)\nt1: R(x,1)\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&dir, dir.join("sub/loop")).unwrap();
+    let (d, f) = (dir.to_str().unwrap(), h.to_str().unwrap());
+    let o = memconform(&["check", "--models", "cc", "-f", "csv", f, d, f]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 2, "one header, one row: {out}");
+}
+
+#[test]
+fn history_names_cannot_inject_formulas_or_terminal_escapes() {
+    let p = temp_file(
+        "names.hist",
+        "@name =HYPERLINK(\"http://x\")\nt0: W(x,1)\n---\n@name a\u{1b}[31mred\nt0: W(x,1)\n",
+    );
+    let o = memconform(&["check", "--models", "cc", "-f", "csv", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("'=HYPERLINK"), "{out}");
+    assert!(!out.contains('\u{1b}'), "{out}");
+    let o = memconform(&["check", "--models", "cc", p.to_str().unwrap()]);
+    assert!(!stdout(&o).contains('\u{1b}'), "{}", stdout(&o));
+}

@@ -87,7 +87,7 @@ pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
             Row {
                 file: file.display().to_string(),
                 index: h.index,
-                name: h.name.clone().unwrap_or_default(),
+                name: printable(h.name.as_deref().unwrap_or_default()),
                 protocol: meta(h, "protocol"),
                 variant: meta(h, "variant"),
                 seed: meta(h, "seed"),
@@ -166,9 +166,31 @@ pub fn write_csv(out: impl Write, rows: &[Row], header: bool) -> io::Result<()> 
         .has_headers(header)
         .from_writer(out);
     for r in rows {
-        w.serialize(r).map_err(io::Error::other)?;
+        if starts_like_formula(&r.name) {
+            // a spreadsheet would run `=HYPERLINK(…)`: the cell is text
+            let r = Row {
+                name: format!("'{}", r.name),
+                ..r.clone()
+            };
+            w.serialize(&r).map_err(io::Error::other)?;
+        } else {
+            w.serialize(r).map_err(io::Error::other)?;
+        }
     }
     w.flush()
+}
+
+/// Whether a spreadsheet would read the cell as a formula.
+fn starts_like_formula(s: &str) -> bool {
+    s.starts_with(['=', '+', '-', '@', '\t', '\r'])
+}
+
+/// A history name from the input, printable: control characters (terminal
+/// escapes among them) become `�`.
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
 }
 
 /// Writes rows as JSON lines.
