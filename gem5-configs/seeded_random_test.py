@@ -43,14 +43,14 @@ def fail(msg):
     sys.stderr.write(f"seeded_random_test.py: {msg}\n")
     sys.stderr.write(
         "usage: gem5.opt [gem5 options] seeded_random_test.py --seed N "
-        "[--gem5-root DIR] [--config SCRIPT] [script args]\n"
+        "[--gem5-root DIR] [--config SCRIPT] [--variant NAME] [script args]\n"
     )
     sys.exit(2)
 
 
 def split_args(argv):
     """Takes the wrapper's options out of `argv`: returns (options, rest)."""
-    ours = {"--seed": None, "--gem5-root": None, "--config": None}
+    ours = {"--seed": None, "--gem5-root": None, "--config": None, "--variant": None}
     rest = []
     i = 0
     while i < len(argv):
@@ -212,6 +212,7 @@ def main():
             "gem5_root": root,
             "protocol": proto,
             "adaptations": adaptations,
+            **({"variant": ours["--variant"]} if ours["--variant"] else {}),
         },
     )
     sys.stderr.write(

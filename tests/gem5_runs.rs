@@ -349,3 +349,44 @@ fn a_violation_decided_by_a_weaker_model_is_explained_under_the_asked_one() {
     // no host pointers from gem5's panic text
     assert!(!text.contains("data: 0x"), "{text}");
 }
+
+#[test]
+fn a_runs_variant_comes_from_its_run_record_or_the_command_line() {
+    let src = mesi_two_level("bug-me7-n4-s1-rich");
+    let tmp = std::env::temp_dir().join(format!("memconform-variant-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    for e in std::fs::read_dir(&src).unwrap().flatten() {
+        std::fs::copy(e.path(), tmp.join(e.file_name())).unwrap();
+    }
+    let record = std::fs::read_to_string(tmp.join("memconform-run.json")).unwrap();
+    let with = record.replacen('{', "{\n  \"variant\": \"ME-7\",", 1);
+    std::fs::write(tmp.join("memconform-run.json"), with).unwrap();
+    let csv = |extra: &[&str]| {
+        let mut args = vec![
+            "check",
+            "--models",
+            "cc",
+            "-f",
+            "csv",
+            tmp.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_memconform"))
+            .args(&args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let out = csv(&[]);
+    let header: Vec<&str> = out.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|c| *c == "variant").unwrap();
+    let row: Vec<&str> = out.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[col], "ME-7", "{out}");
+    // the run's own record wins over --variant, which fills only empty ones
+    let out = csv(&["--variant", "other"]);
+    assert!(out.contains(",ME-7,") && !out.contains(",other,"), "{out}");
+    std::fs::write(tmp.join("memconform-run.json"), record).unwrap();
+    let out = csv(&["--variant", "other"]);
+    assert!(out.contains(",other,"), "{out}");
+}

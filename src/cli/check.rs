@@ -54,6 +54,12 @@ pub struct CheckArgs {
     #[arg(long, short, value_enum, default_value = "text")]
     format: Format,
 
+    /// The `variant` column of every row whose history names none (a gem5
+    /// run's comes from `variant` in its memconform-run.json, a .hist's from
+    /// `@variant`): e.g. the mutant these runs come from.
+    #[arg(long, value_name = "NAME")]
+    variant: Option<String>,
+
     /// Write the results to this file instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -288,7 +294,12 @@ pub fn run(args: CheckArgs) -> i32 {
                 return;
             }
             histories += 1;
-            let rows = rows(file, &c);
+            let mut rows = rows(file, &c);
+            if let Some(v) = &args.variant {
+                rows.iter_mut()
+                    .filter(|r| r.variant.is_empty())
+                    .for_each(|r| r.variant = v.clone());
+            }
             violations += rows.iter().filter(|r| r.verdict == "violation").count();
             unknown += rows.iter().filter(|r| r.verdict == "unknown").count();
             for (r, o) in rows.iter().zip(&c.outcomes) {

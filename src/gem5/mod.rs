@@ -27,6 +27,9 @@ pub struct Run {
     pub trace: Option<PathBuf>,
     /// `--seed N` of the command line in `simout.txt`, if any.
     pub seed: Option<u64>,
+    /// The protocol variant (e.g. a mutant's id): `variant` in
+    /// `memconform-run.json` (the wrapper's `--variant NAME`), if any.
+    pub variant: Option<String>,
     /// The tester's failure panic, from `simerr.txt`/`simout.txt`.
     pub failure: Option<CheckFailure>,
     /// MemTest's failure panic: (tester, address, tick, returned, expected).
@@ -113,6 +116,11 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
                         .and_then(|s| s.parse().ok())
                 })
         });
+    let variant = std::fs::read(dir.join("memconform-run.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| v.get("variant")?.as_str().map(str::to_string))
+        .filter(|v| !v.is_empty());
     Ok(Run {
         dir: dir.to_path_buf(),
         config,
@@ -120,6 +128,7 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
         tester,
         trace: find_trace(dir),
         seed,
+        variant,
         failure,
         memtest_failure,
         panic,
@@ -329,6 +338,10 @@ pub fn view(run: &Run, t: &RunTrace, real_time: bool) -> Result<Ingested, InputE
     if let Some(s) = run.seed {
         raw.meta
             .push(("seed".into(), s.to_string(), Default::default()));
+    }
+    if let Some(v) = &run.variant {
+        raw.meta
+            .push(("variant".into(), v.clone(), Default::default()));
     }
     let history = History::from_raw(&raw, 0)
         .map_err(|e| input_error(trace_path, format!("internal: {}", e.msg)))?;
