@@ -32,21 +32,20 @@ impl std::error::Error for InputError {}
 
 /// Reads every history of a `.hist` file.
 pub fn load_file(path: &Path) -> Result<Vec<History>, InputError> {
-    parse_file(path)?
-        .iter()
-        .enumerate()
-        .map(|(i, raw)| build(raw, i, path))
-        .collect()
+    load_bytes(&open(path)?, path)
 }
 
 /// Parses a file's histories without validating them (see [`build`]).
 pub fn parse_file(path: &Path) -> Result<Vec<RawHistory>, InputError> {
-    let bytes = Mapped::open(path).map_err(|e| InputError {
+    parse_bytes(&open(path)?, path)
+}
+
+fn open(path: &Path) -> Result<Mapped, InputError> {
+    Mapped::open(path).map_err(|e| InputError {
         file: path.to_path_buf(),
         pos: None,
         msg: format!("cannot read: {e}"),
-    })?;
-    parse_bytes(&bytes, path)
+    })
 }
 
 /// Validates the `i`-th parsed history of `path`.

@@ -7,7 +7,7 @@ use crate::models::cm::observers;
 use crate::models::common::{
     acyclic_explained, causal, cf, first_other_write, no_thin_air, rw, union, write_frontiers, ww,
 };
-use crate::models::hbo::{local_hb, local_hbs, Causality, Rule2};
+use crate::models::hbo::{insert_all, local_hb, local_hbs, Causality, Rule2};
 use crate::models::StoreOrder;
 use crate::models::{cc, sc};
 use crate::relation::program::{consecutive_sources, Lanes};
@@ -69,12 +69,7 @@ pub fn check_scaled(
     if !local_hbs(h, &mut hb, obs, &rule, deadline, Some(&mut derived))? {
         return Ok(None);
     }
-    for (a, b) in derived {
-        if hb.insert(a, b, Rel::Pww, |_, _, _, _| {}).is_err() {
-            let cycle = hb.cycle_through(a, b, Rel::Pww).expect("b reaches a");
-            return Err(violation(Pattern::CyclicPww, cycle));
-        }
-    }
+    insert_all(&mut hb, &derived, Rel::Pww, Pattern::CyclicPww)?;
     // pww's generating pairs
     let g = hb.graph();
     let mut pww: Vec<(u32, u32)> = Vec::new();

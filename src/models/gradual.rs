@@ -138,14 +138,20 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
     // linear check alone. (Untimed histories keep each model's own check:
     // its partial store order and time are what the coverage and time
     // figures report.)
-    let strong = if opts.gradual {
-        Model::STORE
-            .into_iter()
-            .filter(|s| models.contains(s))
-            .find_map(|s| by_ticks(h, s, opts).map(|r| (s, r)))
-    } else {
-        None
-    };
+    let mut tried = Vec::new(); // models whose ticks witness failed: not tried again
+    let mut strong = None;
+    if opts.gradual {
+        for s in Model::STORE.into_iter().filter(|s| models.contains(s)) {
+            match by_ticks(h, s, opts) {
+                Some(r) => {
+                    strong = Some((s, r));
+                    break;
+                }
+                None => tried.push(s),
+            }
+        }
+    }
+    let run = |m: Model| run(h, &lanes, m, opts, deadline, !tried.contains(&m));
     if let Some((s, r)) = &strong {
         memo.insert(*s, r.clone());
     }
@@ -185,26 +191,19 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
         let cheap = chain.iter().take_while(|w| matches!(w, Model::Cc)).count();
         for (i, &weaker) in chain.iter().enumerate() {
             if i == cheap {
-                let r = memo
-                    .entry(m)
-                    .or_insert_with(|| run(h, &lanes, m, opts, deadline));
+                let r = memo.entry(m).or_insert_with(|| run(m));
                 if r.verdict == Verdict::Consistent {
                     break;
                 }
             }
-            let r = memo
-                .entry(weaker)
-                .or_insert_with(|| run(h, &lanes, weaker, opts, deadline));
+            let r = memo.entry(weaker).or_insert_with(|| run(weaker));
             secs += r.seconds;
             if r.verdict == Verdict::Violation {
                 by = weaker;
                 break;
             }
         }
-        let r = memo
-            .entry(by)
-            .or_insert_with(|| run(h, &lanes, by, opts, deadline))
-            .clone();
+        let r = memo.entry(by).or_insert_with(|| run(by)).clone();
         if by == m {
             secs += r.seconds;
         }
@@ -262,13 +261,15 @@ fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
 
 /// Runs one model and validates its certificate.
 /// `lanes` gives the history's lanes (computed on first use: only the
-/// sparse forms need them).
+/// sparse forms need them); `ticks`: try a timed run's store order by ticks
+/// first (off when it was tried already).
 fn run<'a>(
     h: &History,
     lanes: &dyn Fn() -> &'a Lanes,
     m: Model,
     opts: &Options,
     deadline: Option<Instant>,
+    ticks: bool,
 ) -> Run {
     let t = Instant::now();
     let mut r = Run {
@@ -290,7 +291,7 @@ fn run<'a>(
         _ => None,
     };
     // a timed run (gem5): the ticks' store order first, if the validator takes it
-    if let Some(r) = by_ticks(h, m, opts) {
+    if let Some(r) = ticks.then(|| by_ticks(h, m, opts)).flatten() {
         return r;
     }
     let path = match (m.path(h, lanes, opts.scale, opts.max_memory), store_model) {

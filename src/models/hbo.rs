@@ -122,6 +122,22 @@ pub(crate) struct Rule2<'a> {
     pub next_break: Option<&'a [u32]>,
 }
 
+/// Adds `edges` (labelled `rel`) to `f`; a cycle is `pattern`'s violation.
+pub(crate) fn insert_all(
+    f: &mut Frontier,
+    edges: &[(u32, u32)],
+    rel: Rel,
+    pattern: Pattern,
+) -> Result<(), Violation> {
+    for &(a, b) in edges {
+        if f.insert(a, b, rel, |_, _, _, _| {}).is_err() {
+            let cycle = f.cycle_through(a, b, rel).expect("b reaches a");
+            return Err(violation(pattern, cycle));
+        }
+    }
+    Ok(())
+}
+
 /// Every observer's `hb_o` grown on `co` (undone after each), its rule-2
 /// edges collected in `derived` when given. Rule 2 fires where a write's
 /// frontier drops on a site sequence: at the first site read of its

@@ -7,7 +7,7 @@ use crate::models::common::{
     acyclic_explained, cf, cycle_in, first_other_write, no_thin_air, po_loc, rw, union, wre,
     write_frontiers, ww,
 };
-use crate::models::hbo::{local_hb, local_hbs, Causality, Observer, Rule2};
+use crate::models::hbo::{insert_all, local_hb, local_hbs, Causality, Observer, Rule2};
 use crate::models::StoreOrder;
 use crate::relation::chains::{ChainGraph, Frontier, NONE};
 use crate::relation::program::{self, Lanes, Shape};
@@ -127,44 +127,43 @@ fn loc_graph(h: &History, lanes: &Lanes) -> ChainGraph {
     )
 }
 
-/// Per lane, its reads grouped by variable in lane order: `(var, reads)`.
-fn lane_reads(h: &History, lane: &[u32]) -> Vec<(usize, Vec<u32>)> {
-    let mut by: std::collections::BTreeMap<usize, Vec<u32>> = Default::default();
-    for &r in lane.iter().filter(|&&r| h.is_read(r as usize)) {
-        let v = h.var(r as usize).expect("reads have a variable");
-        by.entry(v).or_default().push(r);
+/// Every lane's reads of each variable, in lane order: one run per
+/// (lane, variable).
+fn read_runs(h: &History, lanes: &Lanes) -> Vec<Vec<u32>> {
+    let mut runs = Vec::new();
+    for lane in &lanes.lanes {
+        let mut by: std::collections::BTreeMap<usize, Vec<u32>> = Default::default();
+        for &r in lane.iter().filter(|&&r| h.is_read(r as usize)) {
+            let v = h.var(r as usize).expect("reads have a variable");
+            by.entry(v).or_default().push(r);
+        }
+        runs.extend(by.into_values());
     }
-    by.into_iter().collect()
+    runs
 }
 
-/// Per read `r′`, whether the source of the read `r` before it (same
-/// variable and lane) reaches `r′` in `co_π` already (so
-/// `rf(r) hb_o r′` in every `hb_o` where `r′` is a site).
-fn chained(h: &History, lanes: &Lanes, co: &Frontier) -> Vec<bool> {
+/// Per read `r′`, whether the source of the read `r` before it in its run
+/// reaches `r′` in `co_π` already (so `rf(r) hb_o r′` in every `hb_o` where
+/// `r′` is a site).
+fn chained(h: &History, runs: &[Vec<u32>], co: &Frontier) -> Vec<bool> {
     let mut out = vec![false; h.n()];
-    for lane in &lanes.lanes {
-        for (_, reads) in lane_reads(h, lane) {
-            for p in reads.windows(2) {
-                let w = h.rf(p[0] as usize).expect("no thin air") as u32;
-                out[p[1] as usize] = co.reaches(w, p[1]);
-            }
-        }
+    for p in runs.iter().flat_map(|reads| reads.windows(2)) {
+        let w = h.rf(p[0] as usize).expect("no thin air") as u32;
+        out[p[1] as usize] = co.reaches(w, p[1]);
     }
     out
 }
 
-/// The next read after each read (same variable and lane) that is not
-/// [`chained`]: rule 2 fires there as well.
-fn next_breaks(h: &History, lanes: &Lanes, chained: &[bool]) -> Vec<u32> {
+/// The next read after each read (same run) that is not [`chained`]: rule 2
+/// fires there as well.
+fn next_breaks(h: &History, runs: &[Vec<u32>], chained: &[bool]) -> Vec<u32> {
     let mut next = vec![NONE; h.n()];
-    for lane in &lanes.lanes {
-        for (_, reads) in lane_reads(h, lane) {
-            let mut after = NONE;
-            for i in (0..reads.len()).rev() {
-                next[reads[i] as usize] = after;
-                if i > 0 && !chained[reads[i] as usize] {
-                    after = reads[i];
-                }
+    for reads in runs {
+        let mut after = NONE;
+        for i in (0..reads.len()).rev() {
+            next[reads[i] as usize] = after;
+            if i > 0 && !chained[reads[i] as usize] {
+                after = reads[i];
             }
         }
     }
@@ -351,35 +350,39 @@ fn loc_observers<'a>(
     })
 }
 
-/// `cfe[hb^π] = hb^π_WR ; wre⁻¹` generated at `hb^π`'s frontiers: from
-/// each write, the first external read of its variable it reaches on each
-/// sequence, plus `(rf(r), rf(r′))` for consecutive external reads of a lane.
-fn cfe(h: &History, lanes: &Lanes, hb: &Frontier, out: &mut Vec<(u32, u32)>) {
-    let g = hb.graph();
-    // per read, the first external read at or after it (same variable and lane)
+/// Per read, the first external read at or after it in its run; and
+/// `(rf(r), rf(r′))` for consecutive external reads of a run (part of
+/// `cfe[hb^π]` for either `π`: `rf(r) wre r π r′`).
+fn external_reads(h: &History, runs: &[Vec<u32>], pairs: &mut Vec<(u32, u32)>) -> Vec<u32> {
     let mut next_ext = vec![NONE; h.n()];
-    for lane in &lanes.lanes {
-        for (_, reads) in lane_reads(h, lane) {
-            let mut after = NONE;
-            for &r in reads.iter().rev() {
-                if external(h, r as usize) {
-                    after = r;
-                }
-                next_ext[r as usize] = after;
+    for reads in runs {
+        let mut after = NONE;
+        for &r in reads.iter().rev() {
+            if external(h, r as usize) {
+                after = r;
             }
-            let ext: Vec<u32> = reads
-                .iter()
-                .copied()
-                .filter(|&r| external(h, r as usize))
-                .collect();
-            for p in ext.windows(2) {
-                let (a, b) = (h.rf(p[0] as usize), h.rf(p[1] as usize));
-                if a != b {
-                    out.push((a.expect("read") as u32, b.expect("read") as u32));
-                }
+            next_ext[r as usize] = after;
+        }
+        let ext: Vec<u32> = reads
+            .iter()
+            .copied()
+            .filter(|&r| external(h, r as usize))
+            .collect();
+        for p in ext.windows(2) {
+            let (a, b) = (h.rf(p[0] as usize), h.rf(p[1] as usize));
+            if a != b {
+                pairs.push((a.expect("read") as u32, b.expect("read") as u32));
             }
         }
     }
+    next_ext
+}
+
+/// The rest of `cfe[hb^π] = hb^π_WR ; wre⁻¹`, at `hb^π`'s frontiers: from
+/// each write, the first external read of its variable it reaches on each
+/// sequence.
+fn cfe(h: &History, hb: &Frontier, next_ext: &[u32], out: &mut Vec<(u32, u32)>) {
+    let g = hb.graph();
     write_frontiers(h, hb, |w, v, q, p| {
         if let Some(r) = g.first_read(q, v, p).map(|r| next_ext[r as usize]) {
             if r != NONE {
@@ -412,52 +415,14 @@ fn hb_pi_scaled(
     if !local_hbs(h, hb, obs, &rule, deadline, Some(&mut derived))? {
         return Ok(None);
     }
-    for &(a, b) in &derived {
-        if hb.insert(a, b, Rel::Wpww, |_, _, _, _| {}).is_err() {
-            let cycle = hb.cycle_through(a, b, Rel::Wpww).expect("b reaches a");
-            return Err(violation(pattern, cycle));
-        }
-    }
+    insert_all(hb, &derived, Rel::Wpww, pattern)?;
     Ok(Some(derived))
 }
 
-/// wCCM at scale: `hb^ppo` and `hb^po-loc` each as frontiers with their
-/// observers' rule-2 edges (one observer at a time, undone), `cfe` of each
-/// at its frontiers; `whb` as frontiers of `ppo ∪ po-loc ∪ wre` plus both
-/// rule-2 edge sets, `whb_WW` at its frontiers (the first write of the
-/// variable on each lane); then `π ∪ wre ∪ wpww ∪ rw[wpww]` acyclic for
-/// `π = ppo` and `po-loc`, with `wpww` by its generating pairs.
-/// `wpww`'s pairs are counted. `Ok(None)`: the deadline passed first.
-pub fn check_scaled(
-    h: &History,
-    lanes: &Lanes,
-    deadline: Option<std::time::Instant>,
-) -> Result<Option<StoreOrder>, Violation> {
-    no_thin_air(h)?;
-    let mut wpww: Vec<(u32, u32)> = Vec::new();
-    let mut derived = Vec::new();
-    for (pattern, g) in [
-        (Pattern::CyclicWpwwPpo, ppo_graph(h, lanes)),
-        (Pattern::CyclicWpwwPoLoc, loc_graph(h, lanes)),
-    ] {
-        let mut hb = Frontier::new(g).map_err(|c| violation(pattern, c))?;
-        let chained = chained(h, lanes, &hb);
-        let breaks = next_breaks(h, lanes, &chained);
-        let d = if pattern == Pattern::CyclicWpwwPpo {
-            let obs = ppo_observers(h, lanes, hb.graph(), &chained);
-            hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
-        } else {
-            let obs = loc_observers(h, lanes, hb.graph(), &chained);
-            hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
-        };
-        let Some(d) = d else {
-            return Ok(None);
-        };
-        derived.extend(d);
-        cfe(h, lanes, &hb, &mut wpww);
-    }
-    // whb = (hb^ppo ∪ hb^po-loc)⁺: ppo ∪ wre, po-loc's (write, read) pairs, rule-2 edges
-    let mut g = ppo_graph(h, lanes);
+/// `po-loc`'s (write, read) pairs, which `ppo` drops: into each read, from
+/// the last write of its variable before it on each lane of its thread, and
+/// from its variable's initial write.
+fn po_loc_write_read(h: &History, lanes: &Lanes) -> Vec<(u32, u32, Rel)> {
     let mut extra: Vec<(u32, u32, Rel)> = Vec::new();
     for range in &lanes.of_thread {
         // per lane of the thread and variable, its writes in lane order
@@ -492,15 +457,51 @@ pub fn check_scaled(
         let v = h.var(r).expect("reads have a variable");
         extra.push((v as u32, r as u32, Rel::PoLoc));
     }
-    g.add_edges(&extra);
-    drop(extra);
-    let mut whb = Frontier::new(g).map_err(|c| violation(Pattern::CyclicWpwwPpo, c))?;
-    for &(a, b) in &derived {
-        if whb.insert(a, b, Rel::Wpww, |_, _, _, _| {}).is_err() {
-            let cycle = whb.cycle_through(a, b, Rel::Wpww).expect("b reaches a");
-            return Err(violation(Pattern::CyclicWpwwPpo, cycle));
-        }
+    extra
+}
+
+/// wCCM at scale: `hb^ppo` and `hb^po-loc` each as frontiers with their
+/// observers' rule-2 edges (one observer at a time, undone), `cfe` of each
+/// at its frontiers; `whb` as frontiers of `ppo ∪ po-loc ∪ wre` plus both
+/// rule-2 edge sets, `whb_WW` at its frontiers (the first write of the
+/// variable on each lane); then `π ∪ wre ∪ wpww ∪ rw[wpww]` acyclic for
+/// `π = ppo` and `po-loc`, with `wpww` by its generating pairs.
+/// `wpww`'s pairs are counted. `Ok(None)`: the deadline passed first.
+pub fn check_scaled(
+    h: &History,
+    lanes: &Lanes,
+    deadline: Option<std::time::Instant>,
+) -> Result<Option<StoreOrder>, Violation> {
+    no_thin_air(h)?;
+    let runs = read_runs(h, lanes);
+    let mut wpww: Vec<(u32, u32)> = Vec::new();
+    let next_ext = external_reads(h, &runs, &mut wpww);
+    let mut derived = Vec::new();
+    for (pattern, g) in [
+        (Pattern::CyclicWpwwPpo, ppo_graph(h, lanes)),
+        (Pattern::CyclicWpwwPoLoc, loc_graph(h, lanes)),
+    ] {
+        let mut hb = Frontier::new(g).map_err(|c| violation(pattern, c))?;
+        let chained = chained(h, &runs, &hb);
+        let breaks = next_breaks(h, &runs, &chained);
+        let d = if pattern == Pattern::CyclicWpwwPpo {
+            let obs = ppo_observers(h, lanes, hb.graph(), &chained);
+            hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
+        } else {
+            let obs = loc_observers(h, lanes, hb.graph(), &chained);
+            hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
+        };
+        let Some(d) = d else {
+            return Ok(None);
+        };
+        derived.extend(d);
+        cfe(h, &hb, &next_ext, &mut wpww);
     }
+    // whb = (hb^ppo ∪ hb^po-loc)⁺: ppo ∪ wre, po-loc's (write, read) pairs, rule-2 edges
+    let mut g = ppo_graph(h, lanes);
+    g.add_edges(&po_loc_write_read(h, lanes));
+    let mut whb = Frontier::new(g).map_err(|c| violation(Pattern::CyclicWpwwPpo, c))?;
+    insert_all(&mut whb, &derived, Rel::Wpww, Pattern::CyclicWpwwPpo)?;
     let gw = whb.graph();
     write_frontiers(h, &whb, |w, v, q, p| {
         if let Some(y) = first_other_write(gw, w, v, q, p) {
