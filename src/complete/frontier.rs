@@ -25,6 +25,9 @@ use crate::relation::program::{consecutive_sources, Lanes};
 
 type Work = (u32, u32, Rel);
 
+/// A lowered frontier entry: `(node, slot, new, old)`.
+type Lowered = (u32, usize, u32, u32);
+
 /// A conflict: adding `a -rel-> b` to graph `graph` closes a cycle.
 #[derive(Debug, Clone, Copy)]
 pub struct Conflict {
@@ -43,7 +46,9 @@ pub struct Scaled<'h> {
     rmw_source: HashMap<u32, u32>,
     rmw_by_source: HashMap<u32, Vec<u32>>,
     work: Vec<Work>,
-    drops: Vec<(u32, usize, u32, u32)>,
+    drops: Vec<Lowered>,
+    /// Per graph, its rule sites looked up so far.
+    sites: Vec<Sites>,
 }
 
 impl<'h> Scaled<'h> {
@@ -71,7 +76,9 @@ impl<'h> Scaled<'h> {
             rmw_by_source: HashMap::new(),
             work: Vec::new(),
             drops: Vec::new(),
+            sites: Vec::new(),
         };
+        s.sites = vec![Sites::new(); s.graphs.len()];
         if atomic {
             for o in 0..h.n() {
                 if let (true, Some(r)) = (h.is_write(o), h.ops[o].rmw) {
@@ -110,7 +117,13 @@ impl<'h> Scaled<'h> {
                 for &slot in slots.iter() {
                     let f = s.graphs[i].1.frontier(x as u32, slot);
                     if f != NONE {
-                        fire(h, &s.graphs[i].1, x as u32, slot, f, NONE, &mut s.work);
+                        fire(
+                            h,
+                            &s.graphs[i].1,
+                            &mut s.sites[i],
+                            (x as u32, slot, f, NONE),
+                            &mut s.work,
+                        );
                     }
                 }
             }
@@ -203,9 +216,12 @@ impl<'h> Scaled<'h> {
             for i in 0..self.graphs.len() {
                 let mut drops = std::mem::take(&mut self.drops);
                 drops.clear();
-                let inserted = self.graphs[i]
-                    .1
-                    .insert(a, b, rel, |x, s, new, old| drops.push((x, s, new, old)));
+                let inserted = self.graphs[i].1.insert(a, b, rel, |x, s, new, old| {
+                    // the rules fire at writes only
+                    if h.is_write(x as usize) {
+                        drops.push((x, s, new, old))
+                    }
+                });
                 if inserted.is_err() {
                     self.work.clear();
                     self.drops = drops;
@@ -217,7 +233,13 @@ impl<'h> Scaled<'h> {
                     });
                 }
                 for &(x, s, new, old) in &drops {
-                    fire(h, &self.graphs[i].1, x, s, new, old, &mut self.work);
+                    fire(
+                        h,
+                        &self.graphs[i].1,
+                        &mut self.sites[i],
+                        (x, s, new, old),
+                        &mut self.work,
+                    );
                 }
                 self.drops = drops;
             }
@@ -404,7 +426,13 @@ impl<'h> Scaled<'h> {
 /// `new`): the first read of `var(x)` now reached, reading from `w′ ≠ x`,
 /// gives `x ww w′`; the first other write of `var(x)` now reached, `y`,
 /// gives `x ww y`.
-fn fire(h: &History, f: &Frontier, x: u32, slot: usize, new: u32, old: u32, work: &mut Vec<Work>) {
+fn fire(
+    h: &History,
+    f: &Frontier,
+    memo: &mut Sites,
+    (x, slot, new, old): Lowered,
+    work: &mut Vec<Work>,
+) {
     let xo = x as usize;
     if !h.is_write(xo) {
         return;
@@ -412,23 +440,65 @@ fn fire(h: &History, f: &Frontier, x: u32, slot: usize, new: u32, old: u32, work
     let g = f.graph();
     let v = h.var(xo).expect("writes have a variable") as u32;
     let q = g.seq_of_slot(x, slot);
-    if let Some(y) = g.first_read(q, v, new) {
-        if g.pos(y) < old {
-            if let Some(w2) = h.rf(y as usize) {
-                if w2 != xo {
-                    work.push((x, w2 as u32, Rel::St));
-                }
+    if !g.may_hold(q, v) {
+        return;
+    }
+    let (read, w1, w2) = memo.at(g, q, v, new);
+    if read != NONE && g.pos(read) < old {
+        if let Some(w2) = h.rf(read as usize) {
+            if w2 != xo {
+                work.push((x, w2 as u32, Rel::St));
             }
         }
     }
-    let mut y = g.first_write(q, v, new);
-    if y == Some(x) {
-        y = g.first_write(q, v, new + 1);
+    let y = if w1 == x { w2 } else { w1 };
+    if y != NONE && g.pos(y) < old {
+        work.push((x, y, Rel::St));
     }
-    if let Some(y) = y {
-        if g.pos(y) < old {
-            work.push((x, y, Rel::St));
+}
+
+/// The rule sites of a sequence from a position on — its first read of a
+/// variable, and its first two writes of it — remembered in a small
+/// direct-mapped table: the writes that drop in one insertion mostly drop
+/// to the same position of the same sequence.
+#[derive(Clone)]
+struct Sites {
+    keys: Vec<(u32, u32, u32)>,
+    sites: Vec<(u32, u32, u32)>,
+}
+
+impl Sites {
+    const SIZE: usize = 1 << 12;
+
+    fn new() -> Sites {
+        Sites {
+            keys: vec![(NONE, NONE, NONE); Self::SIZE],
+            sites: vec![(NONE, NONE, NONE); Self::SIZE],
         }
+    }
+
+    /// (first read of `v`, first and second write of `v`) at or after
+    /// position `p` of sequence `q` ([`NONE`] where there is none).
+    #[inline]
+    fn at(&mut self, g: &ChainGraph, q: u32, v: u32, p: u32) -> (u32, u32, u32) {
+        let k = (q, v, p);
+        let hash = (q as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add((v as u64) << 20 ^ p as u64)
+            .wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        let i = (hash >> 52) as usize & (Self::SIZE - 1);
+        if self.keys[i] != k {
+            let read = g.first_read(q, v, p).unwrap_or(NONE);
+            let w1 = g.first_write(q, v, p).unwrap_or(NONE);
+            let w2 = if w1 == NONE {
+                NONE
+            } else {
+                g.first_write(q, v, g.pos(w1) + 1).unwrap_or(NONE)
+            };
+            self.keys[i] = k;
+            self.sites[i] = (read, w1, w2);
+        }
+        self.sites[i]
     }
 }
 

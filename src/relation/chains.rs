@@ -35,14 +35,20 @@ pub struct ChainGraph {
     inn: Vec<(u32, Rel)>,
     reads: SeqIndex,
     writes: SeqIndex,
+    /// Per sequence, the one variable all its reads and writes access
+    /// ([`NONE`]: none; [`MIXED`]: several).
+    seq_var: Vec<u32>,
 }
+
+/// A sequence accessing several variables.
+const MIXED: u32 = NONE - 1;
 
 /// Per sequence, entries `(var, pos)` sorted, with a directory from
 /// `(sequence, var)` to its run: "first read of `x` in `q` at or after `p`"
-/// is a hash look-up and a binary search within that run.
+/// is a look-up and a binary search within that run.
 struct SeqIndex {
     positions: Vec<u32>,
-    dir: HashMap<u64, (u32, u32), BuildMix>,
+    dir: Dir,
     /// Per variable, the sequences holding its entries (ascending).
     seqs_of: HashMap<u32, Vec<u32>, BuildMix>,
 }
@@ -75,10 +81,56 @@ impl std::hash::Hasher for Mix {
     }
 }
 
+/// The directory from `(sequence, var)` to a run of positions: a table when
+/// sequences × variables is within a few entries per item, else a hash map.
+enum Dir {
+    Table { vars: u32, runs: Vec<(u32, u32)> },
+    Hash(HashMap<u64, (u32, u32), BuildMix>),
+}
+
+impl Dir {
+    fn for_items(items: &[(u32, u32, u32)]) -> Dir {
+        let seqs = items.iter().map(|i| i.0 as u64 + 1).max().unwrap_or(0);
+        let vars = items.iter().map(|i| i.1 as u64 + 1).max().unwrap_or(0);
+        if seqs * vars <= (4 * items.len() as u64).max(1 << 12) {
+            Dir::Table {
+                vars: vars as u32,
+                runs: vec![(0, 0); (seqs * vars) as usize],
+            }
+        } else {
+            Dir::Hash(HashMap::with_hasher(BuildMix))
+        }
+    }
+
+    fn insert(&mut self, q: u32, v: u32, run: (u32, u32)) {
+        match self {
+            Dir::Table { vars, runs } => runs[(q as usize) * (*vars as usize) + v as usize] = run,
+            Dir::Hash(m) => {
+                m.insert(key(q, v), run);
+            }
+        }
+    }
+
+    #[inline]
+    fn get(&self, q: u32, v: u32) -> (u32, u32) {
+        match self {
+            Dir::Table { vars, runs } => {
+                if v >= *vars {
+                    return (0, 0);
+                }
+                runs.get((q as usize) * (*vars as usize) + v as usize)
+                    .copied()
+                    .unwrap_or((0, 0))
+            }
+            Dir::Hash(m) => m.get(&key(q, v)).copied().unwrap_or((0, 0)),
+        }
+    }
+}
+
 impl SeqIndex {
     fn new(mut items: Vec<(u32, u32, u32)>) -> SeqIndex {
         items.sort_unstable();
-        let mut dir = HashMap::with_hasher(BuildMix);
+        let mut dir = Dir::for_items(&items);
         let mut seqs_of: HashMap<u32, Vec<u32>, BuildMix> = HashMap::with_hasher(BuildMix);
         let mut i = 0;
         while i < items.len() {
@@ -87,7 +139,7 @@ impl SeqIndex {
             while j < items.len() && items[j].0 == q && items[j].1 == v {
                 j += 1;
             }
-            dir.insert(key(q, v), (i as u32, j as u32));
+            dir.insert(q, v, (i as u32, j as u32));
             seqs_of.entry(v).or_default().push(q);
             i = j;
         }
@@ -105,10 +157,8 @@ impl SeqIndex {
 
     /// The positions of `var`'s entries in `q`, ascending.
     fn of(&self, q: u32, var: u32) -> &[u32] {
-        match self.dir.get(&key(q, var)) {
-            Some(&(i, j)) => &self.positions[i as usize..j as usize],
-            None => &[],
-        }
+        let (i, j) = self.dir.get(q, var);
+        &self.positions[i as usize..j as usize]
     }
 
     /// The first position `>= p` of an entry of `var` in sequence `q`.
@@ -158,6 +208,7 @@ impl ChainGraph {
         let mut seq_nodes = Vec::with_capacity(n);
         let mut reads = Vec::new();
         let mut writes = Vec::new();
+        let mut seq_var = vec![NONE; nseq];
         seq_start.push(0u32);
         for (q, (slot, nodes)) in l.seqs.into_iter().enumerate() {
             seq_slot.push(slot);
@@ -165,6 +216,11 @@ impl ChainGraph {
                 seq[x as usize] = q as u32;
                 pos[x as usize] = p as u32;
                 if let Some((v, is_read)) = l.access[x as usize] {
+                    seq_var[q] = match seq_var[q] {
+                        NONE => v,
+                        one if one == v => v,
+                        _ => MIXED,
+                    };
                     let item = (q as u32, v, p as u32);
                     if is_read {
                         reads.push(item);
@@ -197,7 +253,16 @@ impl ChainGraph {
             inn,
             reads: SeqIndex::new(reads),
             writes: SeqIndex::new(writes),
+            seq_var,
         }
+    }
+
+    /// Whether sequence `q` may hold reads or writes of `var` (a quick
+    /// test before the indexes: `false` is certain).
+    #[inline]
+    pub fn may_hold(&self, q: u32, var: u32) -> bool {
+        let v = self.seq_var[q as usize];
+        v == var || v == MIXED
     }
 
     /// Number of nodes.
@@ -389,8 +454,8 @@ pub struct Frontier {
     in_head: Vec<u32>,
     trail: Vec<(u32, u32)>,
     keep_trail: bool,
-    scratch: Vec<u32>,
-    stack: Vec<u32>,
+    delta: Vec<(u32, u32)>,
+    stack: Vec<(u32, u32, u32)>,
     /// Frontier entries lowered so far (the work measure).
     pub drops: u64,
 }
@@ -426,7 +491,7 @@ impl Frontier {
             in_head: vec![NONE; n],
             trail: Vec::new(),
             keep_trail: false,
-            scratch: vec![NONE; d],
+            delta: Vec::new(),
             stack: Vec::new(),
             drops: 0,
             g,
@@ -519,40 +584,46 @@ impl Frontier {
         self.out_head[a as usize] = e;
         self.in_head[b as usize] = e;
         let d = self.g.slots;
-        self.scratch
-            .copy_from_slice(&self.succ[b as usize * d..(b as usize + 1) * d]);
-        self.stack.clear();
-        self.stack.push(a);
-        while let Some(x) = self.stack.pop() {
-            let row = x as usize * d;
-            // a vectorisable test first: most revisited nodes do not change
-            if !self
-                .scratch
-                .iter()
-                .zip(&self.succ[row..row + d])
-                .fold(false, |acc, (v, old)| acc | (v < old))
-            {
-                continue;
+        // Only the slots where `b`'s frontier is below `a`'s can drop, and
+        // along any path back from `a` the dropping slots only shrink (a
+        // predecessor's frontier is at most its successor's): each visited
+        // node tests just the slots that dropped at the node it was reached
+        // from (an arena of `(slot, value)` runs, one per changed node).
+        self.delta.clear();
+        let (ar, br) = (a as usize * d, b as usize * d);
+        for s in 0..d {
+            let v = self.succ[br + s];
+            if v < self.succ[ar + s] {
+                self.delta.push((s as u32, v));
             }
-            let mut changed = false;
-            for s in 0..d {
-                let v = self.scratch[s];
-                let old = self.succ[row + s];
+        }
+        self.stack.clear();
+        self.stack.push((a, 0, self.delta.len() as u32));
+        while let Some((x, from, to)) = self.stack.pop() {
+            let row = x as usize * d;
+            let run = self.delta.len() as u32;
+            for i in from as usize..to as usize {
+                let (s, v) = self.delta[i];
+                let at = row + s as usize;
+                let old = self.succ[at];
                 if v < old {
                     if self.keep_trail {
-                        self.trail.push(((row + s) as u32, old));
+                        self.trail.push((at as u32, old));
                     }
-                    self.succ[row + s] = v;
+                    self.succ[at] = v;
                     self.drops += 1;
-                    changed = true;
-                    on_drop(x, s, v, old);
+                    self.delta.push((s, v));
+                    on_drop(x, s as usize, v, old);
                 }
             }
-            if changed {
-                self.stack.extend(self.g.static_pred(x));
+            let end = self.delta.len() as u32;
+            if end > run {
+                for p in self.g.static_pred(x) {
+                    self.stack.push((p, run, end));
+                }
                 let mut e = self.in_head[x as usize];
                 while e != NONE {
-                    self.stack.push(self.added[e as usize].from);
+                    self.stack.push((self.added[e as usize].from, run, end));
                     e = self.added[e as usize].next_in;
                 }
             }
