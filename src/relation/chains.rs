@@ -444,15 +444,64 @@ pub struct WouldCycle;
 /// A cycle, as labelled edges `(from, to, rel)`.
 pub type Cycle = Vec<(u32, u32, Rel)>;
 
+/// A stack kept in fixed-size segments: a long trail grows without the
+/// copies (and fresh pages) of a doubling vector.
+struct Segmented<T> {
+    segs: Vec<Vec<T>>,
+    len: usize,
+}
+
+impl<T> Default for Segmented<T> {
+    fn default() -> Self {
+        Segmented {
+            segs: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T> Segmented<T> {
+    const SEG: usize = 1 << 16;
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, t: T) {
+        let i = self.len / Self::SEG;
+        if i == self.segs.len() {
+            self.segs.push(Vec::with_capacity(Self::SEG));
+        }
+        self.segs[i].push(t);
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        self.segs[self.len / Self::SEG].pop()
+    }
+
+    fn clear(&mut self) {
+        self.segs.iter_mut().for_each(Vec::clear);
+        self.len = 0;
+    }
+}
+
 /// The reachability of a [`ChainGraph`] plus added edges, kept as `succ`
 /// frontiers under insertion.
 pub struct Frontier {
     g: ChainGraph,
+    /// The frontiers, each stored complemented (`!position`): [`NONE`] is 0,
+    /// so the table starts as zeroed memory and a smaller position is a
+    /// larger entry.
     succ: Vec<u32>,
     added: Vec<Added>,
     out_head: Vec<u32>,
     in_head: Vec<u32>,
-    trail: Vec<(u32, u32)>,
+    trail: Segmented<(u32, u32)>,
     keep_trail: bool,
     delta: Vec<(u32, u32)>,
     stack: Vec<(u32, u32, u32)>,
@@ -467,18 +516,18 @@ impl Frontier {
         let n = g.n();
         let d = g.slots;
         let order = topological(&g)?;
-        let mut succ = vec![NONE; n * d];
+        let mut succ = vec![!NONE; n * d];
         for &x in order.iter().rev() {
             let q = g.seq[x as usize];
             let row = x as usize * d;
             if q != NONE {
-                succ[row + g.seq_slot[q as usize] as usize] = g.pos[x as usize];
+                succ[row + g.seq_slot[q as usize] as usize] = !g.pos[x as usize];
             }
             for (y, _) in g.static_succ(x) {
                 let yr = y as usize * d;
                 for s in 0..d {
                     let v = succ[yr + s];
-                    if v < succ[row + s] {
+                    if v > succ[row + s] {
                         succ[row + s] = v;
                     }
                 }
@@ -489,7 +538,7 @@ impl Frontier {
             added: Vec::new(),
             out_head: vec![NONE; n],
             in_head: vec![NONE; n],
-            trail: Vec::new(),
+            trail: Segmented::default(),
             keep_trail: false,
             delta: Vec::new(),
             stack: Vec::new(),
@@ -512,7 +561,7 @@ impl Frontier {
     /// `seq_of_slot(x, s)` that `x` reaches ([`NONE`] if none).
     #[inline]
     pub fn frontier(&self, x: u32, s: usize) -> u32 {
-        self.succ[x as usize * self.g.slots + s]
+        !self.succ[x as usize * self.g.slots + s]
     }
 
     /// Whether `a` reaches `b` (strictly). Both must be of one family (same
@@ -525,7 +574,7 @@ impl Frontier {
         }
         let s = self.g.seq_slot[q as usize] as usize;
         debug_assert_eq!(self.g.seq_of_slot(a, s), q, "reachability across families");
-        self.succ[a as usize * self.g.slots + s] <= self.g.pos[b as usize]
+        !self.succ[a as usize * self.g.slots + s] <= self.g.pos[b as usize]
     }
 
     /// Record a trail from now on (for [`Frontier::undo`]).
@@ -593,7 +642,7 @@ impl Frontier {
         let (ar, br) = (a as usize * d, b as usize * d);
         for s in 0..d {
             let v = self.succ[br + s];
-            if v < self.succ[ar + s] {
+            if v > self.succ[ar + s] {
                 self.delta.push((s as u32, v));
             }
         }
@@ -606,14 +655,14 @@ impl Frontier {
                 let (s, v) = self.delta[i];
                 let at = row + s as usize;
                 let old = self.succ[at];
-                if v < old {
+                if v > old {
                     if self.keep_trail {
                         self.trail.push((at as u32, old));
                     }
                     self.succ[at] = v;
                     self.drops += 1;
                     self.delta.push((s, v));
-                    on_drop(x, s as usize, v, old);
+                    on_drop(x, s as usize, !v, !old);
                 }
             }
             let end = self.delta.len() as u32;
