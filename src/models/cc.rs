@@ -48,16 +48,21 @@ pub fn check(h: &History) -> Result<(), Violation> {
 /// CC at scale (scale-design §5): `co` as frontiers of `po ∪ wr` on lanes.
 /// For a read `r1` of `w1` and each sequence, the last write `w2` of the
 /// variable there with `w2 co r1` is the only candidate: an earlier one
-/// `co`-after `w1` would put `w1 co w2` too.
+/// `co`-after `w1` would put `w1 co w2` too. That write is found on the
+/// past frontiers of `co` (the last position of each sequence before `r1`).
 pub fn check_scaled(h: &History, lanes: &Lanes) -> Result<Frontier, Violation> {
     no_thin_air(h)?;
     let co = Frontier::new(sc::graph(h, lanes)).map_err(|c| violation(Pattern::CyclicCO, c))?;
     let g = co.graph();
+    let past = g.past().expect("acyclic: the frontiers were built");
     for r1 in (0..h.n()).filter(|&r| h.is_read(r)) {
         let w1 = h.rf(r1).expect("no thin air") as u32;
         let x = h.var(r1).expect("reads have a variable") as u32;
         for &q in g.seqs_with_writes(x) {
-            let Some(w2) = g.last_write_where(q, x, |w| co.reaches(w, r1 as u32)) else {
+            let Some(w2) = past
+                .last(r1 as u32, g.slot_of(q))
+                .and_then(|p| g.last_write_at(q, x, p))
+            else {
                 continue;
             };
             if w2 != w1 && co.reaches(w1, w2) {

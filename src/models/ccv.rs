@@ -26,12 +26,14 @@ pub fn check(h: &History) -> Result<(), Violation> {
 pub fn check_scaled(h: &History, lanes: &Lanes) -> Result<(), Violation> {
     let co = cc::check_scaled(h, lanes)?;
     let g = co.graph();
+    let past = g.past().expect("acyclic: CC holds");
     let mut cf = Vec::new();
     for r in (0..h.n()).filter(|&r| h.is_read(r)) {
         let w1 = h.rf(r).expect("no thin air") as u32;
         let x = h.var(r).expect("reads have a variable") as u32;
         for &q in g.seqs_with_writes(x) {
-            if let Some(w) = g.last_write_where(q, x, |w| co.reaches(w, r as u32)) {
+            let last = past.last(r as u32, g.slot_of(q));
+            if let Some(w) = last.and_then(|p| g.last_write_at(q, x, p)) {
                 if w != w1 && !co.reaches(w, w1) {
                     cf.push((w, w1, Rel::Cf));
                 }

@@ -70,6 +70,8 @@ impl Model {
         let l = lanes.lanes.len() as u64;
         let slots = match self {
             Model::Tso | Model::Pso | Model::Wccm => 3 * l,
+            // CC's frontiers and, while CC is checked, its past frontiers
+            Model::Cc | Model::Ccv | Model::Cm | Model::Ccm => 2 * l,
             _ => l,
         };
         h.n() as u64 * (4 * slots + 64)

@@ -308,12 +308,37 @@ impl ChainGraph {
         self.writes.count_from(q, var, p)
     }
 
-    /// The last write of `var` in sequence `q` for which `pred` holds, when
-    /// `pred` holds on a prefix of those writes.
-    pub fn last_write_where(&self, q: u32, var: u32, pred: impl Fn(u32) -> bool) -> Option<u32> {
+    /// The last write of `var` at or before position `p` of sequence `q`.
+    pub fn last_write_at(&self, q: u32, var: u32, p: u32) -> Option<u32> {
         let ws = self.writes.of(q, var);
-        let i = ws.partition_point(|&p| pred(self.at(q, p)));
+        let i = ws.partition_point(|&e| e <= p);
         (i > 0).then(|| self.at(q, ws[i - 1]))
+    }
+
+    /// The *past* frontiers of the static graph (one family of sequences):
+    /// per node and slot, the last position of that slot's sequence that
+    /// reaches the node, the node itself included (one sweep in topological
+    /// order, `4·n·D` bytes). `last_write_at` on it answers "the last write
+    /// of `x` on `q` before `r`" with one look-up.
+    pub fn past(&self) -> Result<Past, Cycle> {
+        let (n, d) = (self.n(), self.slots);
+        // positions + 1, so that 0 (zeroed memory) is "none"
+        let mut last = vec![0u32; n * d];
+        for x in topological(self)? {
+            let row = x as usize * d;
+            for y in self.static_pred(x) {
+                let yr = y as usize * d;
+                for s in 0..d {
+                    last[row + s] = last[row + s].max(last[yr + s]);
+                }
+            }
+            let q = self.seq[x as usize];
+            if q != NONE {
+                let at = row + self.seq_slot[q as usize] as usize;
+                last[at] = last[at].max(self.pos[x as usize] + 1);
+            }
+        }
+        Ok(Past { d, last })
     }
 
     /// The sequences holding writes of `var`.
@@ -443,6 +468,20 @@ pub struct WouldCycle;
 
 /// A cycle, as labelled edges `(from, to, rel)`.
 pub type Cycle = Vec<(u32, u32, Rel)>;
+
+/// See [`ChainGraph::past`].
+pub struct Past {
+    d: usize,
+    last: Vec<u32>,
+}
+
+impl Past {
+    /// The last position of slot `s`'s sequence that reaches `x` (or is `x`).
+    #[inline]
+    pub fn last(&self, x: u32, s: usize) -> Option<u32> {
+        self.last[x as usize * self.d + s].checked_sub(1)
+    }
+}
 
 /// A stack kept in fixed-size segments: a long trail grows without the
 /// copies (and fresh pages) of a doubling vector.
