@@ -82,7 +82,8 @@ pub struct CheckArgs {
 
     /// For gem5 runs: also check the history in real-time order across all
     /// ports (a before b iff a completed before b was issued: linearizability
-    /// of the bytes), as index 1 next to the per-port history (index 0).
+    /// of the bytes, SC decided per byte in O(n log n)), as index 1 next to
+    /// the per-port history (index 0).
     #[arg(long)]
     real_time: bool,
 
@@ -109,7 +110,8 @@ pub struct CheckArgs {
 
     /// Representation: dense bit matrices, sparse frontiers, or auto (dense
     /// below 64 operations, or up to 4,096 with more than one lane per 16
-    /// operations); for benchmarks and cross-checks.
+    /// operations; SC on a real-time view by per-variable zones); for
+    /// benchmarks and cross-checks.
     #[arg(long, value_enum, default_value = "auto", hide_short_help = true)]
     representation: Representation,
 }

@@ -10,6 +10,7 @@ mod dp;
 mod enumerate;
 mod frontier;
 mod interleave;
+pub mod linearize;
 mod sat;
 mod saturate;
 
@@ -76,6 +77,10 @@ pub enum Engine {
     /// the order of the writes' ticks, checked by the validator (timed runs; chosen by `auto`)
     #[value(skip)]
     Ticks,
+    /// SC on one timed thread (gem5's real-time view) as per-variable
+    /// linearizability, by zones (chosen by `auto`)
+    #[value(skip)]
+    Zones,
 }
 
 impl Engine {
@@ -88,6 +93,7 @@ impl Engine {
             Engine::Dp => "dp",
             Engine::Interleave => "interleave",
             Engine::Ticks => "ticks",
+            Engine::Zones => "zones",
         }
     }
 }
@@ -172,7 +178,7 @@ pub fn decide(h: &History, spec: &Spec, engine: Engine, deadline: Option<Instant
         e => e,
     };
     let result = match engine {
-        Engine::Auto | Engine::Ticks => unreachable!("chosen above"),
+        Engine::Auto | Engine::Ticks | Engine::Zones => unreachable!("chosen above"),
         Engine::Enum => enumerate::complete(&sat, &unordered, deadline),
         Engine::Sat => sat::complete(&sat, &unordered, deadline),
         Engine::Dp => dp::complete(&sat, deadline),

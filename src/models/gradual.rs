@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::certificate::validate::{self, StoreModel};
 use crate::certificate::{Pattern, Violation};
-use crate::complete::{decide, kernel, tick_order, Completion, Engine, Kernel};
+use crate::complete::{decide, kernel, linearize, tick_order, Completion, Engine, Kernel};
 use crate::history::{History, OpId};
 use crate::models::scale::{self, default_max_memory, Path, Scale};
 use crate::models::{Model, StoreOrder};
@@ -124,8 +124,9 @@ pub fn check_gradual(h: &History, models: &[Model]) -> Vec<Outcome> {
 /// implies are checked in their order (cheapest first) and the first
 /// violation among them decides; the model itself runs right after cc, and
 /// when it holds the rest are implied and skipped. On a timed run the
-/// strongest asked store-order model's ticks witness, when it holds, decides
-/// every asked model it implies. Each model runs at most once per history.
+/// strongest asked store-order model's ticks witness (SC on a real-time
+/// view: its zones), when it holds, decides every asked model it implies.
+/// Each model runs at most once per history.
 pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
     let deadline = opts.timeout.map(|t| Instant::now() + t);
     let lanes = std::cell::OnceCell::new();
@@ -142,6 +143,17 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
     let mut strong = None;
     if opts.gradual {
         for s in Model::STORE.into_iter().filter(|s| models.contains(s)) {
+            if zones_apply(h, s, opts) {
+                // the real-time view: SC decided exactly, in O(n log n)
+                let r = zones(h, opts, deadline);
+                memo.insert(s, r.clone());
+                if r.verdict == Verdict::Consistent && r.invalid.is_none() {
+                    strong = Some((s, r));
+                    break;
+                }
+                tried.push(s);
+                continue;
+            }
             match by_ticks(h, s, opts) {
                 Some(r) => {
                     strong = Some((s, r));
@@ -230,6 +242,59 @@ fn lanes_of(h: &History) -> Lanes {
     lanes(h)
 }
 
+/// Whether SC on `h` is decided by per-variable zones
+/// ([`crate::complete::linearize`]): one timed thread (gem5's real-time
+/// view), the `auto` engine, the representation left to `auto` (a forced
+/// dense or sparse one keeps the saturation engines, for cross-checks), no
+/// kernel asked.
+fn zones_apply(h: &History, m: Model, opts: &Options) -> bool {
+    m == Model::Sc
+        && opts.engine == Engine::Auto
+        && opts.scale == Scale::Auto
+        && !opts.kernel
+        && linearize::applies(h)
+}
+
+/// SC by per-variable zones (linearizability), its certificate validated.
+fn zones(h: &History, opts: &Options, deadline: Option<Instant>) -> Run {
+    let t = Instant::now();
+    let mut r = Run {
+        verdict: Verdict::Consistent,
+        violation: None,
+        store_order: None,
+        interleaving: None,
+        engine: Some(Engine::Zones),
+        unordered: None,
+        kernel: None,
+        reason: None,
+        invalid: None,
+        seconds: 0.0,
+    };
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        r.verdict = Verdict::Unknown;
+        r.engine = None;
+        r.reason = Some("time budget spent before this model".into());
+    } else {
+        match linearize::decide(h) {
+            Ok(order) => {
+                if opts.validate {
+                    r.invalid = validate::store_order(h, StoreModel::Sc, &order).err();
+                }
+                r.store_order = Some(StoreOrder::total(h, &order));
+            }
+            Err(v) => {
+                if opts.validate {
+                    r.invalid = validate::violation(h, &v).err();
+                }
+                r.verdict = Verdict::Violation;
+                r.violation = Some(v);
+            }
+        }
+    }
+    r.seconds = t.elapsed().as_secs_f64();
+    r
+}
+
 /// A timed run's (gem5's) store order by ticks for SC, TSO or PSO, when
 /// the validator takes it (`auto` engine, no kernel asked): the model holds.
 fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
@@ -290,6 +355,10 @@ fn run<'a>(
         Model::Pso => Some(StoreModel::Pso),
         _ => None,
     };
+    // the real-time view: SC is linearizability, decided per variable
+    if zones_apply(h, m, opts) {
+        return zones(h, opts, deadline);
+    }
     // a timed run (gem5): the ticks' store order first, if the validator takes it
     if let Some(r) = ticks.then(|| by_ticks(h, m, opts)).flatten() {
         return r;
