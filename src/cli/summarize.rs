@@ -67,6 +67,19 @@ pub fn run(args: SummarizeArgs) -> i32 {
         eprintln!("memconform summarize: --by needs at least one column");
         return exit::INPUT_ERROR;
     }
+    // one file given twice would count its rows twice
+    let mut seen = std::collections::HashMap::new();
+    for f in args.files.iter().filter(|f| f.as_os_str() != "-") {
+        let key = std::fs::canonicalize(f).unwrap_or_else(|_| f.clone());
+        if let Some(first) = seen.insert(key, f) {
+            eprintln!(
+                "memconform summarize: {} and {} are the same file: its rows would count twice",
+                first.display(),
+                f.display()
+            );
+            return exit::INPUT_ERROR;
+        }
+    }
     let res = match read_results(&args.files, &by) {
         Ok(r) => r,
         Err(e) => {

@@ -192,11 +192,20 @@ fn read_one(res: &mut Results, name: &str, reader: impl Read) -> Result<(), CsvE
     if header.iter().all(|h| h.is_empty()) {
         return Err(CsvError::new(name, Some(1), "empty file: no header row"));
     }
-    let col: HashMap<&str, usize> = header
-        .iter()
-        .enumerate()
-        .map(|(i, h)| (h.as_str(), i))
-        .collect();
+    let mut col: HashMap<&str, usize> = HashMap::new();
+    for (i, h) in header.iter().enumerate() {
+        if let Some(j) = col.insert(h.as_str(), i) {
+            return Err(CsvError::new(
+                name,
+                Some(1),
+                format!(
+                    "column `{h}` appears twice (columns {} and {})",
+                    j + 1,
+                    i + 1
+                ),
+            ));
+        }
+    }
     for required in ["model", "verdict"] {
         if !col.contains_key(required) {
             return Err(CsvError::new(
@@ -222,6 +231,9 @@ fn read_one(res: &mut Results, name: &str, reader: impl Read) -> Result<(), CsvE
         }
     }
     let mut record = csv::StringRecord::new();
+    // each row's fields, with its line: a row read twice is an error, never
+    // counted twice
+    let mut seen: HashMap<String, u64> = HashMap::new();
     loop {
         match rdr.read_record(&mut record) {
             Ok(false) => break,
@@ -248,18 +260,40 @@ fn read_one(res: &mut Results, name: &str, reader: impl Read) -> Result<(), CsvE
                 s => s.parse().map(Some).map_err(|_| bad(c, "a count")),
             }
         };
-        let number = |c: &str| -> Result<Option<f64>, CsvError> {
-            match get(c) {
-                "" => Ok(None),
-                s => match s.parse::<f64>() {
-                    Ok(v) if v.is_finite() => Ok(Some(v)),
-                    _ => Err(bad(c, "a number")),
-                },
-            }
+        // a number within `range` (`what` says which)
+        let number = |c: &str, range: std::ops::RangeInclusive<f64>, what: &str| match get(c) {
+            "" => Ok(None),
+            s => match s.parse::<f64>() {
+                Ok(v) if v.is_finite() && range.contains(&v) => Ok(Some(v)),
+                _ => Err(bad(c, what)),
+            },
         };
         let model = get("model");
         if model.is_empty() {
             return Err(CsvError::new(name, Some(line), "empty `model`"));
+        }
+        if crate::models::Model::from_name(model).is_none() {
+            let names: Vec<&str> = crate::models::Model::EVERY
+                .iter()
+                .map(|m| m.name())
+                .collect();
+            return Err(CsvError::new(
+                name,
+                Some(line),
+                format!(
+                    "column `model`: `{model}` is not a model ({})",
+                    names.join(", ")
+                ),
+            ));
+        }
+        // the same row twice in one input: results concatenated twice
+        let fields = record.iter().collect::<Vec<_>>().join("\u{1f}");
+        if let Some(at) = seen.insert(fields, line) {
+            return Err(CsvError::new(
+                name,
+                Some(line),
+                format!("the same row as line {at} (the same results concatenated twice?)"),
+            ));
         }
         let verdict = get("verdict");
         if !matches!(verdict, "consistent" | "violation" | "unknown") {
@@ -283,9 +317,9 @@ fn read_one(res: &mut Results, name: &str, reader: impl Read) -> Result<(), CsvE
             pattern: get("pattern").to_string(),
             ops: count("ops")?,
             threads: count("threads")?,
-            time_ms: number("time_ms")?,
-            coverage: number("coverage")?,
-            kernel_coverage: number("kernel_coverage")?,
+            time_ms: number("time_ms", 0.0..=f64::MAX, "a time in ms (0 or more)")?,
+            coverage: number("coverage", 0.0..=1.0, "a coverage from 0 to 1")?,
+            kernel_coverage: number("kernel_coverage", 0.0..=1.0, "a coverage from 0 to 1")?,
             extra: extra_idx
                 .iter()
                 .map(|&i| record.get(i).unwrap_or("").trim().to_string())
