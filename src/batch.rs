@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use crate::history::{build, load_file, parse_file, History, InputError};
-use crate::models::{check_gradual_with, Model, Options, Outcome};
+use crate::models::{check_gradual_with, Model, Options, Outcome, Verdict};
 
 /// One checked history.
 pub struct Checked {
@@ -18,6 +18,8 @@ pub struct Checked {
     pub explanations: Vec<Option<String>>,
     /// Notes on the input (a damaged trace, ambiguous reads, ...).
     pub notes: Vec<String>,
+    /// Where the input is damaged (`file:line:col: what`), if it is.
+    pub damage: Option<String>,
 }
 
 /// The inputs named by `paths`: files as given; gem5 output directories
@@ -117,6 +119,7 @@ fn check_history(history: History, models: &[Model], opts: &Options) -> Checked 
         outcomes,
         explanations,
         notes: Vec::new(),
+        damage: None,
     }
 }
 
@@ -251,7 +254,10 @@ fn check_run(
         .map(|&rt| {
             let mut ing = crate::gem5::view(&run, &trace, rt)?;
             ing.history.index = rt as usize;
-            let outcomes = check_gradual_with(&ing.history, models, opts);
+            let outcomes = match &ing.damage {
+                Some(d) => check_damaged(&ing.history, d, models, opts, &mut ing.notes),
+                None => check_gradual_with(&ing.history, models, opts),
+            };
             let explanations = outcomes
                 .iter()
                 .map(|o| {
@@ -277,7 +283,66 @@ fn check_run(
                 outcomes,
                 explanations,
                 notes,
+                damage: ing.damage.as_ref().map(|d| d.to_string()),
             })
+        })
+        .collect()
+}
+
+/// The outcomes of a run whose trace is damaged (its history is the prefix
+/// before the damage), by the rule of damaged input: never a verdict the
+/// whole run may not have.
+///
+/// - Corrupt (a line that does not parse, ticks out of order, requests and
+///   completions that do not pair up, bad compressed data): `unknown` for
+///   every model, nothing checked.
+/// - Cut at the end (a last line without its newline, a gzip stream cut
+///   short): the prefix is checked, and a violation stands; `consistent`
+///   becomes `unknown` (the rest of the run is missing). A violation of the
+///   prefix is one of the whole run: the prefix keeps the operations whose
+///   issue and completion lines were read whole, each read resolved to the
+///   same write as in the whole trace (a read's candidates are the writes
+///   completed before it was issued, all in the prefix), and every model
+///   here is kept by removing operations no kept read reads from (their bad
+///   patterns only need edges the whole run also has; a witness order of
+///   the whole restricts to the prefix). The failing read of a panic is kept
+///   only when its candidates are in the prefix too (`tester::read_trace`).
+/// - With `allow_damage` the prefix's verdicts are reported as they are.
+fn check_damaged(
+    history: &History,
+    damage: &crate::gem5::tester::Damage,
+    models: &[Model],
+    opts: &Options,
+    notes: &mut Vec<String>,
+) -> Vec<Outcome> {
+    if opts.allow_damage {
+        notes.push(
+            "--allow-damage: the verdicts are those of the prefix before the damage, not of the whole run"
+                .into(),
+        );
+        return check_gradual_with(history, models, opts);
+    }
+    if !damage.cut {
+        return models
+            .iter()
+            .map(|&m| Outcome::unknown(m, format!("damaged input: {damage}")))
+            .collect();
+    }
+    notes.push(
+        "the trace is cut: a violation of its prefix is one of the whole run; `consistent` is not decided (--allow-damage reports the prefix's verdicts)"
+            .into(),
+    );
+    check_gradual_with(history, models, opts)
+        .into_iter()
+        .map(|o| match o.verdict {
+            Verdict::Consistent => Outcome {
+                seconds: o.seconds,
+                ..Outcome::unknown(
+                    o.model,
+                    format!("consistent up to the cut, the rest of the run is missing: {damage}"),
+                )
+            },
+            _ => o,
         })
         .collect()
 }

@@ -96,6 +96,11 @@ fn ingests_with_one_operation_per_completed_request(path: &Path, protocol: &str)
     let name = path.file_name().unwrap().to_str().unwrap();
     assert_eq!(run.protocol.name(), protocol, "{}", path.display());
     let ing = ingest(&run, false).unwrap_or_else(|e| panic!("{e}"));
+    // no damage in a real run but the cut of the one whose .gz gem5 left unfinished
+    match &ing.damage {
+        None => assert!(!name.ends_with("gztrunc"), "{name}"),
+        Some(d) => assert!(d.cut && name.ends_with("gztrunc"), "{name}: {d}"),
+    }
     let h = &ing.history;
     let memtest = name.starts_with("memtest");
     let (w, r) = completions(&text(run.trace.as_ref().unwrap()), memtest);
@@ -250,6 +255,11 @@ fn a_truncated_gz_trace_still_gives_the_history_prefix() {
             part.notes.iter().any(|n| n.contains("damaged")),
             "{:?}",
             part.notes
+        );
+        assert!(
+            part.damage.as_ref().is_some_and(|d| d.cut),
+            "{:?}",
+            part.damage
         );
         let (n, m) = (part.history.n_thread_ops(), full.history.n_thread_ops());
         assert!(n > 0 && n < m, "cut at {cut}: {n} of {m} operations");

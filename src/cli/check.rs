@@ -34,8 +34,14 @@ file:line:col; the other files are still checked), 3 internal error (a certifica
 independent validation), 4 with --expect when a verdict differs from @expect (with \
 --expect, a violation that @expect foresees does not count for status 1), 5 nothing \
 checked (no history in the inputs), 6 no violation but some verdict unknown (time or \
-memory budget; the reason is in the output). The first that applies, in the order 3, 2, 4, \
-1, 6, 5, 0.
+memory budget, or a damaged gem5 trace; the reason is in the output). The first that \
+applies, in the order 3, 2, 4, 1, 6, 5, 0.
+
+Damaged gem5 traces (a tester line that does not parse or holds values out of range, ticks \
+out of log order, requests and completions that do not pair up, corrupt gzip data, a cut): \
+every verdict `unknown`, with the place in the `damage` column; a trace only cut at the end \
+(gem5 killed, a gzip stream cut short) keeps the violations of its prefix, which are \
+violations of the whole run. --allow-damage reports the prefix's verdicts as they are.
 
 Examples:
   memconform check examples/papers-and-litmus.hist
@@ -86,6 +92,12 @@ pub struct CheckArgs {
     /// the per-port history (index 0).
     #[arg(long)]
     real_time: bool,
+
+    /// For damaged gem5 traces: check the prefix before the damage and report
+    /// its verdicts (the `damage` column and a note still say so), instead of
+    /// `unknown`.
+    #[arg(long)]
+    allow_damage: bool,
 
     /// Skip the independent re-check of every certificate.
     #[arg(long)]
@@ -199,6 +211,7 @@ pub fn run(args: CheckArgs) -> i32 {
             Representation::Dense => crate::models::scale::Scale::Dense,
             Representation::Sparse => crate::models::scale::Scale::Sparse,
         },
+        allow_damage: args.allow_damage,
     };
     let (files, mut errors) = discover(&args.paths);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -263,6 +276,7 @@ pub fn run(args: CheckArgs) -> i32 {
     let mut out = BufWriter::new(sink_out);
     let (mut violations, mut unforeseen, mut unexpected, mut histories, mut unknown) =
         (0, 0, 0, 0usize, 0usize);
+    let mut damaged = 0usize;
     let mut internal: Vec<String> = Vec::new();
     let mut header = true;
     let mut write_failed: Option<io::Error> = None;
@@ -304,6 +318,7 @@ pub fn run(args: CheckArgs) -> i32 {
             }
             violations += rows.iter().filter(|r| r.verdict == "violation").count();
             unknown += rows.iter().filter(|r| r.verdict == "unknown").count();
+            damaged += c.damage.is_some() as usize;
             for (r, o) in rows.iter().zip(&c.outcomes) {
                 if let Some(why) = &o.invalid {
                     internal.push(format!(
@@ -369,6 +384,16 @@ pub fn run(args: CheckArgs) -> i32 {
     }
     for e in &internal {
         eprintln!("internal error: {e}");
+    }
+    if damaged > 0 {
+        eprintln!(
+            "memconform: {damaged} histories from damaged input{} (see the damage column)",
+            if args.allow_damage {
+                ": the verdicts are their prefixes'"
+            } else {
+                ""
+            }
+        );
     }
     if matches!(args.format, Format::Text) || io::stderr().is_terminal() {
         eprintln!(

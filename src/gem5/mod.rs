@@ -10,7 +10,6 @@ pub use explain::explain;
 use std::path::{Path, PathBuf};
 
 use memconform_parsers::gem5::config::{self, Config, Protocol, Tester};
-use memconform_parsers::gem5::input::Ending;
 use memconform_parsers::gem5::rubytest::{parse_check_failure, CheckFailure};
 use memconform_parsers::mapped::Mapped;
 
@@ -46,6 +45,10 @@ pub struct Ingested {
     pub origins: Vec<tester::Origin>,
     /// Notes on what the trace held (truncation, requests in flight, ambiguities).
     pub notes: Vec<String>,
+    /// Where the trace is damaged: the history is then the prefix before
+    /// the damage, and no verdict of it is a verdict of the run unless the
+    /// damage is a cut and the verdict a violation (see `batch`).
+    pub damage: Option<tester::Damage>,
 }
 
 /// Whether `dir` is a gem5 output directory.
@@ -257,11 +260,29 @@ pub fn read(run: &Run) -> Result<RunTrace, InputError> {
 pub fn view(run: &Run, t: &RunTrace, real_time: bool) -> Result<Ingested, InputError> {
     let (trace, kind, trace_path) = (&t.trace, t.kind, &t.path);
     let mut notes = Vec::new();
-    if let Some(Ending::Truncated { lines, msg }) = &trace.ending {
+    if let Some(d) = &trace.damage {
         notes.push(format!(
-            "{}: damaged after line {lines} ({msg}); the history is the prefix before the damage",
-            trace_path.display()
+            "damaged: {d}; the history is the prefix before the damage (lines 1 to {})",
+            d.line - 1
         ));
+        if trace.accesses.is_empty() {
+            return Err(InputError {
+                file: d.path.clone(),
+                pos: d.col.map(|col| memconform_parsers::Pos {
+                    line: d.line.min(u32::MAX as u64) as u32,
+                    col: col.min(u32::MAX as usize) as u32,
+                }),
+                msg: format!(
+                    "{}{}; no operation before the damage",
+                    if d.col.is_none() {
+                        format!("line {}: ", d.line)
+                    } else {
+                        String::new()
+                    },
+                    d.what
+                ),
+            });
+        }
     }
     if trace.accesses.is_empty() {
         return Err(input_error(
@@ -288,16 +309,19 @@ pub fn view(run: &Run, t: &RunTrace, real_time: bool) -> Result<Ingested, InputE
     if trace.failed_read_added {
         notes.push("the failing read's completion is not in the trace; it was added from the panic message".into());
     }
+    if trace.failed_read_left_out {
+        notes.push("the failing read (gem5's panic) was issued after the damage: left out".into());
+    }
     if trace.in_flight > 0 {
         notes.push(format!(
             "{} requests in flight at the end (no completion; left out)",
             trace.in_flight
         ));
     }
-    if trace.port_mismatches + trace.orphans > 0 {
+    if trace.port_mismatches > 0 {
         notes.push(format!(
-            "{} completions on another port than issued, {} without an issued request",
-            trace.port_mismatches, trace.orphans
+            "{} completions on another port than issued",
+            trace.port_mismatches
         ));
     }
     let (mut raw, origins) = tester::to_history(&trace.accesses, real_time);
@@ -349,5 +373,6 @@ pub fn view(run: &Run, t: &RunTrace, real_time: bool) -> Result<Ingested, InputE
         history,
         origins,
         notes,
+        damage: trace.damage.clone(),
     })
 }

@@ -11,10 +11,10 @@
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use memconform_parsers::gem5::input::{for_each_line, Ending};
-use memconform_parsers::gem5::rubytest::{parse_rubytest_line, RubyTestLine};
+use memconform_parsers::gem5::input::{for_each_line, Ending, LineDamage};
+use memconform_parsers::gem5::rubytest::{parse_rubytest_line, RubyTestLine, CHECK_SIZE};
 use memconform_parsers::hist::{RawHistory, RawOp, RawOpKind, RawThread};
 use memconform_parsers::Pos;
 
@@ -42,13 +42,121 @@ pub struct Trace {
     pub in_flight: usize,
     /// Completions whose port differs from the issuing port.
     pub port_mismatches: usize,
-    /// Completions with no pending request (should not happen).
-    pub orphans: usize,
     /// Whether the failing read of a panicked run was added from the panic.
     pub failed_read_added: bool,
+    /// Whether the failing read of a panicked run was left out: the trace
+    /// is damaged before the read was issued, and what it read cannot be
+    /// told from the prefix.
+    pub failed_read_left_out: bool,
     /// Whether ProtocolTrace lines were seen.
     pub has_protocol_trace: bool,
     pub ending: Option<Ending>,
+    /// Where the trace is damaged, if it is: the accesses are those of the
+    /// lines before the damage.
+    pub damage: Option<Damage>,
+}
+
+/// Where and how a trace is damaged: a tester line that does not parse or
+/// holds values out of range, ticks out of log order, a request and its
+/// completion that do not pair up, a cut, corrupt compressed data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Damage {
+    pub path: PathBuf,
+    /// 1-based line of the damage (for a cut: the first line not read whole).
+    pub line: u64,
+    /// 1-based byte column, where known.
+    pub col: Option<usize>,
+    pub what: String,
+    /// Only a cut at the end (a plain file whose last line lacks its newline,
+    /// a gzip stream cut short): every line before `line` is whole and true,
+    /// the rest of the run is missing. Otherwise the trace is corrupt.
+    pub cut: bool,
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.path.display(), self.line)?;
+        if let Some(col) = self.col {
+            write!(f, ":{col}")?;
+        }
+        write!(f, ": {}", self.what)
+    }
+}
+
+/// What every tester reader checks besides its lines: ticks in log order,
+/// and the first damage found (reading stops there).
+struct Guard<'p> {
+    path: &'p Path,
+    /// (tick, line) of the last tester line.
+    last: Option<(u64, u64)>,
+    damage: Option<Damage>,
+}
+
+impl<'p> Guard<'p> {
+    /// A guard for the trace at `path`.
+    fn new(path: &'p Path) -> Guard<'p> {
+        Guard {
+            path,
+            last: None,
+            damage: None,
+        }
+    }
+
+    /// Records damage at `line` (the first one found wins); stops reading.
+    fn damage(&mut self, line: u64, col: Option<usize>, what: String) -> ControlFlow<()> {
+        self.damage.get_or_insert(Damage {
+            path: self.path.to_path_buf(),
+            line,
+            col,
+            what,
+            cut: false,
+        });
+        ControlFlow::Break(())
+    }
+
+    /// Damage from a tester line that does not parse.
+    fn bad_line(&mut self, line: u64, d: LineDamage) -> ControlFlow<()> {
+        self.damage(line, Some(d.col), d.msg)
+    }
+
+    /// Checks that `tick` (of tester line `line`, text `text`) does not go
+    /// back: gem5 prints its events in tick order.
+    fn tick(&mut self, line: u64, text: &[u8], tick: u64) -> ControlFlow<()> {
+        if let Some((last, at)) = self.last {
+            if tick < last {
+                let col = text.iter().take_while(|&&c| c == b' ').count() + 1;
+                return self.damage(
+                    line,
+                    Some(col),
+                    format!(
+                        "not in log order: tick {tick} at line {line} after tick {last} at line {at} \
+                         (lines reordered, or not a gem5 debug log)"
+                    ),
+                );
+            }
+        }
+        self.last = Some((tick, line));
+        ControlFlow::Continue(())
+    }
+
+    /// The damage found, or the reader's own (a cut, corrupt compressed data).
+    fn finish(self, ending: &Ending) -> Option<Damage> {
+        if self.damage.is_some() {
+            return self.damage;
+        }
+        let (lines, msg, cut) = match ending {
+            Ending::Complete => return None,
+            Ending::Truncated { lines, msg } => (lines, msg, true),
+            Ending::Corrupt { lines, msg } => (lines, msg, false),
+        };
+        Some(Damage {
+            path: self.path.to_path_buf(),
+            line: lines + 1,
+            col: None,
+            what: msg.clone(),
+            cut,
+        })
+    }
 }
 
 struct Pending {
@@ -71,10 +179,17 @@ pub fn read_memtest_trace(
     let mut t = Trace::default();
     let mut pending: HashMap<(u32, u64), Pending> = HashMap::new();
     let mut last_line = 0;
+    let mut guard = Guard::new(path);
     let ending = for_each_line(path, |line_no, line| {
         last_line = line_no;
-        match parse_memtest_line(line) {
-            Some((
+        let parsed = match parse_memtest_line(line) {
+            Ok(Some(p)) => p,
+            Ok(None) => return ControlFlow::Continue(()),
+            Err(d) => return guard.bad_line(line_no, d),
+        };
+        guard.tick(line_no, line, parsed.0)?;
+        match parsed {
+            (
                 tick,
                 MemTestLine::Initiate {
                     tester,
@@ -83,20 +198,29 @@ pub fn read_memtest_trace(
                     value,
                     ..
                 },
-            )) => {
-                pending.insert(
-                    (tester, addr),
-                    Pending {
-                        write: access == Kind::Write,
-                        port: tester,
-                        byte: addr,
-                        raw: value,
-                        tick,
-                        line: line_no,
-                    },
-                );
+            ) => {
+                let issued = Pending {
+                    write: access == Kind::Write,
+                    port: tester,
+                    byte: addr,
+                    raw: value,
+                    tick,
+                    line: line_no,
+                };
+                // MemTest keeps one request per address outstanding
+                if let Some(old) = pending.insert((tester, addr), issued) {
+                    return guard.damage(
+                        line_no,
+                        None,
+                        format!(
+                            "tester {tester} issues a request for {addr:x} while its request of line {} \
+                             is still pending (a completion line lost?)",
+                            old.line
+                        ),
+                    );
+                }
             }
-            Some((
+            (
                 tick,
                 MemTestLine::Complete {
                     tester,
@@ -104,10 +228,16 @@ pub fn read_memtest_trace(
                     success,
                     ..
                 },
-            )) => {
+            ) => {
                 let Some(p) = pending.remove(&(tester, addr)) else {
-                    t.orphans += 1;
-                    return ControlFlow::Continue(());
+                    return guard.damage(
+                        line_no,
+                        None,
+                        format!(
+                            "tester {tester} completes a request for {addr:x} that it never issued \
+                             (a request line lost?)"
+                        ),
+                    );
                 };
                 if success {
                     // a successful read returned the value it expected
@@ -123,11 +253,12 @@ pub fn read_memtest_trace(
                     });
                 }
             }
-            None => {}
         }
         ControlFlow::Continue(())
     })?;
+    t.damage = guard.finish(&ending);
     if let Some((tester, addr, tick, got, _expected)) = failure {
+        // (issued before any damage: its request line was read)
         if let Some(p) = pending.remove(&(tester, addr)) {
             t.accesses.push(Access {
                 port: p.port,
@@ -158,49 +289,69 @@ pub fn read_trace(
     let mut t = Trace::default();
     let mut last_line = 0;
     let mut last_debug: Option<(u64, u32)> = None; // (check base, store_count)
+    let mut rounds: HashMap<u64, (u64, u32)> = HashMap::new(); // check base -> (value, store_count)
     let mut last_issued: Option<u64> = None; // base of the request just issued
     let mut pending: HashMap<u64, Pending> = HashMap::new();
+    let mut guard = Guard::new(path);
     let ending = for_each_line(path, |line_no, line| {
         last_line = line_no;
         if !t.has_protocol_trace && line.windows(7).any(|w| w == b", line ") {
             t.has_protocol_trace = true;
         }
-        let Some((tick, l)) = parse_rubytest_line(line) else {
-            return ControlFlow::Continue(());
+        let (tick, l) = match parse_rubytest_line(line) {
+            Ok(Some(p)) => p,
+            Ok(None) => return ControlFlow::Continue(()),
+            Err(d) => return guard.bad_line(line_no, d),
+        };
+        guard.tick(line_no, line, tick)?;
+        // a check has one request outstanding at a time (Check.cc)
+        let mut issue = |base: u64, p: Pending| match pending.insert(base, p) {
+            Some(old) => Err(format!(
+                "a request on check 0x{base:x} while its request of line {} is still pending \
+                 (a completion line lost?)",
+                old.line
+            )),
+            None => Ok(()),
         };
         match l {
             RubyTestLine::DebugPrint {
-                addr, store_count, ..
-            } => last_debug = Some((addr, store_count)),
+                addr,
+                value,
+                store_count,
+                ..
+            } => {
+                last_debug = Some((addr, store_count));
+                rounds.insert(addr, (value, store_count));
+            }
             RubyTestLine::SeqWrite { index, data } => {
                 if let Some((base, k)) = last_debug {
-                    pending.insert(
-                        base,
-                        Pending {
-                            write: true,
-                            port: index,
-                            byte: base + k as u64,
-                            raw: data,
-                            tick,
-                            line: line_no,
-                        },
-                    );
+                    let issued = Pending {
+                        write: true,
+                        port: index,
+                        byte: base + k as u64,
+                        raw: data,
+                        tick,
+                        line: line_no,
+                    };
+                    if let Err(what) = issue(base, issued) {
+                        return guard.damage(line_no, None, what);
+                    }
                     last_issued = Some(base);
                 }
             }
             RubyTestLine::SeqRead { index } => {
                 if let Some((base, _)) = last_debug {
-                    pending.insert(
-                        base,
-                        Pending {
-                            write: false,
-                            port: index,
-                            byte: base,
-                            raw: 0,
-                            tick,
-                            line: line_no,
-                        },
-                    );
+                    let issued = Pending {
+                        write: false,
+                        port: index,
+                        byte: base,
+                        raw: 0,
+                        tick,
+                        line: line_no,
+                    };
+                    if let Err(what) = issue(base, issued) {
+                        return guard.damage(line_no, None, what);
+                    }
                     last_issued = Some(base);
                 }
             }
@@ -214,8 +365,14 @@ pub fn read_trace(
             } => {
                 let base = addr & !3;
                 let Some(p) = pending.remove(&base) else {
-                    t.orphans += 1;
-                    return ControlFlow::Continue(());
+                    return guard.damage(
+                        line_no,
+                        None,
+                        format!(
+                            "a completion on check 0x{base:x} with no request pending \
+                             (a request line lost?)"
+                        ),
+                    );
                 };
                 if p.port != proc_ {
                     t.port_mismatches += 1;
@@ -243,12 +400,23 @@ pub fn read_trace(
         }
         ControlFlow::Continue(())
     })?;
+    t.damage = guard.finish(&ending);
     if let Some(f) = failure {
         let completed = t.accesses.iter().any(|a| {
             !a.write && a.byte == f.address + f.byte_number as u64 && a.complete_tick == f.tick
         });
-        if !completed {
-            let issued = pending.remove(&f.address).filter(|p| !p.write);
+        let issued = pending.remove(&f.address).filter(|p| !p.write);
+        // Past damage, a read issued in the lost part may follow writes the
+        // prefix lacks; not when the prefix ends with its check Ready (all four
+        // bytes of the panic's round written): a Ready check issues only its read.
+        let ready = rounds.get(&f.address).is_some_and(|&(value, count)| {
+            u64::from(count) == CHECK_SIZE && value + u64::from(f.byte_number) == f.expected
+        });
+        let knowable = issued.is_some() || t.damage.is_none() || ready;
+        if !completed && !knowable {
+            t.failed_read_left_out = true;
+        }
+        if !completed && knowable {
             let (issue_tick, issue_line) =
                 issued.map_or((f.tick, last_line + 1), |p| (p.tick, p.line));
             t.accesses.push(Access {

@@ -55,6 +55,10 @@ pub struct Options {
     /// Memory budget per history and model, in bytes: past the estimate,
     /// the verdict is `unknown` with the reason.
     pub max_memory: u64,
+    /// Inputs, not models: check the prefix of a damaged gem5 trace and
+    /// report its verdicts as they are (the `damage` column still says so),
+    /// instead of `unknown` (see `batch`, `--allow-damage`).
+    pub allow_damage: bool,
 }
 
 impl Default for Options {
@@ -67,6 +71,7 @@ impl Default for Options {
             gradual: true,
             scale: Scale::Auto,
             max_memory: default_max_memory(),
+            allow_damage: false,
         }
     }
 }
@@ -99,6 +104,26 @@ pub struct Outcome {
     /// Seconds spent on the checks this outcome needed (shared checks count
     /// for every outcome that needed them).
     pub seconds: f64,
+}
+
+impl Outcome {
+    /// An undecided outcome of `model`, with the reason (nothing was checked).
+    pub fn unknown(model: Model, reason: String) -> Outcome {
+        Outcome {
+            model,
+            verdict: Verdict::Unknown,
+            decided_by: model,
+            violation: None,
+            store_order: None,
+            interleaving: None,
+            engine: None,
+            unordered_after_saturation: None,
+            kernel: None,
+            reason: Some(reason),
+            invalid: None,
+            seconds: 0.0,
+        }
+    }
 }
 
 #[derive(Clone)]

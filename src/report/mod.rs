@@ -61,6 +61,9 @@ pub struct Row {
     pub kernel_coverage: Option<f64>,
     /// Why the verdict is unknown (e.g. the timeout), empty otherwise.
     pub reason: String,
+    /// Where the input is damaged (`file:line:col: what`), empty when it is
+    /// whole: the history is then the prefix before the damage.
+    pub damage: String,
     /// Whether the independent validator accepted the certificate
     /// (`no` is an internal error, reported with exit status 3).
     pub certified: String,
@@ -125,6 +128,7 @@ pub fn rows(file: &Path, c: &Checked) -> Vec<Row> {
                     }
                 }),
                 reason: o.reason.clone().unwrap_or_default(),
+                damage: c.damage.clone().unwrap_or_default(),
                 certified: match (&o.invalid, o.verdict) {
                     (Some(_), _) => "no".to_string(),
                     (None, Verdict::Unknown) => String::new(),
@@ -232,7 +236,12 @@ pub fn write_text(mut out: impl Write, rows: &[Row], notes: &[String]) -> io::Re
         } else if !r.pattern.is_empty() {
             line.push_str(&format!(" {}", r.pattern));
         } else if !r.reason.is_empty() {
-            line.push_str(&format!(" {}", r.reason));
+            // the damage itself is in the notes above
+            let reason = match r.reason.strip_suffix(r.damage.as_str()) {
+                Some(short) if !r.damage.is_empty() => short.trim_end_matches(": "),
+                _ => &r.reason,
+            };
+            line.push_str(&format!(" {reason}"));
         } else if let (Some(k), true) = (r.ordered_pairs, r.write_pairs > 0) {
             line.push_str(&format!(" orders {k}/{} write pairs", r.write_pairs));
         }

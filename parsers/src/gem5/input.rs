@@ -23,9 +23,113 @@ use crate::mapped::Mapped;
 pub enum Ending {
     /// Every line was read (or the callback stopped early).
     Complete,
-    /// A gzip stream ended early or was corrupt; `lines` complete lines were
-    /// delivered before the damage.
+    /// The input stops early: a gzip stream cut short, or a plain file whose
+    /// last line has no newline (gem5 killed, a full disk, a copy of a file
+    /// still being written). `lines` whole lines were delivered; the cut
+    /// line was dropped. What was delivered is a true prefix of the log.
     Truncated { lines: u64, msg: String },
+    /// The compressed data is corrupt: a checksum mismatch, invalid deflate
+    /// data, garbage after the stream. `lines` lines were delivered before
+    /// the error was detected, and they may themselves be wrong (deflate has
+    /// no per-block check; the checksum comes at the end).
+    Corrupt { lines: u64, msg: String },
+}
+
+impl Ending {
+    /// Whether the input was read whole and intact.
+    pub fn is_complete(&self) -> bool {
+        matches!(self, Ending::Complete)
+    }
+}
+
+/// A trace line that is recognisably a tester's but whose body does not
+/// parse, or parses to values out of range: damage, not a line to skip.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineDamage {
+    /// 1-based byte column where the damage starts.
+    pub col: usize,
+    pub msg: String,
+}
+
+impl std::fmt::Display for LineDamage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "col {}: {}", self.col, self.msg)
+    }
+}
+
+/// The message of a tester's `DPRINTF` line: its tick, object name, message
+/// and the message's 0-based byte offset in the line.
+pub type TesterMessage<'a> = (u64, &'a str, &'a [u8], usize);
+
+/// Splits a `DPRINTF` line into tick, object and message when the message is
+/// a tester's (`is_tester(object, message)`): Ok(None) for other lines; a line
+/// whose prefix is malformed (a negative tick, a tick past 64 bits, a missing
+/// object) but which carries a tester's message after some `": "` is damage.
+pub fn tester_message<'a>(
+    line: &'a [u8],
+    is_tester: impl Fn(&str, &[u8]) -> bool,
+) -> Result<Option<TesterMessage<'a>>, LineDamage> {
+    match split_dprintf(line) {
+        Some((tick, object, msg)) => {
+            let at = line.len() - msg.len();
+            Ok(is_tester(object, msg).then_some((tick, object, msg, at)))
+        }
+        None => {
+            // a tester's message after some ": ", with a prefix that does not parse
+            let carries = (0..line.len().saturating_sub(1))
+                .filter(|&i| line[i] == b':' && line[i + 1] == b' ')
+                .any(|i| {
+                    let object = line[..i]
+                        .rsplit(|&c| c == b' ' || c == b':')
+                        .next()
+                        .and_then(|o| std::str::from_utf8(o).ok())
+                        .unwrap_or("");
+                    is_tester(object, &line[i + 2..])
+                });
+            if carries {
+                Err(prefix_damage(line))
+            } else {
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// What is wrong with a `DPRINTF` prefix that does not parse.
+fn prefix_damage(line: &[u8]) -> LineDamage {
+    let start = line.iter().take_while(|&&c| c == b' ').count();
+    let digits = line[start..]
+        .iter()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    let col = start + 1;
+    if digits == 0 {
+        let what = if line.get(start) == Some(&b'-') {
+            "a negative tick"
+        } else {
+            "no tick"
+        };
+        return LineDamage {
+            col,
+            msg: format!(
+                "{what}: a gem5 debug line starts with its tick (`  1234: object: message`)"
+            ),
+        };
+    }
+    if std::str::from_utf8(&line[start..start + digits])
+        .ok()
+        .and_then(|d| d.parse::<u64>().ok())
+        .is_none()
+    {
+        return LineDamage {
+            col,
+            msg: format!("tick of {digits} digits does not fit in 64 bits"),
+        };
+    }
+    LineDamage {
+        col: start + digits + 1,
+        msg: "malformed prefix: expected `<tick>: <object>: ` before the message".into(),
+    }
 }
 
 /// The two bytes every gzip member starts with.
@@ -39,10 +143,12 @@ const BUF: usize = 1 << 16;
 /// magic, a gzip stream decoded incrementally (flate2 MultiGzDecoder over a BufReader; memory bounded by the longest
 /// line, not the file). A gzip cut short (missing trailer, as gem5 leaves it when it aborts) or corrupt: every complete
 /// line decoded before the damage is delivered, a trailing partial line is dropped, and the result is
-/// Ok(Ending::Truncated{..}) with a message saying what happened. `f` returns ControlFlow::Break(()) to stop early
+/// Ok(Ending::Truncated{..}) (cut short) or Ok(Ending::Corrupt{..}) (checksum, bad data, garbage after the stream)
+/// with a message saying what happened. `f` returns ControlFlow::Break(()) to stop early
 /// (then Ok(Ending::Complete)). I/O errors opening the file → Err.
 ///
-/// A plain file's last line is delivered even without a final newline.
+/// A plain file's last line without a final newline is a line cut while written: it is not delivered, and the
+/// result is Ok(Ending::Truncated{..}) (gem5 ends every line with `\n`).
 pub fn for_each_line(
     path: &Path,
     mut f: impl FnMut(u64, &[u8]) -> ControlFlow<()>,
@@ -63,11 +169,18 @@ pub fn for_each_line(
     let mut rest: &[u8] = &map;
     let mut number = 0u64;
     while !rest.is_empty() {
-        let (line, next) = match find_newline(rest) {
-            Some(nl) => (&rest[..nl], &rest[nl + 1..]),
-            None => (rest, &rest[rest.len()..]),
+        let Some(nl) = find_newline(rest) else {
+            return Ok(Ending::Truncated {
+                lines: number,
+                msg: format!(
+                    "the file ends inside line {} ({} bytes without a newline: cut while written); that line was dropped",
+                    number + 1,
+                    rest.len()
+                ),
+            });
         };
-        rest = next;
+        let line = &rest[..nl];
+        rest = &rest[nl + 1..];
         number += 1;
         if f(number, strip_cr(line)).is_break() {
             break;
@@ -141,7 +254,8 @@ fn gzip_lines(file: File, f: &mut impl FnMut(u64, &[u8]) -> ControlFlow<()>) -> 
                 } else {
                     format!("; a partial last line of {} bytes was dropped", line.len())
                 };
-                let what = if e.kind() == io::ErrorKind::UnexpectedEof {
+                let cut = e.kind() == io::ErrorKind::UnexpectedEof;
+                let what = if cut {
                     "gzip stream cut short"
                 } else {
                     "gzip stream corrupt"
@@ -151,9 +265,11 @@ fn gzip_lines(file: File, f: &mut impl FnMut(u64, &[u8]) -> ControlFlow<()>) -> 
                 } else {
                     format!("after line {number}")
                 };
-                return Ok(Ending::Truncated {
-                    lines: number,
-                    msg: format!("{what} {place} ({e}){partial}"),
+                let msg = format!("{what} {place} ({e}){partial}");
+                return Ok(if cut {
+                    Ending::Truncated { lines: number, msg }
+                } else {
+                    Ending::Corrupt { lines: number, msg }
                 });
             }
             Err(e) => return Err(e),
@@ -248,7 +364,7 @@ mod tests {
                 assert!(msg.contains("5 bytes"), "{msg}");
                 assert!(msg.contains("cut short"), "{msg}");
             }
-            Ending::Complete => panic!("expected a truncated stream"),
+            other => panic!("expected a truncated stream: {other:?}"),
         }
         // Every delivered line is a whole DPRINTF line.
         assert!(lines.iter().all(|l| split_dprintf(l).is_some()));
@@ -327,8 +443,29 @@ mod tests {
         .unwrap();
         // Deflate has no per-block check: damaged data may decode to wrong
         // text before the CRC in the trailer (or a bad code) reveals it.
-        assert!(matches!(ending, Ending::Truncated { .. }), "{ending:?}");
+        assert!(matches!(ending, Ending::Corrupt { .. }), "{ending:?}");
         assert_eq!(lines[0].as_slice(), original[0]);
+        // A bad checksum: every line delivered, then Corrupt.
+        let mut bad = gz.clone();
+        let crc = bad.len() - 8;
+        bad[crc] ^= 1;
+        std::fs::write(&temp.0, &bad).unwrap();
+        let (lines, ending) = collect(&temp.0);
+        assert_eq!(lines.len(), original.len());
+        match ending {
+            Ending::Corrupt { lines: n, msg } => {
+                assert_eq!(n, original.len() as u64);
+                assert!(msg.contains("checksum"), "{msg}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Garbage after the stream: Corrupt.
+        let mut bad = gz.clone();
+        bad.extend_from_slice(b"garbage after the stream\n");
+        std::fs::write(&temp.0, &bad).unwrap();
+        let (lines, ending) = collect(&temp.0);
+        assert_eq!(lines.len(), original.len());
+        assert!(matches!(ending, Ending::Corrupt { .. }), "{ending:?}");
     }
 
     #[test]
@@ -343,10 +480,20 @@ mod tests {
 
     #[test]
     fn crlf_and_last_line_in_plain_files() {
-        let temp = Temp::new("crlf.txt", b"one\r\ntwo\n\r\nthree\r");
+        let temp = Temp::new("crlf.txt", b"one\r\ntwo\n\r\nthree\r\n");
         let (lines, ending) = collect(&temp.0);
         assert_eq!(ending, Ending::Complete);
         assert_eq!(lines, [&b"one"[..], b"two", b"", b"three"]);
+        // a last line without its newline was cut while written: dropped
+        let temp = Temp::new("cut.txt", b"one\ntwo\nthr");
+        let (lines, ending) = collect(&temp.0);
+        assert_eq!(lines, [&b"one"[..], b"two"]);
+        match ending {
+            Ending::Truncated { lines: 2, msg } => {
+                assert!(msg.contains("inside line 3 (3 bytes"), "{msg}")
+            }
+            other => panic!("{other:?}"),
+        }
         let temp = Temp::new("empty.txt", b"");
         assert_eq!(collect(&temp.0).0.len(), 0);
     }
@@ -380,7 +527,7 @@ mod tests {
         let (lines, ending) = collect(&temp.0);
         assert!(lines.is_empty());
         assert!(
-            matches!(ending, Ending::Truncated { lines: 0, .. }),
+            matches!(ending, Ending::Corrupt { lines: 0, .. }),
             "{ending:?}"
         );
         let temp = Temp::new("empty.gz", b"");

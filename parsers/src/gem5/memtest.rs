@@ -14,14 +14,14 @@
 //! completion `Completing atomic at address A (blk B) value OLD` (see
 //! [`parse_memtest_atomic_value`]).
 
-use nom::branch::alt;
 use nom::bytes::complete::tag;
 use nom::character::complete::{hex_digit1, u64 as dec_u64};
-use nom::combinator::{all_consuming, map, map_res, opt, value};
+use nom::combinator::{all_consuming, map_res};
 use nom::sequence::{delimited, preceded, tuple};
 use nom::IResult;
 
-use super::input::split_dprintf;
+use super::cursor::{Cursor, Fail};
+use super::input::{tester_message, LineDamage};
 
 /// The direction of a MemTest access (an atomic swap counts as a write).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,61 +73,83 @@ fn addr_blk(input: &[u8]) -> Res<'_, u64> {
     Ok((rest, addr))
 }
 
-/// The message of an `Initiating …` line: (access, addr, value, mode).
-fn initiate(input: &[u8]) -> Res<'_, (Access, u64, u8, &'static str)> {
-    let atomic = map(
-        tuple((
-            tag("atomic at addr "),
-            addr_blk,
-            preceded(tag(" value "), hex_byte),
-        )),
-        |(_, addr, v)| (Access::Write, addr, v, "atomic"),
-    );
-    let plain = map(
-        tuple((
-            opt(tag("functional ")),
-            alt((
-                tuple((
-                    value(Access::Read, tag("read at addr ")),
-                    addr_blk,
-                    preceded(tag(" expecting "), hex_byte),
-                )),
-                tuple((
-                    value(Access::Write, tag("write at addr ")),
-                    addr_blk,
-                    preceded(tag(" value "), hex_byte),
-                )),
-            )),
-        )),
-        |(functional, (access, addr, v))| {
-            let mode = if functional.is_some() {
+/// Whether a `DPRINTF` message is one of MemTest's request lines.
+fn is_memtest_message(_object: &str, msg: &[u8]) -> bool {
+    msg.starts_with(b"Initiating ") || msg.starts_with(b"Completing ")
+}
+
+/// `A (blk B)`: the address and its block (B is A with low bits cleared).
+fn address_and_block<'a>(c: &mut Cursor<'a>) -> Result<u64, Fail<'a>> {
+    let addr = c.hex("address", u64::MAX)?;
+    c.tag(" (blk ")?;
+    let at = c.rest;
+    let blk = c.hex("block", u64::MAX)?;
+    let low = addr ^ blk;
+    if low >= 1 << 12 || blk & low != 0 {
+        return Err((
+            at,
+            format!("block {blk:x} is not the block of address {addr:x}"),
+        ));
+    }
+    c.tag(")")?;
+    Ok(addr)
+}
+
+/// What a MemTest request line is: an access, or (Ok(None)) the second
+/// completion line of an atomic (`… value OLD`).
+enum Message {
+    Initiate(Access, u64, u8, &'static str),
+    Complete(Access, u64, bool),
+    AtomicValue(u64, u8),
+}
+
+/// The message of an `Initiating …` or `Completing …` line.
+fn message<'a>(c: &mut Cursor<'a>) -> Result<Message, Fail<'a>> {
+    if c.eat("Initiating ") {
+        let (access, mode, value_tag) = if c.eat("atomic at addr ") {
+            (Access::Write, "atomic", " value ")
+        } else {
+            let mode = if c.eat("functional ") {
                 "functional"
             } else {
                 "timing"
             };
-            (access, addr, v, mode)
-        },
-    );
-    preceded(tag("Initiating "), alt((atomic, plain)))(input)
-}
-
-/// The message of a `Completing … success|error` line: (access, addr, success).
-fn complete(input: &[u8]) -> Res<'_, (Access, u64, bool)> {
-    tuple((
-        preceded(
-            tag("Completing "),
-            alt((
-                value(Access::Read, tag("read")),
-                value(Access::Write, tag("write")),
-                value(Access::Write, tag("atomic")),
-            )),
-        ),
-        preceded(tag(" at address "), addr_blk),
-        preceded(
-            tag(" "),
-            alt((value(true, tag("success")), value(false, tag("error")))),
-        ),
-    ))(input)
+            if c.eat("read at addr ") {
+                (Access::Read, mode, " expecting ")
+            } else {
+                c.tag("write at addr ")?;
+                (Access::Write, mode, " value ")
+            }
+        };
+        let addr = address_and_block(c)?;
+        c.tag(value_tag)?;
+        let value = c.hex("value", 255)? as u8;
+        c.end()?;
+        return Ok(Message::Initiate(access, addr, value, mode));
+    }
+    c.tag("Completing ")?;
+    let (access, atomic) = if c.eat("read") {
+        (Access::Read, false)
+    } else if c.eat("write") {
+        (Access::Write, false)
+    } else {
+        c.tag("atomic")?;
+        (Access::Write, true)
+    };
+    c.tag(" at address ")?;
+    let addr = address_and_block(c)?;
+    c.tag(" ")?;
+    let m = if c.eat("success") {
+        Message::Complete(access, addr, true)
+    } else if c.eat("error") {
+        Message::Complete(access, addr, false)
+    } else if atomic && c.eat("value ") {
+        Message::AtomicValue(addr, c.hex("value", 255)? as u8)
+    } else {
+        return c.fail("expected `success` or `error`");
+    };
+    c.end()?;
+    Ok(m)
 }
 
 /// The tester number of an object name: its trailing decimal digits, 0 if none.
@@ -139,12 +161,40 @@ fn tester_number(name: &str) -> Option<u32> {
     }
 }
 
-/// `(tick, line)` for a MemTest line; None for any other line.
-pub fn parse_memtest_line(line: &[u8]) -> Option<(u64, MemTestLine)> {
-    let (tick, name, msg) = split_dprintf(line)?;
-    let tester = tester_number(name)?;
-    if let Ok((_, (access, addr, value, mode))) = all_consuming(initiate)(msg) {
-        return Some((
+/// A MemTest request line: (tick, tester, message); Ok(None) for other lines.
+fn parse_message(line: &[u8]) -> Result<Option<(u64, u32, Message)>, LineDamage> {
+    let Some((tick, object, msg, at)) = tester_message(line, is_memtest_message)? else {
+        return Ok(None);
+    };
+    let Some(tester) = tester_number(object) else {
+        return Err(LineDamage {
+            col: at - object.len() - 1,
+            msg: format!("tester number of `{object}` does not fit in 32 bits"),
+        });
+    };
+    let text = std::str::from_utf8(msg).map_err(|e| LineDamage {
+        col: at + e.valid_up_to() + 1,
+        msg: "not UTF-8 text".into(),
+    })?;
+    let mut c = Cursor::new(text);
+    match message(&mut c) {
+        Ok(m) => Ok(Some((tick, tester, m))),
+        Err((rest, msg)) => Err(LineDamage {
+            col: line.len() - rest.len() + 1,
+            msg,
+        }),
+    }
+}
+
+/// `(tick, line)` for a MemTest request line; Ok(None) for any other line
+/// (the second completion line of an atomic is read by
+/// [`parse_memtest_atomic_value`]); Err for a line that is recognisably a
+/// request line (`DPRINTF` prefix, `Initiating `/`Completing `) whose body does
+/// not parse or has a field out of range (a value past a byte, an address
+/// past 64 bits, a block that is not the address's): damage, never skipped.
+pub fn parse_memtest_line(line: &[u8]) -> Result<Option<(u64, MemTestLine)>, LineDamage> {
+    Ok(match parse_message(line)? {
+        Some((tick, tester, Message::Initiate(access, addr, value, mode))) => Some((
             tick,
             MemTestLine::Initiate {
                 tester,
@@ -153,32 +203,29 @@ pub fn parse_memtest_line(line: &[u8]) -> Option<(u64, MemTestLine)> {
                 value,
                 mode,
             },
-        ));
-    }
-    let (_, (access, addr, success)) = all_consuming(complete)(msg).ok()?;
-    Some((
-        tick,
-        MemTestLine::Complete {
-            tester,
-            access,
-            addr,
-            success,
-        },
-    ))
+        )),
+        Some((tick, tester, Message::Complete(access, addr, success))) => Some((
+            tick,
+            MemTestLine::Complete {
+                tester,
+                access,
+                addr,
+                success,
+            },
+        )),
+        Some((_, _, Message::AtomicValue(..))) | None => None,
+    })
 }
 
 /// `(tick, tester, addr, old value)` for the second completion line of an
 /// atomic swap, `Completing atomic at address A (blk B) value OLD`, which gives
-/// the value the swap read; None for any other line.
+/// the value the swap read; None for any other line (damaged ones included:
+/// [`parse_memtest_line`] reports those).
 pub fn parse_memtest_atomic_value(line: &[u8]) -> Option<(u64, u32, u64, u8)> {
-    let (tick, name, msg) = split_dprintf(line)?;
-    let tester = tester_number(name)?;
-    let (_, (addr, old)) = all_consuming(preceded(
-        tag("Completing atomic at address "),
-        tuple((addr_blk, preceded(tag(" value "), hex_byte))),
-    ))(msg)
-    .ok()?;
-    Some((tick, tester, addr, old))
+    match parse_message(line).ok()?? {
+        (tick, tester, Message::AtomicValue(addr, old)) => Some((tick, tester, addr, old)),
+        _ => None,
+    }
 }
 
 /// The failure panic (`panic: system.cpu1: read of 100041 (blk 100040) @ cycle 12345 returns 0, expected 3f`, found in simerr.txt/simout.txt): (tester, addr, tick, returned, expected).
@@ -209,12 +256,15 @@ mod tests {
     use crate::gem5::input::{for_each_line, Ending};
     use std::ops::ControlFlow;
 
+    /// A line that must not be damaged, parsed.
+    fn ok(l: &[u8]) -> Option<(u64, MemTestLine)> {
+        parse_memtest_line(l).unwrap_or_else(|d| panic!("{}: {d}", String::from_utf8_lossy(l)))
+    }
+
     #[test]
     fn the_documented_lines() {
         assert_eq!(
-            parse_memtest_line(
-                b"    427: system.cpu2: Completing read at address 108582 (blk 108580) success"
-            ),
+            ok(b"    427: system.cpu2: Completing read at address 108582 (blk 108580) success"),
             Some((
                 427,
                 MemTestLine::Complete {
@@ -226,9 +276,7 @@ mod tests {
             ))
         );
         assert_eq!(
-            parse_memtest_line(
-                b"      0: system.cpu2: Initiating read at addr 108582 (blk 108580) expecting 0"
-            ),
+            ok(b"      0: system.cpu2: Initiating read at addr 108582 (blk 108580) expecting 0"),
             Some((
                 0,
                 MemTestLine::Initiate {
@@ -241,16 +289,7 @@ mod tests {
             ))
         );
         assert_eq!(
-            parse_memtest_line(
-                b"      0: system.cpu3: Initiating write at addr 406783 (blk 406780) value 40\r"
-            ),
-            None,
-            "the caller strips \\r"
-        );
-        assert_eq!(
-            parse_memtest_line(
-                b"      0: system.cpu: Initiating write at addr 406783 (blk 406780) value 40"
-            ),
+            ok(b"      0: system.cpu: Initiating write at addr 406783 (blk 406780) value 40"),
             Some((
                 0,
                 MemTestLine::Initiate {
@@ -266,7 +305,7 @@ mod tests {
 
     #[test]
     fn functional_atomic_error_and_padding() {
-        let init = |l: &[u8]| match parse_memtest_line(l) {
+        let init = |l: &[u8]| match ok(l) {
             Some((
                 _,
                 MemTestLine::Initiate {
@@ -292,9 +331,7 @@ mod tests {
             (1, Access::Write, 0x100041, 0x3f, "atomic")
         );
         assert_eq!(
-            parse_memtest_line(
-                b"     20: system.cpu1: Completing atomic at address 100041 (blk 100040) success"
-            ),
+            ok(b"     20: system.cpu1: Completing atomic at address 100041 (blk 100040) success"),
             Some((
                 20,
                 MemTestLine::Complete {
@@ -306,9 +343,7 @@ mod tests {
             ))
         );
         assert_eq!(
-            parse_memtest_line(
-                b"     20: system.cpu1: Completing write at address 100041 (blk 100040) error"
-            ),
+            ok(b"     20: system.cpu1: Completing write at address 100041 (blk 100040) error"),
             Some((
                 20,
                 MemTestLine::Complete {
@@ -321,7 +356,7 @@ mod tests {
         );
         let value_line =
             b"     20: system.cpu1: Completing atomic at address 100041 (blk 100040) value 7";
-        assert_eq!(parse_memtest_line(value_line), None);
+        assert_eq!(parse_memtest_line(value_line), Ok(None));
         assert_eq!(
             parse_memtest_atomic_value(value_line),
             Some((20, 1, 0x100041, 7))
@@ -329,21 +364,37 @@ mod tests {
     }
 
     #[test]
-    fn rejects_other_and_malformed_lines() {
+    fn other_lines_are_skipped_and_malformed_ones_are_damage() {
         for l in [
             &b"     16: system.cpu3: Waiting for retry"[..],
             b"    426: system.cpu2: Proceeding after successful retry",
-            b"      0: system.cpu2: Initiating read at addr 108582 (blk 108580) expecting 100",
-            b"      0: system.cpu2: Initiating read at addr 1085821234567890abc (blk 108580) expecting 1",
-            b"      0: system.cpu2: Initiating read at addr 108582 (blk 108580) expecting 1 ",
-            b"      0: system.cpu99999999999: Initiating read at addr 1 (blk 0) expecting 1",
-            b"      0: system.cpu2: Initiating read at addr 108582 (blk",
-            b"      0: system.cpu2: Completing read at address 108582 (blk 108580) maybe",
             b"      0: global: initiating",
             b"",
             b"\xff\xfe: \x80: Initiating",
         ] {
-            assert_eq!(parse_memtest_line(l), None, "{}", String::from_utf8_lossy(l));
+            assert_eq!(
+                parse_memtest_line(l),
+                Ok(None),
+                "{}",
+                String::from_utf8_lossy(l)
+            );
+        }
+        for (l, col, what) in [
+            (&b"      0: system.cpu2: Initiating read at addr 108582 (blk 108580) expecting 100"[..], 77, "value 100 is out of range"),
+            (b"      0: system.cpu2: Initiating read at addr 1085821234567890abc (blk 108580) expecting 1", 47, "does not fit in 64 bits"),
+            (b"      0: system.cpu2: Initiating read at addr 108582 (blk 108580) expecting 1 ", 78, "unexpected text"),
+            (b"      0: system.cpu3: Initiating write at addr 406783 (blk 406780) value 40\r", 76, "unexpected text"),
+            (b"      0: system.cpu99999999999: Initiating read at addr 1 (blk 0) expecting 1", 10, "does not fit in 32 bits"),
+            (b"      0: system.cpu2: Initiating read at addr 108582 (blk", 53, "cut"),
+            (b"      0: system.cpu2: Initiating read at addr 108582 (blk 208580) expecting 1", 59, "not the block"),
+            (b"      0: system.cpu2: Completing read at address 108582 (blk 108580) maybe", 70, "success"),
+            (b"      0: system.cpu2: Completing read at address 108582 (blk 108580) value 7", 70, "success"),
+            (b"     -3: system.cpu2: Completing read at address 108582 (blk 108580) success", 6, "negative tick"),
+        ] {
+            let d = parse_memtest_line(l).expect_err(&String::from_utf8_lossy(l));
+            assert!(d.msg.contains(what), "{}: {d}", String::from_utf8_lossy(l));
+            assert_eq!(d.col, col, "{}: {d}", String::from_utf8_lossy(l));
+            assert_eq!(parse_memtest_atomic_value(l), None);
         }
     }
 
@@ -385,7 +436,7 @@ mod tests {
         let mut last_tick = 0;
         let ending = for_each_line(path, |n, line| {
             let text = String::from_utf8_lossy(line);
-            let parsed = parse_memtest_line(line);
+            let parsed = ok(line);
             let ours = text.contains("Initiating") || text.contains("Completing");
             assert_eq!(parsed.is_some(), ours, "line {n}: {text}");
             if let Some((tick, l)) = parsed {

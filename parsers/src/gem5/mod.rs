@@ -3,11 +3,15 @@
 //! plain or gzipped (possibly cut short by a crash).
 
 pub mod config;
+mod cursor;
 pub mod input;
 pub mod memtest;
 pub mod protocol;
 pub mod rubytest;
 pub mod stats;
+
+#[cfg(test)]
+mod line_fuzz;
 
 /// The repository's real gem5 runs, for tests: the two bundled in `traces/`
 /// and the rest of the MI_example set in `tests/data/gem5/mi_example/`.
