@@ -311,6 +311,75 @@ fn bad_csv_is_reported_with_file_and_line() {
     );
 }
 
+/// Issue 9, defect 12: what a results CSV cannot hold is an error with its
+/// line, never a silent last-wins, a double count or an impossible value.
+#[test]
+fn impossible_results_are_errors_with_their_line() {
+    let dir = temp_dir("impossible");
+    let cases: [(&str, &str, &str); 6] = [
+        (
+            "twice.csv",
+            "model,verdict,model\ncc,consistent,sc\n",
+            ":1: column `model` appears twice (columns 1 and 3)",
+        ),
+        (
+            "coverage.csv",
+            "model,verdict,coverage\ncc,consistent,0.5\nwsc,consistent,2.5\n",
+            ":3: column `coverage`: `2.5` is not a coverage from 0 to 1",
+        ),
+        (
+            "time.csv",
+            "model,verdict,time_ms\ncc,consistent,-1\n",
+            ":2: column `time_ms`: `-1` is not a time in ms",
+        ),
+        (
+            "model.csv",
+            "model,verdict\ncc,consistent\nzz,consistent\n",
+            ":3: column `model`: `zz` is not a model",
+        ),
+        (
+            "concatenated.csv",
+            "file,index,model,verdict\na.hist,0,cc,consistent\nfile,index,model,verdict\na.hist,0,cc,consistent\n",
+            ":4: the same row as line 2",
+        ),
+        (
+            "kernel.csv",
+            "model,verdict,kernel_coverage\nsc,consistent,-0.1\n",
+            ":2: column `kernel_coverage`",
+        ),
+    ];
+    for (file, text, expected) in cases {
+        let path = dir.join(file);
+        std::fs::write(&path, text).unwrap();
+        for cmd in ["summarize", "plot"] {
+            let mut args = vec![cmd, s(&path)];
+            if cmd == "plot" {
+                args.extend(["--kind", "detection"]);
+            }
+            let o = memconform(&args);
+            assert_eq!(o.status.code(), Some(2), "{cmd} {file}: {}", stderr(&o));
+            assert!(
+                stderr(&o).contains(&format!("{}{expected}", path.display())),
+                "{cmd} {file}: {}",
+                stderr(&o)
+            );
+        }
+    }
+    // two variants in one file (a header between them) are fine
+    let two = dir.join("two.csv");
+    std::fs::write(
+        &two,
+        "model,verdict,variant\ncc,consistent,a\nmodel,verdict,variant\ncc,consistent,b\n",
+    )
+    .unwrap();
+    let o = memconform(&["summarize", s(&two), "--by", "variant,model"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // one file given twice would count twice
+    let o = memconform(&["summarize", s(&two), s(&two)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("are the same file"), "{}", stderr(&o));
+}
+
 /// Copies a results CSV, moving its files to another directory, setting
 /// the `variant` column and flipping the verdicts of `flip` (row numbers).
 fn rewrite(src: &Path, dst: &Path, variant: &str, flip: &[usize]) -> Vec<(String, String)> {
