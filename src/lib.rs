@@ -4,6 +4,7 @@
 //! polynomial models, gradually) → [`certificate`] (why) → [`report`].
 
 pub mod batch;
+pub mod budget;
 pub mod certificate;
 pub mod cli;
 pub mod complete;

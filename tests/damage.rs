@@ -520,3 +520,84 @@ fn ingest_reports_the_damage_with_the_prefix() {
         .iter()
         .all(|o| o.access.complete_line < n as u64));
 }
+
+/// Runs `memconform check ARGS` and fails the test, rather than hanging it,
+/// if it takes longer than a minute.
+#[cfg(unix)]
+fn check_within_a_minute(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["check", "--timeout", "0", "-f", "csv"])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("check hung on {args:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 9, defect 7: a FIFO among the inputs, or as a run's `stats.txt` or
+/// trace, is refused without being opened (opening one blocks), and the
+/// other inputs are checked.
+#[cfg(unix)]
+#[test]
+fn defect7_fifos_are_refused_not_waited_for() {
+    let run = Run::copy(CLEAN, "fifo-stats", false);
+    let mkfifo = |p: &Path| {
+        let _ = std::fs::remove_file(p);
+        Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let inputs = run.dir.parent().unwrap().join("fifo-inputs");
+    std::fs::create_dir_all(&inputs).unwrap();
+    std::fs::write(inputs.join("a.hist"), "t0: W(x,1)\nt1: R(x,1)\n").unwrap();
+    if !mkfifo(&inputs.join("b.hist")) || !mkfifo(&run.dir.join("stats.txt")) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    // a FIFO named on the command line and one found in a directory
+    let fifo = inputs.join("b.hist");
+    let o = check_within_a_minute(&[inputs.as_os_str(), fifo.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a regular file but a FIFO"), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("a.hist"), "the good file is checked: {out}");
+    // a run whose stats.txt is a FIFO is still checked (stats are optional)
+    let o = check_within_a_minute(&[run.dir.as_os_str()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // a run whose trace is a FIFO is an input error, not a hang
+    let trace = run.dir.join("trace.txt.gz");
+    std::fs::remove_file(&trace).unwrap();
+    assert!(mkfifo(&trace));
+    let o = check_within_a_minute(&[run.dir.as_os_str()]);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&inputs);
+}
+
+/// Issue 9, defect 9: a trace without newlines (a gzip bomb's output) is
+/// damage once a line passes 1 MiB, not an unbounded line buffer.
+#[test]
+fn defect9_a_line_without_end_is_damage_not_unbounded_memory() {
+    let run = Run::copy(CLEAN, "no-newline", true);
+    let mut text = std::fs::read(run.trace("trace.txt")).unwrap();
+    text.extend(std::iter::repeat_n(b'7', 3 << 20));
+    text.push(b'\n');
+    std::fs::write(run.trace("trace.txt"), text).unwrap();
+    let c = check(&run.dir, MODELS);
+    assert_unknown_with_damage(&c, "trace.txt", "longer than 1 MiB");
+}

@@ -1,40 +1,97 @@
-//! Read-only memory-mapped input files.
+//! Input files read whole into memory — regular files only.
+//!
+//! Not memory-mapped: a mapped file that shrinks while it is read (gem5
+//! still writing, a copy in progress) kills the process with SIGBUS and the
+//! whole batch with it. Not a FIFO, device or directory either: opening a
+//! FIFO blocks until a writer comes. Both are refused before `open`.
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Read};
 use std::path::Path;
 
-/// The bytes of a file: memory-mapped when it is a regular non-empty file,
-/// read into memory otherwise (empty files, pipes).
-pub enum Mapped {
-    Map(memmap2::Mmap),
-    Owned(Vec<u8>),
-}
+/// The bytes of a regular file.
+pub struct Mapped(Vec<u8>);
 
 impl Mapped {
-    /// Opens `path` and maps it.
+    /// Reads `path`, a regular file (checked before it is opened).
     pub fn open(path: &Path) -> io::Result<Mapped> {
-        let file = File::open(path)?;
-        let meta = file.metadata()?;
-        if meta.is_file() && meta.len() > 0 {
-            // SAFETY: the map is read-only; a file truncated by another
-            // process while mapped is outside what this tool promises.
-            let map = unsafe { memmap2::Mmap::map(&file)? };
-            Ok(Mapped::Map(map))
-        } else {
-            let mut buf = Vec::new();
-            io::Read::read_to_end(&mut &file, &mut buf)?;
-            Ok(Mapped::Owned(buf))
-        }
+        regular(path)?;
+        let mut file = File::open(path)?;
+        let mut buf = Vec::new();
+        file.read_to_end(&mut buf)?;
+        Ok(Mapped(buf))
     }
+}
+
+/// `Ok` when `path` is a regular file (following symlinks); else an
+/// `InvalidInput` error naming what it is. Never opens the file.
+pub fn regular(path: &Path) -> io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() {
+        return Ok(());
+    }
+    let what = if meta.is_dir() {
+        "a directory"
+    } else {
+        special_kind(&meta)
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("not a regular file but {what}"),
+    ))
+}
+
+#[cfg(unix)]
+fn special_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_block_device() || t.is_char_device() {
+        "a device"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::Metadata) -> &'static str {
+    "a special file"
 }
 
 impl std::ops::Deref for Mapped {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        match self {
-            Mapped::Map(m) => m,
-            Mapped::Owned(v) => v,
+        &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_files_are_refused_before_open() {
+        let dir = std::env::temp_dir().join(format!("memconform-mapped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let e = Mapped::open(&dir).err().expect("a directory is refused");
+        assert!(e.to_string().contains("a directory"), "{e}");
+        #[cfg(unix)]
+        {
+            let fifo = dir.join("fifo");
+            let _ = std::fs::remove_file(&fifo);
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                // would block forever if it were opened
+                let e = Mapped::open(&fifo).err().expect("a FIFO is refused");
+                assert!(e.to_string().contains("FIFO"), "{e}");
+            }
         }
+        let file = dir.join("f.txt");
+        std::fs::write(&file, "x\n").unwrap();
+        assert_eq!(&*Mapped::open(&file).unwrap(), b"x\n");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -222,6 +222,8 @@ pub fn run(args: CheckArgs) -> i32 {
             if stop.swap(true, std::sync::atomic::Ordering::SeqCst) {
                 std::process::exit(130);
             }
+            // the histories in flight end `unknown` ("interrupted")
+            crate::budget::interrupt();
         });
     }
     let progress = if io::stderr().is_terminal() {

@@ -273,5 +273,5 @@ pub fn kernel(h: &History, spec: &Spec, deadline: Option<Instant>) -> Option<Ker
 /// Whether the deadline has passed.
 #[inline]
 pub(crate) fn expired(deadline: Option<Instant>) -> bool {
-    deadline.is_some_and(|d| Instant::now() >= d)
+    crate::budget::spent(deadline)
 }

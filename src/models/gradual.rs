@@ -295,10 +295,10 @@ fn zones(h: &History, opts: &Options, deadline: Option<Instant>) -> Run {
         invalid: None,
         seconds: 0.0,
     };
-    if deadline.is_some_and(|d| Instant::now() >= d) {
+    if crate::budget::spent(deadline) {
         r.verdict = Verdict::Unknown;
         r.engine = None;
-        r.reason = Some("time budget spent before this model".into());
+        r.reason = Some(crate::budget::reason("time budget spent before this model"));
     } else {
         match linearize::decide(h) {
             Ok(order) => {
@@ -404,9 +404,9 @@ fn run<'a>(
         r.verdict = Verdict::Unknown;
         r.reason = Some(why);
     } else if let Some(sm) = store_model {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if crate::budget::spent(deadline) {
             r.verdict = Verdict::Unknown;
-            r.reason = Some("time budget spent before this model".into());
+            r.reason = Some(crate::budget::reason("time budget spent before this model"));
         } else {
             let d = if path == Path::Sparse {
                 scale::decide(h, lanes(), m, deadline, opts.max_memory)
@@ -453,10 +453,10 @@ fn run<'a>(
                 }
                 Ok(Completion::TimedOut) => {
                     r.verdict = Verdict::Unknown;
-                    r.reason = Some(format!(
+                    r.reason = Some(crate::budget::reason(&format!(
                         "timeout: {} unordered write pairs left after saturation",
                         d.unordered_after_saturation
-                    ));
+                    )));
                 }
                 Err(v) => {
                     r.verdict = Verdict::Violation;
@@ -478,7 +478,9 @@ fn run<'a>(
             }
             None => {
                 r.verdict = Verdict::Unknown;
-                r.reason = Some(format!("timeout: {m} checked part of its observers"));
+                r.reason = Some(crate::budget::reason(&format!(
+                    "timeout: {m} checked part of its observers"
+                )));
             }
         }
     }

@@ -157,7 +157,7 @@ pub(crate) fn local_hbs(
     let mut work: Vec<(u32, u32)> = Vec::new();
     let mut drops: Vec<(u32, usize, u32, u32)> = Vec::new();
     for ob in observers {
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if crate::budget::spent(deadline) {
             co.set_trail(false);
             return Ok(false);
         }

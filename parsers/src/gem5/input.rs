@@ -16,8 +16,6 @@ use nom::character::complete::{space0, u64 as dec_u64};
 use nom::sequence::{preceded, terminated, tuple};
 use nom::IResult;
 
-use crate::mapped::Mapped;
-
 /// How reading a trace ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ending {
@@ -153,6 +151,7 @@ pub fn for_each_line(
     path: &Path,
     mut f: impl FnMut(u64, &[u8]) -> ControlFlow<()>,
 ) -> io::Result<Ending> {
+    crate::mapped::regular(path)?;
     let mut file = File::open(path)?;
     let named_gz = path.extension().is_some_and(|e| e == "gz");
     let gzip = named_gz || {
@@ -164,29 +163,109 @@ pub fn for_each_line(
     if gzip {
         return gzip_lines(file, &mut f);
     }
-    drop(file);
-    let map = Mapped::open(path)?;
-    let mut rest: &[u8] = &map;
+    let (number, stop) = lines(BufReader::with_capacity(BUF, file), false, &mut f);
+    match stop {
+        Stop::End { partial: 0 } | Stop::Broke => Ok(Ending::Complete),
+        Stop::End { partial } => Ok(Ending::Truncated {
+            lines: number,
+            msg: format!(
+                "the file ends inside line {} ({partial} bytes without a newline: cut while written); that line was dropped",
+                number + 1
+            ),
+        }),
+        Stop::TooLong => Ok(too_long(number)),
+        Stop::Failed { error, .. } => Err(error),
+    }
+}
+
+/// The longest line read: a gem5 trace line is a few hundred bytes; a
+/// longer one (binary data, a gzip bomb without newlines) is damage, and
+/// memory stays bounded by this, not by the file.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// How [`lines`] stopped.
+enum Stop {
+    /// The input ended; `partial` bytes after the last newline.
+    End { partial: usize },
+    /// The callback asked to stop.
+    Broke,
+    /// A line grew past [`MAX_LINE`].
+    TooLong,
+    /// A read failed; `partial` bytes of a line were read before.
+    Failed { error: io::Error, partial: usize },
+}
+
+/// The damage of a line past [`MAX_LINE`] after `number` lines.
+fn too_long(number: u64) -> Ending {
+    Ending::Corrupt {
+        lines: number,
+        msg: format!(
+            "line {} is longer than {} MiB without a newline: not a gem5 trace",
+            number + 1,
+            MAX_LINE >> 20
+        ),
+    }
+}
+
+/// Calls `f` on each `\n`-ended line of `r` (without `\n` or `\r\n`),
+/// numbered from 1, straight from the reader's buffer when the line lies in
+/// it — and on a last line without `\n` when `last_line` says it is whole;
+/// returns the count of lines delivered and why it stopped.
+fn lines(
+    mut r: impl BufRead,
+    last_line: bool,
+    f: &mut impl FnMut(u64, &[u8]) -> ControlFlow<()>,
+) -> (u64, Stop) {
+    let mut line: Vec<u8> = Vec::new();
     let mut number = 0u64;
-    while !rest.is_empty() {
-        let Some(nl) = find_newline(rest) else {
-            return Ok(Ending::Truncated {
-                lines: number,
-                msg: format!(
-                    "the file ends inside line {} ({} bytes without a newline: cut while written); that line was dropped",
-                    number + 1,
-                    rest.len()
-                ),
-            });
+    loop {
+        let buf = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => {
+                let partial = line.len();
+                return (number, Stop::Failed { error, partial });
+            }
         };
-        let line = &rest[..nl];
-        rest = &rest[nl + 1..];
+        if buf.is_empty() {
+            if last_line && !line.is_empty() {
+                number += 1;
+                let _ = f(number, strip_cr(&line));
+                return (number, Stop::End { partial: 0 });
+            }
+            return (
+                number,
+                Stop::End {
+                    partial: line.len(),
+                },
+            );
+        }
+        let Some(nl) = find_newline(buf) else {
+            if line.len() + buf.len() > MAX_LINE {
+                return (number, Stop::TooLong);
+            }
+            line.extend_from_slice(buf);
+            let k = buf.len();
+            r.consume(k);
+            continue;
+        };
+        if line.len() + nl > MAX_LINE {
+            return (number, Stop::TooLong);
+        }
         number += 1;
-        if f(number, strip_cr(line)).is_break() {
-            break;
+        let flow = if line.is_empty() {
+            f(number, strip_cr(&buf[..nl]))
+        } else {
+            line.extend_from_slice(&buf[..nl]);
+            let flow = f(number, strip_cr(&line));
+            line.clear();
+            flow
+        };
+        r.consume(nl + 1);
+        if flow.is_break() {
+            return (number, Stop::Broke);
         }
     }
-    Ok(Ending::Complete)
 }
 
 /// The index of the first `\n` in `bytes`, eight bytes at a time.
@@ -234,46 +313,38 @@ fn strip_cr(line: &[u8]) -> &[u8] {
 /// The lines of a gzip stream (one or more members) read from `file`.
 fn gzip_lines(file: File, f: &mut impl FnMut(u64, &[u8]) -> ControlFlow<()>) -> io::Result<Ending> {
     let decoder = MultiGzDecoder::new(BufReader::with_capacity(BUF, file));
-    let mut text = BufReader::with_capacity(BUF, decoder);
-    let mut line = Vec::new();
-    let mut number = 0u64;
-    loop {
-        line.clear();
-        match text.read_until(b'\n', &mut line) {
-            Ok(0) => return Ok(Ending::Complete),
-            Ok(_) => {
-                let body = line.strip_suffix(b"\n").unwrap_or(&line);
-                number += 1;
-                if f(number, strip_cr(body)).is_break() {
-                    return Ok(Ending::Complete);
-                }
-            }
-            Err(e) if is_damage(&e) => {
-                let partial = if line.is_empty() {
-                    String::new()
-                } else {
-                    format!("; a partial last line of {} bytes was dropped", line.len())
-                };
-                let cut = e.kind() == io::ErrorKind::UnexpectedEof;
-                let what = if cut {
-                    "gzip stream cut short"
-                } else {
-                    "gzip stream corrupt"
-                };
-                let place = if number == 0 {
-                    "before the first line".to_owned()
-                } else {
-                    format!("after line {number}")
-                };
-                let msg = format!("{what} {place} ({e}){partial}");
-                return Ok(if cut {
-                    Ending::Truncated { lines: number, msg }
-                } else {
-                    Ending::Corrupt { lines: number, msg }
-                });
-            }
-            Err(e) => return Err(e),
+    let text = BufReader::with_capacity(BUF, decoder);
+    // the stream ended whole (its checksum held): a last line without a
+    // newline is a line
+    let (number, stop) = lines(text, true, f);
+    match stop {
+        Stop::Broke | Stop::End { .. } => Ok(Ending::Complete),
+        Stop::TooLong => Ok(too_long(number)),
+        Stop::Failed { error: e, partial } if is_damage(&e) => {
+            let partial = if partial == 0 {
+                String::new()
+            } else {
+                format!("; a partial last line of {partial} bytes was dropped")
+            };
+            let cut = e.kind() == io::ErrorKind::UnexpectedEof;
+            let what = if cut {
+                "gzip stream cut short"
+            } else {
+                "gzip stream corrupt"
+            };
+            let place = if number == 0 {
+                "before the first line".to_owned()
+            } else {
+                format!("after line {number}")
+            };
+            let msg = format!("{what} {place} ({e}){partial}");
+            Ok(if cut {
+                Ending::Truncated { lines: number, msg }
+            } else {
+                Ending::Corrupt { lines: number, msg }
+            })
         }
+        Stop::Failed { error, .. } => Err(error),
     }
 }
 
