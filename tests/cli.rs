@@ -499,3 +499,32 @@ fn history_names_cannot_inject_formulas_or_terminal_escapes() {
     let o = memconform(&["check", "--models", "cc", p.to_str().unwrap()]);
     assert!(!stdout(&o).contains('\u{1b}'), "{}", stdout(&o));
 }
+
+/// Issue 9, defect 16: the axe example of docs/hist-format.md is read, and
+/// its final value (never written) is a violation, not an input error.
+#[test]
+fn the_documented_axe_example_is_read_and_its_impossible_final_is_a_violation() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/hist-format.md"))
+        .unwrap();
+    let section = &doc[doc.find("## axe traces").expect("the axe section")..];
+    let start = section.find("```\n").expect("a code block") + 4;
+    let block = &section[start..start + section[start..].find("```").unwrap()];
+    let p = temp_file("doc-example.axe", block);
+    let o = memconform(&[
+        "check",
+        p.to_str().unwrap(),
+        "--models",
+        "sc,tso",
+        "-f",
+        "csv",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("ThinAirFinal"), "{out}");
+    // the same trace with a final value written is consistent
+    let fixed = block.replace("final M[1] == 2", "final M[1] == 1");
+    assert_ne!(fixed, block);
+    let p = temp_file("doc-example-fixed.axe", &fixed);
+    let o = memconform(&["check", p.to_str().unwrap(), "--models", "sc,tso"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+}

@@ -72,6 +72,8 @@ pub enum Pattern {
     WriteCOInitRead,
     /// a read of a value that no write wrote.
     ThinAirRead,
+    /// a `@final` observation of a value that no write wrote.
+    ThinAirFinal,
     /// `w1 wr r1`, `w1 co w2 co r1` with `w2` another write of the variable.
     WriteCORead,
     /// `cf ∪ co` is cyclic.
@@ -107,6 +109,7 @@ impl Pattern {
             Pattern::CyclicCO => "CyclicCO",
             Pattern::WriteCOInitRead => "WriteCOInitRead",
             Pattern::ThinAirRead => "ThinAirRead",
+            Pattern::ThinAirFinal => "ThinAirFinal",
             Pattern::WriteCORead => "WriteCORead",
             Pattern::CyclicCF => "CyclicCF",
             Pattern::WriteHBInitRead => "WriteHBInitRead",

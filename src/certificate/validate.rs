@@ -413,6 +413,20 @@ pub fn violation(h: &History, v: &Violation) -> Result<(), String> {
                 Err(format!("{} is not a thin-air read", h.describe(r)))
             };
         }
+        Pattern::ThinAirFinal => {
+            let Some(&(w, _)) = v.ops.first() else {
+                return Err("thin-air final certificate names no variable".into());
+            };
+            let x = h.ops[w].var;
+            return if h.is_init(w) && h.thin_air_finals().any(|(y, _)| Some(y) == x) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "no @final of {}'s variable observes a value never written",
+                    h.describe(w)
+                ))
+            };
+        }
         Pattern::NoStoreOrder => return Ok(()),
         _ => {}
     }

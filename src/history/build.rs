@@ -102,12 +102,8 @@ impl History {
                     format!("@final names `{var}`, which no operation accesses"),
                 );
             };
-            if *value != 0 && !written.contains_key(&(v, *value)) {
-                return err(
-                    *pos,
-                    format!("@final {var}={value}: no write of {value} to `{var}`"),
-                );
-            }
+            // a value never written is kept: the models report it
+            // (ThinAirFinal), as they do a thin-air read
             finals.push((v, *value));
         }
 

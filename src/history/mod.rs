@@ -144,6 +144,15 @@ impl History {
         (0..self.n()).filter(|&o| self.is_read(o) && self.rf[o].is_none())
     }
 
+    /// `@final` observations of a value no write of the variable wrote
+    /// (ThinAirFinal).
+    pub fn thin_air_finals(&self) -> impl Iterator<Item = (VarId, u64)> + '_ {
+        self.finals
+            .iter()
+            .copied()
+            .filter(|&(x, v)| !self.writes_of[x].iter().any(|&w| self.ops[w].value == v))
+    }
+
     /// The writes of `x`, its initial write first.
     #[inline]
     pub fn writes_of(&self, x: VarId) -> &[OpId] {

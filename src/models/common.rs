@@ -7,15 +7,26 @@ use crate::relation::{
 };
 
 /// ThinAirRead: `wr⁻¹` must be total (every model requires it).
+/// ThinAirFinal likewise: a `@final` value must have been written.
 pub fn no_thin_air(h: &History) -> Result<(), Violation> {
-    match h.thin_air_reads().next() {
-        None => Ok(()),
-        Some(r) => Err(Violation {
+    if let Some(r) = h.thin_air_reads().next() {
+        return Err(Violation {
             pattern: Pattern::ThinAirRead,
             cycle: Vec::new(),
             ops: vec![(r, "read of a value never written")],
-        }),
+        });
     }
+    if let Some((x, _)) = h.thin_air_finals().next() {
+        return Err(Violation {
+            pattern: Pattern::ThinAirFinal,
+            cycle: Vec::new(),
+            ops: vec![(
+                h.writes_of(x)[0],
+                "@final observes a value no write of this variable wrote",
+            )],
+        });
+    }
+    Ok(())
 }
 
 /// The causal relation `co = (po ∪ wr)⁺`, or CyclicCO.
