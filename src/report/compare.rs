@@ -590,7 +590,7 @@ mod tests {
     fn duplicate_keys_name_both_lines() {
         let csv = "file,index,model,verdict,variant\n\
                    x.hist,0,cc,consistent,a\n\
-                   x.hist,0,cc,consistent,a\n\
+                   x.hist,0,cc,violation,a\n\
                    x.hist,0,cc,consistent,b\n";
         let res = read_results_str("r.csv", csv, &["variant".to_string()]).unwrap();
         let pairs = sides_by_variant(&res, "variant", None).unwrap();

@@ -683,7 +683,7 @@ mod tests {
         let e = read_results_str("r.csv", csv, &[]).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "r.csv:3: column `time_ms`: `fast` is not a number"
+            "r.csv:3: column `time_ms`: `fast` is not a time in ms (0 or more)"
         );
     }
 
