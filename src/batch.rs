@@ -1,12 +1,13 @@
 //! Many histories at once: finding inputs, and checking them in parallel
 //! while streaming results in input order.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use crate::history::{build, load_file, parse_file, History, InputError};
+use crate::history::{build, load_file, stream_file, History, InputError};
 use crate::models::{check_gradual_with, Model, Options, Outcome};
 
 /// One checked history.
@@ -160,17 +161,11 @@ pub fn run_batch<'a>(
         if file.is_dir() {
             pending.push((file, Job::Run));
         } else {
-            // parsed whole, validated a step at a time: only the histories
-            // in flight are built (an invalid one is reported and skipped)
-            let raws = match parse_file(file) {
-                Ok(raws) => raws,
-                Err(e) => {
-                    flush(&mut pending, &mut sink);
-                    sink(Item::Error(e));
-                    continue;
-                }
-            };
-            for (i, raw) in raws.iter().enumerate() {
+            // checked whole, then parsed and validated a history at a time:
+            // only the histories in flight are held (an invalid one is
+            // reported and skipped)
+            let mut stopped = false;
+            let streamed = stream_file(file, |i, raw| {
                 match build(raw, i, file) {
                     Ok(h) => pending.push((file.as_path(), Job::History(Box::new(h)))),
                     Err(e) => {
@@ -180,10 +175,20 @@ pub fn run_batch<'a>(
                 }
                 if pending.len() >= chunk {
                     if stop.load(Ordering::Relaxed) {
-                        return;
+                        stopped = true;
+                        return ControlFlow::Break(());
                     }
                     flush(&mut pending, &mut sink);
                 }
+                ControlFlow::Continue(())
+            });
+            if stopped {
+                return;
+            }
+            if let Err(e) = streamed {
+                flush(&mut pending, &mut sink);
+                sink(Item::Error(e));
+                continue;
             }
         }
         while pending.len() >= chunk {

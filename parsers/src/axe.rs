@@ -21,10 +21,10 @@
 //! otherwise dropped: under SC/TSO/PSO they never change program order.
 //!
 //! The input is read line by line (`\n` or `\r\n`) and every line is parsed
-//! with nom over its bytes, so positions are byte offsets into the line.
-//! Unlike axe itself, one operation must fit on one line.
-
-use std::collections::HashMap;
+//! over its bytes, so positions are byte offsets into the line: the common
+//! forms by hand, any other line (and every error) with nom. Unlike axe
+//! itself, one operation must fit on one line. [`AxeTraces`] gives the
+//! traces one at a time, [`check_axe`] checks a whole file without building.
 
 use nom::bytes::complete::tag;
 use nom::character::complete::{char, digit1, hex_digit1, space0};
@@ -32,6 +32,7 @@ use nom::combinator::{eof, opt};
 use nom::sequence::preceded;
 use nom::{Err, IResult, Offset, Parser};
 
+use crate::fx::FxMap as HashMap;
 use crate::hist::{RawHistory, RawOp, RawOpKind, RawThread};
 use crate::{ParseError, Pos};
 
@@ -52,93 +53,174 @@ pub fn looks_like_axe(src: &[u8]) -> bool {
 /// a thread's position is that of its id on its first line. Syntax errors and
 /// malformed RMWs only: meaning is checked by the `memconform` crate.
 pub fn parse_axe(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
-    let mut histories = Vec::new();
-    let mut trace = Trace::default();
-    for (index, raw) in src.split(|&b| b == b'\n').enumerate() {
-        let line_no = to_u32(index + 1);
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let text = content(raw);
-        if text.is_empty() {
-            continue;
+    AxeTraces::new(src).collect()
+}
+
+/// The first error [`parse_axe`] would report for `src`, found without
+/// building any history (a file is checked whole before it is streamed).
+pub fn check_axe(src: &[u8]) -> Result<(), ParseError> {
+    let mut traces = AxeTraces::new(src);
+    traces.build = false;
+    while traces.advance()?.is_some() {}
+    Ok(())
+}
+
+/// The traces of an axe file one at a time, as [`parse_axe`] gives them
+/// (after an error, nothing more): memory holds one trace, not the file.
+pub struct AxeTraces<'a> {
+    lines: std::iter::Enumerate<Lines<'a>>,
+    trace: Trace,
+    /// Whether histories are built (off: syntax and locations checked only).
+    build: bool,
+    /// Set after an error or the end of the input.
+    done: bool,
+}
+
+impl<'a> AxeTraces<'a> {
+    /// The traces of `src`.
+    pub fn new(src: &'a [u8]) -> AxeTraces<'a> {
+        AxeTraces {
+            lines: Lines(Some(src)).enumerate(),
+            trace: Trace::default(),
+            build: true,
+            done: false,
         }
-        let at = |rest: &[u8]| Pos {
-            line: line_no,
-            col: to_u32(raw.offset(rest) + 1),
-        };
-        let (_, parsed) = line(text).map_err(|e| match e {
-            Err::Error(e) | Err::Failure(e) => ParseError {
-                pos: at(e.at),
-                msg: e.msg.unwrap_or_else(|| "syntax error".to_owned()),
-            },
-            Err::Incomplete(_) => unreachable!("complete parsers never ask for more input"),
-        })?;
-        let hist = trace.hist.get_or_insert_with(|| RawHistory {
-            pos: at(text),
-            ..RawHistory::default()
-        });
-        match parsed {
-            Line::Check => histories.push(trace.finish()),
-            Line::Final(access) => {
-                let var = trace.locations.name(&access, &at)?;
-                hist.finals.push((var, access.value, at(text)));
+    }
+
+    /// Reads lines up to the end of the next trace: `Ok(None)` at the end of
+    /// the input.
+    fn advance(&mut self) -> Result<Option<RawHistory>, ParseError> {
+        let trace = &mut self.trace;
+        for (index, raw) in self.lines.by_ref() {
+            let line_no = to_u32(index + 1);
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            let text = content(raw);
+            if text.is_empty() {
+                continue;
             }
-            Line::Op {
-                tid,
-                tid_at,
-                op_at,
-                body,
-                stamps,
-            } => {
-                let kind = match body {
-                    Body::Sync => RawOpKind::Fence,
-                    Body::Access(a) => {
-                        let var = trace.locations.name(&a, &at)?;
-                        if a.store {
-                            RawOpKind::Write {
-                                var,
-                                value: a.value,
+            let at = |rest: &[u8]| Pos {
+                line: line_no,
+                col: to_u32(raw.offset(rest) + 1),
+            };
+            let parsed = match quick_line(text) {
+                Some(parsed) => parsed,
+                None => {
+                    line(text)
+                        .map_err(|e| match e {
+                            Err::Error(e) | Err::Failure(e) => ParseError {
+                                pos: at(e.at),
+                                msg: e.msg.unwrap_or_else(|| "syntax error".to_owned()),
+                            },
+                            Err::Incomplete(_) => {
+                                unreachable!("complete parsers never ask for more input")
                             }
-                        } else {
-                            RawOpKind::Read {
-                                var,
-                                value: a.value,
-                            }
-                        }
-                    }
-                    Body::Rmw(read, write) => {
-                        // `rmw` checked that both parts name the same location.
-                        let var = trace.locations.name(&read, &at)?;
-                        RawOpKind::Rmw {
-                            var,
-                            old: read.value,
-                            new: write.value,
-                        }
-                    }
-                };
-                if let Some((stamp_at, count)) = stamps {
-                    trace.stamps += count;
-                    trace.stamps_pos.get_or_insert(at(stamp_at));
+                        })?
+                        .1
                 }
-                let index = *trace.threads.entry(tid).or_insert_with(|| {
-                    hist.threads.push(RawThread {
-                        name: format!("t{tid}"),
-                        pos: at(tid_at),
-                        ops: Vec::new(),
+            };
+            let hist = trace.hist.get_or_insert_with(|| RawHistory {
+                pos: at(text),
+                ..RawHistory::default()
+            });
+            match parsed {
+                Line::Check => return Ok(Some(trace.finish())),
+                Line::Final(access) => {
+                    let var = trace.locations.name(&access, &at, self.build)?;
+                    if self.build {
+                        hist.finals.push((var, access.value, at(text)));
+                    }
+                }
+                Line::Op {
+                    tid,
+                    tid_at,
+                    op_at,
+                    body,
+                    stamps,
+                } => {
+                    let kind = match body {
+                        Body::Sync => RawOpKind::Fence,
+                        Body::Access(a) => {
+                            let var = trace.locations.name(&a, &at, self.build)?;
+                            if a.store {
+                                RawOpKind::Write {
+                                    var,
+                                    value: a.value,
+                                }
+                            } else {
+                                RawOpKind::Read {
+                                    var,
+                                    value: a.value,
+                                }
+                            }
+                        }
+                        Body::Rmw(read, write) => {
+                            // `rmw` checked that both parts name the same location.
+                            let var = trace.locations.name(&read, &at, self.build)?;
+                            RawOpKind::Rmw {
+                                var,
+                                old: read.value,
+                                new: write.value,
+                            }
+                        }
+                    };
+                    if !self.build {
+                        continue;
+                    }
+                    if let Some((stamp_at, count)) = stamps {
+                        trace.stamps += count;
+                        trace.stamps_pos.get_or_insert(at(stamp_at));
+                    }
+                    let index = *trace.threads.entry(tid).or_insert_with(|| {
+                        hist.threads.push(RawThread {
+                            name: format!("t{tid}"),
+                            pos: at(tid_at),
+                            ops: Vec::new(),
+                        });
+                        hist.threads.len() - 1
                     });
-                    hist.threads.len() - 1
-                });
-                hist.threads[index].ops.push(RawOp {
-                    kind,
-                    ticks: None,
-                    pos: at(op_at),
-                });
+                    hist.threads[index].ops.push(RawOp {
+                        kind,
+                        ticks: None,
+                        pos: at(op_at),
+                    });
+                }
             }
         }
+        Ok(trace.hist.is_some().then(|| trace.finish()))
     }
-    if trace.hist.is_some() {
-        histories.push(trace.finish());
+}
+
+/// The lines of the input split at `\n`, as `split` gives them (a last
+/// empty one after a final `\n`).
+struct Lines<'a>(Option<&'a [u8]>);
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = &'a [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let rest = self.0?;
+        match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                self.0 = Some(&rest[i + 1..]);
+                Some(&rest[..i])
+            }
+            None => self.0.take(),
+        }
     }
-    Ok(histories)
+}
+
+impl Iterator for AxeTraces<'_> {
+    type Item = Result<RawHistory, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let next = self.advance().transpose();
+        self.done = !matches!(next, Some(Ok(_)));
+        next
+    }
 }
 
 /// The trace being read.
@@ -157,43 +239,47 @@ struct Trace {
 
 impl Trace {
     /// Ends the trace (at a `check` line or the end of the file), leaving an
-    /// empty one, and returns its history.
+    /// empty one (its maps keep their room), and returns its history.
     fn finish(&mut self) -> RawHistory {
-        let Trace {
-            hist,
-            stamps,
-            stamps_pos,
-            ..
-        } = std::mem::take(self);
-        let mut hist = hist.unwrap_or_default();
-        if let Some(pos) = stamps_pos {
+        let mut hist = self.hist.take().unwrap_or_default();
+        if let Some(pos) = self.stamps_pos.take() {
             hist.meta.push((
                 "axe-timestamps".to_owned(),
-                format!("{stamps} ignored"),
+                format!("{} ignored", self.stamps),
                 pos,
             ));
         }
+        self.stamps = 0;
+        self.threads.clear();
+        self.locations.0.clear();
         hist
     }
 }
 
 /// How each location of a trace was first written: hex or decimal, `vN`
-/// or not, where.
+/// or not, where; and its variable name (when histories are built).
 #[derive(Default)]
-struct Locations(HashMap<u64, (bool, bool, Pos)>);
+struct Locations(HashMap<u64, (bool, bool, Pos, String)>);
 
 impl Locations {
     /// The variable name of `access`'s location: `m31` or `m0x1f` (`v31` is
     /// `M[31]`). A location written both in hex and in decimal in one trace
     /// would become two variables, so that is an error.
-    fn name(&mut self, access: &Access, at: &impl Fn(&[u8]) -> Pos) -> Result<String, ParseError> {
+    /// Without `build`, only checks (and gives an empty name).
+    fn name(
+        &mut self,
+        access: &Access,
+        at: &impl Fn(&[u8]) -> Pos,
+        build: bool,
+    ) -> Result<String, ParseError> {
         let (hex, value) = (access.hex, access.loc);
-        let here = at(access.at);
-        let &mut (first_hex, first_v, first_pos) =
-            self.0.entry(value).or_insert((hex, access.v, here));
+        let &mut (first_hex, first_v, first_pos, ref mut name) = self
+            .0
+            .entry(value)
+            .or_insert_with(|| (hex, access.v, at(access.at), String::new()));
         if first_hex != hex {
             return Err(ParseError {
-                pos: here,
+                pos: at(access.at),
                 msg: format!(
                     "location {value} is written `{}` here but `{}` at {first_pos}: \
                      write each location the same way within a trace",
@@ -202,7 +288,13 @@ impl Locations {
                 ),
             });
         }
-        Ok(format!("m{}", shown_loc(hex, value)))
+        if !build {
+            return Ok(String::new());
+        }
+        if name.is_empty() {
+            *name = format!("m{}", shown_loc(hex, value));
+        }
+        Ok(name.clone())
     }
 }
 
@@ -475,6 +567,123 @@ fn keyword(word: &'static str) -> impl FnMut(&[u8]) -> Option<&[u8]> {
             .strip_prefix(word.as_bytes())
             .filter(|rest| at_boundary(rest))
     }
+}
+
+/// The common lines without nom: `check`, and `tid: sync` or `tid: loc op
+/// value` with `loc` `vA` or `M[A]`, decimal numbers of at most 19 digits,
+/// optionally timestamps `@ begin : end`. `None` for any other line, which
+/// [`line`] then parses (whenever this one gives a line, [`line`] gives the
+/// same).
+fn quick_line(input: &[u8]) -> Option<Line<'_>> {
+    if input == b"check" {
+        return Some(Line::Check);
+    }
+    let (tid, rest) = quick_decimal(input)?;
+    let op_at = skip_space(skip_space(rest).strip_prefix(b":")?);
+    let (body, rest) = if let Some(rest) = op_at.strip_prefix(b"sync") {
+        (Body::Sync, rest)
+    } else if let Some(rmw) = quick_rmw(op_at) {
+        rmw
+    } else {
+        let (access, rest) = quick_access(op_at)?;
+        (Body::Access(access), rest)
+    };
+    let rest = skip_space(rest);
+    let stamps = match rest.first() {
+        None => None,
+        Some(b'@') => Some((rest, quick_stamps(&rest[1..])?)),
+        Some(_) => return None,
+    };
+    Some(Line::Op {
+        tid,
+        tid_at: input,
+        op_at,
+        body,
+        stamps,
+    })
+}
+
+/// `<load; store>` or `{load; store}` of one location as [`rmw`] reads it,
+/// and the rest; `None` for anything else.
+fn quick_rmw(input: &[u8]) -> Option<(Body<'_>, &[u8])> {
+    let close = match input.first()? {
+        b'<' => b">",
+        b'{' => b"}",
+        _ => return None,
+    };
+    let (read, rest) = quick_access(skip_space(&input[1..]))?;
+    let (write, rest) = quick_access(skip_space(skip_space(rest).strip_prefix(b";")?))?;
+    if read.store || !write.store || read.loc != write.loc {
+        return None;
+    }
+    let rest = skip_space(rest).strip_prefix(close)?;
+    Some((Body::Rmw(read, write), rest))
+}
+
+/// What follows the `@` of timestamps to the end of the line, ` begin : end`
+/// with either time omitted, as [`stamps`] reads it: how many times there
+/// are; `None` for anything else.
+fn quick_stamps(input: &[u8]) -> Option<usize> {
+    let (begin, rest) = quick_time(input)?;
+    let (end, rest) = quick_time(skip_space(rest).strip_prefix(b":")?)?;
+    rest.is_empty()
+        .then_some(usize::from(begin) + usize::from(end))
+}
+
+/// An optional time after spaces: whether there is one, and the rest.
+fn quick_time(input: &[u8]) -> Option<(bool, &[u8])> {
+    let input = skip_space(input);
+    if input.first().is_some_and(u8::is_ascii_digit) {
+        quick_decimal(input).map(|(_, rest)| (true, rest))
+    } else {
+        Some((false, input))
+    }
+}
+
+/// `vA op V` or `M[A] op V` with decimal numbers, as [`access`] reads it;
+/// `None` for anything else.
+fn quick_access(input: &[u8]) -> Option<(Access<'_>, &[u8])> {
+    let (loc, v, rest) = match v_digits(input) {
+        Some(after_v) => {
+            let (loc, rest) = quick_decimal(after_v)?;
+            (loc, true, rest)
+        }
+        None => {
+            let rest = skip_space(input.strip_prefix(b"M[")?);
+            let (loc, rest) = quick_decimal(rest)?;
+            (loc, false, skip_space(rest).strip_prefix(b"]")?)
+        }
+    };
+    let op_at = skip_space(rest);
+    let (store, rest) = match op_at.get(..2)? {
+        b":=" => (true, &op_at[2..]),
+        b"==" => (false, &op_at[2..]),
+        _ => return None,
+    };
+    let (value, rest) = quick_decimal(skip_space(rest))?;
+    let access = Access {
+        at: input,
+        loc,
+        hex: false,
+        v,
+        store,
+        op_at,
+        value,
+    };
+    Some((access, rest))
+}
+
+/// A decimal number of 1 to 19 digits (it fits in 64 bits) not followed by
+/// `x` (then it is hex: `0x`), and the rest.
+fn quick_decimal(input: &[u8]) -> Option<(u64, &[u8])> {
+    let len = input.iter().take_while(|b| b.is_ascii_digit()).count();
+    if len == 0 || len > 19 || input.get(len) == Some(&b'x') {
+        return None;
+    }
+    let value = input[..len]
+        .iter()
+        .fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'));
+    Some((value, &input[len..]))
 }
 
 /// One non-blank line without comment or surrounding spaces.
@@ -1488,6 +1697,103 @@ mod tests {
             }
         }
         assert!(outcomes[0] > 0 && outcomes[1] > 0, "{outcomes:?}");
+    }
+
+    /// A parsed line with its slices as offsets into the line, to compare.
+    fn projected(input: &[u8], l: &Line) -> String {
+        let at = |s: &[u8]| input.offset(s);
+        let acc = |a: &Access| {
+            format!(
+                "{}:{}:{}:{}:{}:{}:{}",
+                at(a.at),
+                a.loc,
+                a.hex,
+                a.v,
+                a.store,
+                at(a.op_at),
+                a.value
+            )
+        };
+        match l {
+            Line::Check => "check".into(),
+            Line::Final(a) => format!("final {}", acc(a)),
+            Line::Op {
+                tid,
+                tid_at,
+                op_at,
+                body,
+                stamps,
+            } => {
+                let body = match body {
+                    Body::Sync => "sync".to_owned(),
+                    Body::Access(a) => acc(a),
+                    Body::Rmw(r, w) => format!("{} ; {}", acc(r), acc(w)),
+                };
+                let stamps = stamps.map(|(s, n)| (at(s), n));
+                format!("{tid} {} {} {body} {stamps:?}", at(tid_at), at(op_at))
+            }
+        }
+    }
+
+    #[test]
+    fn quick_lines_are_read_as_nom_reads_them() {
+        let samples: &[&[u8]] = &[
+            b"0: v1 == 0",
+            b"12 :\tv3:=7 @ 2:3",
+            b"1: M[ 4 ] == 18 @ :6",
+            b"1: M[4]==18@5:",
+            b"0: sync",
+            b"3: sync @ 1 : 2",
+            b"0: { v2 == 0; v2 := 1} @ 3:5",
+            b"1: <M[7] == 0 ; v7 := 2>",
+            b"check",
+            b"0: v18446744073709551615 == 9999999999999999999",
+            b"0: M[0x1f] := 0x10",
+            b"final M[1] == 2",
+        ];
+        let replacements = b"<>{}[];:=@#\r \tMvx90_sync\xff-";
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut quick = 0;
+        let mut check = |line_text: &[u8]| {
+            let Some(q) = quick_line(line_text) else {
+                return;
+            };
+            quick += 1;
+            match line(line_text) {
+                Ok((_, l)) => assert_eq!(
+                    projected(line_text, &q),
+                    projected(line_text, &l),
+                    "{}",
+                    String::from_utf8_lossy(line_text)
+                ),
+                Err(_) => panic!(
+                    "quick took a line nom rejects: {}",
+                    String::from_utf8_lossy(line_text)
+                ),
+            }
+        };
+        for &sample in samples {
+            check(sample);
+            for i in 0..sample.len() {
+                for _ in 0..16 {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let b = replacements[(seed >> 33) as usize % replacements.len()];
+                    let mut bad = sample.to_vec();
+                    if seed >> 62 == 0 {
+                        bad.insert(i, b);
+                    } else {
+                        bad[i] = b;
+                    }
+                    check(content(&bad));
+                }
+                let mut bad = sample.to_vec();
+                bad.remove(i);
+                check(content(&bad));
+            }
+        }
+        assert!(quick > 100, "{quick}");
     }
 
     #[test]

@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use memconform_parsers::axe::{looks_like_axe, parse_axe};
+use std::ops::ControlFlow;
+
+use memconform_parsers::axe::{check_axe, looks_like_axe, parse_axe, AxeTraces};
 use memconform_parsers::client::{looks_like_client, parse_client};
 use memconform_parsers::hist::{parse_hist, RawHistory};
 use memconform_parsers::mapped::Mapped;
@@ -38,6 +40,37 @@ pub fn load_file(path: &Path) -> Result<Vec<History>, InputError> {
 /// Parses a file's histories without validating them (see [`build`]).
 pub fn parse_file(path: &Path) -> Result<Vec<RawHistory>, InputError> {
     parse_bytes(&open(path)?, path)
+}
+
+/// Hands each parsed history of a file with its index to `each`, in order,
+/// until `each` breaks: like [`parse_file`], and a file with a syntax error
+/// gives none, only the error; an axe file is checked whole first and then
+/// streamed, so memory holds one of its traces at a time.
+pub fn stream_file(
+    path: &Path,
+    mut each: impl FnMut(usize, &RawHistory) -> ControlFlow<()>,
+) -> Result<(), InputError> {
+    let bytes = open(path)?;
+    let located = |e: memconform_parsers::ParseError| InputError {
+        file: path.to_path_buf(),
+        pos: Some(e.pos),
+        msg: e.msg,
+    };
+    if !looks_like_axe(&bytes) {
+        for (i, raw) in parse_bytes(&bytes, path)?.iter().enumerate() {
+            if each(i, raw).is_break() {
+                break;
+            }
+        }
+        return Ok(());
+    }
+    check_axe(&bytes).map_err(located)?;
+    for (i, raw) in AxeTraces::new(&bytes).enumerate() {
+        if each(i, &raw.map_err(located)?).is_break() {
+            break;
+        }
+    }
+    Ok(())
 }
 
 fn open(path: &Path) -> Result<Mapped, InputError> {

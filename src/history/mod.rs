@@ -9,9 +9,9 @@
 mod build;
 mod load;
 
-pub(crate) mod fx;
 pub use build::HistoryError;
-pub use load::{build, load_bytes, load_file, parse_file, InputError};
+pub use load::{build, load_bytes, load_file, parse_file, stream_file, InputError};
+pub(crate) use memconform_parsers::fx;
 
 use crate::relation::{BitMatrix, BitSet};
 use memconform_parsers::Pos;

@@ -51,6 +51,12 @@ impl BitMatrix {
         &mut self.words[a * self.stride..(a + 1) * self.stride]
     }
 
+    /// All rows, `stride` words each, row after row.
+    #[inline]
+    pub fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
     /// Whether `(a, b)` is in the relation.
     #[inline]
     pub fn get(&self, a: usize, b: usize) -> bool {
