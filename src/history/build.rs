@@ -5,7 +5,7 @@ use memconform_parsers::Pos;
 
 use super::fx::FxMap as HashMap;
 use super::{History, Op, OpId, OpKind, Thread, VarId};
-use crate::relation::{BitMatrix, BitSet};
+use crate::relation::BitMatrix;
 
 /// Model names `@expect` may use.
 pub const KNOWN_MODELS: &[&str] = &["cc", "ccv", "cm", "ccm", "wccm", "wsc", "sc", "tso", "pso"];
@@ -34,7 +34,9 @@ impl History {
     pub fn from_raw(raw: &RawHistory, index: usize) -> Result<History, HistoryError> {
         let mut vars: Vec<String> = Vec::new();
         let mut var_ids: HashMap<&str, VarId> = HashMap::default();
-        let mut thread_pos: HashMap<&str, Pos> = HashMap::default();
+        let mut thread_pos: HashMap<&str, Pos> =
+            HashMap::with_capacity_and_hasher(raw.threads.len(), Default::default());
+        let mut halves = 0;
         for t in &raw.threads {
             if let Some(first) = thread_pos.insert(&t.name, t.pos) {
                 return err(
@@ -42,6 +44,7 @@ impl History {
                     format!("thread `{}` appears twice (first at {first})", t.name),
                 );
             }
+            halves += t.ops.len();
             for op in &t.ops {
                 if let Some(v) = raw_var(&op.kind) {
                     if !var_ids.contains_key(v) {
@@ -49,29 +52,32 @@ impl History {
                         vars.push(v.to_string());
                     }
                 }
+                halves += usize::from(matches!(op.kind, RawOpKind::Rmw { .. }));
             }
         }
         let nv = vars.len();
 
-        // Initial writes, then the threads' operations.
-        let mut ops: Vec<Op> = (0..nv)
-            .map(|v| Op {
-                kind: OpKind::Write,
-                thread: None,
-                var: Some(v),
-                value: 0,
-                rmw: None,
-                ticks: None,
-                pos: raw.pos,
-            })
-            .collect();
+        // Initial writes, then the threads' operations; `writer` maps each
+        // (variable, value) written to its write, initial writes included.
+        let mut ops: Vec<Op> = Vec::with_capacity(nv + halves);
+        ops.extend((0..nv).map(|v| Op {
+            kind: OpKind::Write,
+            thread: None,
+            var: Some(v),
+            value: 0,
+            rmw: None,
+            ticks: None,
+            pos: raw.pos,
+        }));
+        let mut writer: HashMap<(VarId, u64), OpId> =
+            HashMap::with_capacity_and_hasher(nv + halves, Default::default());
+        writer.extend((0..nv).map(|v| ((v, 0), v)));
         let mut threads = Vec::with_capacity(raw.threads.len());
-        let mut written: HashMap<(VarId, u64), Pos> = HashMap::default();
         for (ti, t) in raw.threads.iter().enumerate() {
             let timed = thread_timing(t)?;
             let start = ops.len();
             for op in &t.ops {
-                push_op(&mut ops, &mut written, &var_ids, ti, op)?;
+                push_op(&mut ops, &mut writer, &var_ids, ti, op)?;
             }
             threads.push(Thread {
                 name: t.name.clone(),
@@ -102,7 +108,7 @@ impl History {
                     format!("@final names `{var}`, which no operation accesses"),
                 );
             };
-            if *value != 0 && !written.contains_key(&(v, *value)) {
+            if *value != 0 && !writer.contains_key(&(v, *value)) {
                 return err(
                     *pos,
                     format!("@final {var}={value}: no write of {value} to `{var}`"),
@@ -112,26 +118,24 @@ impl History {
         }
 
         let n = ops.len();
-        let mut rf = vec![None; n];
-        let mut readers = vec![Vec::new(); n];
-        let mut writes_of = vec![Vec::new(); nv];
-        let mut writer: HashMap<(VarId, u64), OpId> = HashMap::default();
-        for (o, op) in ops.iter().enumerate() {
-            if op.kind == OpKind::Write {
-                let v = op.var.expect("writes have a variable");
-                writer.insert((v, op.value), o);
-                writes_of[v].push(o);
-            }
-        }
-        for (o, op) in ops.iter().enumerate() {
-            if op.kind == OpKind::Read {
-                let v = op.var.expect("reads have a variable");
-                if let Some(&w) = writer.get(&(v, op.value)) {
-                    rf[o] = Some(w);
-                    readers[w].push(o);
-                }
-            }
-        }
+        let rf: Vec<Option<OpId>> = ops
+            .iter()
+            .map(|op| match (op.kind, op.var) {
+                (OpKind::Read, Some(v)) => writer.get(&(v, op.value)).copied(),
+                _ => None,
+            })
+            .collect();
+        let readers = Lists::new(
+            n,
+            rf.iter().enumerate().filter_map(|(r, w)| w.map(|w| (w, r))),
+        );
+        let writes_of = Lists::new(
+            nv,
+            ops.iter()
+                .enumerate()
+                .filter(|(_, op)| op.kind == OpKind::Write)
+                .map(|(o, op)| (op.var.expect("writes have a variable"), o)),
+        );
 
         Ok(History {
             name: raw.name.clone(),
@@ -180,6 +184,45 @@ impl History {
     }
 }
 
+/// Lists of operations per index (per write: its readers; per variable:
+/// its writes), stored flat: list `i` is `items[start[i]..start[i + 1]]`.
+#[derive(Debug, Clone)]
+pub(super) struct Lists {
+    start: Vec<usize>,
+    items: Vec<OpId>,
+}
+
+impl Lists {
+    /// `len` lists from `(index, item)` pairs, each list in the pairs' order.
+    fn new(len: usize, pairs: impl DoubleEndedIterator<Item = (usize, OpId)> + Clone) -> Lists {
+        // counts, then the end of each list; items are placed from the back
+        let mut start = vec![0usize; len + 1];
+        for (i, _) in pairs.clone() {
+            start[i] += 1;
+        }
+        for i in 1..=len {
+            start[i] += start[i - 1];
+        }
+        let mut items = vec![0; start[len]];
+        for (i, o) in pairs.rev() {
+            start[i] -= 1;
+            items[start[i]] = o;
+        }
+        Lists { start, items }
+    }
+
+    /// List `i`.
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> &[OpId] {
+        &self.items[self.start[i]..self.start[i + 1]]
+    }
+
+    /// Every list, in index order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = &[OpId]> + '_ {
+        self.start.windows(2).map(|w| &self.items[w[0]..w[1]])
+    }
+}
+
 fn raw_var(kind: &RawOpKind) -> Option<&str> {
     match kind {
         RawOpKind::Read { var, .. } | RawOpKind::Write { var, .. } | RawOpKind::Rmw { var, .. } => {
@@ -210,14 +253,17 @@ fn thread_timing(t: &RawThread) -> Result<bool, HistoryError> {
     )
 }
 
-/// Appends the op(s) of one token, checking that its written value is new and non-zero.
+/// Appends the op(s) of one token, checking that its written value is new
+/// and non-zero; `writer` gains its write.
 fn push_op(
     ops: &mut Vec<Op>,
-    written: &mut HashMap<(VarId, u64), Pos>,
+    writer: &mut HashMap<(VarId, u64), OpId>,
     var_ids: &HashMap<&str, VarId>,
     thread: usize,
     raw: &RawOp,
 ) -> Result<(), HistoryError> {
+    // the write is the next op but one for an RMW (its read half first)
+    let at = ops.len() + usize::from(matches!(raw.kind, RawOpKind::Rmw { .. }));
     let mut write = |var: &str, value: u64| -> Result<VarId, HistoryError> {
         let v = var_ids[var];
         if value == 0 {
@@ -226,12 +272,14 @@ fn push_op(
                 format!("write of 0 to `{var}`: 0 is the initial value, and a read of 0 must name the initial write"),
             );
         }
-        if let Some(first) = written.insert((v, value), raw.pos) {
+        if let Some(&first) = writer.get(&(v, value)) {
+            let first = ops[first].pos;
             return err(
                 raw.pos,
                 format!("value {value} is written to `{var}` twice (first at {first}); values must be unique per variable"),
             );
         }
+        writer.insert((v, value), at);
         Ok(v)
     };
     let base = Op {
@@ -283,31 +331,38 @@ fn push_op(
 }
 
 /// The dense views: `po` as a matrix (initial writes before all thread ops;
-/// per thread [`History::po_before`]) and the per-variable read/write masks.
+/// per thread [`History::po_before`]: for an untimed thread, every later
+/// operation) and the per-variable read/write masks.
 pub(super) fn dense(h: &History) -> super::Dense {
     let n = h.n();
     let nv = h.vars.len();
     let mut po = BitMatrix::new(n);
     for init in 0..nv {
-        for o in nv..n {
-            po.set(init, o);
-        }
+        set_range(po.row_mut(init), nv, n);
     }
     for t in &h.threads {
-        for a in t.ops.clone() {
-            for b in t.ops.clone() {
-                if h.po_before(a, b) {
-                    po.set(a, b);
+        if t.timed {
+            for a in t.ops.clone() {
+                for b in t.ops.clone() {
+                    if h.po_before(a, b) {
+                        po.set(a, b);
+                    }
                 }
+            }
+        } else {
+            for a in t.ops.clone() {
+                set_range(po.row_mut(a), a + 1, t.ops.end);
             }
         }
     }
-    let mut reads_mask = vec![BitSet::new(n); nv];
-    let mut writes_mask = vec![BitSet::new(n); nv];
+    let stride = po.stride();
+    let mut reads_mask = vec![0u64; nv * stride];
+    let mut writes_mask = vec![0u64; nv * stride];
     for (o, op) in h.ops.iter().enumerate() {
+        let bit = 1u64 << (o % 64);
         match (op.kind, op.var) {
-            (OpKind::Read, Some(v)) => reads_mask[v].insert(o),
-            (OpKind::Write, Some(v)) => writes_mask[v].insert(o),
+            (OpKind::Read, Some(v)) => reads_mask[v * stride + o / 64] |= bit,
+            (OpKind::Write, Some(v)) => writes_mask[v * stride + o / 64] |= bit,
             _ => {}
         }
     }
@@ -315,5 +370,63 @@ pub(super) fn dense(h: &History) -> super::Dense {
         reads_mask,
         writes_mask,
         po,
+    }
+}
+
+/// Sets bits `lo..hi` of a bit row.
+fn set_range(row: &mut [u64], lo: usize, hi: usize) {
+    if lo >= hi {
+        return;
+    }
+    let (first, last) = (lo / 64, (hi - 1) / 64);
+    for (i, w) in row.iter_mut().enumerate().take(last + 1).skip(first) {
+        let from = if i == first { lo % 64 } else { 0 };
+        let to = if i == last { (hi - 1) % 64 + 1 } else { 64 };
+        *w |= (u64::MAX >> (64 - (to - from))) << from;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dense_po_is_po_before_across_word_boundaries() {
+        for (threads, ops) in [(1, 3), (2, 40), (3, 70), (5, 30)] {
+            let raw: Vec<Vec<RawOpKind>> = (0..threads)
+                .map(|t| {
+                    (0..ops)
+                        .map(|i| match i % 4 {
+                            0 => RawOpKind::Write {
+                                var: format!("x{}", i % 3),
+                                value: (t * 1000 + i + 1) as u64,
+                            },
+                            1 => RawOpKind::Fence,
+                            2 => RawOpKind::Rmw {
+                                var: "y".into(),
+                                old: 0,
+                                new: (t * 1000 + i + 1) as u64,
+                            },
+                            _ => RawOpKind::Read {
+                                var: format!("x{}", i % 3),
+                                value: 0,
+                            },
+                        })
+                        .collect()
+                })
+                .collect();
+            let h = History::from_threads(&raw).unwrap();
+            for a in 0..h.n() {
+                for b in 0..h.n() {
+                    assert_eq!(h.po().get(a, b), h.po_before(a, b), "{a} {b}");
+                }
+                for x in 0..h.vars.len() {
+                    let reads = h.reads_mask(x)[a / 64] >> (a % 64) & 1 == 1;
+                    let writes = h.writes_mask(x)[a / 64] >> (a % 64) & 1 == 1;
+                    assert_eq!(reads, h.is_read(a) && h.var(a) == Some(x));
+                    assert_eq!(writes, h.is_write(a) && h.var(a) == Some(x));
+                }
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ pub use build::HistoryError;
 pub use load::{build, load_bytes, load_file, parse_file, stream_file, InputError};
 pub(crate) use memconform_parsers::fx;
 
-use crate::relation::{BitMatrix, BitSet};
+use crate::relation::BitMatrix;
 use memconform_parsers::Pos;
 
 /// Index of an operation in [`History::ops`].
@@ -77,8 +77,8 @@ pub struct History {
     /// Other `@key value` lines.
     pub meta: Vec<(String, String)>,
     rf: Vec<Option<OpId>>,
-    readers: Vec<Vec<OpId>>,
-    writes_of: Vec<Vec<OpId>>,
+    readers: build::Lists,
+    writes_of: build::Lists,
     /// Dense views, built on first use (small histories only: n² bits).
     dense: std::sync::OnceLock<Dense>,
 }
@@ -86,8 +86,9 @@ pub struct History {
 /// The dense views of a history: `po` as a matrix and per-variable masks.
 #[derive(Debug, Clone)]
 struct Dense {
-    reads_mask: Vec<BitSet>,
-    writes_mask: Vec<BitSet>,
+    /// Per variable, a row of `stride` words: its reads, its writes.
+    reads_mask: Vec<u64>,
+    writes_mask: Vec<u64>,
     po: BitMatrix,
 }
 
@@ -136,7 +137,7 @@ impl History {
     /// `wr(w)`: the reads that read from `w`.
     #[inline]
     pub fn readers(&self, w: OpId) -> &[OpId] {
-        &self.readers[w]
+        self.readers.get(w)
     }
 
     /// Reads of a value no write wrote (ThinAirRead).
@@ -147,19 +148,23 @@ impl History {
     /// The writes of `x`, its initial write first.
     #[inline]
     pub fn writes_of(&self, x: VarId) -> &[OpId] {
-        &self.writes_of[x]
+        self.writes_of.get(x)
     }
 
     /// The writes of `x` as a bit row over op ids (dense view: n bits).
     #[inline]
     pub fn writes_mask(&self, x: VarId) -> &[u64] {
-        self.dense().writes_mask[x].words()
+        let d = self.dense();
+        let s = d.po.stride();
+        &d.writes_mask[x * s..(x + 1) * s]
     }
 
     /// The reads of `x` as a bit row over op ids (dense view: n bits).
     #[inline]
     pub fn reads_mask(&self, x: VarId) -> &[u64] {
-        self.dense().reads_mask[x].words()
+        let d = self.dense();
+        let s = d.po.stride();
+        &d.reads_mask[x * s..(x + 1) * s]
     }
 
     /// Program order `po`, transitive, as a matrix: initial writes before
@@ -255,24 +260,32 @@ impl History {
 
     /// The operation as text, e.g. `t1:W(x,2)` or `init:W(x,0)`.
     pub fn describe(&self, o: OpId) -> String {
+        let mut s = String::new();
+        self.describe_into(&mut s, o);
+        s
+    }
+
+    /// Appends [`History::describe`]'s text of `o` to `out`.
+    pub fn describe_into(&self, out: &mut String, o: OpId) {
+        use std::fmt::Write;
         let op = &self.ops[o];
         let thread = match op.thread {
             Some(t) => self.threads[t].name.as_str(),
             None => "init",
         };
         let var = op.var.map(|v| self.vars[v].as_str()).unwrap_or("");
-        let tok = match (op.kind, op.rmw) {
-            (OpKind::Fence, _) => "F".to_string(),
-            (OpKind::Read, Some(w)) => format!("U({var},{},{})", op.value, self.ops[w].value),
-            (OpKind::Write, Some(r)) => format!("U({var},{},{})", self.ops[r].value, op.value),
-            (OpKind::Read, None) => format!("R({var},{})", op.value),
-            (OpKind::Write, None) => format!("W({var},{})", op.value),
+        out.push_str(thread);
+        out.push(':');
+        let _ = match (op.kind, op.rmw) {
+            (OpKind::Fence, _) => write!(out, "F"),
+            (OpKind::Read, Some(w)) => {
+                write!(out, "U({var},{},{}).r", op.value, self.ops[w].value)
+            }
+            (OpKind::Write, Some(r)) => {
+                write!(out, "U({var},{},{}).w", self.ops[r].value, op.value)
+            }
+            (OpKind::Read, None) => write!(out, "R({var},{})", op.value),
+            (OpKind::Write, None) => write!(out, "W({var},{})", op.value),
         };
-        let half = match (op.kind, op.rmw) {
-            (OpKind::Read, Some(_)) => ".r",
-            (OpKind::Write, Some(_)) => ".w",
-            _ => "",
-        };
-        format!("{thread}:{tok}{half}")
     }
 }

@@ -141,13 +141,10 @@ pub fn po_loc(h: &History) -> BitMatrix {
     let mut out = BitMatrix::new(h.n());
     for o in 0..h.n() {
         if let Some(x) = h.var(o) {
-            out.or_row(o, h.po().row(o));
-            out.and_row(o, h.reads_mask(x));
-            let mut w = h.po().row(o).to_vec();
-            for (a, m) in w.iter_mut().zip(h.writes_mask(x)) {
-                *a &= m;
+            let (po, reads, writes) = (h.po().row(o), h.reads_mask(x), h.writes_mask(x));
+            for (((d, &p), &r), &w) in out.row_mut(o).iter_mut().zip(po).zip(reads).zip(writes) {
+                *d = p & (r | w);
             }
-            out.or_row(o, &w);
         }
     }
     out
