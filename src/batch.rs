@@ -137,13 +137,17 @@ pub fn run_batch<'a>(
 ) {
     let chunk = chunk.max(1);
     let flush = |pending: &mut Vec<(&'a Path, Job)>, sink: &mut dyn FnMut(Item<'a>)| {
-        let done: Vec<(&'a Path, Result<Vec<Checked>, InputError>)> = pending
-            .par_drain(..)
-            .map(|(file, job)| match job {
-                Job::History(h) => (file, Ok(vec![check_history(*h, models, opts)])),
-                Job::Run => (file, check_run(file, models, opts, real_time)),
-            })
-            .collect();
+        let check = |(file, job): (&'a Path, Job)| match job {
+            Job::History(h) => (file, Ok(vec![check_history(*h, models, opts)])),
+            Job::Run => (file, check_run(file, models, opts, real_time)),
+        };
+        // one worker: checked here, without handing the histories to it
+        let done: Vec<(&'a Path, Result<Vec<Checked>, InputError>)> =
+            if rayon::current_num_threads() == 1 {
+                pending.drain(..).map(check).collect()
+            } else {
+                pending.par_drain(..).map(check).collect()
+            };
         for (file, result) in done {
             match result {
                 Ok(cs) => cs

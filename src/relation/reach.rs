@@ -79,10 +79,9 @@ fn closure_in_one_word(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
         if through == 0 {
             continue;
         }
+        // branch-free: every row that reaches k gains k's successors
         for row in rows.iter_mut() {
-            if *row >> k & 1 == 1 {
-                *row |= through;
-            }
+            *row |= through & (*row >> k & 1).wrapping_neg();
         }
     }
     if rows.iter().enumerate().any(|(a, row)| row >> a & 1 == 1) {
