@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use crate::history::{build, load_file, stream_file, History, InputError};
+use crate::history::{load_file, stream_file, History, InputError};
 use crate::models::{check_gradual_with, Model, Options, Outcome};
 
 /// One checked history.
@@ -169,8 +169,8 @@ pub fn run_batch<'a>(
             // only the histories in flight are held (an invalid one is
             // reported and skipped)
             let mut stopped = false;
-            let streamed = stream_file(file, |i, raw| {
-                match build(raw, i, file) {
+            let streamed = stream_file(file, |h| {
+                match h {
                     Ok(h) => pending.push((file.as_path(), Job::History(Box::new(h)))),
                     Err(e) => {
                         flush(&mut pending, &mut sink);

@@ -61,16 +61,21 @@ pub fn parse_axe(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
 pub fn check_axe(src: &[u8]) -> Result<(), ParseError> {
     let mut traces = AxeTraces::new(src);
     traces.build = false;
-    while traces.advance()?.is_some() {}
+    while traces.advance()? {}
     Ok(())
 }
 
 /// The traces of an axe file one at a time, as [`parse_axe`] gives them
 /// (after an error, nothing more): memory holds one trace, not the file.
+/// [`AxeTraces::next_trace`] gives each trace as read ([`AxeTrace`]), in
+/// buffers reused from one trace to the next.
 pub struct AxeTraces<'a> {
     lines: std::iter::Enumerate<Lines<'a>>,
-    trace: Trace,
-    /// Whether histories are built (off: syntax and locations checked only).
+    trace: AxeTrace,
+    /// Thread id to index in `trace.threads`.
+    threads: HashMap<u64, usize>,
+    locations: Locations,
+    /// Whether traces are recorded (off: syntax and locations checked only).
     build: bool,
     /// Set after an error or the end of the input.
     done: bool,
@@ -81,16 +86,39 @@ impl<'a> AxeTraces<'a> {
     pub fn new(src: &'a [u8]) -> AxeTraces<'a> {
         AxeTraces {
             lines: Lines(Some(src)).enumerate(),
-            trace: Trace::default(),
+            trace: AxeTrace::default(),
+            threads: HashMap::default(),
+            locations: Locations::default(),
             build: true,
             done: false,
         }
     }
 
-    /// Reads lines up to the end of the next trace: `Ok(None)` at the end of
-    /// the input.
-    fn advance(&mut self) -> Result<Option<RawHistory>, ParseError> {
+    /// The next trace as read, `None` after the last one or an error.
+    pub fn next_trace(&mut self) -> Option<Result<&AxeTrace, ParseError>> {
+        if self.done {
+            return None;
+        }
+        match self.advance() {
+            Ok(true) => Some(Ok(&self.trace)),
+            Ok(false) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+
+    /// Reads lines up to the end of the next trace into `self.trace`:
+    /// `Ok(false)` at the end of the input.
+    fn advance(&mut self) -> Result<bool, ParseError> {
         let trace = &mut self.trace;
+        trace.clear();
+        self.threads.clear();
+        self.locations.0.clear();
         for (index, raw) in self.lines.by_ref() {
             let line_no = to_u32(index + 1);
             let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -118,16 +146,16 @@ impl<'a> AxeTraces<'a> {
                         .1
                 }
             };
-            let hist = trace.hist.get_or_insert_with(|| RawHistory {
-                pos: at(text),
-                ..RawHistory::default()
-            });
+            if !trace.started {
+                trace.started = true;
+                trace.pos = at(text);
+            }
             match parsed {
-                Line::Check => return Ok(Some(trace.finish())),
+                Line::Check => return Ok(true),
                 Line::Final(access) => {
-                    let var = trace.locations.name(&access, &at, self.build)?;
+                    let loc = self.locations.check(&access, &at)?;
                     if self.build {
-                        hist.finals.push((var, access.value, at(text)));
+                        trace.finals.push((loc, access.value, at(text)));
                     }
                 }
                 Line::Op {
@@ -138,26 +166,26 @@ impl<'a> AxeTraces<'a> {
                     stamps,
                 } => {
                     let kind = match body {
-                        Body::Sync => RawOpKind::Fence,
+                        Body::Sync => AxeOpKind::Fence,
                         Body::Access(a) => {
-                            let var = trace.locations.name(&a, &at, self.build)?;
+                            let loc = self.locations.check(&a, &at)?;
                             if a.store {
-                                RawOpKind::Write {
-                                    var,
+                                AxeOpKind::Write {
+                                    loc,
                                     value: a.value,
                                 }
                             } else {
-                                RawOpKind::Read {
-                                    var,
+                                AxeOpKind::Read {
+                                    loc,
                                     value: a.value,
                                 }
                             }
                         }
                         Body::Rmw(read, write) => {
                             // `rmw` checked that both parts name the same location.
-                            let var = trace.locations.name(&read, &at, self.build)?;
-                            RawOpKind::Rmw {
-                                var,
+                            let loc = self.locations.check(&read, &at)?;
+                            AxeOpKind::Rmw {
+                                loc,
                                 old: read.value,
                                 new: write.value,
                             }
@@ -170,23 +198,18 @@ impl<'a> AxeTraces<'a> {
                         trace.stamps += count;
                         trace.stamps_pos.get_or_insert(at(stamp_at));
                     }
-                    let index = *trace.threads.entry(tid).or_insert_with(|| {
-                        hist.threads.push(RawThread {
-                            name: format!("t{tid}"),
-                            pos: at(tid_at),
-                            ops: Vec::new(),
-                        });
-                        hist.threads.len() - 1
-                    });
-                    hist.threads[index].ops.push(RawOp {
+                    let index = *self
+                        .threads
+                        .entry(tid)
+                        .or_insert_with(|| trace.new_thread(tid, at(tid_at)));
+                    trace.threads[index].ops.push(AxeOp {
                         kind,
-                        ticks: None,
                         pos: at(op_at),
                     });
                 }
             }
         }
-        Ok(trace.hist.is_some().then(|| trace.finish()))
+        Ok(trace.started)
     }
 }
 
@@ -214,69 +237,206 @@ impl Iterator for AxeTraces<'_> {
     type Item = Result<RawHistory, ParseError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let next = self.advance().transpose();
-        self.done = !matches!(next, Some(Ok(_)));
-        next
+        self.next_trace().map(|t| t.map(AxeTrace::to_raw))
     }
 }
 
-/// The trace being read.
-#[derive(Default)]
-struct Trace {
-    /// `None` until the trace's first line.
-    hist: Option<RawHistory>,
-    /// Thread id to index in `hist.threads`.
-    threads: HashMap<u64, usize>,
-    locations: Locations,
-    /// Timestamps seen (each begin and end time counts one).
-    stamps: usize,
-    /// Position of the first `@`.
-    stamps_pos: Option<Pos>,
+/// One axe trace as read: threads in order of first appearance, each with
+/// its operations in order; locations as numbers ([`AxeTrace::to_raw`]
+/// names them as the [`RawHistory`] of [`parse_axe`] does).
+#[derive(Debug, Default, Clone)]
+pub struct AxeTrace {
+    /// Position of the trace's first line.
+    pub pos: Pos,
+    /// The threads; only the first `used` belong to the trace (the others
+    /// keep their room for the next one).
+    threads: Vec<AxeThread>,
+    used: usize,
+    /// `final` constraints: location, value, position of the line.
+    pub finals: Vec<(AxeLoc, u64, Pos)>,
+    /// Timestamps seen (each begin and end time counts one), and where the
+    /// first `@` is.
+    pub stamps: usize,
+    pub stamps_pos: Option<Pos>,
+    /// Whether the trace has a line.
+    started: bool,
 }
 
-impl Trace {
-    /// Ends the trace (at a `check` line or the end of the file), leaving an
-    /// empty one (its maps keep their room), and returns its history.
-    fn finish(&mut self) -> RawHistory {
-        let mut hist = self.hist.take().unwrap_or_default();
-        if let Some(pos) = self.stamps_pos.take() {
-            hist.meta.push((
-                "axe-timestamps".to_owned(),
-                format!("{} ignored", self.stamps),
-                pos,
-            ));
+/// One thread of a trace: its id, where it first appears, its operations.
+#[derive(Debug, Default, Clone)]
+pub struct AxeThread {
+    pub tid: u64,
+    pub pos: Pos,
+    pub ops: Vec<AxeOp>,
+}
+
+/// One operation and where it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AxeOp {
+    pub kind: AxeOpKind,
+    pub pos: Pos,
+}
+
+/// What an operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AxeOpKind {
+    Read {
+        loc: AxeLoc,
+        value: u64,
+    },
+    Write {
+        loc: AxeLoc,
+        value: u64,
+    },
+    /// `<M[a] == old; M[a] := new>`
+    Rmw {
+        loc: AxeLoc,
+        old: u64,
+        new: u64,
+    },
+    Fence,
+}
+
+/// A location: its address, and whether the trace writes it in hex (one
+/// trace writes a location one way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AxeLoc {
+    pub addr: u64,
+    pub hex: bool,
+}
+
+impl AxeLoc {
+    /// The variable name: `m31`, or `m0x1f` in hex.
+    pub fn name(self) -> String {
+        format!("m{}", shown_loc(self.hex, self.addr))
+    }
+}
+
+impl AxeThread {
+    /// The thread name: thread `N` is `tN`.
+    pub fn name(&self) -> String {
+        format!("t{}", self.tid)
+    }
+}
+
+impl AxeOpKind {
+    /// The location accessed (`None` for a fence).
+    pub fn loc(self) -> Option<AxeLoc> {
+        match self {
+            AxeOpKind::Read { loc, .. }
+            | AxeOpKind::Write { loc, .. }
+            | AxeOpKind::Rmw { loc, .. } => Some(loc),
+            AxeOpKind::Fence => None,
         }
+    }
+}
+
+impl AxeTrace {
+    /// The trace's threads, in order of first appearance.
+    pub fn threads(&self) -> &[AxeThread] {
+        &self.threads[..self.used]
+    }
+
+    /// The trace as the [`RawHistory`] of [`parse_axe`]: thread `N` is
+    /// `tN`, location `A` variable `mA`, timestamps counted in an
+    /// `axe-timestamps` entry.
+    pub fn to_raw(&self) -> RawHistory {
+        let raw_kind = |kind: AxeOpKind| match kind {
+            AxeOpKind::Read { loc, value } => RawOpKind::Read {
+                var: loc.name(),
+                value,
+            },
+            AxeOpKind::Write { loc, value } => RawOpKind::Write {
+                var: loc.name(),
+                value,
+            },
+            AxeOpKind::Rmw { loc, old, new } => RawOpKind::Rmw {
+                var: loc.name(),
+                old,
+                new,
+            },
+            AxeOpKind::Fence => RawOpKind::Fence,
+        };
+        RawHistory {
+            finals: self
+                .finals
+                .iter()
+                .map(|&(loc, value, pos)| (loc.name(), value, pos))
+                .collect(),
+            meta: self
+                .stamps_pos
+                .map(|pos| {
+                    (
+                        "axe-timestamps".to_owned(),
+                        format!("{} ignored", self.stamps),
+                        pos,
+                    )
+                })
+                .into_iter()
+                .collect(),
+            threads: self
+                .threads()
+                .iter()
+                .map(|t| RawThread {
+                    name: t.name(),
+                    pos: t.pos,
+                    ops: t
+                        .ops
+                        .iter()
+                        .map(|op| RawOp {
+                            kind: raw_kind(op.kind),
+                            ticks: None,
+                            pos: op.pos,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            pos: self.pos,
+            ..RawHistory::default()
+        }
+    }
+
+    /// Empties the trace for the next one (its buffers keep their room).
+    fn clear(&mut self) {
+        for t in &mut self.threads[..self.used] {
+            t.ops.clear();
+        }
+        self.used = 0;
+        self.finals.clear();
         self.stamps = 0;
-        self.threads.clear();
-        self.locations.0.clear();
-        hist
+        self.stamps_pos = None;
+        self.started = false;
+        self.pos = Pos::default();
+    }
+
+    /// Adds thread `tid`, first seen at `pos`; returns its index.
+    fn new_thread(&mut self, tid: u64, pos: Pos) -> usize {
+        if self.used == self.threads.len() {
+            self.threads.push(AxeThread::default());
+        }
+        let t = &mut self.threads[self.used];
+        t.tid = tid;
+        t.pos = pos;
+        self.used += 1;
+        self.used - 1
     }
 }
 
 /// How each location of a trace was first written: hex or decimal, `vN`
-/// or not, where; and its variable name (when histories are built).
+/// or not, where.
 #[derive(Default)]
-struct Locations(HashMap<u64, (bool, bool, Pos, String)>);
+struct Locations(HashMap<u64, (bool, bool, Pos)>);
 
 impl Locations {
-    /// The variable name of `access`'s location: `m31` or `m0x1f` (`v31` is
-    /// `M[31]`). A location written both in hex and in decimal in one trace
-    /// would become two variables, so that is an error.
-    /// Without `build`, only checks (and gives an empty name).
-    fn name(
-        &mut self,
-        access: &Access,
-        at: &impl Fn(&[u8]) -> Pos,
-        build: bool,
-    ) -> Result<String, ParseError> {
+    /// The location of `access` (`v31` is `M[31]`). A location written both
+    /// in hex and in decimal in one trace would become two variables, so
+    /// that is an error.
+    fn check(&mut self, access: &Access, at: &impl Fn(&[u8]) -> Pos) -> Result<AxeLoc, ParseError> {
         let (hex, value) = (access.hex, access.loc);
-        let &mut (first_hex, first_v, first_pos, ref mut name) = self
+        let &mut (first_hex, first_v, first_pos) = self
             .0
             .entry(value)
-            .or_insert_with(|| (hex, access.v, at(access.at), String::new()));
+            .or_insert_with(|| (hex, access.v, at(access.at)));
         if first_hex != hex {
             return Err(ParseError {
                 pos: at(access.at),
@@ -288,13 +448,7 @@ impl Locations {
                 ),
             });
         }
-        if !build {
-            return Ok(String::new());
-        }
-        if name.is_empty() {
-            *name = format!("m{}", shown_loc(hex, value));
-        }
-        Ok(name.clone())
+        Ok(AxeLoc { addr: value, hex })
     }
 }
 

@@ -1,5 +1,6 @@
 //! Building and validating a [`History`] from a parsed `.hist` history.
 
+use memconform_parsers::axe::{AxeOpKind, AxeTrace};
 use memconform_parsers::hist::{RawHistory, RawOp, RawOpKind, RawThread};
 use memconform_parsers::Pos;
 
@@ -55,29 +56,22 @@ impl History {
                 halves += usize::from(matches!(op.kind, RawOpKind::Rmw { .. }));
             }
         }
-        let nv = vars.len();
-
-        // Initial writes, then the threads' operations; `writer` maps each
-        // (variable, value) written to its write, initial writes included.
-        let mut ops: Vec<Op> = Vec::with_capacity(nv + halves);
-        ops.extend((0..nv).map(|v| Op {
-            kind: OpKind::Write,
-            thread: None,
-            var: Some(v),
-            value: 0,
-            rmw: None,
-            ticks: None,
-            pos: raw.pos,
-        }));
-        let mut writer: HashMap<(VarId, u64), OpId> =
-            HashMap::with_capacity_and_hasher(nv + halves, Default::default());
-        writer.extend((0..nv).map(|v| ((v, 0), v)));
+        let mut ops = initial_writes(vars.len(), halves, raw.pos);
+        let mut writer = writers(vars.len(), halves);
         let mut threads = Vec::with_capacity(raw.threads.len());
         for (ti, t) in raw.threads.iter().enumerate() {
             let timed = thread_timing(t)?;
             let start = ops.len();
             for op in &t.ops {
-                push_op(&mut ops, &mut writer, &var_ids, ti, op)?;
+                let token = match &op.kind {
+                    RawOpKind::Read { var, value } => Token::Read(var_ids[var.as_str()], *value),
+                    RawOpKind::Write { var, value } => Token::Write(var_ids[var.as_str()], *value),
+                    RawOpKind::Rmw { var, old, new } => {
+                        Token::Rmw(var_ids[var.as_str()], *old, *new)
+                    }
+                    RawOpKind::Fence => Token::Fence,
+                };
+                push_op(&mut ops, &mut writer, &vars, ti, token, op.ticks, op.pos)?;
             }
             threads.push(Thread {
                 name: t.name.clone(),
@@ -108,42 +102,13 @@ impl History {
                     format!("@final names `{var}`, which no operation accesses"),
                 );
             };
-            if *value != 0 && !writer.contains_key(&(v, *value)) {
-                return err(
-                    *pos,
-                    format!("@final {var}={value}: no write of {value} to `{var}`"),
-                );
-            }
-            finals.push((v, *value));
+            finals.push(final_write(&writer, v, var, *value, *pos)?);
         }
-
-        let n = ops.len();
-        let rf: Vec<Option<OpId>> = ops
-            .iter()
-            .map(|op| match (op.kind, op.var) {
-                (OpKind::Read, Some(v)) => writer.get(&(v, op.value)).copied(),
-                _ => None,
-            })
-            .collect();
-        let readers = Lists::new(
-            n,
-            rf.iter().enumerate().filter_map(|(r, w)| w.map(|w| (w, r))),
-        );
-        let writes_of = Lists::new(
-            nv,
-            ops.iter()
-                .enumerate()
-                .filter(|(_, op)| op.kind == OpKind::Write)
-                .map(|(o, op)| (op.var.expect("writes have a variable"), o)),
-        );
 
         Ok(History {
             name: raw.name.clone(),
             index,
             pos: raw.pos,
-            vars,
-            ops,
-            threads,
             expect,
             finals,
             meta: raw
@@ -151,10 +116,80 @@ impl History {
                 .iter()
                 .map(|(k, v, _)| (k.clone(), v.clone()))
                 .collect(),
-            rf,
-            readers,
-            writes_of,
-            dense: std::sync::OnceLock::new(),
+            ..relations(vars, ops, threads, &writer)
+        })
+    }
+
+    /// Validates an axe trace as [`History::from_raw`] validates its
+    /// [`AxeTrace::to_raw`] (the same history, or the same error), without
+    /// naming every operation's variable: thread `N` is `tN`, location `A`
+    /// variable `mA`.
+    pub fn from_axe(trace: &AxeTrace, index: usize) -> Result<History, HistoryError> {
+        // variables in order of first access, thread by thread (thread ids,
+        // hence names, are distinct; operations carry no ticks)
+        let mut vars: Vec<String> = Vec::new();
+        let mut var_ids: HashMap<u64, VarId> = HashMap::default();
+        let mut halves = 0;
+        for t in trace.threads() {
+            halves += t.ops.len();
+            for op in &t.ops {
+                if let Some(loc) = op.kind.loc() {
+                    var_ids.entry(loc.addr).or_insert_with(|| {
+                        vars.push(loc.name());
+                        vars.len() - 1
+                    });
+                }
+                halves += usize::from(matches!(op.kind, AxeOpKind::Rmw { .. }));
+            }
+        }
+        let mut ops = initial_writes(vars.len(), halves, trace.pos);
+        let mut writer = writers(vars.len(), halves);
+        let mut threads = Vec::with_capacity(trace.threads().len());
+        for (ti, t) in trace.threads().iter().enumerate() {
+            let start = ops.len();
+            for op in &t.ops {
+                let token = match op.kind {
+                    AxeOpKind::Read { loc, value } => Token::Read(var_ids[&loc.addr], value),
+                    AxeOpKind::Write { loc, value } => Token::Write(var_ids[&loc.addr], value),
+                    AxeOpKind::Rmw { loc, old, new } => Token::Rmw(var_ids[&loc.addr], old, new),
+                    AxeOpKind::Fence => Token::Fence,
+                };
+                push_op(&mut ops, &mut writer, &vars, ti, token, None, op.pos)?;
+            }
+            threads.push(Thread {
+                name: t.name(),
+                pos: t.pos,
+                ops: start..ops.len(),
+                timed: false,
+            });
+        }
+        let mut finals = Vec::new();
+        for &(loc, value, pos) in &trace.finals {
+            let Some(&v) = var_ids.get(&loc.addr) else {
+                return err(
+                    pos,
+                    format!("@final names `{}`, which no operation accesses", loc.name()),
+                );
+            };
+            finals.push(final_write(&writer, v, &vars[v], value, pos)?);
+        }
+        Ok(History {
+            name: None,
+            index,
+            pos: trace.pos,
+            expect: Vec::new(),
+            finals,
+            meta: trace
+                .stamps_pos
+                .map(|_| {
+                    (
+                        "axe-timestamps".to_owned(),
+                        format!("{} ignored", trace.stamps),
+                    )
+                })
+                .into_iter()
+                .collect(),
+            ..relations(vars, ops, threads, &writer)
         })
     }
 
@@ -253,34 +288,68 @@ fn thread_timing(t: &RawThread) -> Result<bool, HistoryError> {
     )
 }
 
-/// Appends the op(s) of one token, checking that its written value is new
-/// and non-zero; `writer` gains its write.
+/// One token's operation, its variable resolved.
+enum Token {
+    Read(VarId, u64),
+    Write(VarId, u64),
+    /// `U(x, old, new)`
+    Rmw(VarId, u64, u64),
+    Fence,
+}
+
+/// The initial writes, first of the operations (`more` to come).
+fn initial_writes(nv: usize, more: usize, pos: Pos) -> Vec<Op> {
+    let mut ops = Vec::with_capacity(nv + more);
+    ops.extend((0..nv).map(|v| Op {
+        kind: OpKind::Write,
+        thread: None,
+        var: Some(v),
+        value: 0,
+        rmw: None,
+        ticks: None,
+        pos,
+    }));
+    ops
+}
+
+/// The map of each (variable, value) written to its write, with the
+/// initial writes (`more` writes to come).
+fn writers(nv: usize, more: usize) -> HashMap<(VarId, u64), OpId> {
+    let mut writer = HashMap::with_capacity_and_hasher(nv + more, Default::default());
+    writer.extend((0..nv).map(|v| ((v, 0), v)));
+    writer
+}
+
+/// Appends the op(s) of one token at `pos`, checking that its written value
+/// is new and non-zero; `writer` gains its write. `vars` names variables.
 fn push_op(
     ops: &mut Vec<Op>,
     writer: &mut HashMap<(VarId, u64), OpId>,
-    var_ids: &HashMap<&str, VarId>,
+    vars: &[String],
     thread: usize,
-    raw: &RawOp,
+    token: Token,
+    ticks: Option<(u64, u64)>,
+    pos: Pos,
 ) -> Result<(), HistoryError> {
     // the write is the next op but one for an RMW (its read half first)
-    let at = ops.len() + usize::from(matches!(raw.kind, RawOpKind::Rmw { .. }));
-    let mut write = |var: &str, value: u64| -> Result<VarId, HistoryError> {
-        let v = var_ids[var];
+    let at = ops.len() + usize::from(matches!(token, Token::Rmw(..)));
+    let mut write = |v: VarId, value: u64| -> Result<(), HistoryError> {
+        let var = &vars[v];
         if value == 0 {
             return err(
-                raw.pos,
+                pos,
                 format!("write of 0 to `{var}`: 0 is the initial value, and a read of 0 must name the initial write"),
             );
         }
         if let Some(&first) = writer.get(&(v, value)) {
             let first = ops[first].pos;
             return err(
-                raw.pos,
+                pos,
                 format!("value {value} is written to `{var}` twice (first at {first}); values must be unique per variable"),
             );
         }
         writer.insert((v, value), at);
-        Ok(v)
+        Ok(())
     };
     let base = Op {
         kind: OpKind::Fence,
@@ -288,46 +357,107 @@ fn push_op(
         var: None,
         value: 0,
         rmw: None,
-        ticks: raw.ticks,
-        pos: raw.pos,
+        ticks,
+        pos,
     };
-    match &raw.kind {
-        RawOpKind::Read { var, value } => ops.push(Op {
+    match token {
+        Token::Read(v, value) => ops.push(Op {
             kind: OpKind::Read,
-            var: Some(var_ids[var.as_str()]),
-            value: *value,
+            var: Some(v),
+            value,
             ..base
         }),
-        RawOpKind::Write { var, value } => {
-            let v = write(var, *value)?;
+        Token::Write(v, value) => {
+            write(v, value)?;
             ops.push(Op {
                 kind: OpKind::Write,
                 var: Some(v),
-                value: *value,
+                value,
                 ..base
             })
         }
-        RawOpKind::Rmw { var, old, new } => {
-            let v = write(var, *new)?;
+        Token::Rmw(v, old, new) => {
+            write(v, new)?;
             let r = ops.len();
             ops.push(Op {
                 kind: OpKind::Read,
                 var: Some(v),
-                value: *old,
+                value: old,
                 rmw: Some(r + 1),
                 ..base.clone()
             });
             ops.push(Op {
                 kind: OpKind::Write,
                 var: Some(v),
-                value: *new,
+                value: new,
                 rmw: Some(r),
                 ..base
             });
         }
-        RawOpKind::Fence => ops.push(base),
+        Token::Fence => ops.push(base),
     }
     Ok(())
+}
+
+/// An `@final var=value` observation of variable `v`: some write wrote it.
+fn final_write(
+    writer: &HashMap<(VarId, u64), OpId>,
+    v: VarId,
+    var: &str,
+    value: u64,
+    pos: Pos,
+) -> Result<(VarId, u64), HistoryError> {
+    if value != 0 && !writer.contains_key(&(v, value)) {
+        return err(
+            pos,
+            format!("@final {var}={value}: no write of {value} to `{var}`"),
+        );
+    }
+    Ok((v, value))
+}
+
+/// A history of validated variables, operations and threads: `wr` from
+/// `writer`, the readers of each write and the writes of each variable;
+/// no name, `@expect`, `@final` or metadata.
+fn relations(
+    vars: Vec<String>,
+    ops: Vec<Op>,
+    threads: Vec<Thread>,
+    writer: &HashMap<(VarId, u64), OpId>,
+) -> History {
+    let rf: Vec<Option<OpId>> = ops
+        .iter()
+        .map(|op| match (op.kind, op.var) {
+            (OpKind::Read, Some(v)) => writer.get(&(v, op.value)).copied(),
+            _ => None,
+        })
+        .collect();
+    let readers = Lists::new(
+        ops.len(),
+        rf.iter().enumerate().filter_map(|(r, w)| w.map(|w| (w, r))),
+    );
+    let writes_of = Lists::new(
+        vars.len(),
+        ops.iter()
+            .enumerate()
+            .filter(|(_, op)| op.kind == OpKind::Write)
+            .map(|(o, op)| (op.var.expect("writes have a variable"), o)),
+    );
+    History {
+        name: None,
+        index: 0,
+        pos: Pos::default(),
+        vars,
+        ops,
+        threads,
+        expect: Vec::new(),
+        finals: Vec::new(),
+        meta: Vec::new(),
+        rf,
+        readers,
+        writes_of,
+        dense: std::sync::OnceLock::new(),
+    }
 }
 
 /// The dense views: `po` as a matrix (initial writes before all thread ops;
@@ -389,6 +519,63 @@ fn set_range(row: &mut [u64], lo: usize, hi: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use memconform_parsers::axe::AxeTraces;
+
+    /// Every trace of `src` validated by `from_axe` and by `from_raw` of its
+    /// `to_raw`: the same history, or the same error.
+    fn axe_builds_agree(src: &str) -> usize {
+        let mut traces = AxeTraces::new(src.as_bytes());
+        let mut i = 0;
+        while let Some(trace) = traces.next_trace() {
+            let trace = trace.unwrap_or_else(|e| panic!("{e}\n{src}"));
+            let direct = History::from_axe(trace, i).map(|h| format!("{h:?}"));
+            let raw = History::from_raw(&trace.to_raw(), i).map(|h| format!("{h:?}"));
+            assert_eq!(direct, raw, "trace {i} of\n{src}");
+            i += 1;
+        }
+        i
+    }
+
+    #[test]
+    fn axe_traces_validate_as_their_raw_histories() {
+        let cases = [
+            "0: M[1] := 1\n0: sync\n0: M[0] == 0\n1: M[0] := 1\n1: M[1] == 0\ncheck\n",
+            "1: v2 == 0 @ 3:4\n0: <v2 == 0; v2 := 5>\n1: {M[7] == 0; M[7] := 1} @ :9\n\
+             0: v7 == 1\nfinal v2 == 5\nfinal M[7] == 0\ncheck\n",
+            "2: M[0x1f] := 0x10\n0: M[0x1f] == 16\n1: M[3] == 0\nfinal M[0x1f] == 16\n",
+            "check\ncheck\n\n# only a comment\n0: sync\n",
+            // errors: a write of 0, a value written twice (also by an RMW),
+            // a final of a location no operation accesses or of no write
+            "0: v1 := 2\n1: v1 := 0\ncheck\n",
+            "0: v1 := 2\n1: v0 == 0\n1: v1 := 2\ncheck\n",
+            "0: v1 := 2\n1: <v1 == 2; v1 := 2>\ncheck\n",
+            "0: v1 := 2\nfinal v3 == 0\ncheck\n",
+            "0: v1 := 2\nfinal v1 == 3\ncheck\n",
+            "0: v1 := 2\nfinal v1 == 0\ncheck\n",
+        ];
+        for case in cases {
+            assert!(axe_builds_agree(case) > 0);
+        }
+        let mut text = String::new();
+        for seed in 0..40 {
+            let memory = [
+                crate::gen::Memory::Sc,
+                crate::gen::Memory::Tso,
+                crate::gen::Memory::Pso,
+            ][seed % 3];
+            let shape = crate::gen::Shape {
+                threads: 1 + seed % 5,
+                ops_per_thread: seed % 9,
+                vars: 1 + seed % 4,
+                write_ratio: 0.5,
+            };
+            let mut program = crate::gen::threads(memory, shape, seed as u64);
+            let mut rng = crate::gen::Rng::new(seed as u64);
+            crate::gen::inject_stale_read(&mut program, &mut rng);
+            text.push_str(&crate::gen::axe_trace(&[], &program));
+        }
+        assert_eq!(axe_builds_agree(&text), 40);
+    }
 
     #[test]
     fn dense_po_is_po_before_across_word_boundaries() {

@@ -42,31 +42,37 @@ pub fn parse_file(path: &Path) -> Result<Vec<RawHistory>, InputError> {
     parse_bytes(&open(path)?, path)
 }
 
-/// Hands each parsed history of a file with its index to `each`, in order,
-/// until `each` breaks: like [`parse_file`], and a file with a syntax error
-/// gives none, only the error; an axe file is checked whole first and then
-/// streamed, so memory holds one of its traces at a time.
+/// Hands each history of a file, validated (or why not, as [`build`] says),
+/// to `each` in order until `each` breaks: like [`load_file`], and a file
+/// with a syntax error gives none, only the error. An axe file is checked
+/// whole first, then read and validated a trace at a time (see
+/// [`History::from_axe`]), so memory holds one of its traces, not the file.
 pub fn stream_file(
     path: &Path,
-    mut each: impl FnMut(usize, &RawHistory) -> ControlFlow<()>,
+    mut each: impl FnMut(Result<History, InputError>) -> ControlFlow<()>,
 ) -> Result<(), InputError> {
     let bytes = open(path)?;
-    let located = |e: memconform_parsers::ParseError| InputError {
+    let located = |pos, msg| InputError {
         file: path.to_path_buf(),
-        pos: Some(e.pos),
-        msg: e.msg,
+        pos: Some(pos),
+        msg,
     };
     if !looks_like_axe(&bytes) {
         for (i, raw) in parse_bytes(&bytes, path)?.iter().enumerate() {
-            if each(i, raw).is_break() {
+            if each(build(raw, i, path)).is_break() {
                 break;
             }
         }
         return Ok(());
     }
-    check_axe(&bytes).map_err(located)?;
-    for (i, raw) in AxeTraces::new(&bytes).enumerate() {
-        if each(i, &raw.map_err(located)?).is_break() {
+    check_axe(&bytes).map_err(|e| located(e.pos, e.msg))?;
+    let mut traces = AxeTraces::new(&bytes);
+    let mut i = 0;
+    while let Some(trace) = traces.next_trace() {
+        let trace = trace.map_err(|e| located(e.pos, e.msg))?;
+        let h = History::from_axe(trace, i).map_err(|e| located(e.pos, e.msg));
+        i += 1;
+        if each(h).is_break() {
             break;
         }
     }
