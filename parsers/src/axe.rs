@@ -70,13 +70,19 @@ pub fn check_axe(src: &[u8]) -> Result<(), ParseError> {
 /// [`AxeTraces::next_trace`] gives each trace as read ([`AxeTrace`]), in
 /// buffers reused from one trace to the next.
 pub struct AxeTraces<'a> {
-    lines: std::iter::Enumerate<Lines<'a>>,
+    /// The input after the lines read (`None` after the last line), and
+    /// how many lines were read.
+    rest: Option<&'a [u8]>,
+    lines: usize,
     trace: AxeTrace,
-    /// Thread id to index in `trace.threads`.
+    /// Thread id to index in `trace.threads`, past a few threads.
     threads: HashMap<u64, usize>,
     locations: Locations,
     /// Whether traces are recorded (off: syntax and locations checked only).
     build: bool,
+    /// Whether common lines are read where they start (off: every line is
+    /// split off first, as tests compare).
+    in_place: bool,
     /// Set after an error or the end of the input.
     done: bool,
 }
@@ -85,11 +91,13 @@ impl<'a> AxeTraces<'a> {
     /// The traces of `src`.
     pub fn new(src: &'a [u8]) -> AxeTraces<'a> {
         AxeTraces {
-            lines: Lines(Some(src)).enumerate(),
+            rest: Some(src),
+            lines: 0,
             trace: AxeTrace::default(),
             threads: HashMap::default(),
             locations: Locations::default(),
             build: true,
+            in_place: true,
             done: false,
         }
     }
@@ -118,32 +126,49 @@ impl<'a> AxeTraces<'a> {
         let trace = &mut self.trace;
         trace.clear();
         self.threads.clear();
-        self.locations.0.clear();
-        for (index, raw) in self.lines.by_ref() {
-            let line_no = to_u32(index + 1);
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            let text = content(raw);
-            if text.is_empty() {
-                continue;
-            }
+        self.locations.clear();
+        while let Some(raw) = self.rest {
+            self.lines += 1;
+            let line_no = to_u32(self.lines);
             let at = |rest: &[u8]| Pos {
                 line: line_no,
                 col: to_u32(raw.offset(rest) + 1),
             };
-            let parsed = match quick_line(text) {
-                Some(parsed) => parsed,
+            let quick = if self.in_place { quick_raw(raw) } else { None };
+            let (parsed, text) = match quick {
+                // the common lines, read where they start
+                Some((parsed, rest)) => {
+                    self.rest = rest;
+                    let Some(parsed) = parsed else { continue };
+                    (parsed, skip_space(raw))
+                }
+                // any other: split off, then parsed whole
                 None => {
-                    line(text)
-                        .map_err(|e| match e {
-                            Err::Error(e) | Err::Failure(e) => ParseError {
-                                pos: at(e.at),
-                                msg: e.msg.unwrap_or_else(|| "syntax error".to_owned()),
-                            },
-                            Err::Incomplete(_) => {
-                                unreachable!("complete parsers never ask for more input")
-                            }
-                        })?
-                        .1
+                    let mut lines = Lines(Some(raw));
+                    let whole = lines.next().expect("a line");
+                    self.rest = lines.0;
+                    let whole = whole.strip_suffix(b"\r").unwrap_or(whole);
+                    let text = content(whole);
+                    if text.is_empty() {
+                        continue;
+                    }
+                    let parsed = match quick_line(text) {
+                        Some(parsed) => parsed,
+                        None => {
+                            line(text)
+                                .map_err(|e| match e {
+                                    Err::Error(e) | Err::Failure(e) => ParseError {
+                                        pos: at(e.at),
+                                        msg: e.msg.unwrap_or_else(|| "syntax error".to_owned()),
+                                    },
+                                    Err::Incomplete(_) => {
+                                        unreachable!("complete parsers never ask for more input")
+                                    }
+                                })?
+                                .1
+                        }
+                    };
+                    (parsed, text)
                 }
             };
             if !trace.started {
@@ -198,10 +223,26 @@ impl<'a> AxeTraces<'a> {
                         trace.stamps += count;
                         trace.stamps_pos.get_or_insert(at(stamp_at));
                     }
-                    let index = *self
-                        .threads
-                        .entry(tid)
-                        .or_insert_with(|| trace.new_thread(tid, at(tid_at)));
+                    // few threads: a linear scan; many: through the map
+                    let found = if trace.used <= FEW_LOCATIONS {
+                        trace.threads().iter().position(|t| t.tid == tid)
+                    } else {
+                        self.threads.get(&tid).copied()
+                    };
+                    let index = match found {
+                        Some(i) => i,
+                        None => {
+                            let i = trace.new_thread(tid, at(tid_at));
+                            if trace.used == FEW_LOCATIONS + 1 {
+                                self.threads.extend(
+                                    trace.threads().iter().enumerate().map(|(i, t)| (t.tid, i)),
+                                );
+                            } else if trace.used > FEW_LOCATIONS + 1 {
+                                self.threads.insert(tid, i);
+                            }
+                            i
+                        }
+                    };
                     trace.threads[index].ops.push(AxeOp {
                         kind,
                         pos: at(op_at),
@@ -423,20 +464,50 @@ impl AxeTrace {
 }
 
 /// How each location of a trace was first written: hex or decimal, `vN`
-/// or not, where.
+/// or not, where: in order of first use, looked up by a linear scan while
+/// there are few, through a map beyond.
 #[derive(Default)]
-struct Locations(HashMap<u64, (bool, bool, Pos)>);
+struct Locations {
+    first: Vec<(u64, bool, bool, Pos)>,
+    index: HashMap<u64, usize>,
+}
+
+/// Locations (or threads) a trace may have before they are indexed by a map.
+const FEW_LOCATIONS: usize = 16;
 
 impl Locations {
+    /// Forgets every location (keeping the room).
+    fn clear(&mut self) {
+        self.first.clear();
+        self.index.clear();
+    }
+
     /// The location of `access` (`v31` is `M[31]`). A location written both
     /// in hex and in decimal in one trace would become two variables, so
     /// that is an error.
+    #[inline]
     fn check(&mut self, access: &Access, at: &impl Fn(&[u8]) -> Pos) -> Result<AxeLoc, ParseError> {
         let (hex, value) = (access.hex, access.loc);
-        let &mut (first_hex, first_v, first_pos) = self
-            .0
-            .entry(value)
-            .or_insert_with(|| (hex, access.v, at(access.at)));
+        let found = if self.first.len() <= FEW_LOCATIONS {
+            self.first.iter().position(|e| e.0 == value)
+        } else {
+            self.index.get(&value).copied()
+        };
+        let i = match found {
+            Some(i) => i,
+            None => {
+                self.first.push((value, hex, access.v, at(access.at)));
+                let i = self.first.len() - 1;
+                if self.first.len() == FEW_LOCATIONS + 1 {
+                    self.index
+                        .extend(self.first.iter().enumerate().map(|(i, e)| (e.0, i)));
+                } else if self.first.len() > FEW_LOCATIONS + 1 {
+                    self.index.insert(value, i);
+                }
+                i
+            }
+        };
+        let (_, first_hex, first_v, first_pos) = self.first[i];
         if first_hex != hex {
             return Err(ParseError {
                 pos: at(access.at),
@@ -515,6 +586,7 @@ fn v_digits(input: &[u8]) -> Option<&[u8]> {
 }
 
 /// `input` without leading spaces and tabs.
+#[inline(always)]
 fn skip_space(input: &[u8]) -> &[u8] {
     let n = input
         .iter()
@@ -729,8 +801,18 @@ fn keyword(word: &'static str) -> impl FnMut(&[u8]) -> Option<&[u8]> {
 /// [`line`] then parses (whenever this one gives a line, [`line`] gives the
 /// same).
 fn quick_line(input: &[u8]) -> Option<Line<'_>> {
-    if input == b"check" {
-        return Some(Line::Check);
+    quick_prefix(input)
+        .filter(|(_, rest)| rest.is_empty())
+        .map(|(line, _)| line)
+}
+
+/// A line of [`quick_line`]'s forms at the start of `input`, and the rest
+/// after its last token (the line is the whole input only if the rest is
+/// empty).
+#[inline(always)]
+fn quick_prefix(input: &[u8]) -> Option<(Line<'_>, &[u8])> {
+    if let Some(rest) = input.strip_prefix(b"check") {
+        return at_boundary(rest).then_some((Line::Check, rest));
     }
     let (tid, rest) = quick_decimal(input)?;
     let op_at = skip_space(skip_space(rest).strip_prefix(b":")?);
@@ -742,23 +824,56 @@ fn quick_line(input: &[u8]) -> Option<Line<'_>> {
         let (access, rest) = quick_access(op_at)?;
         (Body::Access(access), rest)
     };
-    let rest = skip_space(rest);
-    let stamps = match rest.first() {
-        None => None,
-        Some(b'@') => Some((rest, quick_stamps(&rest[1..])?)),
-        Some(_) => return None,
+    let after = skip_space(rest);
+    let (stamps, rest) = match after.first() {
+        Some(b'@') => {
+            let (count, rest) = quick_stamps(&after[1..])?;
+            (Some((after, count)), rest)
+        }
+        _ => (None, rest),
     };
-    Some(Line::Op {
+    let line = Line::Op {
         tid,
         tid_at: input,
         op_at,
         body,
         stamps,
-    })
+    };
+    Some((line, rest))
+}
+
+/// A whole line read from its start, without splitting it off first: a
+/// line of [`quick_line`]'s forms (`Some`) or a blank or comment line
+/// (`None`), with blanks, a comment and `\r` before its `\n` or the end of
+/// the input; and the input after its `\n` (`None` at the end of the
+/// input). `None` for any other line, which is then split off and parsed
+/// as a whole.
+#[inline(always)]
+fn quick_raw(src: &[u8]) -> Option<(Option<Line<'_>>, Option<&[u8]>)> {
+    let start = skip_space(src);
+    let (line, rest) = match start.first() {
+        None | Some(b'\n' | b'\r' | b'#') => (None, start),
+        Some(_) => {
+            let (line, rest) = quick_prefix(start)?;
+            (Some(line), skip_space(rest))
+        }
+    };
+    let end = match rest.first() {
+        None => return Some((line, None)),
+        Some(b'\n') => 0,
+        Some(b'\r') if rest.get(1) == Some(&b'\n') => 1,
+        Some(b'#') => match rest.iter().position(|&b| b == b'\n') {
+            Some(end) => end,
+            None => return Some((line, None)),
+        },
+        Some(_) => return None,
+    };
+    Some((line, Some(&rest[end + 1..])))
 }
 
 /// `<load; store>` or `{load; store}` of one location as [`rmw`] reads it,
 /// and the rest; `None` for anything else.
+#[inline(always)]
 fn quick_rmw(input: &[u8]) -> Option<(Body<'_>, &[u8])> {
     let close = match input.first()? {
         b'<' => b">",
@@ -774,17 +889,18 @@ fn quick_rmw(input: &[u8]) -> Option<(Body<'_>, &[u8])> {
     Some((Body::Rmw(read, write), rest))
 }
 
-/// What follows the `@` of timestamps to the end of the line, ` begin : end`
-/// with either time omitted, as [`stamps`] reads it: how many times there
-/// are; `None` for anything else.
-fn quick_stamps(input: &[u8]) -> Option<usize> {
+/// What follows the `@` of timestamps, ` begin : end` with either time
+/// omitted, as [`stamps`] reads it: how many times there are, and the rest;
+/// `None` for anything else.
+#[inline(always)]
+fn quick_stamps(input: &[u8]) -> Option<(usize, &[u8])> {
     let (begin, rest) = quick_time(input)?;
     let (end, rest) = quick_time(skip_space(rest).strip_prefix(b":")?)?;
-    rest.is_empty()
-        .then_some(usize::from(begin) + usize::from(end))
+    Some((usize::from(begin) + usize::from(end), rest))
 }
 
 /// An optional time after spaces: whether there is one, and the rest.
+#[inline(always)]
 fn quick_time(input: &[u8]) -> Option<(bool, &[u8])> {
     let input = skip_space(input);
     if input.first().is_some_and(u8::is_ascii_digit) {
@@ -796,6 +912,7 @@ fn quick_time(input: &[u8]) -> Option<(bool, &[u8])> {
 
 /// `vA op V` or `M[A] op V` with decimal numbers, as [`access`] reads it;
 /// `None` for anything else.
+#[inline(always)]
 fn quick_access(input: &[u8]) -> Option<(Access<'_>, &[u8])> {
     let (loc, v, rest) = match v_digits(input) {
         Some(after_v) => {
@@ -829,6 +946,7 @@ fn quick_access(input: &[u8]) -> Option<(Access<'_>, &[u8])> {
 
 /// A decimal number of 1 to 19 digits (it fits in 64 bits) not followed by
 /// `x` (then it is hex: `0x`), and the rest.
+#[inline(always)]
 fn quick_decimal(input: &[u8]) -> Option<(u64, &[u8])> {
     let len = input.iter().take_while(|b| b.is_ascii_digit()).count();
     if len == 0 || len > 19 || input.get(len) == Some(&b'x') {
@@ -1669,6 +1787,24 @@ mod tests {
             5,
             "written `M[1]` here but `M[0x1]` at 1:7",
         );
+        // Many locations (past the linear scan), early and late ones.
+        let many: String = (0..40).map(|a| format!("0: v{a} == 0\n")).collect();
+        for (late, line, first) in [(3, 41, 4), (20, 41, 21), (39, 41, 40)] {
+            assert_err(
+                &format!("{many}1: M[0x{late:x}] == 0\n"),
+                line,
+                4,
+                &format!(
+                    "location {late} is written `M[0x{late:x}]` here but `v{late}` at {first}:4"
+                ),
+            );
+        }
+        assert_eq!(
+            parse(&format!("{many}check\n{many}"))[1].threads[0]
+                .ops
+                .len(),
+            40
+        );
         // Different traces may differ; leading zeros do not matter.
         let hs = parse(
             "0: M[31] := 1\ncheck\n0: M[0x1f] := 1\n0: M[0x01F] == 1\n0: M[032] == 0\ncheck\n",
@@ -1948,6 +2084,70 @@ mod tests {
             }
         }
         assert!(quick > 100, "{quick}");
+    }
+
+    /// Every trace of `src` (or the error), with lines read in place and
+    /// with every line split off first.
+    fn both_ways(src: &[u8]) -> [Result<Vec<RawHistory>, ParseError>; 2] {
+        [true, false].map(|in_place| {
+            let mut traces = AxeTraces::new(src);
+            traces.in_place = in_place;
+            traces.collect()
+        })
+    }
+
+    #[test]
+    fn lines_read_in_place_are_read_as_split_lines() {
+        let inputs: [&[u8]; 4] = [
+            SUMMARY.as_bytes(),
+            MANUAL.as_bytes(),
+            b"  0: v1 == 0 @ 2:3 # c\r\n\t1:v0:=1\r\n# 0\n\ncheck \n 1: { v2 == 0; v2 := 1} @ :4\r\n0: sync@1:\n",
+            b"0: M[0x1f] := 0x10\ncheck\ncheck# c\n\r\n0: v3 == 12345678901234567890\n",
+        ];
+        let replacements = b"<>{}[];:=@#\n\r \tMvx90_sync\xff-";
+        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
+        for input in inputs {
+            let [a, b] = both_ways(input);
+            assert_eq!(a, b, "{}", String::from_utf8_lossy(input));
+            for i in 0..input.len() {
+                for _ in 0..6 {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let b = replacements[(seed >> 33) as usize % replacements.len()];
+                    let mut bad = input.to_vec();
+                    if seed >> 62 == 0 {
+                        bad.insert(i, b);
+                    } else {
+                        bad[i] = b;
+                    }
+                    let [x, y] = both_ways(&bad);
+                    assert_eq!(x, y, "{}", String::from_utf8_lossy(&bad));
+                }
+                let mut bad = input.to_vec();
+                bad.remove(i);
+                let [x, y] = both_ways(&bad);
+                assert_eq!(x, y, "{}", String::from_utf8_lossy(&bad));
+            }
+        }
+    }
+
+    #[test]
+    fn many_threads_keep_their_order() {
+        // 40 threads (past the linear scan), in a shuffled first appearance
+        let order: Vec<u64> = (0..40).map(|i| (i * 17) % 40).collect();
+        let mut src = String::new();
+        for round in 1..=2 {
+            for &t in &order {
+                src.push_str(&format!("{t}: v{t} := {round}\n"));
+            }
+        }
+        let hs = parse(&src);
+        let names: Vec<String> = hs[0].threads.iter().map(|t| t.name.clone()).collect();
+        let want: Vec<String> = order.iter().map(|t| format!("t{t}")).collect();
+        assert_eq!(names, want);
+        assert!(hs[0].threads.iter().all(|t| t.ops.len() == 2));
+        assert_eq!(hs[0].threads[39].pos, p(40, 1));
     }
 
     #[test]
