@@ -158,18 +158,24 @@ impl Violation {
     /// Human-readable evidence, e.g.
     /// `t0:W(x,1)@3:5 -po-> t0:R(y,0)@3:12 -rw-> ...`.
     pub fn explain(&self, h: &History) -> String {
-        use std::fmt::Write;
+        use crate::history::push_decimal;
         let at = |s: &mut String, o: OpId| {
             h.describe_into(s, o);
             if !h.is_init(o) {
-                let _ = write!(s, "@{}", h.ops[o].pos);
+                let pos = h.ops[o].pos;
+                s.push('@');
+                push_decimal(s, pos.line.into());
+                s.push(':');
+                push_decimal(s, pos.col.into());
             }
         };
         let mut s = String::new();
         if let Some(first) = self.cycle.first() {
             at(&mut s, first.from);
             for step in &self.cycle {
-                let _ = write!(s, " -{}-> ", step.rel.name());
+                s.push_str(" -");
+                s.push_str(step.rel.name());
+                s.push_str("-> ");
                 at(&mut s, step.to);
             }
         }
@@ -177,7 +183,8 @@ impl Violation {
             if !s.is_empty() {
                 s.push_str("; ");
             }
-            let _ = write!(s, "{role}: ");
+            s.push_str(role);
+            s.push_str(": ");
             at(&mut s, o);
         }
         s

@@ -267,7 +267,6 @@ impl History {
 
     /// Appends [`History::describe`]'s text of `o` to `out`.
     pub fn describe_into(&self, out: &mut String, o: OpId) {
-        use std::fmt::Write;
         let op = &self.ops[o];
         let thread = match op.thread {
             Some(t) => self.threads[t].name.as_str(),
@@ -276,16 +275,38 @@ impl History {
         let var = op.var.map(|v| self.vars[v].as_str()).unwrap_or("");
         out.push_str(thread);
         out.push(':');
-        let _ = match (op.kind, op.rmw) {
-            (OpKind::Fence, _) => write!(out, "F"),
-            (OpKind::Read, Some(w)) => {
-                write!(out, "U({var},{},{}).r", op.value, self.ops[w].value)
+        let (tok, values, half) = match (op.kind, op.rmw) {
+            (OpKind::Fence, _) => {
+                out.push('F');
+                return;
             }
-            (OpKind::Write, Some(r)) => {
-                write!(out, "U({var},{},{}).w", self.ops[r].value, op.value)
-            }
-            (OpKind::Read, None) => write!(out, "R({var},{})", op.value),
-            (OpKind::Write, None) => write!(out, "W({var},{})", op.value),
+            (OpKind::Read, Some(w)) => ("U(", [Some(op.value), Some(self.ops[w].value)], ".r"),
+            (OpKind::Write, Some(r)) => ("U(", [Some(self.ops[r].value), Some(op.value)], ".w"),
+            (OpKind::Read, None) => ("R(", [Some(op.value), None], ""),
+            (OpKind::Write, None) => ("W(", [Some(op.value), None], ""),
         };
+        out.push_str(tok);
+        out.push_str(var);
+        for v in values.into_iter().flatten() {
+            out.push(',');
+            push_decimal(out, v);
+        }
+        out.push(')');
+        out.push_str(half);
     }
+}
+
+/// Appends `n` in decimal.
+pub(crate) fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
 }

@@ -150,12 +150,16 @@ pub fn po_loc(h: &History) -> BitMatrix {
     out
 }
 
-/// `wre`: `wr` between operations not related by `po` either way.
+/// `wre`: `wr` between operations not related by `po` either way; `wr` is
+/// the history's ([`History::wr`]), whose pairs are read off `rf`.
 pub fn wre(h: &History, wr: &BitMatrix) -> BitMatrix {
+    debug_assert_eq!(wr, &h.wr());
     let mut out = wr.clone();
-    for (w, r) in wr.pairs() {
-        if h.po().get(w, r) || h.po().get(r, w) {
-            out.unset(w, r);
+    for r in 0..h.n() {
+        if let Some(w) = h.rf(r).filter(|&w| wr.get(w, r)) {
+            if h.po().get(w, r) || h.po().get(r, w) {
+                out.unset(w, r);
+            }
         }
     }
     out

@@ -206,13 +206,119 @@ fn printable(s: &str) -> Cow<'_, str> {
         .collect()
 }
 
-/// Writes rows as JSON lines.
+/// Writes rows as JSON lines: each as serde_json writes a [`Row`] (its
+/// fields in order, the same escapes and numbers), one write per row.
 pub fn write_json(mut out: impl Write, rows: &[Row<'_>]) -> io::Result<()> {
+    let mut line = Vec::with_capacity(1024);
     for r in rows {
-        serde_json::to_writer(&mut out, r).map_err(io::Error::other)?;
-        writeln!(out)?;
+        line.clear();
+        json_row(&mut line, r);
+        line.push(b'\n');
+        out.write_all(&line)?;
     }
     Ok(())
+}
+
+/// One row as a JSON object.
+fn json_row(o: &mut Vec<u8>, r: &Row<'_>) {
+    let str_field = |o: &mut Vec<u8>, key: &[u8], value: &str| {
+        o.extend_from_slice(key);
+        json_str(o, value);
+    };
+    let int_field = |o: &mut Vec<u8>, key: &[u8], value: Option<usize>| {
+        o.extend_from_slice(key);
+        match value {
+            Some(n) => json_uint(o, n as u64),
+            None => o.extend_from_slice(b"null"),
+        }
+    };
+    let float_field = |o: &mut Vec<u8>, key: &[u8], value: Option<f64>| {
+        o.extend_from_slice(key);
+        match value {
+            Some(x) => serde_json::to_writer(&mut *o, &x).expect("a Vec takes every write"),
+            None => o.extend_from_slice(b"null"),
+        }
+    };
+    str_field(o, b"{\"file\":", &r.file);
+    int_field(o, b",\"index\":", Some(r.index));
+    str_field(o, b",\"name\":", &r.name);
+    str_field(o, b",\"protocol\":", &r.protocol);
+    str_field(o, b",\"variant\":", &r.variant);
+    str_field(o, b",\"seed\":", &r.seed);
+    str_field(o, b",\"cpus\":", &r.cpus);
+    str_field(o, b",\"model\":", r.model);
+    str_field(o, b",\"verdict\":", r.verdict);
+    str_field(o, b",\"decided_by\":", r.decided_by);
+    str_field(o, b",\"pattern\":", r.pattern);
+    int_field(o, b",\"cycle_len\":", Some(r.cycle_len));
+    str_field(o, b",\"certificate\":", &r.certificate);
+    int_field(o, b",\"ops\":", Some(r.ops));
+    int_field(o, b",\"threads\":", Some(r.threads));
+    int_field(o, b",\"writes\":", Some(r.writes));
+    float_field(o, b",\"time_ms\":", Some(r.time_ms));
+    int_field(o, b",\"write_pairs\":", Some(r.write_pairs));
+    int_field(o, b",\"ordered_pairs\":", r.ordered_pairs);
+    float_field(o, b",\"coverage\":", r.coverage);
+    str_field(o, b",\"engine\":", r.engine);
+    int_field(o, b",\"unordered_pairs\":", r.unordered_pairs);
+    int_field(o, b",\"kernel_pairs\":", r.kernel_pairs);
+    float_field(o, b",\"kernel_coverage\":", r.kernel_coverage);
+    str_field(o, b",\"reason\":", &r.reason);
+    str_field(o, b",\"certified\":", r.certified);
+    str_field(o, b",\"expected\":", r.expected);
+    str_field(o, b",\"explanation\":", &r.explanation);
+    o.push(b'}');
+}
+
+/// A JSON string with serde_json's escapes: `\"`, `\\`, `\b`, `\t`, `\n`,
+/// `\f`, `\r`, `\u00xx` for the other control characters; the rest as is.
+fn json_str(o: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    o.push(b'"');
+    let bytes = s.as_bytes();
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape = match b {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            0x08 => b'b',
+            b'\t' => b't',
+            b'\n' => b'n',
+            0x0c => b'f',
+            b'\r' => b'r',
+            0x00..=0x1f => b'u',
+            _ => continue,
+        };
+        o.extend_from_slice(&bytes[run..i]);
+        o.push(b'\\');
+        o.push(escape);
+        if escape == b'u' {
+            o.extend_from_slice(&[
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]);
+        }
+        run = i + 1;
+    }
+    o.extend_from_slice(&bytes[run..]);
+    o.push(b'"');
+}
+
+/// A number in decimal.
+fn json_uint(o: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    o.extend_from_slice(&digits[i..]);
 }
 
 /// Writes the human-readable report of one history, with notes on its input.
@@ -279,4 +385,70 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_rows_are_serde_json_rows() {
+        let texts = [
+            "",
+            "plain",
+            "quote \" backslash \\ slash / tab \t nl \n cr \r",
+            "\u{0}\u{1}\u{8}\u{b}\u{c}\u{1f}\u{7f} ünïcödé ✓ 🦀",
+            "t0:W(m0,1)@3:5 -po-> t1:R(m0,0)@4:5",
+        ];
+        let floats = [
+            0.0,
+            1.0,
+            0.5,
+            1e-7,
+            123456.789,
+            0.294763,
+            f64::NAN,
+            f64::INFINITY,
+            1e21,
+        ];
+        for (i, text) in texts.iter().enumerate() {
+            for (j, &x) in floats.iter().enumerate() {
+                let some = (i + j) % 2 == 0;
+                let row = Row {
+                    file: (*text).into(),
+                    index: i * 1000 + j,
+                    name: texts[(i + 1) % texts.len()].into(),
+                    protocol: (*text).into(),
+                    variant: "".into(),
+                    seed: "42".into(),
+                    cpus: (*text).into(),
+                    model: "tso",
+                    verdict: "violation",
+                    decided_by: "wccm",
+                    pattern: "CyclicWpww(ppo)",
+                    cycle_len: j,
+                    certificate: (*text).into(),
+                    ops: usize::MAX,
+                    threads: 0,
+                    writes: 7,
+                    time_ms: x,
+                    write_pairs: 10,
+                    ordered_pairs: some.then_some(3),
+                    coverage: some.then_some(x),
+                    engine: if some { "enum" } else { "" },
+                    unordered_pairs: (!some).then_some(0),
+                    kernel_pairs: some.then_some(u64::MAX as usize),
+                    kernel_coverage: (!some).then_some(x / 3.0),
+                    reason: (*text).into(),
+                    certified: "yes",
+                    expected: "no",
+                    explanation: (*text).into(),
+                };
+                let mut ours = Vec::new();
+                write_json(&mut ours, std::slice::from_ref(&row)).unwrap();
+                let theirs = serde_json::to_string(&row).unwrap() + "\n";
+                assert_eq!(String::from_utf8(ours).unwrap(), theirs);
+            }
+        }
+    }
 }
