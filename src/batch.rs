@@ -1,12 +1,13 @@
 //! Many histories at once: finding inputs, and checking them in parallel
 //! while streaming results in input order.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use crate::history::{build, load_file, parse_file, History, InputError};
+use crate::history::{load_file, stream_file, History, InputError};
 use crate::models::{check_gradual_with, Model, Options, Outcome, Verdict};
 
 /// One checked history.
@@ -139,13 +140,17 @@ pub fn run_batch<'a>(
 ) {
     let chunk = chunk.max(1);
     let flush = |pending: &mut Vec<(&'a Path, Job)>, sink: &mut dyn FnMut(Item<'a>)| {
-        let done: Vec<(&'a Path, Result<Vec<Checked>, InputError>)> = pending
-            .par_drain(..)
-            .map(|(file, job)| match job {
-                Job::History(h) => (file, Ok(vec![check_history(*h, models, opts)])),
-                Job::Run => (file, check_run(file, models, opts, real_time)),
-            })
-            .collect();
+        let check = |(file, job): (&'a Path, Job)| match job {
+            Job::History(h) => (file, Ok(vec![check_history(*h, models, opts)])),
+            Job::Run => (file, check_run(file, models, opts, real_time)),
+        };
+        // one worker: checked here, without handing the histories to it
+        let done: Vec<(&'a Path, Result<Vec<Checked>, InputError>)> =
+            if rayon::current_num_threads() == 1 {
+                pending.drain(..).map(check).collect()
+            } else {
+                pending.par_drain(..).map(check).collect()
+            };
         for (file, result) in done {
             match result {
                 Ok(cs) => cs
@@ -163,18 +168,12 @@ pub fn run_batch<'a>(
         if file.is_dir() {
             pending.push((file, Job::Run));
         } else {
-            // parsed whole, validated a step at a time: only the histories
-            // in flight are built (an invalid one is reported and skipped)
-            let raws = match parse_file(file) {
-                Ok(raws) => raws,
-                Err(e) => {
-                    flush(&mut pending, &mut sink);
-                    sink(Item::Error(e));
-                    continue;
-                }
-            };
-            for (i, raw) in raws.iter().enumerate() {
-                match build(raw, i, file) {
+            // checked whole, then parsed and validated a history at a time:
+            // only the histories in flight are held (an invalid one is
+            // reported and skipped)
+            let mut stopped = false;
+            let streamed = stream_file(file, |h| {
+                match h {
                     Ok(h) => pending.push((file.as_path(), Job::History(Box::new(h)))),
                     Err(e) => {
                         flush(&mut pending, &mut sink);
@@ -183,10 +182,20 @@ pub fn run_batch<'a>(
                 }
                 if pending.len() >= chunk {
                     if stop.load(Ordering::Relaxed) {
-                        return;
+                        stopped = true;
+                        return ControlFlow::Break(());
                     }
                     flush(&mut pending, &mut sink);
                 }
+                ControlFlow::Continue(())
+            });
+            if stopped {
+                return;
+            }
+            if let Err(e) = streamed {
+                flush(&mut pending, &mut sink);
+                sink(Item::Error(e));
+                continue;
             }
         }
         while pending.len() >= chunk {

@@ -21,10 +21,10 @@
 //! otherwise dropped: under SC/TSO/PSO they never change program order.
 //!
 //! The input is read line by line (`\n` or `\r\n`) and every line is parsed
-//! with nom over its bytes, so positions are byte offsets into the line.
-//! Unlike axe itself, one operation must fit on one line.
-
-use std::collections::HashMap;
+//! over its bytes, so positions are byte offsets into the line: the common
+//! forms by hand, any other line (and every error) with nom. Unlike axe
+//! itself, one operation must fit on one line. [`AxeTraces`] gives the
+//! traces one at a time, [`check_axe`] checks a whole file without building.
 
 use nom::bytes::complete::tag;
 use nom::character::complete::{char, digit1, hex_digit1, space0};
@@ -32,6 +32,7 @@ use nom::combinator::{eof, opt};
 use nom::sequence::preceded;
 use nom::{Err, IResult, Offset, Parser};
 
+use crate::fx::FxMap as HashMap;
 use crate::hist::{RawHistory, RawOp, RawOpKind, RawThread};
 use crate::{ParseError, Pos};
 
@@ -52,148 +53,464 @@ pub fn looks_like_axe(src: &[u8]) -> bool {
 /// a thread's position is that of its id on its first line. Syntax errors and
 /// malformed RMWs only: meaning is checked by the `memconform` crate.
 pub fn parse_axe(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
-    let mut histories = Vec::new();
-    let mut trace = Trace::default();
-    for (index, raw) in src.split(|&b| b == b'\n').enumerate() {
-        let line_no = to_u32(index + 1);
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let text = content(raw);
-        if text.is_empty() {
-            continue;
-        }
-        let at = |rest: &[u8]| Pos {
-            line: line_no,
-            col: to_u32(raw.offset(rest) + 1),
-        };
-        let (_, parsed) = line(text).map_err(|e| match e {
-            Err::Error(e) | Err::Failure(e) => ParseError {
-                pos: at(e.at),
-                msg: e.msg.unwrap_or_else(|| "syntax error".to_owned()),
-            },
-            Err::Incomplete(_) => unreachable!("complete parsers never ask for more input"),
-        })?;
-        let hist = trace.hist.get_or_insert_with(|| RawHistory {
-            pos: at(text),
-            ..RawHistory::default()
-        });
-        match parsed {
-            Line::Check => histories.push(trace.finish()),
-            Line::Final(access) => {
-                let var = trace.locations.name(&access, &at)?;
-                hist.finals.push((var, access.value, at(text)));
-            }
-            Line::Op {
-                tid,
-                tid_at,
-                op_at,
-                body,
-                stamps,
-            } => {
-                let kind = match body {
-                    Body::Sync => RawOpKind::Fence,
-                    Body::Access(a) => {
-                        let var = trace.locations.name(&a, &at)?;
-                        if a.store {
-                            RawOpKind::Write {
-                                var,
-                                value: a.value,
-                            }
-                        } else {
-                            RawOpKind::Read {
-                                var,
-                                value: a.value,
-                            }
-                        }
-                    }
-                    Body::Rmw(read, write) => {
-                        // `rmw` checked that both parts name the same location.
-                        let var = trace.locations.name(&read, &at)?;
-                        RawOpKind::Rmw {
-                            var,
-                            old: read.value,
-                            new: write.value,
-                        }
-                    }
-                };
-                if let Some((stamp_at, count)) = stamps {
-                    trace.stamps += count;
-                    trace.stamps_pos.get_or_insert(at(stamp_at));
-                }
-                let index = *trace.threads.entry(tid).or_insert_with(|| {
-                    hist.threads.push(RawThread {
-                        name: format!("t{tid}"),
-                        pos: at(tid_at),
-                        ops: Vec::new(),
-                    });
-                    hist.threads.len() - 1
-                });
-                hist.threads[index].ops.push(RawOp {
-                    kind,
-                    ticks: None,
-                    pos: at(op_at),
-                });
-            }
-        }
-    }
-    if trace.hist.is_some() {
-        histories.push(trace.finish());
-    }
-    Ok(histories)
+    AxeTraces::new(src).collect()
 }
 
-/// The trace being read.
-#[derive(Default)]
-struct Trace {
-    /// `None` until the trace's first line.
-    hist: Option<RawHistory>,
-    /// Thread id to index in `hist.threads`.
+/// The first error [`parse_axe`] would report for `src`, found without
+/// building any history (a file is checked whole before it is streamed).
+pub fn check_axe(src: &[u8]) -> Result<(), ParseError> {
+    let mut traces = AxeTraces::new(src);
+    traces.build = false;
+    while traces.advance()? {}
+    Ok(())
+}
+
+/// The traces of an axe file one at a time, as [`parse_axe`] gives them
+/// (after an error, nothing more): memory holds one trace, not the file.
+/// [`AxeTraces::next_trace`] gives each trace as read ([`AxeTrace`]), in
+/// buffers reused from one trace to the next.
+pub struct AxeTraces<'a> {
+    /// The input after the lines read (`None` after the last line), and
+    /// how many lines were read.
+    rest: Option<&'a [u8]>,
+    lines: usize,
+    trace: AxeTrace,
+    /// Thread id to index in `trace.threads`, past a few threads.
     threads: HashMap<u64, usize>,
     locations: Locations,
-    /// Timestamps seen (each begin and end time counts one).
-    stamps: usize,
-    /// Position of the first `@`.
-    stamps_pos: Option<Pos>,
+    /// Whether traces are recorded (off: syntax and locations checked only).
+    build: bool,
+    /// Whether common lines are read where they start (off: every line is
+    /// split off first, as tests compare).
+    in_place: bool,
+    /// Set after an error or the end of the input.
+    done: bool,
 }
 
-impl Trace {
-    /// Ends the trace (at a `check` line or the end of the file), leaving an
-    /// empty one, and returns its history.
-    fn finish(&mut self) -> RawHistory {
-        let Trace {
-            hist,
-            stamps,
-            stamps_pos,
-            ..
-        } = std::mem::take(self);
-        let mut hist = hist.unwrap_or_default();
-        if let Some(pos) = stamps_pos {
-            hist.meta.push((
-                "axe-timestamps".to_owned(),
-                format!("{stamps} ignored"),
-                pos,
-            ));
+impl<'a> AxeTraces<'a> {
+    /// The traces of `src`.
+    pub fn new(src: &'a [u8]) -> AxeTraces<'a> {
+        AxeTraces {
+            rest: Some(src),
+            lines: 0,
+            trace: AxeTrace::default(),
+            threads: HashMap::default(),
+            locations: Locations::default(),
+            build: true,
+            in_place: true,
+            done: false,
         }
-        hist
+    }
+
+    /// The next trace as read, `None` after the last one or an error.
+    pub fn next_trace(&mut self) -> Option<Result<&AxeTrace, ParseError>> {
+        if self.done {
+            return None;
+        }
+        match self.advance() {
+            Ok(true) => Some(Ok(&self.trace)),
+            Ok(false) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+
+    /// Reads lines up to the end of the next trace into `self.trace`:
+    /// `Ok(false)` at the end of the input.
+    fn advance(&mut self) -> Result<bool, ParseError> {
+        let trace = &mut self.trace;
+        trace.clear();
+        self.threads.clear();
+        self.locations.clear();
+        while let Some(raw) = self.rest {
+            self.lines += 1;
+            let line_no = to_u32(self.lines);
+            let at = |rest: &[u8]| Pos {
+                line: line_no,
+                col: to_u32(raw.offset(rest) + 1),
+            };
+            let quick = if self.in_place { quick_raw(raw) } else { None };
+            let (parsed, text) = match quick {
+                // the common lines, read where they start
+                Some((parsed, rest)) => {
+                    self.rest = rest;
+                    let Some(parsed) = parsed else { continue };
+                    (parsed, skip_space(raw))
+                }
+                // any other: split off, then parsed whole
+                None => {
+                    let mut lines = Lines(Some(raw));
+                    let whole = lines.next().expect("a line");
+                    self.rest = lines.0;
+                    let whole = whole.strip_suffix(b"\r").unwrap_or(whole);
+                    let text = content(whole);
+                    if text.is_empty() {
+                        continue;
+                    }
+                    let parsed = match quick_line(text) {
+                        Some(parsed) => parsed,
+                        None => {
+                            line(text)
+                                .map_err(|e| match e {
+                                    Err::Error(e) | Err::Failure(e) => ParseError {
+                                        pos: at(e.at),
+                                        msg: e.msg.unwrap_or_else(|| "syntax error".to_owned()),
+                                    },
+                                    Err::Incomplete(_) => {
+                                        unreachable!("complete parsers never ask for more input")
+                                    }
+                                })?
+                                .1
+                        }
+                    };
+                    (parsed, text)
+                }
+            };
+            if !trace.started {
+                trace.started = true;
+                trace.pos = at(text);
+            }
+            match parsed {
+                Line::Check => return Ok(true),
+                Line::Final(access) => {
+                    let loc = self.locations.check(&access, &at)?;
+                    if self.build {
+                        trace.finals.push((loc, access.value, at(text)));
+                    }
+                }
+                Line::Op {
+                    tid,
+                    tid_at,
+                    op_at,
+                    body,
+                    stamps,
+                } => {
+                    let kind = match body {
+                        Body::Sync => AxeOpKind::Fence,
+                        Body::Access(a) => {
+                            let loc = self.locations.check(&a, &at)?;
+                            if a.store {
+                                AxeOpKind::Write {
+                                    loc,
+                                    value: a.value,
+                                }
+                            } else {
+                                AxeOpKind::Read {
+                                    loc,
+                                    value: a.value,
+                                }
+                            }
+                        }
+                        Body::Rmw(read, write) => {
+                            // `rmw` checked that both parts name the same location.
+                            let loc = self.locations.check(&read, &at)?;
+                            AxeOpKind::Rmw {
+                                loc,
+                                old: read.value,
+                                new: write.value,
+                            }
+                        }
+                    };
+                    if !self.build {
+                        continue;
+                    }
+                    if let Some((stamp_at, count)) = stamps {
+                        trace.stamps += count;
+                        trace.stamps_pos.get_or_insert(at(stamp_at));
+                    }
+                    // few threads: a linear scan; many: through the map
+                    let found = if trace.used <= FEW_LOCATIONS {
+                        trace.threads().iter().position(|t| t.tid == tid)
+                    } else {
+                        self.threads.get(&tid).copied()
+                    };
+                    let index = match found {
+                        Some(i) => i,
+                        None => {
+                            let i = trace.new_thread(tid, at(tid_at));
+                            if trace.used == FEW_LOCATIONS + 1 {
+                                self.threads.extend(
+                                    trace.threads().iter().enumerate().map(|(i, t)| (t.tid, i)),
+                                );
+                            } else if trace.used > FEW_LOCATIONS + 1 {
+                                self.threads.insert(tid, i);
+                            }
+                            i
+                        }
+                    };
+                    trace.threads[index].ops.push(AxeOp {
+                        kind,
+                        pos: at(op_at),
+                    });
+                }
+            }
+        }
+        Ok(trace.started)
+    }
+}
+
+/// The lines of the input split at `\n`, as `split` gives them (a last
+/// empty one after a final `\n`).
+struct Lines<'a>(Option<&'a [u8]>);
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = &'a [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let rest = self.0?;
+        match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                self.0 = Some(&rest[i + 1..]);
+                Some(&rest[..i])
+            }
+            None => self.0.take(),
+        }
+    }
+}
+
+impl Iterator for AxeTraces<'_> {
+    type Item = Result<RawHistory, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_trace().map(|t| t.map(AxeTrace::to_raw))
+    }
+}
+
+/// One axe trace as read: threads in order of first appearance, each with
+/// its operations in order; locations as numbers ([`AxeTrace::to_raw`]
+/// names them as the [`RawHistory`] of [`parse_axe`] does).
+#[derive(Debug, Default, Clone)]
+pub struct AxeTrace {
+    /// Position of the trace's first line.
+    pub pos: Pos,
+    /// The threads; only the first `used` belong to the trace (the others
+    /// keep their room for the next one).
+    threads: Vec<AxeThread>,
+    used: usize,
+    /// `final` constraints: location, value, position of the line.
+    pub finals: Vec<(AxeLoc, u64, Pos)>,
+    /// Timestamps seen (each begin and end time counts one), and where the
+    /// first `@` is.
+    pub stamps: usize,
+    pub stamps_pos: Option<Pos>,
+    /// Whether the trace has a line.
+    started: bool,
+}
+
+/// One thread of a trace: its id, where it first appears, its operations.
+#[derive(Debug, Default, Clone)]
+pub struct AxeThread {
+    pub tid: u64,
+    pub pos: Pos,
+    pub ops: Vec<AxeOp>,
+}
+
+/// One operation and where it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AxeOp {
+    pub kind: AxeOpKind,
+    pub pos: Pos,
+}
+
+/// What an operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AxeOpKind {
+    Read {
+        loc: AxeLoc,
+        value: u64,
+    },
+    Write {
+        loc: AxeLoc,
+        value: u64,
+    },
+    /// `<M[a] == old; M[a] := new>`
+    Rmw {
+        loc: AxeLoc,
+        old: u64,
+        new: u64,
+    },
+    Fence,
+}
+
+/// A location: its address, and whether the trace writes it in hex (one
+/// trace writes a location one way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AxeLoc {
+    pub addr: u64,
+    pub hex: bool,
+}
+
+impl AxeLoc {
+    /// The variable name: `m31`, or `m0x1f` in hex.
+    pub fn name(self) -> String {
+        format!("m{}", shown_loc(self.hex, self.addr))
+    }
+}
+
+impl AxeThread {
+    /// The thread name: thread `N` is `tN`.
+    pub fn name(&self) -> String {
+        format!("t{}", self.tid)
+    }
+}
+
+impl AxeOpKind {
+    /// The location accessed (`None` for a fence).
+    pub fn loc(self) -> Option<AxeLoc> {
+        match self {
+            AxeOpKind::Read { loc, .. }
+            | AxeOpKind::Write { loc, .. }
+            | AxeOpKind::Rmw { loc, .. } => Some(loc),
+            AxeOpKind::Fence => None,
+        }
+    }
+}
+
+impl AxeTrace {
+    /// The trace's threads, in order of first appearance.
+    pub fn threads(&self) -> &[AxeThread] {
+        &self.threads[..self.used]
+    }
+
+    /// The trace as the [`RawHistory`] of [`parse_axe`]: thread `N` is
+    /// `tN`, location `A` variable `mA`, timestamps counted in an
+    /// `axe-timestamps` entry.
+    pub fn to_raw(&self) -> RawHistory {
+        let raw_kind = |kind: AxeOpKind| match kind {
+            AxeOpKind::Read { loc, value } => RawOpKind::Read {
+                var: loc.name(),
+                value,
+            },
+            AxeOpKind::Write { loc, value } => RawOpKind::Write {
+                var: loc.name(),
+                value,
+            },
+            AxeOpKind::Rmw { loc, old, new } => RawOpKind::Rmw {
+                var: loc.name(),
+                old,
+                new,
+            },
+            AxeOpKind::Fence => RawOpKind::Fence,
+        };
+        RawHistory {
+            finals: self
+                .finals
+                .iter()
+                .map(|&(loc, value, pos)| (loc.name(), value, pos))
+                .collect(),
+            meta: self
+                .stamps_pos
+                .map(|pos| {
+                    (
+                        "axe-timestamps".to_owned(),
+                        format!("{} ignored", self.stamps),
+                        pos,
+                    )
+                })
+                .into_iter()
+                .collect(),
+            threads: self
+                .threads()
+                .iter()
+                .map(|t| RawThread {
+                    name: t.name(),
+                    pos: t.pos,
+                    ops: t
+                        .ops
+                        .iter()
+                        .map(|op| RawOp {
+                            kind: raw_kind(op.kind),
+                            ticks: None,
+                            pos: op.pos,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            pos: self.pos,
+            ..RawHistory::default()
+        }
+    }
+
+    /// Empties the trace for the next one (its buffers keep their room).
+    fn clear(&mut self) {
+        for t in &mut self.threads[..self.used] {
+            t.ops.clear();
+        }
+        self.used = 0;
+        self.finals.clear();
+        self.stamps = 0;
+        self.stamps_pos = None;
+        self.started = false;
+        self.pos = Pos::default();
+    }
+
+    /// Adds thread `tid`, first seen at `pos`; returns its index.
+    fn new_thread(&mut self, tid: u64, pos: Pos) -> usize {
+        if self.used == self.threads.len() {
+            self.threads.push(AxeThread::default());
+        }
+        let t = &mut self.threads[self.used];
+        t.tid = tid;
+        t.pos = pos;
+        self.used += 1;
+        self.used - 1
     }
 }
 
 /// How each location of a trace was first written: hex or decimal, `vN`
-/// or not, where.
+/// or not, where: in order of first use, looked up by a linear scan while
+/// there are few, through a map beyond.
 #[derive(Default)]
-struct Locations(HashMap<u64, (bool, bool, Pos)>);
+struct Locations {
+    first: Vec<(u64, bool, bool, Pos)>,
+    index: HashMap<u64, usize>,
+}
+
+/// Locations (or threads) a trace may have before they are indexed by a map.
+const FEW_LOCATIONS: usize = 16;
 
 impl Locations {
-    /// The variable name of `access`'s location: `m31` or `m0x1f` (`v31` is
-    /// `M[31]`). A location written both in hex and in decimal in one trace
-    /// would become two variables, so that is an error.
-    fn name(&mut self, access: &Access, at: &impl Fn(&[u8]) -> Pos) -> Result<String, ParseError> {
+    /// Forgets every location (keeping the room).
+    fn clear(&mut self) {
+        self.first.clear();
+        self.index.clear();
+    }
+
+    /// The location of `access` (`v31` is `M[31]`). A location written both
+    /// in hex and in decimal in one trace would become two variables, so
+    /// that is an error.
+    #[inline]
+    fn check(&mut self, access: &Access, at: &impl Fn(&[u8]) -> Pos) -> Result<AxeLoc, ParseError> {
         let (hex, value) = (access.hex, access.loc);
-        let here = at(access.at);
-        let &mut (first_hex, first_v, first_pos) =
-            self.0.entry(value).or_insert((hex, access.v, here));
+        let found = if self.first.len() <= FEW_LOCATIONS {
+            self.first.iter().position(|e| e.0 == value)
+        } else {
+            self.index.get(&value).copied()
+        };
+        let i = match found {
+            Some(i) => i,
+            None => {
+                self.first.push((value, hex, access.v, at(access.at)));
+                let i = self.first.len() - 1;
+                if self.first.len() == FEW_LOCATIONS + 1 {
+                    self.index
+                        .extend(self.first.iter().enumerate().map(|(i, e)| (e.0, i)));
+                } else if self.first.len() > FEW_LOCATIONS + 1 {
+                    self.index.insert(value, i);
+                }
+                i
+            }
+        };
+        let (_, first_hex, first_v, first_pos) = self.first[i];
         if first_hex != hex {
             return Err(ParseError {
-                pos: here,
+                pos: at(access.at),
                 msg: format!(
                     "location {value} is written `{}` here but `{}` at {first_pos}: \
                      write each location the same way within a trace",
@@ -202,7 +519,7 @@ impl Locations {
                 ),
             });
         }
-        Ok(format!("m{}", shown_loc(hex, value)))
+        Ok(AxeLoc { addr: value, hex })
     }
 }
 
@@ -269,6 +586,7 @@ fn v_digits(input: &[u8]) -> Option<&[u8]> {
 }
 
 /// `input` without leading spaces and tabs.
+#[inline(always)]
 fn skip_space(input: &[u8]) -> &[u8] {
     let n = input
         .iter()
@@ -475,6 +793,169 @@ fn keyword(word: &'static str) -> impl FnMut(&[u8]) -> Option<&[u8]> {
             .strip_prefix(word.as_bytes())
             .filter(|rest| at_boundary(rest))
     }
+}
+
+/// The common lines without nom: `check`, and `tid: sync` or `tid: loc op
+/// value` with `loc` `vA` or `M[A]`, decimal numbers of at most 19 digits,
+/// optionally timestamps `@ begin : end`. `None` for any other line, which
+/// [`line`] then parses (whenever this one gives a line, [`line`] gives the
+/// same).
+fn quick_line(input: &[u8]) -> Option<Line<'_>> {
+    quick_prefix(input)
+        .filter(|(_, rest)| rest.is_empty())
+        .map(|(line, _)| line)
+}
+
+/// A line of [`quick_line`]'s forms at the start of `input`, and the rest
+/// after its last token (the line is the whole input only if the rest is
+/// empty).
+#[inline(always)]
+fn quick_prefix(input: &[u8]) -> Option<(Line<'_>, &[u8])> {
+    if let Some(rest) = input.strip_prefix(b"check") {
+        return at_boundary(rest).then_some((Line::Check, rest));
+    }
+    let (tid, rest) = quick_decimal(input)?;
+    let op_at = skip_space(skip_space(rest).strip_prefix(b":")?);
+    let (body, rest) = if let Some(rest) = op_at.strip_prefix(b"sync") {
+        (Body::Sync, rest)
+    } else if let Some(rmw) = quick_rmw(op_at) {
+        rmw
+    } else {
+        let (access, rest) = quick_access(op_at)?;
+        (Body::Access(access), rest)
+    };
+    let after = skip_space(rest);
+    let (stamps, rest) = match after.first() {
+        Some(b'@') => {
+            let (count, rest) = quick_stamps(&after[1..])?;
+            (Some((after, count)), rest)
+        }
+        _ => (None, rest),
+    };
+    let line = Line::Op {
+        tid,
+        tid_at: input,
+        op_at,
+        body,
+        stamps,
+    };
+    Some((line, rest))
+}
+
+/// A whole line read from its start, without splitting it off first: a
+/// line of [`quick_line`]'s forms (`Some`) or a blank or comment line
+/// (`None`), with blanks, a comment and `\r` before its `\n` or the end of
+/// the input; and the input after its `\n` (`None` at the end of the
+/// input). `None` for any other line, which is then split off and parsed
+/// as a whole.
+#[inline(always)]
+fn quick_raw(src: &[u8]) -> Option<(Option<Line<'_>>, Option<&[u8]>)> {
+    let start = skip_space(src);
+    let (line, rest) = match start.first() {
+        None | Some(b'\n' | b'\r' | b'#') => (None, start),
+        Some(_) => {
+            let (line, rest) = quick_prefix(start)?;
+            (Some(line), skip_space(rest))
+        }
+    };
+    let end = match rest.first() {
+        None => return Some((line, None)),
+        Some(b'\n') => 0,
+        Some(b'\r') if rest.get(1) == Some(&b'\n') => 1,
+        Some(b'#') => match rest.iter().position(|&b| b == b'\n') {
+            Some(end) => end,
+            None => return Some((line, None)),
+        },
+        Some(_) => return None,
+    };
+    Some((line, Some(&rest[end + 1..])))
+}
+
+/// `<load; store>` or `{load; store}` of one location as [`rmw`] reads it,
+/// and the rest; `None` for anything else.
+#[inline(always)]
+fn quick_rmw(input: &[u8]) -> Option<(Body<'_>, &[u8])> {
+    let close = match input.first()? {
+        b'<' => b">",
+        b'{' => b"}",
+        _ => return None,
+    };
+    let (read, rest) = quick_access(skip_space(&input[1..]))?;
+    let (write, rest) = quick_access(skip_space(skip_space(rest).strip_prefix(b";")?))?;
+    if read.store || !write.store || read.loc != write.loc {
+        return None;
+    }
+    let rest = skip_space(rest).strip_prefix(close)?;
+    Some((Body::Rmw(read, write), rest))
+}
+
+/// What follows the `@` of timestamps, ` begin : end` with either time
+/// omitted, as [`stamps`] reads it: how many times there are, and the rest;
+/// `None` for anything else.
+#[inline(always)]
+fn quick_stamps(input: &[u8]) -> Option<(usize, &[u8])> {
+    let (begin, rest) = quick_time(input)?;
+    let (end, rest) = quick_time(skip_space(rest).strip_prefix(b":")?)?;
+    Some((usize::from(begin) + usize::from(end), rest))
+}
+
+/// An optional time after spaces: whether there is one, and the rest.
+#[inline(always)]
+fn quick_time(input: &[u8]) -> Option<(bool, &[u8])> {
+    let input = skip_space(input);
+    if input.first().is_some_and(u8::is_ascii_digit) {
+        quick_decimal(input).map(|(_, rest)| (true, rest))
+    } else {
+        Some((false, input))
+    }
+}
+
+/// `vA op V` or `M[A] op V` with decimal numbers, as [`access`] reads it;
+/// `None` for anything else.
+#[inline(always)]
+fn quick_access(input: &[u8]) -> Option<(Access<'_>, &[u8])> {
+    let (loc, v, rest) = match v_digits(input) {
+        Some(after_v) => {
+            let (loc, rest) = quick_decimal(after_v)?;
+            (loc, true, rest)
+        }
+        None => {
+            let rest = skip_space(input.strip_prefix(b"M[")?);
+            let (loc, rest) = quick_decimal(rest)?;
+            (loc, false, skip_space(rest).strip_prefix(b"]")?)
+        }
+    };
+    let op_at = skip_space(rest);
+    let (store, rest) = match op_at.get(..2)? {
+        b":=" => (true, &op_at[2..]),
+        b"==" => (false, &op_at[2..]),
+        _ => return None,
+    };
+    let (value, rest) = quick_decimal(skip_space(rest))?;
+    let access = Access {
+        at: input,
+        loc,
+        hex: false,
+        v,
+        store,
+        op_at,
+        value,
+    };
+    Some((access, rest))
+}
+
+/// A decimal number of 1 to 19 digits (it fits in 64 bits) not followed by
+/// `x` (then it is hex: `0x`), and the rest.
+#[inline(always)]
+fn quick_decimal(input: &[u8]) -> Option<(u64, &[u8])> {
+    let len = input.iter().take_while(|b| b.is_ascii_digit()).count();
+    if len == 0 || len > 19 || input.get(len) == Some(&b'x') {
+        return None;
+    }
+    let value = input[..len]
+        .iter()
+        .fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'));
+    Some((value, &input[len..]))
 }
 
 /// One non-blank line without comment or surrounding spaces.
@@ -1306,6 +1787,24 @@ mod tests {
             5,
             "written `M[1]` here but `M[0x1]` at 1:7",
         );
+        // Many locations (past the linear scan), early and late ones.
+        let many: String = (0..40).map(|a| format!("0: v{a} == 0\n")).collect();
+        for (late, line, first) in [(3, 41, 4), (20, 41, 21), (39, 41, 40)] {
+            assert_err(
+                &format!("{many}1: M[0x{late:x}] == 0\n"),
+                line,
+                4,
+                &format!(
+                    "location {late} is written `M[0x{late:x}]` here but `v{late}` at {first}:4"
+                ),
+            );
+        }
+        assert_eq!(
+            parse(&format!("{many}check\n{many}"))[1].threads[0]
+                .ops
+                .len(),
+            40
+        );
         // Different traces may differ; leading zeros do not matter.
         let hs = parse(
             "0: M[31] := 1\ncheck\n0: M[0x1f] := 1\n0: M[0x01F] == 1\n0: M[032] == 0\ncheck\n",
@@ -1488,6 +1987,167 @@ mod tests {
             }
         }
         assert!(outcomes[0] > 0 && outcomes[1] > 0, "{outcomes:?}");
+    }
+
+    /// A parsed line with its slices as offsets into the line, to compare.
+    fn projected(input: &[u8], l: &Line) -> String {
+        let at = |s: &[u8]| input.offset(s);
+        let acc = |a: &Access| {
+            format!(
+                "{}:{}:{}:{}:{}:{}:{}",
+                at(a.at),
+                a.loc,
+                a.hex,
+                a.v,
+                a.store,
+                at(a.op_at),
+                a.value
+            )
+        };
+        match l {
+            Line::Check => "check".into(),
+            Line::Final(a) => format!("final {}", acc(a)),
+            Line::Op {
+                tid,
+                tid_at,
+                op_at,
+                body,
+                stamps,
+            } => {
+                let body = match body {
+                    Body::Sync => "sync".to_owned(),
+                    Body::Access(a) => acc(a),
+                    Body::Rmw(r, w) => format!("{} ; {}", acc(r), acc(w)),
+                };
+                let stamps = stamps.map(|(s, n)| (at(s), n));
+                format!("{tid} {} {} {body} {stamps:?}", at(tid_at), at(op_at))
+            }
+        }
+    }
+
+    #[test]
+    fn quick_lines_are_read_as_nom_reads_them() {
+        let samples: &[&[u8]] = &[
+            b"0: v1 == 0",
+            b"12 :\tv3:=7 @ 2:3",
+            b"1: M[ 4 ] == 18 @ :6",
+            b"1: M[4]==18@5:",
+            b"0: sync",
+            b"3: sync @ 1 : 2",
+            b"0: { v2 == 0; v2 := 1} @ 3:5",
+            b"1: <M[7] == 0 ; v7 := 2>",
+            b"check",
+            b"0: v18446744073709551615 == 9999999999999999999",
+            b"0: M[0x1f] := 0x10",
+            b"final M[1] == 2",
+        ];
+        let replacements = b"<>{}[];:=@#\r \tMvx90_sync\xff-";
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut quick = 0;
+        let mut check = |line_text: &[u8]| {
+            let Some(q) = quick_line(line_text) else {
+                return;
+            };
+            quick += 1;
+            match line(line_text) {
+                Ok((_, l)) => assert_eq!(
+                    projected(line_text, &q),
+                    projected(line_text, &l),
+                    "{}",
+                    String::from_utf8_lossy(line_text)
+                ),
+                Err(_) => panic!(
+                    "quick took a line nom rejects: {}",
+                    String::from_utf8_lossy(line_text)
+                ),
+            }
+        };
+        for &sample in samples {
+            check(sample);
+            for i in 0..sample.len() {
+                for _ in 0..16 {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let b = replacements[(seed >> 33) as usize % replacements.len()];
+                    let mut bad = sample.to_vec();
+                    if seed >> 62 == 0 {
+                        bad.insert(i, b);
+                    } else {
+                        bad[i] = b;
+                    }
+                    check(content(&bad));
+                }
+                let mut bad = sample.to_vec();
+                bad.remove(i);
+                check(content(&bad));
+            }
+        }
+        assert!(quick > 100, "{quick}");
+    }
+
+    /// Every trace of `src` (or the error), with lines read in place and
+    /// with every line split off first.
+    fn both_ways(src: &[u8]) -> [Result<Vec<RawHistory>, ParseError>; 2] {
+        [true, false].map(|in_place| {
+            let mut traces = AxeTraces::new(src);
+            traces.in_place = in_place;
+            traces.collect()
+        })
+    }
+
+    #[test]
+    fn lines_read_in_place_are_read_as_split_lines() {
+        let inputs: [&[u8]; 4] = [
+            SUMMARY.as_bytes(),
+            MANUAL.as_bytes(),
+            b"  0: v1 == 0 @ 2:3 # c\r\n\t1:v0:=1\r\n# 0\n\ncheck \n 1: { v2 == 0; v2 := 1} @ :4\r\n0: sync@1:\n",
+            b"0: M[0x1f] := 0x10\ncheck\ncheck# c\n\r\n0: v3 == 12345678901234567890\n",
+        ];
+        let replacements = b"<>{}[];:=@#\n\r \tMvx90_sync\xff-";
+        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
+        for input in inputs {
+            let [a, b] = both_ways(input);
+            assert_eq!(a, b, "{}", String::from_utf8_lossy(input));
+            for i in 0..input.len() {
+                for _ in 0..6 {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let b = replacements[(seed >> 33) as usize % replacements.len()];
+                    let mut bad = input.to_vec();
+                    if seed >> 62 == 0 {
+                        bad.insert(i, b);
+                    } else {
+                        bad[i] = b;
+                    }
+                    let [x, y] = both_ways(&bad);
+                    assert_eq!(x, y, "{}", String::from_utf8_lossy(&bad));
+                }
+                let mut bad = input.to_vec();
+                bad.remove(i);
+                let [x, y] = both_ways(&bad);
+                assert_eq!(x, y, "{}", String::from_utf8_lossy(&bad));
+            }
+        }
+    }
+
+    #[test]
+    fn many_threads_keep_their_order() {
+        // 40 threads (past the linear scan), in a shuffled first appearance
+        let order: Vec<u64> = (0..40).map(|i| (i * 17) % 40).collect();
+        let mut src = String::new();
+        for round in 1..=2 {
+            for &t in &order {
+                src.push_str(&format!("{t}: v{t} := {round}\n"));
+            }
+        }
+        let hs = parse(&src);
+        let names: Vec<String> = hs[0].threads.iter().map(|t| t.name.clone()).collect();
+        let want: Vec<String> = order.iter().map(|t| format!("t{t}")).collect();
+        assert_eq!(names, want);
+        assert!(hs[0].threads.iter().all(|t| t.ops.len() == 2));
+        assert_eq!(hs[0].threads[39].pos, p(40, 1));
     }
 
     #[test]

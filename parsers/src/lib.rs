@@ -7,6 +7,7 @@
 
 pub mod axe;
 pub mod client;
+pub mod fx;
 pub mod gem5;
 pub mod hist;
 pub mod mapped;

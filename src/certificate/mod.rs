@@ -161,25 +161,34 @@ impl Violation {
     /// Human-readable evidence, e.g.
     /// `t0:W(x,1)@3:5 -po-> t0:R(y,0)@3:12 -rw-> ...`.
     pub fn explain(&self, h: &History) -> String {
-        let at = |o: OpId| {
-            if h.is_init(o) {
-                h.describe(o)
-            } else {
-                format!("{}@{}", h.describe(o), h.ops[o].pos)
+        use crate::history::push_decimal;
+        let at = |s: &mut String, o: OpId| {
+            h.describe_into(s, o);
+            if !h.is_init(o) {
+                let pos = h.ops[o].pos;
+                s.push('@');
+                push_decimal(s, pos.line.into());
+                s.push(':');
+                push_decimal(s, pos.col.into());
             }
         };
         let mut s = String::new();
         if let Some(first) = self.cycle.first() {
-            s.push_str(&at(first.from));
+            at(&mut s, first.from);
             for step in &self.cycle {
-                s.push_str(&format!(" -{}-> {}", step.rel.name(), at(step.to)));
+                s.push_str(" -");
+                s.push_str(step.rel.name());
+                s.push_str("-> ");
+                at(&mut s, step.to);
             }
         }
         for &(o, role) in &self.ops {
             if !s.is_empty() {
                 s.push_str("; ");
             }
-            s.push_str(&format!("{role}: {}", at(o)));
+            s.push_str(role);
+            s.push_str(": ");
+            at(&mut s, o);
         }
         s
     }

@@ -62,8 +62,9 @@ fn preserved(h: &History, model: StoreModel, a: OpId, b: OpId) -> bool {
 /// must determine `keep(a, ·)`; `sources(b)` lists the classes `b` may be
 /// kept from. Initial writes feed every thread's timelines before all ticks.
 struct Program {
-    /// Nodes `0..n` are operations; timeline nodes follow.
-    adj: Vec<Vec<usize>>,
+    /// Nodes `0..n` are operations; timeline nodes follow, up to `nodes`.
+    nodes: usize,
+    edges: Vec<(usize, usize)>,
 }
 
 impl Program {
@@ -73,17 +74,18 @@ impl Program {
         keep: impl Fn(usize, OpId) -> bool,
         sources: impl Fn(OpId) -> Option<[usize; 2]>,
     ) -> Program {
-        let n = h.n();
-        let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut nodes = h.n();
+        let mut edges: Vec<(usize, usize)> = Vec::new();
+        let tick = |o: OpId| -> (i128, i128) {
+            let (i, c) = h.interval(o);
+            (i as i128, c as i128)
+        };
+        let mut feeds: Vec<(usize, usize, i128)> = Vec::new(); // (op, class, tick)
+                                                               // the thread's timelines: (class, tick) ascending, entry `i` is node
+                                                               // `first + i`; a class's timeline is a run of entries
+        let mut lines: Vec<(usize, i128)> = Vec::new();
         for t in &h.threads {
-            // class -> (ticks ascending, node ids)
-            let mut lines: std::collections::BTreeMap<usize, Vec<(i128, usize)>> =
-                std::collections::BTreeMap::new();
-            let tick = |o: OpId| -> (i128, i128) {
-                let (i, c) = h.interval(o);
-                (i as i128, c as i128)
-            };
-            let mut feeds: Vec<(usize, usize, i128)> = Vec::new(); // (op, class, tick)
+            feeds.clear();
             for a in t.ops.clone() {
                 if let Some(k) = class(a) {
                     feeds.push((a, k, tick(a).1));
@@ -94,90 +96,94 @@ impl Program {
                     feeds.push((v, k, -1));
                 }
             }
-            for &(_, k, c) in &feeds {
-                lines.entry(k).or_default().push((c, 0));
-            }
-            for (_, line) in lines.iter_mut() {
-                line.sort_unstable();
-                line.dedup();
-                for (i, e) in line.iter_mut().enumerate() {
-                    e.1 = adj.len() + i;
+            lines.clear();
+            lines.extend(feeds.iter().map(|&(_, k, c)| (k, c)));
+            lines.sort_unstable();
+            lines.dedup();
+            let first = nodes;
+            nodes += lines.len();
+            for i in 1..lines.len() {
+                if lines[i].0 == lines[i - 1].0 {
+                    edges.push((first + i - 1, first + i));
                 }
-                let first = adj.len();
-                adj.extend((0..line.len()).map(|i| {
-                    if i + 1 < line.len() {
-                        vec![first + i + 1]
-                    } else {
-                        Vec::new()
-                    }
-                }));
             }
+            // the entries of class k's timeline
+            let line =
+                |k: usize| lines.partition_point(|e| e.0 < k)..lines.partition_point(|e| e.0 <= k);
             for &(a, k, c) in &feeds {
-                let line = &lines[&k];
-                let i = line.partition_point(|e| e.0 < c);
-                adj[a].push(line[i].1);
+                let run = line(k);
+                let i = run.start + lines[run].partition_point(|e| e.1 < c);
+                edges.push((a, first + i));
             }
             for b in t.ops.clone() {
                 let issue = tick(b).0;
-                let mut from = |k: usize, line: &Vec<(i128, usize)>| {
-                    if keep(k, b) {
-                        let i = line.partition_point(|e| e.0 < issue);
+                let mut from = |k: usize| {
+                    let run = line(k);
+                    if !run.is_empty() && keep(k, b) {
+                        let i = lines[run.clone()].partition_point(|e| e.1 < issue);
                         if i > 0 {
-                            adj[line[i - 1].1].push(b);
+                            edges.push((first + run.start + i - 1, b));
                         }
                     }
                 };
                 match sources(b) {
-                    Some(ks) => {
-                        for k in ks
-                            .into_iter()
-                            .enumerate()
-                            .filter(|&(i, k)| i == 0 || k != ks[0])
-                            .map(|(_, k)| k)
-                        {
-                            if let Some(line) = lines.get(&k) {
-                                from(k, line);
-                            }
+                    Some([k0, k1]) => {
+                        from(k0);
+                        if k1 != k0 {
+                            from(k1);
                         }
                     }
                     None => {
-                        for (&k, line) in &lines {
-                            from(k, line);
+                        for i in 0..lines.len() {
+                            if i == 0 || lines[i].0 != lines[i - 1].0 {
+                                from(lines[i].0);
+                            }
                         }
                     }
                 }
                 // an RMW's halves stay ordered
                 if let Some(w) = h.ops[b].rmw.filter(|&w| b < w) {
                     if class(b).is_some() && class(w).is_some() {
-                        adj[b].push(w);
+                        edges.push((b, w));
                     }
                 }
             }
         }
-        Program { adj }
+        Program { nodes, edges }
     }
 }
 
-/// Kahn's algorithm on adjacency lists: whether the graph is acyclic.
-fn acyclic(adj: &[Vec<OpId>]) -> bool {
-    let mut indeg = vec![0usize; adj.len()];
-    for outs in adj {
-        for &b in outs {
-            indeg[b] += 1;
-        }
+/// Kahn's algorithm on an edge list over `0..nodes`: whether the graph is
+/// acyclic.
+fn acyclic(nodes: usize, edges: &[(usize, usize)]) -> bool {
+    // adjacency by source, counted then filled
+    let mut start = vec![0usize; nodes + 1];
+    let mut indeg = vec![0usize; nodes];
+    for &(a, b) in edges {
+        start[a + 1] += 1;
+        indeg[b] += 1;
     }
-    let mut queue: Vec<OpId> = (0..adj.len()).filter(|&a| indeg[a] == 0).collect();
+    for i in 0..nodes {
+        start[i + 1] += start[i];
+    }
+    let mut next = vec![0usize; edges.len()];
+    let mut fill = start.clone();
+    for &(a, b) in edges {
+        next[fill[a]] = b;
+        fill[a] += 1;
+    }
+    let mut queue: Vec<usize> = (0..nodes).filter(|&a| indeg[a] == 0).collect();
     let mut seen = 0;
     while let Some(a) = queue.pop() {
         seen += 1;
-        for &b in &adj[a] {
+        for &b in &next[start[a]..start[a + 1]] {
             indeg[b] -= 1;
             if indeg[b] == 0 {
                 queue.push(b);
             }
         }
     }
-    seen == adj.len()
+    seen == nodes
 }
 
 /// Checks a total store order (per variable, its writes, initial write first)
@@ -193,11 +199,19 @@ pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Resul
     }
     let mut pos = vec![usize::MAX; n];
     for (x, ws) in order.iter().enumerate() {
-        let mut expected: Vec<OpId> = h.writes_of(x).to_vec();
-        let mut got = ws.clone();
-        expected.sort_unstable();
-        got.sort_unstable();
-        if expected != got {
+        // as many as its writes, each a write of x, none twice
+        let permutation = ws.len() == h.writes_of(x).len()
+            && ws.iter().all(|&w| {
+                let fresh = w < n
+                    && h.ops[w].kind == OpKind::Write
+                    && h.ops[w].var == Some(x)
+                    && pos[w] == usize::MAX;
+                if fresh {
+                    pos[w] = 0;
+                }
+                fresh
+            });
+        if !permutation {
             return Err(format!(
                 "store order of `{}` is not a permutation of its writes",
                 h.vars[x]
@@ -238,17 +252,15 @@ pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Resul
         }
     }
     // ww as consecutive pairs; rw from each read to the write after its source
-    let mut common: Vec<Vec<OpId>> = vec![Vec::new(); n];
+    let mut common: Vec<(usize, usize)> = Vec::new();
     for ws in order {
-        for pair in ws.windows(2) {
-            common[pair[0]].push(pair[1]);
-        }
+        common.extend(ws.windows(2).map(|pair| (pair[0], pair[1])));
     }
     for r in (0..n).filter(|&r| h.ops[r].kind == OpKind::Read) {
         let w = h.rf(r).expect("checked above");
         let x = h.ops[r].var.expect("reads have a variable");
         if let Some(&next) = order[x].get(pos[w] + 1) {
-            common[r].push(next);
+            common.push((r, next));
         }
     }
     let plain_w = |o: OpId| is_plain_write(h, o);
@@ -307,17 +319,15 @@ pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Resul
         }
     };
     for (name, program, external_only) in graphs {
-        let mut adj = program.adj;
-        for (outs, more) in adj.iter_mut().zip(&common) {
-            outs.extend(more);
-        }
+        let mut edges = program.edges;
+        edges.extend_from_slice(&common);
         for r in (0..n).filter(|&r| h.ops[r].kind == OpKind::Read) {
             let w = h.rf(r).expect("checked above");
             if !external_only || !(h.po_before(w, r) || h.po_before(r, w)) {
-                adj[w].push(r);
+                edges.push((w, r));
             }
         }
-        if !acyclic(&adj) {
+        if !acyclic(program.nodes, &edges) {
             return Err(format!("{name} is cyclic under the witness store order"));
         }
     }

@@ -316,7 +316,7 @@ pub fn run(args: CheckArgs) -> i32 {
             if let Some(v) = &args.variant {
                 rows.iter_mut()
                     .filter(|r| r.variant.is_empty())
-                    .for_each(|r| r.variant = v.clone());
+                    .for_each(|r| r.variant = v.as_str().into());
             }
             violations += rows.iter().filter(|r| r.verdict == "violation").count();
             unknown += rows.iter().filter(|r| r.verdict == "unknown").count();

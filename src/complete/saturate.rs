@@ -78,10 +78,9 @@ impl<'h> Saturation<'h> {
             work: Vec::new(),
             log: Some(LOGGED.iter().map(|&r| (r, BitMatrix::new(n))).collect()),
         };
-        for i in 0..s.hb.len() {
+        for hb in &s.hb {
             for w in (0..n).filter(|&w| h.is_write(w)) {
-                let row = s.hb[i].succ().row(w).to_vec();
-                rules(h, s.hb[i].succ(), w, &row, &mut s.work);
+                rules(h, hb.succ(), w, hb.succ().row(w), &mut s.work);
             }
         }
         s.work

@@ -1,11 +1,12 @@
 //! Building and validating a [`History`] from a parsed `.hist` history.
 
+use memconform_parsers::axe::{AxeOpKind, AxeTrace};
 use memconform_parsers::hist::{RawHistory, RawOp, RawOpKind, RawThread};
 use memconform_parsers::Pos;
 
 use super::fx::FxMap as HashMap;
 use super::{History, Op, OpId, OpKind, Thread, VarId};
-use crate::relation::{BitMatrix, BitSet};
+use crate::relation::BitMatrix;
 
 /// Model names `@expect` may use.
 pub const KNOWN_MODELS: &[&str] = &["cc", "ccv", "cm", "ccm", "wccm", "wsc", "sc", "tso", "pso"];
@@ -34,7 +35,9 @@ impl History {
     pub fn from_raw(raw: &RawHistory, index: usize) -> Result<History, HistoryError> {
         let mut vars: Vec<String> = Vec::new();
         let mut var_ids: HashMap<&str, VarId> = HashMap::default();
-        let mut thread_pos: HashMap<&str, Pos> = HashMap::default();
+        let mut thread_pos: HashMap<&str, Pos> =
+            HashMap::with_capacity_and_hasher(raw.threads.len(), Default::default());
+        let mut halves = 0;
         for t in &raw.threads {
             if let Some(first) = thread_pos.insert(&t.name, t.pos) {
                 return err(
@@ -42,6 +45,7 @@ impl History {
                     format!("thread `{}` appears twice (first at {first})", t.name),
                 );
             }
+            halves += t.ops.len();
             for op in &t.ops {
                 if let Some(v) = raw_var(&op.kind) {
                     if !var_ids.contains_key(v) {
@@ -49,29 +53,25 @@ impl History {
                         vars.push(v.to_string());
                     }
                 }
+                halves += usize::from(matches!(op.kind, RawOpKind::Rmw { .. }));
             }
         }
-        let nv = vars.len();
-
-        // Initial writes, then the threads' operations.
-        let mut ops: Vec<Op> = (0..nv)
-            .map(|v| Op {
-                kind: OpKind::Write,
-                thread: None,
-                var: Some(v),
-                value: 0,
-                rmw: None,
-                ticks: None,
-                pos: raw.pos,
-            })
-            .collect();
+        let mut ops = initial_writes(vars.len(), halves, raw.pos);
+        let mut writer = writers(vars.len(), halves);
         let mut threads = Vec::with_capacity(raw.threads.len());
-        let mut written: HashMap<(VarId, u64), Pos> = HashMap::default();
         for (ti, t) in raw.threads.iter().enumerate() {
             let timed = thread_timing(t)?;
             let start = ops.len();
             for op in &t.ops {
-                push_op(&mut ops, &mut written, &var_ids, ti, op)?;
+                let token = match &op.kind {
+                    RawOpKind::Read { var, value } => Token::Read(var_ids[var.as_str()], *value),
+                    RawOpKind::Write { var, value } => Token::Write(var_ids[var.as_str()], *value),
+                    RawOpKind::Rmw { var, old, new } => {
+                        Token::Rmw(var_ids[var.as_str()], *old, *new)
+                    }
+                    RawOpKind::Fence => Token::Fence,
+                };
+                push_op(&mut ops, &mut writer, &vars, ti, token, op.ticks, op.pos)?;
             }
             threads.push(Thread {
                 name: t.name.clone(),
@@ -107,35 +107,10 @@ impl History {
             finals.push((v, *value));
         }
 
-        let n = ops.len();
-        let mut rf = vec![None; n];
-        let mut readers = vec![Vec::new(); n];
-        let mut writes_of = vec![Vec::new(); nv];
-        let mut writer: HashMap<(VarId, u64), OpId> = HashMap::default();
-        for (o, op) in ops.iter().enumerate() {
-            if op.kind == OpKind::Write {
-                let v = op.var.expect("writes have a variable");
-                writer.insert((v, op.value), o);
-                writes_of[v].push(o);
-            }
-        }
-        for (o, op) in ops.iter().enumerate() {
-            if op.kind == OpKind::Read {
-                let v = op.var.expect("reads have a variable");
-                if let Some(&w) = writer.get(&(v, op.value)) {
-                    rf[o] = Some(w);
-                    readers[w].push(o);
-                }
-            }
-        }
-
         Ok(History {
             name: raw.name.clone(),
             index,
             pos: raw.pos,
-            vars,
-            ops,
-            threads,
             expect,
             finals,
             meta: raw
@@ -143,10 +118,81 @@ impl History {
                 .iter()
                 .map(|(k, v, _)| (k.clone(), v.clone()))
                 .collect(),
-            rf,
-            readers,
-            writes_of,
-            dense: std::sync::OnceLock::new(),
+            ..relations(vars, ops, threads, &writer)
+        })
+    }
+
+    /// Validates an axe trace as [`History::from_raw`] validates its
+    /// [`AxeTrace::to_raw`] (the same history, or the same error), without
+    /// naming every operation's variable: thread `N` is `tN`, location `A`
+    /// variable `mA`.
+    pub fn from_axe(trace: &AxeTrace, index: usize) -> Result<History, HistoryError> {
+        // variables in order of first access, thread by thread (thread ids,
+        // hence names, are distinct; operations carry no ticks)
+        let mut vars: Vec<String> = Vec::new();
+        let mut var_ids: HashMap<u64, VarId> = HashMap::default();
+        let mut halves = 0;
+        for t in trace.threads() {
+            halves += t.ops.len();
+            for op in &t.ops {
+                if let Some(loc) = op.kind.loc() {
+                    var_ids.entry(loc.addr).or_insert_with(|| {
+                        vars.push(loc.name());
+                        vars.len() - 1
+                    });
+                }
+                halves += usize::from(matches!(op.kind, AxeOpKind::Rmw { .. }));
+            }
+        }
+        let mut ops = initial_writes(vars.len(), halves, trace.pos);
+        let mut writer = writers(vars.len(), halves);
+        let mut threads = Vec::with_capacity(trace.threads().len());
+        for (ti, t) in trace.threads().iter().enumerate() {
+            let start = ops.len();
+            for op in &t.ops {
+                let token = match op.kind {
+                    AxeOpKind::Read { loc, value } => Token::Read(var_ids[&loc.addr], value),
+                    AxeOpKind::Write { loc, value } => Token::Write(var_ids[&loc.addr], value),
+                    AxeOpKind::Rmw { loc, old, new } => Token::Rmw(var_ids[&loc.addr], old, new),
+                    AxeOpKind::Fence => Token::Fence,
+                };
+                push_op(&mut ops, &mut writer, &vars, ti, token, None, op.pos)?;
+            }
+            threads.push(Thread {
+                name: t.name(),
+                pos: t.pos,
+                ops: start..ops.len(),
+                timed: false,
+            });
+        }
+        let mut finals = Vec::new();
+        for &(loc, value, pos) in &trace.finals {
+            let Some(&v) = var_ids.get(&loc.addr) else {
+                return err(
+                    pos,
+                    format!("@final names `{}`, which no operation accesses", loc.name()),
+                );
+            };
+            // a value never written is kept (ThinAirFinal)
+            finals.push((v, value));
+        }
+        Ok(History {
+            name: None,
+            index,
+            pos: trace.pos,
+            expect: Vec::new(),
+            finals,
+            meta: trace
+                .stamps_pos
+                .map(|_| {
+                    (
+                        "axe-timestamps".to_owned(),
+                        format!("{} ignored", trace.stamps),
+                    )
+                })
+                .into_iter()
+                .collect(),
+            ..relations(vars, ops, threads, &writer)
         })
     }
 
@@ -173,6 +219,45 @@ impl History {
             ..RawHistory::default()
         };
         History::from_raw(&raw, 0)
+    }
+}
+
+/// Lists of operations per index (per write: its readers; per variable:
+/// its writes), stored flat: list `i` is `items[start[i]..start[i + 1]]`.
+#[derive(Debug, Clone)]
+pub(super) struct Lists {
+    start: Vec<usize>,
+    items: Vec<OpId>,
+}
+
+impl Lists {
+    /// `len` lists from `(index, item)` pairs, each list in the pairs' order.
+    fn new(len: usize, pairs: impl DoubleEndedIterator<Item = (usize, OpId)> + Clone) -> Lists {
+        // counts, then the end of each list; items are placed from the back
+        let mut start = vec![0usize; len + 1];
+        for (i, _) in pairs.clone() {
+            start[i] += 1;
+        }
+        for i in 1..=len {
+            start[i] += start[i - 1];
+        }
+        let mut items = vec![0; start[len]];
+        for (i, o) in pairs.rev() {
+            start[i] -= 1;
+            items[start[i]] = o;
+        }
+        Lists { start, items }
+    }
+
+    /// List `i`.
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> &[OpId] {
+        &self.items[self.start[i]..self.start[i + 1]]
+    }
+
+    /// Every list, in index order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = &[OpId]> + '_ {
+        self.start.windows(2).map(|w| &self.items[w[0]..w[1]])
     }
 }
 
@@ -206,29 +291,68 @@ fn thread_timing(t: &RawThread) -> Result<bool, HistoryError> {
     )
 }
 
-/// Appends the op(s) of one token, checking that its written value is new and non-zero.
+/// One token's operation, its variable resolved.
+enum Token {
+    Read(VarId, u64),
+    Write(VarId, u64),
+    /// `U(x, old, new)`
+    Rmw(VarId, u64, u64),
+    Fence,
+}
+
+/// The initial writes, first of the operations (`more` to come).
+fn initial_writes(nv: usize, more: usize, pos: Pos) -> Vec<Op> {
+    let mut ops = Vec::with_capacity(nv + more);
+    ops.extend((0..nv).map(|v| Op {
+        kind: OpKind::Write,
+        thread: None,
+        var: Some(v),
+        value: 0,
+        rmw: None,
+        ticks: None,
+        pos,
+    }));
+    ops
+}
+
+/// The map of each (variable, value) written to its write, with the
+/// initial writes (`more` writes to come).
+fn writers(nv: usize, more: usize) -> HashMap<(VarId, u64), OpId> {
+    let mut writer = HashMap::with_capacity_and_hasher(nv + more, Default::default());
+    writer.extend((0..nv).map(|v| ((v, 0), v)));
+    writer
+}
+
+/// Appends the op(s) of one token at `pos`, checking that its written value
+/// is new and non-zero; `writer` gains its write. `vars` names variables.
 fn push_op(
     ops: &mut Vec<Op>,
-    written: &mut HashMap<(VarId, u64), Pos>,
-    var_ids: &HashMap<&str, VarId>,
+    writer: &mut HashMap<(VarId, u64), OpId>,
+    vars: &[String],
     thread: usize,
-    raw: &RawOp,
+    token: Token,
+    ticks: Option<(u64, u64)>,
+    pos: Pos,
 ) -> Result<(), HistoryError> {
-    let mut write = |var: &str, value: u64| -> Result<VarId, HistoryError> {
-        let v = var_ids[var];
+    // the write is the next op but one for an RMW (its read half first)
+    let at = ops.len() + usize::from(matches!(token, Token::Rmw(..)));
+    let mut write = |v: VarId, value: u64| -> Result<(), HistoryError> {
+        let var = &vars[v];
         if value == 0 {
             return err(
-                raw.pos,
+                pos,
                 format!("write of 0 to `{var}`: 0 is the initial value, and a read of 0 must name the initial write"),
             );
         }
-        if let Some(first) = written.insert((v, value), raw.pos) {
+        if let Some(&first) = writer.get(&(v, value)) {
+            let first = ops[first].pos;
             return err(
-                raw.pos,
+                pos,
                 format!("value {value} is written to `{var}` twice (first at {first}); values must be unique per variable"),
             );
         }
-        Ok(v)
+        writer.insert((v, value), at);
+        Ok(())
     };
     let base = Op {
         kind: OpKind::Fence,
@@ -236,74 +360,125 @@ fn push_op(
         var: None,
         value: 0,
         rmw: None,
-        ticks: raw.ticks,
-        pos: raw.pos,
+        ticks,
+        pos,
     };
-    match &raw.kind {
-        RawOpKind::Read { var, value } => ops.push(Op {
+    match token {
+        Token::Read(v, value) => ops.push(Op {
             kind: OpKind::Read,
-            var: Some(var_ids[var.as_str()]),
-            value: *value,
+            var: Some(v),
+            value,
             ..base
         }),
-        RawOpKind::Write { var, value } => {
-            let v = write(var, *value)?;
+        Token::Write(v, value) => {
+            write(v, value)?;
             ops.push(Op {
                 kind: OpKind::Write,
                 var: Some(v),
-                value: *value,
+                value,
                 ..base
             })
         }
-        RawOpKind::Rmw { var, old, new } => {
-            let v = write(var, *new)?;
+        Token::Rmw(v, old, new) => {
+            write(v, new)?;
             let r = ops.len();
             ops.push(Op {
                 kind: OpKind::Read,
                 var: Some(v),
-                value: *old,
+                value: old,
                 rmw: Some(r + 1),
                 ..base.clone()
             });
             ops.push(Op {
                 kind: OpKind::Write,
                 var: Some(v),
-                value: *new,
+                value: new,
                 rmw: Some(r),
                 ..base
             });
         }
-        RawOpKind::Fence => ops.push(base),
+        Token::Fence => ops.push(base),
     }
     Ok(())
 }
 
+/// A history of validated variables, operations and threads: `wr` from
+/// `writer`, the readers of each write and the writes of each variable;
+/// no name, `@expect`, `@final` or metadata.
+fn relations(
+    vars: Vec<String>,
+    ops: Vec<Op>,
+    threads: Vec<Thread>,
+    writer: &HashMap<(VarId, u64), OpId>,
+) -> History {
+    let rf: Vec<Option<OpId>> = ops
+        .iter()
+        .map(|op| match (op.kind, op.var) {
+            (OpKind::Read, Some(v)) => writer.get(&(v, op.value)).copied(),
+            _ => None,
+        })
+        .collect();
+    let readers = Lists::new(
+        ops.len(),
+        rf.iter().enumerate().filter_map(|(r, w)| w.map(|w| (w, r))),
+    );
+    let writes_of = Lists::new(
+        vars.len(),
+        ops.iter()
+            .enumerate()
+            .filter(|(_, op)| op.kind == OpKind::Write)
+            .map(|(o, op)| (op.var.expect("writes have a variable"), o)),
+    );
+    History {
+        name: None,
+        index: 0,
+        pos: Pos::default(),
+        vars,
+        ops,
+        threads,
+        expect: Vec::new(),
+        finals: Vec::new(),
+        meta: Vec::new(),
+        rf,
+        readers,
+        writes_of,
+        dense: std::sync::OnceLock::new(),
+    }
+}
+
 /// The dense views: `po` as a matrix (initial writes before all thread ops;
-/// per thread [`History::po_before`]) and the per-variable read/write masks.
+/// per thread [`History::po_before`]: for an untimed thread, every later
+/// operation) and the per-variable read/write masks.
 pub(super) fn dense(h: &History) -> super::Dense {
     let n = h.n();
     let nv = h.vars.len();
     let mut po = BitMatrix::new(n);
     for init in 0..nv {
-        for o in nv..n {
-            po.set(init, o);
-        }
+        set_range(po.row_mut(init), nv, n);
     }
     for t in &h.threads {
-        for a in t.ops.clone() {
-            for b in t.ops.clone() {
-                if h.po_before(a, b) {
-                    po.set(a, b);
+        if t.timed {
+            for a in t.ops.clone() {
+                for b in t.ops.clone() {
+                    if h.po_before(a, b) {
+                        po.set(a, b);
+                    }
                 }
+            }
+        } else {
+            for a in t.ops.clone() {
+                set_range(po.row_mut(a), a + 1, t.ops.end);
             }
         }
     }
-    let mut reads_mask = vec![BitSet::new(n); nv];
-    let mut writes_mask = vec![BitSet::new(n); nv];
+    let stride = po.stride();
+    let mut reads_mask = vec![0u64; nv * stride];
+    let mut writes_mask = vec![0u64; nv * stride];
     for (o, op) in h.ops.iter().enumerate() {
+        let bit = 1u64 << (o % 64);
         match (op.kind, op.var) {
-            (OpKind::Read, Some(v)) => reads_mask[v].insert(o),
-            (OpKind::Write, Some(v)) => writes_mask[v].insert(o),
+            (OpKind::Read, Some(v)) => reads_mask[v * stride + o / 64] |= bit,
+            (OpKind::Write, Some(v)) => writes_mask[v * stride + o / 64] |= bit,
             _ => {}
         }
     }
@@ -311,5 +486,120 @@ pub(super) fn dense(h: &History) -> super::Dense {
         reads_mask,
         writes_mask,
         po,
+    }
+}
+
+/// Sets bits `lo..hi` of a bit row.
+fn set_range(row: &mut [u64], lo: usize, hi: usize) {
+    if lo >= hi {
+        return;
+    }
+    let (first, last) = (lo / 64, (hi - 1) / 64);
+    for (i, w) in row.iter_mut().enumerate().take(last + 1).skip(first) {
+        let from = if i == first { lo % 64 } else { 0 };
+        let to = if i == last { (hi - 1) % 64 + 1 } else { 64 };
+        *w |= (u64::MAX >> (64 - (to - from))) << from;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memconform_parsers::axe::AxeTraces;
+
+    /// Every trace of `src` validated by `from_axe` and by `from_raw` of its
+    /// `to_raw`: the same history, or the same error.
+    fn axe_builds_agree(src: &str) -> usize {
+        let mut traces = AxeTraces::new(src.as_bytes());
+        let mut i = 0;
+        while let Some(trace) = traces.next_trace() {
+            let trace = trace.unwrap_or_else(|e| panic!("{e}\n{src}"));
+            let direct = History::from_axe(trace, i).map(|h| format!("{h:?}"));
+            let raw = History::from_raw(&trace.to_raw(), i).map(|h| format!("{h:?}"));
+            assert_eq!(direct, raw, "trace {i} of\n{src}");
+            i += 1;
+        }
+        i
+    }
+
+    #[test]
+    fn axe_traces_validate_as_their_raw_histories() {
+        let cases = [
+            "0: M[1] := 1\n0: sync\n0: M[0] == 0\n1: M[0] := 1\n1: M[1] == 0\ncheck\n",
+            "1: v2 == 0 @ 3:4\n0: <v2 == 0; v2 := 5>\n1: {M[7] == 0; M[7] := 1} @ :9\n\
+             0: v7 == 1\nfinal v2 == 5\nfinal M[7] == 0\ncheck\n",
+            "2: M[0x1f] := 0x10\n0: M[0x1f] == 16\n1: M[3] == 0\nfinal M[0x1f] == 16\n",
+            "check\ncheck\n\n# only a comment\n0: sync\n",
+            // errors: a write of 0, a value written twice (also by an RMW),
+            // a final of a location no operation accesses or of no write
+            "0: v1 := 2\n1: v1 := 0\ncheck\n",
+            "0: v1 := 2\n1: v0 == 0\n1: v1 := 2\ncheck\n",
+            "0: v1 := 2\n1: <v1 == 2; v1 := 2>\ncheck\n",
+            "0: v1 := 2\nfinal v3 == 0\ncheck\n",
+            "0: v1 := 2\nfinal v1 == 3\ncheck\n",
+            "0: v1 := 2\nfinal v1 == 0\ncheck\n",
+        ];
+        for case in cases {
+            assert!(axe_builds_agree(case) > 0);
+        }
+        let mut text = String::new();
+        for seed in 0..40 {
+            let memory = [
+                crate::gen::Memory::Sc,
+                crate::gen::Memory::Tso,
+                crate::gen::Memory::Pso,
+            ][seed % 3];
+            let shape = crate::gen::Shape {
+                threads: 1 + seed % 5,
+                ops_per_thread: seed % 9,
+                vars: 1 + seed % 4,
+                write_ratio: 0.5,
+            };
+            let mut program = crate::gen::threads(memory, shape, seed as u64);
+            let mut rng = crate::gen::Rng::new(seed as u64);
+            crate::gen::inject_stale_read(&mut program, &mut rng);
+            text.push_str(&crate::gen::axe_trace(&[], &program));
+        }
+        assert_eq!(axe_builds_agree(&text), 40);
+    }
+
+    #[test]
+    fn dense_po_is_po_before_across_word_boundaries() {
+        for (threads, ops) in [(1, 3), (2, 40), (3, 70), (5, 30)] {
+            let raw: Vec<Vec<RawOpKind>> = (0..threads)
+                .map(|t| {
+                    (0..ops)
+                        .map(|i| match i % 4 {
+                            0 => RawOpKind::Write {
+                                var: format!("x{}", i % 3),
+                                value: (t * 1000 + i + 1) as u64,
+                            },
+                            1 => RawOpKind::Fence,
+                            2 => RawOpKind::Rmw {
+                                var: "y".into(),
+                                old: 0,
+                                new: (t * 1000 + i + 1) as u64,
+                            },
+                            _ => RawOpKind::Read {
+                                var: format!("x{}", i % 3),
+                                value: 0,
+                            },
+                        })
+                        .collect()
+                })
+                .collect();
+            let h = History::from_threads(&raw).unwrap();
+            for a in 0..h.n() {
+                for b in 0..h.n() {
+                    assert_eq!(h.po().get(a, b), h.po_before(a, b), "{a} {b}");
+                }
+                for x in 0..h.vars.len() {
+                    let reads = h.reads_mask(x)[a / 64] >> (a % 64) & 1 == 1;
+                    let writes = h.writes_mask(x)[a / 64] >> (a % 64) & 1 == 1;
+                    assert_eq!(reads, h.is_read(a) && h.var(a) == Some(x));
+                    assert_eq!(writes, h.is_write(a) && h.var(a) == Some(x));
+                }
+            }
+        }
     }
 }

@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use memconform_parsers::axe::{looks_like_axe, parse_axe};
+use std::ops::ControlFlow;
+
+use memconform_parsers::axe::{check_axe, looks_like_axe, parse_axe, AxeTraces};
 use memconform_parsers::client::{looks_like_client, parse_client};
 use memconform_parsers::hist::{parse_hist, RawHistory};
 use memconform_parsers::mapped::Mapped;
@@ -38,6 +40,43 @@ pub fn load_file(path: &Path) -> Result<Vec<History>, InputError> {
 /// Parses a file's histories without validating them (see [`build`]).
 pub fn parse_file(path: &Path) -> Result<Vec<RawHistory>, InputError> {
     parse_bytes(&open(path)?, path)
+}
+
+/// Hands each history of a file, validated (or why not, as [`build`] says),
+/// to `each` in order until `each` breaks: like [`load_file`], and a file
+/// with a syntax error gives none, only the error. An axe file is checked
+/// whole first, then read and validated a trace at a time (see
+/// [`History::from_axe`]), so memory holds one of its traces, not the file.
+pub fn stream_file(
+    path: &Path,
+    mut each: impl FnMut(Result<History, InputError>) -> ControlFlow<()>,
+) -> Result<(), InputError> {
+    let bytes = open(path)?;
+    let located = |pos, msg| InputError {
+        file: path.to_path_buf(),
+        pos: Some(pos),
+        msg,
+    };
+    if !looks_like_axe(&bytes) {
+        for (i, raw) in parse_bytes(&bytes, path)?.iter().enumerate() {
+            if each(build(raw, i, path)).is_break() {
+                break;
+            }
+        }
+        return Ok(());
+    }
+    check_axe(&bytes).map_err(|e| located(e.pos, e.msg))?;
+    let mut traces = AxeTraces::new(&bytes);
+    let mut i = 0;
+    while let Some(trace) = traces.next_trace() {
+        let trace = trace.map_err(|e| located(e.pos, e.msg))?;
+        let h = History::from_axe(trace, i).map_err(|e| located(e.pos, e.msg));
+        i += 1;
+        if each(h).is_break() {
+            break;
+        }
+    }
+    Ok(())
 }
 
 fn open(path: &Path) -> Result<Mapped, InputError> {

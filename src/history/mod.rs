@@ -9,11 +9,11 @@
 mod build;
 mod load;
 
-pub(crate) mod fx;
 pub use build::HistoryError;
-pub use load::{build, load_bytes, load_file, parse_file, InputError};
+pub use load::{build, load_bytes, load_file, parse_file, stream_file, InputError};
+pub(crate) use memconform_parsers::fx;
 
-use crate::relation::{BitMatrix, BitSet};
+use crate::relation::BitMatrix;
 use memconform_parsers::Pos;
 
 /// Index of an operation in [`History::ops`].
@@ -77,8 +77,8 @@ pub struct History {
     /// Other `@key value` lines.
     pub meta: Vec<(String, String)>,
     rf: Vec<Option<OpId>>,
-    readers: Vec<Vec<OpId>>,
-    writes_of: Vec<Vec<OpId>>,
+    readers: build::Lists,
+    writes_of: build::Lists,
     /// Dense views, built on first use (small histories only: n² bits).
     dense: std::sync::OnceLock<Dense>,
 }
@@ -86,8 +86,9 @@ pub struct History {
 /// The dense views of a history: `po` as a matrix and per-variable masks.
 #[derive(Debug, Clone)]
 struct Dense {
-    reads_mask: Vec<BitSet>,
-    writes_mask: Vec<BitSet>,
+    /// Per variable, a row of `stride` words: its reads, its writes.
+    reads_mask: Vec<u64>,
+    writes_mask: Vec<u64>,
     po: BitMatrix,
 }
 
@@ -136,7 +137,7 @@ impl History {
     /// `wr(w)`: the reads that read from `w`.
     #[inline]
     pub fn readers(&self, w: OpId) -> &[OpId] {
-        &self.readers[w]
+        self.readers.get(w)
     }
 
     /// Reads of a value no write wrote (ThinAirRead).
@@ -150,25 +151,29 @@ impl History {
         self.finals
             .iter()
             .copied()
-            .filter(|&(x, v)| !self.writes_of[x].iter().any(|&w| self.ops[w].value == v))
+            .filter(|&(x, v)| !self.writes_of(x).iter().any(|&w| self.ops[w].value == v))
     }
 
     /// The writes of `x`, its initial write first.
     #[inline]
     pub fn writes_of(&self, x: VarId) -> &[OpId] {
-        &self.writes_of[x]
+        self.writes_of.get(x)
     }
 
     /// The writes of `x` as a bit row over op ids (dense view: n bits).
     #[inline]
     pub fn writes_mask(&self, x: VarId) -> &[u64] {
-        self.dense().writes_mask[x].words()
+        let d = self.dense();
+        let s = d.po.stride();
+        &d.writes_mask[x * s..(x + 1) * s]
     }
 
     /// The reads of `x` as a bit row over op ids (dense view: n bits).
     #[inline]
     pub fn reads_mask(&self, x: VarId) -> &[u64] {
-        self.dense().reads_mask[x].words()
+        let d = self.dense();
+        let s = d.po.stride();
+        &d.reads_mask[x * s..(x + 1) * s]
     }
 
     /// Program order `po`, transitive, as a matrix: initial writes before
@@ -264,24 +269,53 @@ impl History {
 
     /// The operation as text, e.g. `t1:W(x,2)` or `init:W(x,0)`.
     pub fn describe(&self, o: OpId) -> String {
+        let mut s = String::new();
+        self.describe_into(&mut s, o);
+        s
+    }
+
+    /// Appends [`History::describe`]'s text of `o` to `out`.
+    pub fn describe_into(&self, out: &mut String, o: OpId) {
         let op = &self.ops[o];
         let thread = match op.thread {
             Some(t) => self.threads[t].name.as_str(),
             None => "init",
         };
         let var = op.var.map(|v| self.vars[v].as_str()).unwrap_or("");
-        let tok = match (op.kind, op.rmw) {
-            (OpKind::Fence, _) => "F".to_string(),
-            (OpKind::Read, Some(w)) => format!("U({var},{},{})", op.value, self.ops[w].value),
-            (OpKind::Write, Some(r)) => format!("U({var},{},{})", self.ops[r].value, op.value),
-            (OpKind::Read, None) => format!("R({var},{})", op.value),
-            (OpKind::Write, None) => format!("W({var},{})", op.value),
+        out.push_str(thread);
+        out.push(':');
+        let (tok, values, half) = match (op.kind, op.rmw) {
+            (OpKind::Fence, _) => {
+                out.push('F');
+                return;
+            }
+            (OpKind::Read, Some(w)) => ("U(", [Some(op.value), Some(self.ops[w].value)], ".r"),
+            (OpKind::Write, Some(r)) => ("U(", [Some(self.ops[r].value), Some(op.value)], ".w"),
+            (OpKind::Read, None) => ("R(", [Some(op.value), None], ""),
+            (OpKind::Write, None) => ("W(", [Some(op.value), None], ""),
         };
-        let half = match (op.kind, op.rmw) {
-            (OpKind::Read, Some(_)) => ".r",
-            (OpKind::Write, Some(_)) => ".w",
-            _ => "",
-        };
-        format!("{thread}:{tok}{half}")
+        out.push_str(tok);
+        out.push_str(var);
+        for v in values.into_iter().flatten() {
+            out.push(',');
+            push_decimal(out, v);
+        }
+        out.push(')');
+        out.push_str(half);
     }
+}
+
+/// Appends `n` in decimal.
+pub(crate) fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
 }

@@ -152,24 +152,25 @@ pub fn po_loc(h: &History) -> BitMatrix {
     let mut out = BitMatrix::new(h.n());
     for o in 0..h.n() {
         if let Some(x) = h.var(o) {
-            out.or_row(o, h.po().row(o));
-            out.and_row(o, h.reads_mask(x));
-            let mut w = h.po().row(o).to_vec();
-            for (a, m) in w.iter_mut().zip(h.writes_mask(x)) {
-                *a &= m;
+            let (po, reads, writes) = (h.po().row(o), h.reads_mask(x), h.writes_mask(x));
+            for (((d, &p), &r), &w) in out.row_mut(o).iter_mut().zip(po).zip(reads).zip(writes) {
+                *d = p & (r | w);
             }
-            out.or_row(o, &w);
         }
     }
     out
 }
 
-/// `wre`: `wr` between operations not related by `po` either way.
+/// `wre`: `wr` between operations not related by `po` either way; `wr` is
+/// the history's ([`History::wr`]), whose pairs are read off `rf`.
 pub fn wre(h: &History, wr: &BitMatrix) -> BitMatrix {
+    debug_assert_eq!(wr, &h.wr());
     let mut out = wr.clone();
-    for (w, r) in wr.pairs() {
-        if h.po().get(w, r) || h.po().get(r, w) {
-            out.unset(w, r);
+    for r in 0..h.n() {
+        if let Some(w) = h.rf(r).filter(|&w| wr.get(w, r)) {
+            if h.po().get(w, r) || h.po().get(r, w) {
+                out.unset(w, r);
+            }
         }
     }
     out

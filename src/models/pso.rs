@@ -6,7 +6,7 @@ use crate::certificate::{Pattern, Rel};
 use crate::complete::Spec;
 use crate::history::History;
 use crate::history::OpId;
-use crate::models::tso::{loc_graph, relax};
+use crate::models::tso::{loc_graph, plain_reads, relax};
 use crate::relation::chains::ChainGraph;
 use crate::relation::program::{self, Lanes, Shape};
 use crate::relation::BitMatrix;
@@ -20,7 +20,21 @@ pub fn spec(h: &History) -> Spec {
 /// write or RMW to another variable); an RMW drains only its own variable's
 /// buffer; fences order everything (closure).
 pub fn po_pso(h: &History) -> BitMatrix {
-    relax(h, |a, b| relaxed(h, a, b))
+    let plain_reads = plain_reads(h);
+    // writes and RMW halves
+    let mut stores = vec![0u64; plain_reads.len()];
+    for o in (0..h.n()).filter(|&o| h.is_write(o) || h.ops[o].rmw.is_some()) {
+        stores[o / 64] |= 1 << (o % 64);
+    }
+    relax(h, |a, row| {
+        if let (true, None, Some(x)) = (h.is_write(a), h.ops[a].rmw, h.var(a)) {
+            let (reads, writes) = (h.reads_mask(x), h.writes_mask(x));
+            for (i, d) in row.iter_mut().enumerate() {
+                let other_stores = stores[i] & !(reads[i] | writes[i]);
+                *d &= !(plain_reads[i] | other_stores);
+            }
+        }
+    })
 }
 
 /// The `po` pairs PSO relaxes: (plain write, plain read) and (plain write,

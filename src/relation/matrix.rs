@@ -51,6 +51,12 @@ impl BitMatrix {
         &mut self.words[a * self.stride..(a + 1) * self.stride]
     }
 
+    /// All rows, `stride` words each, row after row.
+    #[inline]
+    pub fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
     /// Whether `(a, b)` is in the relation.
     #[inline]
     pub fn get(&self, a: usize, b: usize) -> bool {
@@ -124,6 +130,17 @@ impl BitMatrix {
 
     /// The inverse relation, by 64×64 bit-block transposes.
     pub fn transpose(&self) -> BitMatrix {
+        if self.stride == 1 {
+            // one block: the rows, padded to 64
+            let mut block = [0u64; 64];
+            block[..self.n].copy_from_slice(&self.words);
+            transpose_leading(&mut block, self.n.next_power_of_two());
+            return BitMatrix {
+                n: self.n,
+                stride: 1,
+                words: block[..self.n].to_vec(),
+            };
+        }
         let mut t = BitMatrix::new(self.n);
         let mut block = [0u64; 64];
         for bi in 0..self.stride {
@@ -179,16 +196,25 @@ impl BitMatrix {
 
 /// Transposes a 64×64 bit matrix in place (bit `c` of word `r` ↔ bit `r` of word `c`).
 fn transpose64(a: &mut [u64; 64]) {
+    transpose_leading(a, 64);
+}
+
+/// Transposes the leading `size × size` block of a 64×64 bit matrix in
+/// place (`size` a power of two; the other bits must be 0): the rounds of
+/// [`transpose64`] on sub-blocks smaller than `size` only.
+fn transpose_leading(a: &mut [u64; 64], size: usize) {
     let mut j = 32;
     let mut m: u64 = 0x0000_0000_FFFF_FFFF;
     while j != 0 {
-        let mut k = 0;
-        while k < 64 {
-            // swap the upper-right and lower-left j×j sub-blocks
-            let t = ((a[k] >> j) ^ a[k + j]) & m;
-            a[k] ^= t << j;
-            a[k + j] ^= t;
-            k = (k + j + 1) & !j;
+        if j < size {
+            let mut k = 0;
+            while k < size {
+                // swap the upper-right and lower-left j×j sub-blocks
+                let t = ((a[k] >> j) ^ a[k + j]) & m;
+                a[k] ^= t << j;
+                a[k + j] ^= t;
+                k = (k + j + 1) & !j;
+            }
         }
         j >>= 1;
         m ^= m << j;
@@ -202,7 +228,7 @@ mod tests {
     #[test]
     fn transpose_matches_pairwise() {
         let mut seed = 99u64;
-        for n in [1, 5, 63, 64, 65, 130, 200] {
+        for n in [1, 2, 5, 17, 31, 32, 33, 63, 64, 65, 130, 200] {
             let mut m = BitMatrix::new(n);
             for _ in 0..(n * 3) {
                 seed ^= seed << 13;

@@ -42,6 +42,9 @@ pub fn topological_order(rel: &BitMatrix) -> Result<Vec<usize>, CycleFound> {
 /// is skipped (its row is included), so dense, nearly transitive inputs cost
 /// little more than sparse ones.
 pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
+    if rel.stride() == 1 {
+        return closure_in_one_word(rel);
+    }
     let order = topological_order(rel)?;
     let n = rel.n();
     let mut rank = vec![0usize; n];
@@ -61,6 +64,28 @@ pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
                 out.or_row_within(a, b);
             }
         }
+    }
+    Ok(out)
+}
+
+/// `rel⁺` for at most 64 elements (a row is one word): Warshall's algorithm
+/// on words, no allocation but the result; `CycleFound` if an element
+/// reaches itself.
+fn closure_in_one_word(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
+    let mut out = rel.clone();
+    let rows = out.words_mut();
+    for k in 0..rows.len() {
+        let through = rows[k];
+        if through == 0 {
+            continue;
+        }
+        // branch-free: every row that reaches k gains k's successors
+        for row in rows.iter_mut() {
+            *row |= through & (*row >> k & 1).wrapping_neg();
+        }
+    }
+    if rows.iter().enumerate().any(|(a, row)| row >> a & 1 == 1) {
+        return Err(CycleFound);
     }
     Ok(out)
 }
