@@ -312,18 +312,9 @@ fn json_str(o: &mut Vec<u8>, s: &str) {
 }
 
 /// A number in decimal.
-fn json_uint(o: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    o.extend_from_slice(&digits[i..]);
+fn json_uint(o: &mut Vec<u8>, n: u64) {
+    let mut buf = [0u8; 20];
+    o.extend_from_slice(crate::history::decimal(n, &mut buf));
 }
 
 /// Writes the human-readable report of one history, with notes on its input.
