@@ -60,8 +60,7 @@ pub fn parse_axe(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
 /// building any history (a file is checked whole before it is streamed).
 pub fn check_axe(src: &[u8]) -> Result<(), ParseError> {
     let mut traces = AxeTraces::new(src);
-    traces.build = false;
-    while traces.advance()? {}
+    while traces.advance::<false>()? {}
     Ok(())
 }
 
@@ -78,8 +77,6 @@ pub struct AxeTraces<'a> {
     /// Thread id to index in `trace.threads`, past a few threads.
     threads: HashMap<u64, usize>,
     locations: Locations,
-    /// Whether traces are recorded (off: syntax and locations checked only).
-    build: bool,
     /// Whether common lines are read where they start (off: every line is
     /// split off first, as tests compare).
     in_place: bool,
@@ -96,7 +93,6 @@ impl<'a> AxeTraces<'a> {
             trace: AxeTrace::default(),
             threads: HashMap::default(),
             locations: Locations::default(),
-            build: true,
             in_place: true,
             done: false,
         }
@@ -107,7 +103,7 @@ impl<'a> AxeTraces<'a> {
         if self.done {
             return None;
         }
-        match self.advance() {
+        match self.advance::<true>() {
             Ok(true) => Some(Ok(&self.trace)),
             Ok(false) => {
                 self.done = true;
@@ -120,9 +116,10 @@ impl<'a> AxeTraces<'a> {
         }
     }
 
-    /// Reads lines up to the end of the next trace into `self.trace`:
-    /// `Ok(false)` at the end of the input.
-    fn advance(&mut self) -> Result<bool, ParseError> {
+    /// Reads lines up to the end of the next trace into `self.trace`
+    /// (without `BUILD`, checks them only): `Ok(false)` at the end of the
+    /// input.
+    fn advance<const BUILD: bool>(&mut self) -> Result<bool, ParseError> {
         let trace = &mut self.trace;
         trace.clear();
         self.threads.clear();
@@ -179,7 +176,7 @@ impl<'a> AxeTraces<'a> {
                 Line::Check => return Ok(true),
                 Line::Final(access) => {
                     let loc = self.locations.check(&access, &at)?;
-                    if self.build {
+                    if BUILD {
                         trace.finals.push((loc, access.value, at(text)));
                     }
                 }
@@ -216,7 +213,7 @@ impl<'a> AxeTraces<'a> {
                             }
                         }
                     };
-                    if !self.build {
+                    if !BUILD {
                         continue;
                     }
                     if let Some((stamp_at, count)) = stamps {
@@ -349,15 +346,37 @@ pub struct AxeLoc {
 impl AxeLoc {
     /// The variable name: `m31`, or `m0x1f` in hex.
     pub fn name(self) -> String {
-        format!("m{}", shown_loc(self.hex, self.addr))
+        if self.hex {
+            format!("m{}", shown_loc(true, self.addr))
+        } else {
+            named('m', self.addr)
+        }
     }
 }
 
 impl AxeThread {
     /// The thread name: thread `N` is `tN`.
     pub fn name(&self) -> String {
-        format!("t{}", self.tid)
+        named('t', self.tid)
     }
+}
+
+/// `prefix` and `n` in decimal, e.g. `t12` (as `format!("{prefix}{n}")`).
+fn named(prefix: char, mut n: u64) -> String {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut name = String::with_capacity(1 + digits.len() - i);
+    name.push(prefix);
+    name.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
+    name
 }
 
 impl AxeOpKind {
@@ -2129,6 +2148,22 @@ mod tests {
                 let [x, y] = both_ways(&bad);
                 assert_eq!(x, y, "{}", String::from_utf8_lossy(&bad));
             }
+        }
+    }
+
+    #[test]
+    fn names_are_formatted_numbers() {
+        for n in [0, 1, 9, 10, 255, 1 << 23, u64::MAX] {
+            assert_eq!(named('t', n), format!("t{n}"));
+            assert_eq!(
+                AxeLoc {
+                    addr: n,
+                    hex: false
+                }
+                .name(),
+                format!("m{n}")
+            );
+            assert_eq!(AxeLoc { addr: n, hex: true }.name(), format!("m0x{n:x}"));
         }
     }
 

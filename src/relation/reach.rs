@@ -74,7 +74,11 @@ pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
 fn closure_in_one_word(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
     let mut out = rel.clone();
     let rows = out.words_mut();
-    for k in 0..rows.len() {
+    // only elements with a predecessor can be passed through
+    let mut entered = rows.iter().fold(0, |acc, row| acc | row);
+    while entered != 0 {
+        let k = entered.trailing_zeros() as usize;
+        entered &= entered - 1;
         let through = rows[k];
         if through == 0 {
             continue;
