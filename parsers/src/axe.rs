@@ -124,6 +124,30 @@ impl<'a> AxeTraces<'a> {
         trace.clear();
         self.threads.clear();
         self.locations.clear();
+        // Whether locations are followed (a location written both in hex and
+        // in decimal is an error). When only checking, not until a location
+        // is written in hex (before, no two uses can disagree): then the
+        // trace is read again from its start, following them.
+        let mut follow = BUILD;
+        let start = (self.rest, self.lines);
+        macro_rules! located {
+            ($access:expr, $at:expr) => {{
+                let access = $access;
+                if follow {
+                    self.locations.check(access, $at)?
+                } else if access.hex {
+                    (self.rest, self.lines) = start;
+                    follow = true;
+                    trace.clear();
+                    continue;
+                } else {
+                    AxeLoc {
+                        addr: access.loc,
+                        hex: false,
+                    }
+                }
+            }};
+        }
         while let Some(raw) = self.rest {
             self.lines += 1;
             let line_no = to_u32(self.lines);
@@ -175,7 +199,7 @@ impl<'a> AxeTraces<'a> {
             match parsed {
                 Line::Check => return Ok(true),
                 Line::Final(access) => {
-                    let loc = self.locations.check(&access, &at)?;
+                    let loc = located!(&access, &at);
                     if BUILD {
                         trace.finals.push((loc, access.value, at(text)));
                     }
@@ -190,7 +214,7 @@ impl<'a> AxeTraces<'a> {
                     let kind = match body {
                         Body::Sync => AxeOpKind::Fence,
                         Body::Access(a) => {
-                            let loc = self.locations.check(&a, &at)?;
+                            let loc = located!(&a, &at);
                             if a.store {
                                 AxeOpKind::Write {
                                     loc,
@@ -205,7 +229,7 @@ impl<'a> AxeTraces<'a> {
                         }
                         Body::Rmw(read, write) => {
                             // `rmw` checked that both parts name the same location.
-                            let loc = self.locations.check(&read, &at)?;
+                            let loc = located!(&read, &at);
                             AxeOpKind::Rmw {
                                 loc,
                                 old: read.value,
@@ -2147,6 +2171,49 @@ mod tests {
                 bad.remove(i);
                 let [x, y] = both_ways(&bad);
                 assert_eq!(x, y, "{}", String::from_utf8_lossy(&bad));
+            }
+        }
+    }
+
+    #[test]
+    fn checking_finds_the_first_error_of_parsing() {
+        let agree = |src: &[u8]| {
+            assert_eq!(
+                check_axe(src),
+                parse_axe(src).map(|_| ()),
+                "{}",
+                String::from_utf8_lossy(src)
+            );
+        };
+        let inputs: [&[u8]; 6] = [
+            SUMMARY.as_bytes(),
+            MANUAL.as_bytes(),
+            b"0: v1 := 1\n1: v2 == 0\n0: M[0x1] == 1\ncheck\n0: M[0x2] := 1\n",
+            b"0: M[0x1] := 1\n1: v2 == 0\n0: v1 == 1\n0: v2 := 1 @ 1:\ncheck\n",
+            b"0: v1 := 1\n0: bad\n0: M[0x1] == 1\ncheck\n",
+            b"0: v3 := 1\ncheck\nfinal M[0x3] == 0\n1: v3 == 0\n0: v4 == 0\ncheck\n0: <M[0x4] == 0; M[0x4] := 1>\n1: M[4] == 0\n",
+        ];
+        let replacements = b"<>{}[];:=@#\n\r \tMvx90_sync\xff-";
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for input in inputs {
+            agree(input);
+            for i in 0..input.len() {
+                for _ in 0..6 {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let b = replacements[(seed >> 33) as usize % replacements.len()];
+                    let mut bad = input.to_vec();
+                    if seed >> 62 == 0 {
+                        bad.insert(i, b);
+                    } else {
+                        bad[i] = b;
+                    }
+                    agree(&bad);
+                }
+                let mut bad = input.to_vec();
+                bad.remove(i);
+                agree(&bad);
             }
         }
     }
