@@ -6,7 +6,7 @@ use crate::certificate::{Rel, Violation};
 use crate::complete::Spec;
 use crate::history::{History, OpId};
 use crate::models::common::cycle_through;
-use crate::relation::{transitive_closure, BitMatrix, Reach};
+use crate::relation::{into_transitive_closure, BitMatrix, Reach};
 
 /// A store-order pair is to be added (`rel` says why: st, rmw, final, a guess),
 /// or a read-write pair (`Rel::Rw`).
@@ -52,7 +52,7 @@ impl<'h> Saturation<'h> {
             for (_, m) in &g.fixed {
                 fixed.union_with(m);
             }
-            match transitive_closure(&fixed) {
+            match into_transitive_closure(fixed) {
                 Ok(c) => hb.push(Reach::from_closed(c)),
                 Err(_) => {
                     let rels: Vec<(Rel, &BitMatrix)> =
