@@ -60,8 +60,7 @@ pub fn parse_axe(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
 /// building any history (a file is checked whole before it is streamed).
 pub fn check_axe(src: &[u8]) -> Result<(), ParseError> {
     let mut traces = AxeTraces::new(src);
-    traces.build = false;
-    while traces.advance()? {}
+    while traces.advance::<false>()? {}
     Ok(())
 }
 
@@ -78,8 +77,6 @@ pub struct AxeTraces<'a> {
     /// Thread id to index in `trace.threads`, past a few threads.
     threads: HashMap<u64, usize>,
     locations: Locations,
-    /// Whether traces are recorded (off: syntax and locations checked only).
-    build: bool,
     /// Whether common lines are read where they start (off: every line is
     /// split off first, as tests compare).
     in_place: bool,
@@ -96,7 +93,6 @@ impl<'a> AxeTraces<'a> {
             trace: AxeTrace::default(),
             threads: HashMap::default(),
             locations: Locations::default(),
-            build: true,
             in_place: true,
             done: false,
         }
@@ -107,7 +103,7 @@ impl<'a> AxeTraces<'a> {
         if self.done {
             return None;
         }
-        match self.advance() {
+        match self.advance::<true>() {
             Ok(true) => Some(Ok(&self.trace)),
             Ok(false) => {
                 self.done = true;
@@ -120,13 +116,38 @@ impl<'a> AxeTraces<'a> {
         }
     }
 
-    /// Reads lines up to the end of the next trace into `self.trace`:
-    /// `Ok(false)` at the end of the input.
-    fn advance(&mut self) -> Result<bool, ParseError> {
+    /// Reads lines up to the end of the next trace into `self.trace`
+    /// (without `BUILD`, checks them only): `Ok(false)` at the end of the
+    /// input.
+    fn advance<const BUILD: bool>(&mut self) -> Result<bool, ParseError> {
         let trace = &mut self.trace;
         trace.clear();
         self.threads.clear();
         self.locations.clear();
+        // Whether locations are followed (a location written both in hex and
+        // in decimal is an error). When only checking, not until a location
+        // is written in hex (before, no two uses can disagree): then the
+        // trace is read again from its start, following them.
+        let mut follow = BUILD;
+        let start = (self.rest, self.lines);
+        macro_rules! located {
+            ($access:expr, $at:expr) => {{
+                let access = $access;
+                if follow {
+                    self.locations.check(access, $at)?
+                } else if access.hex {
+                    (self.rest, self.lines) = start;
+                    follow = true;
+                    trace.clear();
+                    continue;
+                } else {
+                    AxeLoc {
+                        addr: access.loc,
+                        hex: false,
+                    }
+                }
+            }};
+        }
         while let Some(raw) = self.rest {
             self.lines += 1;
             let line_no = to_u32(self.lines);
@@ -178,8 +199,8 @@ impl<'a> AxeTraces<'a> {
             match parsed {
                 Line::Check => return Ok(true),
                 Line::Final(access) => {
-                    let loc = self.locations.check(&access, &at)?;
-                    if self.build {
+                    let loc = located!(&access, &at);
+                    if BUILD {
                         trace.finals.push((loc, access.value, at(text)));
                     }
                 }
@@ -193,7 +214,7 @@ impl<'a> AxeTraces<'a> {
                     let kind = match body {
                         Body::Sync => AxeOpKind::Fence,
                         Body::Access(a) => {
-                            let loc = self.locations.check(&a, &at)?;
+                            let loc = located!(&a, &at);
                             if a.store {
                                 AxeOpKind::Write {
                                     loc,
@@ -208,7 +229,7 @@ impl<'a> AxeTraces<'a> {
                         }
                         Body::Rmw(read, write) => {
                             // `rmw` checked that both parts name the same location.
-                            let loc = self.locations.check(&read, &at)?;
+                            let loc = located!(&read, &at);
                             AxeOpKind::Rmw {
                                 loc,
                                 old: read.value,
@@ -216,7 +237,7 @@ impl<'a> AxeTraces<'a> {
                             }
                         }
                     };
-                    if !self.build {
+                    if !BUILD {
                         continue;
                     }
                     if let Some((stamp_at, count)) = stamps {
@@ -349,15 +370,37 @@ pub struct AxeLoc {
 impl AxeLoc {
     /// The variable name: `m31`, or `m0x1f` in hex.
     pub fn name(self) -> String {
-        format!("m{}", shown_loc(self.hex, self.addr))
+        if self.hex {
+            format!("m{}", shown_loc(true, self.addr))
+        } else {
+            named('m', self.addr)
+        }
     }
 }
 
 impl AxeThread {
     /// The thread name: thread `N` is `tN`.
     pub fn name(&self) -> String {
-        format!("t{}", self.tid)
+        named('t', self.tid)
     }
+}
+
+/// `prefix` and `n` in decimal, e.g. `t12` (as `format!("{prefix}{n}")`).
+fn named(prefix: char, mut n: u64) -> String {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut name = String::with_capacity(1 + digits.len() - i);
+    name.push(prefix);
+    name.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
+    name
 }
 
 impl AxeOpKind {
@@ -2129,6 +2172,65 @@ mod tests {
                 let [x, y] = both_ways(&bad);
                 assert_eq!(x, y, "{}", String::from_utf8_lossy(&bad));
             }
+        }
+    }
+
+    #[test]
+    fn checking_finds_the_first_error_of_parsing() {
+        let agree = |src: &[u8]| {
+            assert_eq!(
+                check_axe(src),
+                parse_axe(src).map(|_| ()),
+                "{}",
+                String::from_utf8_lossy(src)
+            );
+        };
+        let inputs: [&[u8]; 6] = [
+            SUMMARY.as_bytes(),
+            MANUAL.as_bytes(),
+            b"0: v1 := 1\n1: v2 == 0\n0: M[0x1] == 1\ncheck\n0: M[0x2] := 1\n",
+            b"0: M[0x1] := 1\n1: v2 == 0\n0: v1 == 1\n0: v2 := 1 @ 1:\ncheck\n",
+            b"0: v1 := 1\n0: bad\n0: M[0x1] == 1\ncheck\n",
+            b"0: v3 := 1\ncheck\nfinal M[0x3] == 0\n1: v3 == 0\n0: v4 == 0\ncheck\n0: <M[0x4] == 0; M[0x4] := 1>\n1: M[4] == 0\n",
+        ];
+        let replacements = b"<>{}[];:=@#\n\r \tMvx90_sync\xff-";
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for input in inputs {
+            agree(input);
+            for i in 0..input.len() {
+                for _ in 0..6 {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let b = replacements[(seed >> 33) as usize % replacements.len()];
+                    let mut bad = input.to_vec();
+                    if seed >> 62 == 0 {
+                        bad.insert(i, b);
+                    } else {
+                        bad[i] = b;
+                    }
+                    agree(&bad);
+                }
+                let mut bad = input.to_vec();
+                bad.remove(i);
+                agree(&bad);
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_formatted_numbers() {
+        for n in [0, 1, 9, 10, 255, 1 << 23, u64::MAX] {
+            assert_eq!(named('t', n), format!("t{n}"));
+            assert_eq!(
+                AxeLoc {
+                    addr: n,
+                    hex: false
+                }
+                .name(),
+                format!("m{n}")
+            );
+            assert_eq!(AxeLoc { addr: n, hex: true }.name(), format!("m0x{n:x}"));
         }
     }
 

@@ -6,7 +6,7 @@ use crate::certificate::{Rel, Violation};
 use crate::complete::Spec;
 use crate::history::{History, OpId};
 use crate::models::common::cycle_through;
-use crate::relation::{transitive_closure, BitMatrix, Reach};
+use crate::relation::{into_transitive_closure, BitMatrix, Reach};
 
 /// A store-order pair is to be added (`rel` says why: st, rmw, final, a guess),
 /// or a read-write pair (`Rel::Rw`).
@@ -23,9 +23,10 @@ pub struct Saturation<'h> {
     /// for a write: the RMW write halves whose read reads from it
     rmw_by_source: Vec<Vec<OpId>>,
     work: Vec<Work>,
-    /// Inserted derived edges by label (st, rmw, final, rw, guess), for
-    /// certificates; `None` in search copies.
-    log: Option<Vec<(Rel, BitMatrix)>>,
+    /// Inserted derived edges by label (those of [`LOGGED`], each matrix
+    /// made at its label's first edge), for certificates; `None` in search
+    /// copies.
+    log: Option<[Option<BitMatrix>; LOGGED.len()]>,
 }
 
 /// A conflict: adding `a -rel-> b` to graph `graph` closes a cycle.
@@ -51,7 +52,7 @@ impl<'h> Saturation<'h> {
             for (_, m) in &g.fixed {
                 fixed.union_with(m);
             }
-            match transitive_closure(&fixed) {
+            match into_transitive_closure(fixed) {
                 Ok(c) => hb.push(Reach::from_closed(c)),
                 Err(_) => {
                     let rels: Vec<(Rel, &BitMatrix)> =
@@ -76,7 +77,7 @@ impl<'h> Saturation<'h> {
             rmw_source,
             rmw_by_source,
             work: Vec::new(),
-            log: Some(LOGGED.iter().map(|&r| (r, BitMatrix::new(n))).collect()),
+            log: Some([None, None, None, None]),
         };
         for hb in &s.hb {
             for w in (0..n).filter(|&w| h.is_write(w)) {
@@ -168,8 +169,10 @@ impl<'h> Saturation<'h> {
                     continue;
                 }
                 if let Some(log) = &mut self.log {
-                    if let Some((_, m)) = log.iter_mut().find(|(r, _)| *r == rel) {
-                        m.set(a, b);
+                    if let Some(i) = LOGGED.iter().position(|&r| r == rel) {
+                        log[i]
+                            .get_or_insert_with(|| BitMatrix::new(h.n()))
+                            .set(a, b);
                     }
                 }
                 let work = &mut self.work;
@@ -195,7 +198,13 @@ impl<'h> Saturation<'h> {
         let g = &spec.graphs[c.graph];
         let mut rels: Vec<(Rel, &BitMatrix)> = g.fixed.iter().map(|(r, m)| (*r, m)).collect();
         if let Some(log) = &self.log {
-            rels.extend(log.iter().map(|(r, m)| (*r, m)));
+            // a label without edges adds nothing to the search
+            rels.extend(
+                LOGGED
+                    .iter()
+                    .zip(log)
+                    .filter_map(|(&r, m)| m.as_ref().map(|m| (r, m))),
+            );
         }
         cycle_through(g.pattern, &rels, c.a, c.b, c.rel)
     }

@@ -7,7 +7,7 @@ use crate::complete::Spec;
 use crate::history::{History, OpId};
 use crate::relation::chains::ChainGraph;
 use crate::relation::program::{self, Lanes, Shape};
-use crate::relation::{transitive_closure, BitMatrix};
+use crate::relation::{into_transitive_closure, BitMatrix};
 
 /// TSO's two acyclicity graphs.
 pub fn spec(h: &History) -> Spec {
@@ -49,7 +49,7 @@ pub(crate) fn relax(h: &History, relax_row: impl Fn(OpId, &mut [u64])) -> BitMat
     for a in 0..h.n() {
         relax_row(a, kept.row_mut(a));
     }
-    transitive_closure(&kept).expect("po is acyclic")
+    into_transitive_closure(kept).expect("po is acyclic")
 }
 
 /// The framework's `G_loc = po-loc ∪ wr` at scale: one family of sequences
@@ -92,6 +92,7 @@ pub fn graphs(h: &History, lanes: &Lanes) -> Vec<(Pattern, ChainGraph)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::relation::transitive_closure;
     use memconform_parsers::hist::RawOpKind;
 
     /// `(po \ {(a, b) | relaxed(a, b)})⁺` pair by pair.

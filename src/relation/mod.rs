@@ -13,4 +13,6 @@ mod reach;
 pub use bits::{iter_ones, BitSet};
 pub use cycle::{shortest_cycle, shortest_cycle_through, Edge};
 pub use matrix::BitMatrix;
-pub use reach::{closure_any, topological_order, transitive_closure, CycleFound, Reach};
+pub use reach::{
+    closure_any, into_transitive_closure, topological_order, transitive_closure, CycleFound, Reach,
+};

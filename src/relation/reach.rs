@@ -43,7 +43,7 @@ pub fn topological_order(rel: &BitMatrix) -> Result<Vec<usize>, CycleFound> {
 /// little more than sparse ones.
 pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
     if rel.stride() == 1 {
-        return closure_in_one_word(rel);
+        return closure_in_one_word(rel.clone());
     }
     let order = topological_order(rel)?;
     let n = rel.n();
@@ -68,13 +68,25 @@ pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
     Ok(out)
 }
 
-/// `rel⁺` for at most 64 elements (a row is one word): Warshall's algorithm
-/// on words, no allocation but the result; `CycleFound` if an element
-/// reaches itself.
-fn closure_in_one_word(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
-    let mut out = rel.clone();
+/// [`transitive_closure`] of a relation given up (closed in place when its
+/// rows are one word).
+pub fn into_transitive_closure(rel: BitMatrix) -> Result<BitMatrix, CycleFound> {
+    if rel.stride() == 1 {
+        closure_in_one_word(rel)
+    } else {
+        transitive_closure(&rel)
+    }
+}
+
+/// `rel⁺` for at most 64 elements (a row is one word), in place: Warshall's
+/// algorithm on words; `CycleFound` if an element reaches itself.
+fn closure_in_one_word(mut out: BitMatrix) -> Result<BitMatrix, CycleFound> {
     let rows = out.words_mut();
-    for k in 0..rows.len() {
+    // only elements with a predecessor can be passed through
+    let mut entered = rows.iter().fold(0, |acc, row| acc | row);
+    while entered != 0 {
+        let k = entered.trailing_zeros() as usize;
+        entered &= entered - 1;
         let through = rows[k];
         if through == 0 {
             continue;
