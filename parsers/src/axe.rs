@@ -282,6 +282,7 @@ struct Lines<'a>(Option<&'a [u8]>);
 impl<'a> Iterator for Lines<'a> {
     type Item = &'a [u8];
 
+    /// The next line, without its `\n`.
     #[inline]
     fn next(&mut self) -> Option<&'a [u8]> {
         let rest = self.0?;
@@ -298,6 +299,7 @@ impl<'a> Iterator for Lines<'a> {
 impl Iterator for AxeTraces<'_> {
     type Item = Result<RawHistory, ParseError>;
 
+    /// The next trace as a [`RawHistory`].
     fn next(&mut self) -> Option<Self::Item> {
         self.next_trace().map(|t| t.map(AxeTrace::to_raw))
     }

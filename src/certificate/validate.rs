@@ -153,25 +153,27 @@ impl Program {
     }
 }
 
-/// Kahn's algorithm on an edge list over `0..nodes`: whether the graph is
-/// acyclic.
-fn acyclic(nodes: usize, edges: &[(usize, usize)]) -> bool {
+/// Kahn's algorithm on the union of edge lists over `0..nodes`: whether
+/// the graph is acyclic.
+fn acyclic(nodes: usize, parts: &[&[(usize, usize)]]) -> bool {
+    let edges = || parts.iter().flat_map(|p| p.iter());
     // adjacency by source, counted then filled
     let mut start = vec![0usize; nodes + 1];
     let mut indeg = vec![0usize; nodes];
-    for &(a, b) in edges {
+    for &(a, b) in edges() {
         start[a + 1] += 1;
         indeg[b] += 1;
     }
     for i in 0..nodes {
         start[i + 1] += start[i];
     }
-    let mut next = vec![0usize; edges.len()];
+    let mut next = vec![0usize; start[nodes]];
     let mut fill = start.clone();
-    for &(a, b) in edges {
+    for &(a, b) in edges() {
         next[fill[a]] = b;
         fill[a] += 1;
     }
+    drop(fill);
     let mut queue: Vec<usize> = (0..nodes).filter(|&a| indeg[a] == 0).collect();
     let mut seen = 0;
     while let Some(a) = queue.pop() {
@@ -263,13 +265,27 @@ pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Resul
             common.push((r, next));
         }
     }
+    // each graph with its wr (or wre) and the common edges, one at a time
+    let acyclic_with = |name: &str, mut program: Program, external_only: bool| {
+        for r in (0..n).filter(|&r| h.ops[r].kind == OpKind::Read) {
+            let w = h.rf(r).expect("checked above");
+            if !external_only || !(h.po_before(w, r) || h.po_before(r, w)) {
+                program.edges.push((w, r));
+            }
+        }
+        if acyclic(program.nodes, &[&program.edges, &common]) {
+            Ok(())
+        } else {
+            Err(format!("{name} is cyclic under the witness store order"))
+        }
+    };
     let plain_w = |o: OpId| is_plain_write(h, o);
-    let graphs: Vec<(&str, Program, bool)> = match model {
-        StoreModel::Sc => vec![(
+    match model {
+        StoreModel::Sc => acyclic_with(
             "po ∪ wr ∪ ww ∪ rw",
             Program::new(h, |_| Some(0), |_, _| true, |_| Some([0, 0])),
             false,
-        )],
+        ),
         StoreModel::Tso | StoreModel::Pso => {
             // classes: 0 = not a plain write; plain writes: 1 (TSO), 1 + x (PSO)
             let pso = model == StoreModel::Pso;
@@ -295,43 +311,27 @@ pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Resul
                 None => true,
                 Some(w) => kept(h, model, w, b),
             };
-            vec![
-                (
-                    "po-loc ∪ wr ∪ ww ∪ rw",
-                    Program::new(
-                        h,
-                        |o| h.ops[o].var,
-                        |k, b| h.ops[b].var == Some(k),
-                        |b| h.ops[b].var.map(|x| [x, x]),
-                    ),
-                    false,
+            acyclic_with(
+                "po-loc ∪ wr ∪ ww ∪ rw",
+                Program::new(
+                    h,
+                    |o| h.ops[o].var,
+                    |k, b| h.ops[b].var == Some(k),
+                    |b| h.ops[b].var.map(|x| [x, x]),
                 ),
-                (
-                    if model == StoreModel::Tso {
-                        "ppo ∪ wre ∪ ww ∪ rw"
-                    } else {
-                        "po-pso ∪ wre ∪ ww ∪ rw"
-                    },
-                    Program::new(h, class, mm, sources),
-                    true,
-                ),
-            ]
-        }
-    };
-    for (name, program, external_only) in graphs {
-        let mut edges = program.edges;
-        edges.extend_from_slice(&common);
-        for r in (0..n).filter(|&r| h.ops[r].kind == OpKind::Read) {
-            let w = h.rf(r).expect("checked above");
-            if !external_only || !(h.po_before(w, r) || h.po_before(r, w)) {
-                edges.push((w, r));
-            }
-        }
-        if !acyclic(program.nodes, &edges) {
-            return Err(format!("{name} is cyclic under the witness store order"));
+                false,
+            )?;
+            acyclic_with(
+                if model == StoreModel::Tso {
+                    "ppo ∪ wre ∪ ww ∪ rw"
+                } else {
+                    "po-pso ∪ wre ∪ ww ∪ rw"
+                },
+                Program::new(h, class, mm, sources),
+                true,
+            )
         }
     }
-    Ok(())
 }
 
 /// Checks an SC interleaving by running it on a memory: every operation once,
