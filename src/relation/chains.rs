@@ -966,7 +966,7 @@ mod tests {
                         assert_eq!(index.first(q, v, p), ps.iter().copied().find(|&e| e >= p));
                         assert_eq!(
                             index.last_at(q, v, p),
-                            ps.iter().copied().filter(|&e| e <= p).last()
+                            ps.iter().copied().rfind(|&e| e <= p)
                         );
                         assert_eq!(
                             index.count_from(q, v, p),
