@@ -177,7 +177,7 @@ fn mixed_lines(run: &str, heads: &'static [&'static [u8]]) -> Vec<Vec<u8>> {
     let n = std::cell::Cell::new(0u32);
     real_lines(run, 20_000, move |l| {
         n.set(n.get() + 1);
-        heads.iter().any(|h| l.windows(h.len()).any(|w| w == *h)) || n.get() % 8 == 0
+        heads.iter().any(|h| l.windows(h.len()).any(|w| w == *h)) || n.get().is_multiple_of(8)
     })
 }
 
