@@ -272,7 +272,7 @@ fn check_run(
                 .map(|o| {
                     o.violation
                         .as_ref()
-                        .map(|v| crate::gem5::explain(&run, &ing, v))
+                        .map(|v| crate::gem5::explain(&run, &ing, v, opts.transitions))
                 })
                 .collect();
             let mut notes = std::mem::take(&mut ing.notes);

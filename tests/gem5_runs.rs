@@ -233,11 +233,34 @@ fn a_violation_is_explained_with_ports_ticks_and_protocol_transitions() {
     let ing = ingest(&run, true).unwrap();
     let out = check(&ing.history, &[Model::Cc]);
     let v = out[0].violation.as_ref().expect("a violation");
-    let text = memconform::gem5::explain(&run, &ing, v);
+    let text = memconform::gem5::explain(&run, &ing, v, 40);
     assert!(text.contains("port 1 read of byte 0x6e8 = 0"), "{text}");
     assert!(text.contains("Action/check failure on port 1"), "{text}");
     assert!(text.contains("ProtocolTrace of line 0x6c0"), "{text}");
     assert!(text.contains("Directory"), "{text}");
+    // issue 9, defect 2: the excerpt's length is the caller's
+    let listed = |t: &str| t.lines().filter(|l| l.contains(", line 0x")).count();
+    let short = memconform::gem5::explain(&run, &ing, v, 3);
+    assert!(short.contains(", the last 3:"), "{short}");
+    assert!(listed(&short) < listed(&text), "{short}");
+    let none = memconform::gem5::explain(&run, &ing, v, 0);
+    assert!(!none.contains("ProtocolTrace"), "{none}");
+    assert!(none.contains("port 1 read of byte 0x6e8 = 0"), "{none}");
+    // and `check --transitions N` sets it
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args([
+            "check",
+            "--models",
+            "cc",
+            "--real-time",
+            "--transitions",
+            "2",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(", the last 2:"), "{out}");
 }
 
 #[test]

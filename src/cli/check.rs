@@ -99,6 +99,13 @@ pub struct CheckArgs {
     #[arg(long)]
     allow_damage: bool,
 
+    /// For gem5 violations traced with ProtocolTrace: how many protocol
+    /// transitions of the cache lines involved the explanation lists (the
+    /// last ones before the certificate's last operation; 0 lists none).
+    #[arg(long, default_value_t = 40, value_name = "N",
+          value_parser = |s: &str| super::parse_count(s, 0, 1_000_000))]
+    transitions: usize,
+
     /// Skip the independent re-check of every certificate.
     #[arg(long)]
     no_validate: bool,
@@ -212,6 +219,7 @@ pub fn run(args: CheckArgs) -> i32 {
             Representation::Sparse => crate::models::scale::Scale::Sparse,
         },
         allow_damage: args.allow_damage,
+        transitions: args.transitions,
     };
     let (files, mut errors) = discover(&args.paths);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

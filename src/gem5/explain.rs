@@ -9,14 +9,11 @@ use memconform_parsers::gem5::protocol::parse_transition;
 use super::{Ingested, Run};
 use crate::certificate::Violation;
 
-/// Most transitions listed per explanation (the last ones before the end of
-/// the certificate's window).
-const MAX_TRANSITIONS: usize = 40;
-
 /// Each operation of the certificate with its port, ticks and trace lines;
 /// then the ProtocolTrace transitions of the cache lines involved between the
-/// first and the last of them (when the trace has ProtocolTrace lines).
-pub fn explain(run: &Run, ing: &Ingested, v: &Violation) -> String {
+/// first and the last of them (when the trace has ProtocolTrace lines), at
+/// most `transitions` of them (the last ones; 0: none).
+pub fn explain(run: &Run, ing: &Ingested, v: &Violation, transitions: usize) -> String {
     let h = &ing.history;
     let nv = h.vars.len();
     let mut ops: Vec<usize> = v
@@ -68,7 +65,12 @@ pub fn explain(run: &Run, ing: &Ingested, v: &Violation) -> String {
             f.proc_, f.address, f.byte_number, f.expected, f.got, f.tick
         ));
     }
-    if let (Some(path), true, true) = (&run.trace, first <= last, !lines_of_interest.is_empty()) {
+    if let (Some(path), true, true, true) = (
+        &run.trace,
+        first <= last,
+        !lines_of_interest.is_empty(),
+        transitions > 0,
+    ) {
         let mut found = std::collections::VecDeque::new();
         let (mut total, mut stalls) = (0usize, 0usize);
         let _ = for_each_line(path, |n, line| {
@@ -84,7 +86,7 @@ pub fn explain(run: &Run, ing: &Ingested, v: &Violation) -> String {
                         stalls += 1;
                     } else {
                         total += 1;
-                        if found.len() == MAX_TRANSITIONS {
+                        if found.len() == transitions {
                             found.pop_front();
                         }
                         found.push_back(format!(

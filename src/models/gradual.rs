@@ -59,6 +59,9 @@ pub struct Options {
     /// report its verdicts as they are (the `damage` column still says so),
     /// instead of `unknown` (see `batch`, `--allow-damage`).
     pub allow_damage: bool,
+    /// Explanations, not models: the most ProtocolTrace transitions a gem5
+    /// violation's explanation lists (`--transitions`; 0: none).
+    pub transitions: usize,
 }
 
 impl Default for Options {
@@ -72,6 +75,7 @@ impl Default for Options {
             scale: Scale::Auto,
             max_memory: default_max_memory(),
             allow_damage: false,
+            transitions: 40,
         }
     }
 }
