@@ -2004,6 +2004,36 @@ mod tests {
         );
     }
 
+    /// Calls `f` on mutations of `input`: at each byte, `per` insertions or
+    /// replacements by a byte of `replacements` (an LCG stepping `seed`),
+    /// then the byte's deletion.
+    fn mutate(
+        input: &[u8],
+        per: usize,
+        replacements: &[u8],
+        seed: &mut u64,
+        mut f: impl FnMut(&[u8]),
+    ) {
+        for i in 0..input.len() {
+            for _ in 0..per {
+                *seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let b = replacements[(*seed >> 33) as usize % replacements.len()];
+                let mut bad = input.to_vec();
+                if *seed >> 62 == 0 {
+                    bad.insert(i, b);
+                } else {
+                    bad[i] = b;
+                }
+                f(&bad);
+            }
+            let mut bad = input.to_vec();
+            bad.remove(i);
+            f(&bad);
+        }
+    }
+
     #[test]
     fn corrupted_bytes_never_panic() {
         let inputs = [SUMMARY.as_bytes(), MANUAL.as_bytes()];
@@ -2109,24 +2139,9 @@ mod tests {
         };
         for &sample in samples {
             check(sample);
-            for i in 0..sample.len() {
-                for _ in 0..16 {
-                    seed = seed
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(1_442_695_040_888_963_407);
-                    let b = replacements[(seed >> 33) as usize % replacements.len()];
-                    let mut bad = sample.to_vec();
-                    if seed >> 62 == 0 {
-                        bad.insert(i, b);
-                    } else {
-                        bad[i] = b;
-                    }
-                    check(content(&bad));
-                }
-                let mut bad = sample.to_vec();
-                bad.remove(i);
-                check(content(&bad));
-            }
+            mutate(sample, 16, replacements, &mut seed, |bad| {
+                check(content(bad))
+            });
         }
         assert!(quick > 100, "{quick}");
     }
@@ -2154,26 +2169,10 @@ mod tests {
         for input in inputs {
             let [a, b] = both_ways(input);
             assert_eq!(a, b, "{}", String::from_utf8_lossy(input));
-            for i in 0..input.len() {
-                for _ in 0..6 {
-                    seed = seed
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(1_442_695_040_888_963_407);
-                    let b = replacements[(seed >> 33) as usize % replacements.len()];
-                    let mut bad = input.to_vec();
-                    if seed >> 62 == 0 {
-                        bad.insert(i, b);
-                    } else {
-                        bad[i] = b;
-                    }
-                    let [x, y] = both_ways(&bad);
-                    assert_eq!(x, y, "{}", String::from_utf8_lossy(&bad));
-                }
-                let mut bad = input.to_vec();
-                bad.remove(i);
-                let [x, y] = both_ways(&bad);
-                assert_eq!(x, y, "{}", String::from_utf8_lossy(&bad));
-            }
+            mutate(input, 6, replacements, &mut seed, |bad| {
+                let [x, y] = both_ways(bad);
+                assert_eq!(x, y, "{}", String::from_utf8_lossy(bad));
+            });
         }
     }
 
@@ -2199,24 +2198,7 @@ mod tests {
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         for input in inputs {
             agree(input);
-            for i in 0..input.len() {
-                for _ in 0..6 {
-                    seed = seed
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(1_442_695_040_888_963_407);
-                    let b = replacements[(seed >> 33) as usize % replacements.len()];
-                    let mut bad = input.to_vec();
-                    if seed >> 62 == 0 {
-                        bad.insert(i, b);
-                    } else {
-                        bad[i] = b;
-                    }
-                    agree(&bad);
-                }
-                let mut bad = input.to_vec();
-                bad.remove(i);
-                agree(&bad);
-            }
+            mutate(input, 6, replacements, &mut seed, |bad| agree(bad));
         }
     }
 

@@ -7,10 +7,10 @@
 
 pub mod axe;
 pub mod client;
+pub mod file;
 pub mod fx;
 pub mod gem5;
 pub mod hist;
-pub mod mapped;
 
 /// A 1-based position in a text file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

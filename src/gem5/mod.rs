@@ -9,9 +9,9 @@ pub use explain::explain;
 
 use std::path::{Path, PathBuf};
 
+use memconform_parsers::file::FileBytes;
 use memconform_parsers::gem5::config::{self, Config, Protocol, Tester};
 use memconform_parsers::gem5::rubytest::{parse_check_failure, CheckFailure};
-use memconform_parsers::mapped::Mapped;
 
 use crate::history::{History, InputError};
 
@@ -65,7 +65,7 @@ fn input_error(path: &Path, msg: String) -> InputError {
 }
 
 fn read_text(path: &Path) -> Option<String> {
-    let bytes = Mapped::open(path).ok()?;
+    let bytes = FileBytes::open(path).ok()?;
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
@@ -73,7 +73,8 @@ fn read_text(path: &Path) -> Option<String> {
 pub fn open_run(dir: &Path) -> Result<Run, InputError> {
     let (path, config) = if dir.join("config.ini").is_file() {
         let p = dir.join("config.ini");
-        let bytes = Mapped::open(&p).map_err(|e| input_error(&p, format!("cannot read: {e}")))?;
+        let bytes =
+            FileBytes::open(&p).map_err(|e| input_error(&p, format!("cannot read: {e}")))?;
         let c = config::parse_config_ini(&bytes).map_err(|e| InputError {
             file: p.clone(),
             pos: Some(e.pos),
@@ -82,7 +83,8 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
         (p, c)
     } else {
         let p = dir.join("config.json");
-        let bytes = Mapped::open(&p).map_err(|e| input_error(&p, format!("cannot read: {e}")))?;
+        let bytes =
+            FileBytes::open(&p).map_err(|e| input_error(&p, format!("cannot read: {e}")))?;
         let c = config::parse_config_json(&bytes).map_err(|e| InputError {
             file: p.clone(),
             pos: Some(e.pos),
@@ -135,7 +137,7 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
         failure,
         memtest_failure,
         panic,
-        stats: Mapped::open(&dir.join("stats.txt"))
+        stats: FileBytes::open(&dir.join("stats.txt"))
             .ok()
             .and_then(|b| memconform_parsers::gem5::stats::parse_stats(&b).ok())
             .and_then(|dumps| dumps.into_iter().last()),
@@ -203,9 +205,9 @@ pub fn client_output(run: &Run) -> Option<PathBuf> {
         })
         .collect();
     files.sort();
-    files
-        .into_iter()
-        .find(|p| Mapped::open(p).is_ok_and(|b| memconform_parsers::client::looks_like_client(&b)))
+    files.into_iter().find(|p| {
+        FileBytes::open(p).is_ok_and(|b| memconform_parsers::client::looks_like_client(&b))
+    })
 }
 
 /// Turns a Ruby random tester run into a history (ports as threads, or with

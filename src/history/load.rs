@@ -6,8 +6,8 @@ use std::ops::ControlFlow;
 
 use memconform_parsers::axe::{check_axe, looks_like_axe, parse_axe, AxeTraces};
 use memconform_parsers::client::{looks_like_client, parse_client};
+use memconform_parsers::file::FileBytes;
 use memconform_parsers::hist::{parse_hist, RawHistory};
-use memconform_parsers::mapped::Mapped;
 use memconform_parsers::Pos;
 
 use super::History;
@@ -79,8 +79,8 @@ pub fn stream_file(
     Ok(())
 }
 
-fn open(path: &Path) -> Result<Mapped, InputError> {
-    Mapped::open(path).map_err(|e| InputError {
+fn open(path: &Path) -> Result<FileBytes, InputError> {
+    FileBytes::open(path).map_err(|e| InputError {
         file: path.to_path_buf(),
         pos: None,
         msg: format!("cannot read: {e}"),

@@ -114,18 +114,32 @@ impl Outcome {
     /// An undecided outcome of `model`, with the reason (nothing was checked).
     pub fn unknown(model: Model, reason: String) -> Outcome {
         Outcome {
+            reason: Some(reason),
+            ..Outcome::bare(model, Verdict::Unknown, model, 0.0)
+        }
+    }
+
+    /// `model` holds because `by`, which implies it, holds (no certificate
+    /// of its own).
+    fn implied(model: Model, by: Model, seconds: f64) -> Outcome {
+        Outcome::bare(model, Verdict::Consistent, by, seconds)
+    }
+
+    /// An outcome with a verdict and nothing else.
+    fn bare(model: Model, verdict: Verdict, decided_by: Model, seconds: f64) -> Outcome {
+        Outcome {
             model,
-            verdict: Verdict::Unknown,
-            decided_by: model,
+            verdict,
+            decided_by,
             violation: None,
             store_order: None,
             interleaving: None,
             engine: None,
             unordered_after_saturation: None,
             kernel: None,
-            reason: Some(reason),
+            reason: None,
             invalid: None,
-            seconds: 0.0,
+            seconds,
         }
     }
 }
@@ -198,20 +212,7 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
     }
     for (i, &m) in models.iter().enumerate() {
         if let Some((s, r)) = strong.as_ref().filter(|(s, _)| s.implies(m) && *s != m) {
-            out.push(Outcome {
-                model: m,
-                verdict: Verdict::Consistent,
-                decided_by: *s,
-                violation: None,
-                store_order: None,
-                interleaving: None,
-                engine: None,
-                unordered_after_saturation: None,
-                kernel: None,
-                reason: None,
-                invalid: None,
-                seconds: r.seconds,
-            });
+            out.push(Outcome::implied(m, *s, r.seconds));
             continue;
         }
         let mut secs = 0.0;

@@ -137,7 +137,7 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 const BUF: usize = 1 << 16;
 
 /// Calls `f(line_number /*1-based*/, line /*without \n or \r\n*/)` for every line of a trace: a plain file
-/// (memory-mapped, via crate::mapped::Mapped) or, when the name ends in `.gz` or the content starts with the gzip
+/// (streamed through a buffer) or, when the name ends in `.gz` or the content starts with the gzip
 /// magic, a gzip stream decoded incrementally (flate2 MultiGzDecoder over a BufReader; memory bounded by the longest
 /// line, not the file). A gzip cut short (missing trailer, as gem5 leaves it when it aborts) or corrupt: every complete
 /// line decoded before the damage is delivered, a trailing partial line is dropped, and the result is
@@ -151,7 +151,7 @@ pub fn for_each_line(
     path: &Path,
     mut f: impl FnMut(u64, &[u8]) -> ControlFlow<()>,
 ) -> io::Result<Ending> {
-    crate::mapped::regular(path)?;
+    crate::file::regular(path)?;
     let mut file = File::open(path)?;
     let named_gz = path.extension().is_some_and(|e| e == "gz");
     let gzip = named_gz || {

@@ -12,12 +12,12 @@ use super::input::for_each_line;
 use super::memtest::{parse_memtest_atomic_value, parse_memtest_line};
 use super::rubytest::{parse_rubytest_line, RubyTestLine, CHECK_SIZE};
 
-/// A small deterministic generator (xorshift64).
-struct XorShift(u64);
+/// A small deterministic generator (xorshift64), for mangling inputs.
+pub(crate) struct XorShift(pub(crate) u64);
 
 impl XorShift {
     /// The next 64 random bits.
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -25,7 +25,7 @@ impl XorShift {
     }
 
     /// A number in `0..n` (0 when n is 0).
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 }

@@ -462,19 +462,7 @@ mod tests {
         }
     }
 
-    /// A small deterministic generator for mangling inputs.
-    struct XorShift(u64);
-    impl XorShift {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n.max(1) as u64) as usize
-        }
-    }
+    use crate::gem5::line_fuzz::XorShift;
 
     /// Every line parser survives every prefix and random damage of real lines.
     #[test]

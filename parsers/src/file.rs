@@ -10,16 +10,16 @@ use std::io::{self, Read};
 use std::path::Path;
 
 /// The bytes of a regular file.
-pub struct Mapped(Vec<u8>);
+pub struct FileBytes(Vec<u8>);
 
-impl Mapped {
+impl FileBytes {
     /// Reads `path`, a regular file (checked before it is opened).
-    pub fn open(path: &Path) -> io::Result<Mapped> {
+    pub fn open(path: &Path) -> io::Result<FileBytes> {
         regular(path)?;
         let mut file = File::open(path)?;
         let mut buf = Vec::new();
         file.read_to_end(&mut buf)?;
-        Ok(Mapped(buf))
+        Ok(FileBytes(buf))
     }
 }
 
@@ -61,7 +61,7 @@ fn special_kind(_: &std::fs::Metadata) -> &'static str {
     "a special file"
 }
 
-impl std::ops::Deref for Mapped {
+impl std::ops::Deref for FileBytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         &self.0
@@ -74,9 +74,9 @@ mod tests {
 
     #[test]
     fn special_files_are_refused_before_open() {
-        let dir = std::env::temp_dir().join(format!("memconform-mapped-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("memconform-file-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let e = Mapped::open(&dir).err().expect("a directory is refused");
+        let e = FileBytes::open(&dir).err().expect("a directory is refused");
         assert!(e.to_string().contains("a directory"), "{e}");
         #[cfg(unix)]
         {
@@ -85,13 +85,13 @@ mod tests {
             let made = std::process::Command::new("mkfifo").arg(&fifo).status();
             if made.is_ok_and(|s| s.success()) {
                 // would block forever if it were opened
-                let e = Mapped::open(&fifo).err().expect("a FIFO is refused");
+                let e = FileBytes::open(&fifo).err().expect("a FIFO is refused");
                 assert!(e.to_string().contains("FIFO"), "{e}");
             }
         }
         let file = dir.join("f.txt");
         std::fs::write(&file, "x\n").unwrap();
-        assert_eq!(&*Mapped::open(&file).unwrap(), b"x\n");
+        assert_eq!(&*FileBytes::open(&file).unwrap(), b"x\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
