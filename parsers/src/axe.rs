@@ -388,20 +388,12 @@ impl AxeThread {
 }
 
 /// `prefix` and `n` in decimal, e.g. `t12` (as `format!("{prefix}{n}")`).
-fn named(prefix: char, mut n: u64) -> String {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let mut name = String::with_capacity(1 + digits.len() - i);
+fn named(prefix: char, n: u64) -> String {
+    let mut buf = [0u8; 20];
+    let digits = crate::decimal(n, &mut buf);
+    let mut name = String::with_capacity(1 + digits.len());
     name.push(prefix);
-    name.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
+    name.push_str(std::str::from_utf8(digits).expect("ASCII digits"));
     name
 }
 

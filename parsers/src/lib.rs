@@ -1,6 +1,6 @@
 //! Parsers for memconform's inputs.
 //!
-//! Each parser turns bytes (usually a memory-mapped file, see [`mapped`]) into
+//! Each parser turns bytes (a file read whole or streamed, see [`file`]) into
 //! *raw* records that keep every source position, so that the checker can
 //! name `file:line:col` in any error or certificate. Meaning (variables,
 //! program order, write-read) is given to them by the `memconform` crate.
@@ -39,3 +39,18 @@ impl std::fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+/// `n` in decimal ASCII digits, written at the end of `buf` (names, texts
+/// and JSON numbers without the formatting machinery).
+pub fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}

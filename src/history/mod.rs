@@ -308,19 +308,7 @@ impl History {
 /// Appends `n` in decimal.
 pub(crate) fn push_decimal(out: &mut String, n: u64) {
     let mut buf = [0u8; 20];
-    out.push_str(std::str::from_utf8(decimal(n, &mut buf)).expect("ASCII digits"));
-}
-
-/// `n` in decimal ASCII digits, written at the end of `buf`.
-pub(crate) fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    &buf[i..]
+    out.push_str(
+        std::str::from_utf8(memconform_parsers::decimal(n, &mut buf)).expect("ASCII digits"),
+    );
 }

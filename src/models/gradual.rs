@@ -158,6 +158,25 @@ struct Run {
     seconds: f64,
 }
 
+impl Run {
+    /// A consistent run by `engine` with nothing yet: the start of a model's
+    /// run.
+    fn consistent(engine: Option<Engine>) -> Run {
+        Run {
+            verdict: Verdict::Consistent,
+            violation: None,
+            store_order: None,
+            interleaving: None,
+            engine,
+            unordered: None,
+            kernel: None,
+            reason: None,
+            invalid: None,
+            seconds: 0.0,
+        }
+    }
+}
+
 /// Checks each of `models` on `h` gradually with default options.
 pub fn check_gradual(h: &History, models: &[Model]) -> Vec<Outcome> {
     check_gradual_with(h, models, &Options::default())
@@ -293,18 +312,7 @@ fn zones_apply(h: &History, m: Model, opts: &Options) -> bool {
 /// SC by per-variable zones (linearizability), its certificate validated.
 fn zones(h: &History, opts: &Options, deadline: Option<Instant>) -> Run {
     let t = Instant::now();
-    let mut r = Run {
-        verdict: Verdict::Consistent,
-        violation: None,
-        store_order: None,
-        interleaving: None,
-        engine: Some(Engine::Zones),
-        unordered: None,
-        kernel: None,
-        reason: None,
-        invalid: None,
-        seconds: 0.0,
-    };
+    let mut r = Run::consistent(Some(Engine::Zones));
     if crate::budget::spent(deadline) {
         r.verdict = Verdict::Unknown;
         r.engine = None;
@@ -346,16 +354,9 @@ fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
     let order = tick_order(h)?;
     validate::store_order(h, sm, &order).ok()?;
     Some(Run {
-        verdict: Verdict::Consistent,
-        violation: None,
         store_order: Some(StoreOrder::total(h, &order)),
-        interleaving: None,
-        engine: Some(Engine::Ticks),
-        unordered: None,
-        kernel: None,
-        reason: None,
-        invalid: None,
         seconds: t.elapsed().as_secs_f64(),
+        ..Run::consistent(Some(Engine::Ticks))
     })
 }
 
@@ -372,18 +373,7 @@ fn run<'a>(
     ticks: bool,
 ) -> Run {
     let t = Instant::now();
-    let mut r = Run {
-        verdict: Verdict::Consistent,
-        violation: None,
-        store_order: None,
-        interleaving: None,
-        engine: None,
-        unordered: None,
-        kernel: None,
-        reason: None,
-        invalid: None,
-        seconds: 0.0,
-    };
+    let mut r = Run::consistent(None);
     let store_model = match m {
         Model::Sc => Some(StoreModel::Sc),
         Model::Tso => Some(StoreModel::Tso),

@@ -314,7 +314,7 @@ fn json_str(o: &mut Vec<u8>, s: &str) {
 /// A number in decimal.
 fn json_uint(o: &mut Vec<u8>, n: u64) {
     let mut buf = [0u8; 20];
-    o.extend_from_slice(crate::history::decimal(n, &mut buf));
+    o.extend_from_slice(memconform_parsers::decimal(n, &mut buf));
 }
 
 /// Writes the human-readable report of one history, with notes on its input.
