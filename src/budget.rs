@@ -32,3 +32,112 @@ pub fn reason(what: &str) -> String {
         what.to_string()
     }
 }
+
+/// What one model's check may spend: a time budget and bytes of working
+/// memory (`--timeout`, `--max-memory`). Search engines whose memory grows
+/// with the search (forks, memo tables, visited states) stop at `memory`
+/// and answer `unknown`, never abort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub deadline: Option<Instant>,
+    pub memory: u64,
+}
+
+impl Limits {
+    /// Neither time nor memory bounded (tests, the oracle).
+    pub const NONE: Limits = Limits {
+        deadline: None,
+        memory: u64::MAX,
+    };
+
+    /// Only a deadline.
+    pub fn time(deadline: Option<Instant>) -> Limits {
+        Limits {
+            deadline,
+            memory: u64::MAX,
+        }
+    }
+
+    /// Whether the time is spent or the run interrupted.
+    #[inline]
+    pub fn spent(&self) -> bool {
+        spent(self.deadline)
+    }
+
+    /// Whether `bytes` more of working memory pass the limit.
+    #[inline]
+    pub fn over(&self, bytes: u64) -> bool {
+        bytes > self.memory
+    }
+}
+
+thread_local! {
+    /// The deadline of the [`within`] running on this thread (`Some(None)`:
+    /// none, only an interrupt ends it), for [`checkpoint`].
+    static DEADLINE: std::cell::Cell<Option<Option<Instant>>> = const { std::cell::Cell::new(None) };
+}
+
+/// The unwinding payload of a spent budget (never a panic message).
+struct Expired;
+
+/// Runs `f` (a model's check on one thread) under `deadline`: a
+/// [`checkpoint`] inside it that finds the budget spent ends it, and the
+/// answer is `None`. Deep loops ask `checkpoint` instead of threading a
+/// deadline through every function.
+pub fn within<T>(deadline: Option<Instant>, f: impl FnOnce() -> T) -> Option<T> {
+    let outer = DEADLINE.replace(Some(deadline));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    DEADLINE.set(outer);
+    match result {
+        Ok(t) => Some(t),
+        Err(payload) if payload.is::<Expired>() => None,
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}
+
+/// Ends the enclosing [`within`] when its budget is spent (or the user
+/// interrupted); outside one it does nothing. Costs a clock read: call it
+/// per row or per operation, not in inner loops.
+#[inline]
+pub fn checkpoint() {
+    if DEADLINE.get().is_some_and(spent) {
+        // not a panic: no message, no hook, caught by `within`
+        std::panic::resume_unwind(Box::new(Expired));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_checkpoint_ends_its_within_once_the_deadline_passes() {
+        let passed = Some(Instant::now());
+        let mut reached = 0;
+        let r = within(passed, || {
+            reached += 1;
+            checkpoint();
+            reached += 1;
+        });
+        assert_eq!((r, reached), (None, 1));
+        let later = Some(Instant::now() + Duration::from_secs(3600));
+        assert_eq!(
+            within(later, || {
+                checkpoint();
+                7
+            }),
+            Some(7)
+        );
+        // outside a `within`, and after one, nothing ends
+        checkpoint();
+        assert_eq!(within(None, || within(passed, checkpoint)), Some(None));
+        checkpoint();
+    }
+
+    #[test]
+    fn other_panics_pass_through_within() {
+        let r = std::panic::catch_unwind(|| within(None, || panic!("a bug")));
+        assert!(r.is_err());
+    }
+}

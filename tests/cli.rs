@@ -485,6 +485,35 @@ fn each_input_is_checked_once_and_symlink_loops_end() {
     assert_eq!(out.lines().count(), 2, "one header, one row: {out}");
 }
 
+/// Issue 9, defect 11: a file name that is not UTF-8 keeps its bytes in the
+/// `file` column (`\xNN`), so two such files stay apart.
+#[test]
+fn file_names_that_are_not_utf8_are_written_without_loss() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = std::env::temp_dir().join(format!("memconform-cli-bytes-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in [&b"run-\xff.hist"[..], b"run-\xfe.hist"] {
+        let p = dir.join(std::ffi::OsStr::from_bytes(name));
+        std::fs::write(p, "t0: W(x,1)\nt1: R(x,1)\n").unwrap();
+    }
+    let o = memconform(&[
+        "check",
+        "--models",
+        "cc",
+        "-f",
+        "csv",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(r"run-\xfe.hist") && out.contains(r"run-\xff.hist"),
+        "{out}"
+    );
+    assert!(!out.contains('\u{fffd}'), "{out}");
+}
+
 #[test]
 fn history_names_cannot_inject_formulas_or_terminal_escapes() {
     let p = temp_file(

@@ -9,7 +9,7 @@ use support::to_history;
 
 use brute::{BHistory, Kind};
 use memconform::certificate::validate::{self, StoreModel};
-use memconform::complete::{decide, Completion, Engine};
+use memconform::complete::{decide, Completion, Engine, Limits};
 use memconform::history::History;
 use memconform::models::Model;
 use memconform_parsers::hist::RawOpKind;
@@ -32,7 +32,7 @@ fn store_model(m: Model) -> StoreModel {
 
 /// The verdict of one engine, with its witness validated.
 fn verdict(h: &History, m: Model, e: Engine) -> bool {
-    let d = decide(h, &m.spec(h).unwrap(), e, None);
+    let d = decide(h, &m.spec(h).unwrap(), e, Limits::NONE);
     match d.result {
         Ok(Completion::Found {
             order,
@@ -47,6 +47,7 @@ fn verdict(h: &History, m: Model, e: Engine) -> bool {
         }
         Ok(Completion::Exhausted) => false,
         Ok(Completion::TimedOut) => panic!("no deadline was set"),
+        Ok(Completion::OverMemory(what)) => panic!("no memory limit was set: {what}"),
         Err(v) => {
             validate::violation(h, &v)
                 .unwrap_or_else(|err| panic!("{m}/{e:?}: invalid certificate: {err}"));
@@ -106,7 +107,7 @@ fn the_validator_rejects_broken_witnesses() {
         ],
     });
     let Ok(Completion::Found { order, .. }) =
-        decide(&h, &Model::Sc.spec(&h).unwrap(), Engine::Enum, None).result
+        decide(&h, &Model::Sc.spec(&h).unwrap(), Engine::Enum, Limits::NONE).result
     else {
         panic!("SC")
     };
@@ -324,4 +325,39 @@ fn the_kernel_is_the_intersection_of_all_witnesses() {
     }
     // saturation misses part of the kernel on some histories (wsc-saturation §4)
     eprintln!("histories where saturation missed part of the kernel: {nontrivial}");
+}
+
+/// The search engines whose memory grows with the search stop at the memory
+/// limit with `OverMemory` (then `unknown`), never past it; with the limit
+/// lifted, the same histories are decided (issue 9, defect 9).
+#[test]
+fn search_engines_stop_at_the_memory_limit() {
+    let tight = Limits {
+        deadline: None,
+        memory: 1,
+    };
+    // (enum's optimistic pass settles all these: its search's limit is
+    // tested in src/complete/enumerate.rs)
+    let mut stopped = 0;
+    for seed in 0..3000 {
+        let h = to_history(&brute::random_history(seed, 10));
+        for m in [Model::Sc, Model::Tso] {
+            let spec = m.spec(&h).unwrap();
+            for e in [Engine::Enum, Engine::Interleave] {
+                match decide(&h, &spec, e, tight).result {
+                    Ok(Completion::OverMemory(what)) => {
+                        stopped += 1;
+                        // without the limit the history is decided, as brute force says
+                        let want = brute::verdicts(&brute::random_history(seed, 10));
+                        let want = if m == Model::Sc { want.sc } else { want.tso };
+                        assert_eq!(verdict(&h, m, e), want, "seed {seed} {m} {e:?}: {what}");
+                    }
+                    Ok(Completion::TimedOut) => panic!("no deadline was set"),
+                    // decided before the search went a level deep
+                    Ok(_) | Err(_) => {}
+                }
+            }
+        }
+    }
+    assert!(stopped > 100, "{stopped}");
 }

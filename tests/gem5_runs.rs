@@ -243,6 +243,7 @@ fn a_violation_is_explained_with_ports_ticks_and_protocol_transitions() {
     let short = memconform::gem5::explain(&run, &ing, v, 3);
     assert!(short.contains(", the last 3:"), "{short}");
     assert!(listed(&short) < listed(&text), "{short}");
+    assert!(!text.contains("no ProtocolTrace lines"), "{text}");
     let none = memconform::gem5::explain(&run, &ing, v, 0);
     assert!(!none.contains("ProtocolTrace"), "{none}");
     assert!(none.contains("port 1 read of byte 0x6e8 = 0"), "{none}");
@@ -261,6 +262,24 @@ fn a_violation_is_explained_with_ports_ticks_and_protocol_transitions() {
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains(", the last 2:"), "{out}");
+}
+
+/// Issue 9, defect 13: a run traced with RubyTest alone says which debug
+/// flags would list the protocol's transitions in its explanations.
+#[test]
+fn a_violation_without_protocol_trace_says_which_flags_add_it() {
+    let path = mi_example("bug-mi5-n2-s3-gztrunc");
+    let run = open_run(&path).unwrap();
+    let ing = ingest(&run, true).unwrap();
+    let out = check(&ing.history, &[Model::Cc]);
+    let v = out[0].violation.as_ref().expect("a violation");
+    let text = memconform::gem5::explain(&run, &ing, v, 40);
+    assert!(
+        text.contains("no ProtocolTrace lines")
+            && text.contains("--debug-flags=RubyTest,ProtocolTrace,RubySequencer"),
+        "{text}"
+    );
+    assert!(!memconform::gem5::explain(&run, &ing, v, 0).contains("ProtocolTrace"));
 }
 
 #[test]

@@ -331,10 +331,7 @@ pub fn run(args: CheckArgs) -> i32 {
             damaged += c.damage.is_some() as usize;
             for (r, o) in rows.iter().zip(&c.outcomes) {
                 if let Some(why) = &o.invalid {
-                    internal.push(format!(
-                        "{}#{} {}: certificate rejected: {why}",
-                        r.file, r.index, r.model
-                    ));
+                    internal.push(format!("{}#{} {}: {why}", r.file, r.index, r.model));
                 }
             }
             unforeseen += rows

@@ -7,9 +7,8 @@
 //! G[V∖{v}, v] acyclic ∧ T[V∖{v}]` (Lemma 5), with `v` placed first within `V`.
 
 use std::collections::HashMap;
-use std::time::Instant;
 
-use super::{expired, Completion, Saturation};
+use super::{Completion, Limits, Saturation};
 use crate::history::OpId;
 use crate::relation::{topological_order, BitMatrix};
 
@@ -20,12 +19,15 @@ struct Dp<'a, 'h> {
     /// `above[i]`: indices of writes the saturated order puts after write `i`
     above: Vec<Vec<usize>>,
     memo: HashMap<Vec<u64>, bool>,
-    deadline: Option<Instant>,
+    limits: Limits,
     timed_out: bool,
+    /// the memory limit stopped the search
+    over_memory: bool,
 }
 
-/// Completes the saturated order by dynamic programming over up-sets.
-pub fn complete(sat: &Saturation, deadline: Option<Instant>) -> Completion {
+/// Completes the saturated order by dynamic programming over up-sets; the
+/// memo table is bounded by `limits.memory`.
+pub fn complete(sat: &Saturation, limits: Limits) -> Completion {
     let h = sat.history();
     let writes: Vec<OpId> = (0..h.n())
         .filter(|&w| h.is_write(w) && !h.is_init(w))
@@ -43,8 +45,9 @@ pub fn complete(sat: &Saturation, deadline: Option<Instant>) -> Completion {
         writes,
         above,
         memo: HashMap::new(),
-        deadline,
+        limits,
         timed_out: false,
+        over_memory: false,
     };
     let mut all = vec![0u64; k.div_ceil(64)];
     for i in 0..k {
@@ -65,6 +68,11 @@ pub fn complete(sat: &Saturation, deadline: Option<Instant>) -> Completion {
             order,
             interleaving: None,
         }
+    } else if dp.over_memory {
+        Completion::OverMemory(format!(
+            "the dp search remembered {} sets of writes",
+            dp.memo.len()
+        ))
     } else if dp.timed_out {
         Completion::TimedOut
     } else {
@@ -87,12 +95,22 @@ impl Dp<'_, '_> {
                 return false;
             }
         }
-        if self.timed_out || expired(self.deadline) {
+        if self.timed_out || self.limits.spent() {
             self.timed_out = true;
+            return false;
+        }
+        // a memo entry: the set's words, the map's own share
+        let entry = 8 * v.len() as u64 + 64;
+        if self.over_memory || self.limits.over(self.memo.len() as u64 * entry) {
+            self.over_memory = true;
             return false;
         }
         let members: Vec<usize> = crate::relation::iter_ones(v).collect();
         for &m in &members {
+            if self.limits.spent() {
+                self.timed_out = true;
+                return false;
+            }
             // m must be minimal in V: no other member is ordered before it
             if members
                 .iter()

@@ -5,9 +5,8 @@
 //! latest, a write only once every read of the latest write has run.
 
 use std::collections::HashSet;
-use std::time::Instant;
 
-use super::{expired, Completion, Saturation, Spec};
+use super::{Completion, Limits, Saturation, Spec};
 use crate::history::{History, OpId, OpKind};
 use crate::relation::BitSet;
 
@@ -27,13 +26,16 @@ struct Search<'a, 'h> {
     pending_reads: Vec<usize>,
     seen: HashSet<Vec<usize>>,
     trace: Vec<OpId>,
-    deadline: Option<Instant>,
+    limits: Limits,
     timed_out: bool,
+    /// the memory limit stopped the search
+    over_memory: bool,
     steps: usize,
 }
 
-/// Searches for an SC interleaving that respects the saturated order.
-pub fn complete(sat: &Saturation, deadline: Option<Instant>) -> Completion {
+/// Searches for an SC interleaving that respects the saturated order; the
+/// visited states are bounded by `limits.memory`.
+pub fn complete(sat: &Saturation, limits: Limits) -> Completion {
     let h = sat.history();
     let hb = sat.graphs().next().expect("one graph");
     let mut done = BitSet::new(h.n());
@@ -50,8 +52,9 @@ pub fn complete(sat: &Saturation, deadline: Option<Instant>) -> Completion {
         pending_reads: (0..h.n()).map(|w| h.readers(w).len()).collect(),
         seen: HashSet::new(),
         trace: Vec::new(),
-        deadline,
+        limits,
         timed_out: false,
+        over_memory: false,
         steps: 0,
     };
     if s.dfs() {
@@ -65,6 +68,12 @@ pub fn complete(sat: &Saturation, deadline: Option<Instant>) -> Completion {
             order,
             interleaving: Some(s.trace),
         }
+    } else if s.over_memory {
+        Completion::OverMemory(format!(
+            "the interleave search visited {} states of {} threads",
+            s.seen.len(),
+            h.threads.len()
+        ))
     } else if s.timed_out {
         Completion::TimedOut
     } else {
@@ -141,10 +150,15 @@ impl Search<'_, '_> {
             return false;
         }
         self.steps += 1;
-        if self.steps.is_multiple_of(256) && expired(self.deadline) {
+        if self.steps.is_multiple_of(256) && self.limits.spent() {
             self.timed_out = true;
         }
-        if self.timed_out {
+        // a visited state: its positions, the set's own share
+        let state = 8 * self.pos.len() as u64 + 64;
+        if self.limits.over(self.seen.len() as u64 * state) {
+            self.over_memory = true;
+        }
+        if self.timed_out || self.over_memory {
             return false;
         }
         for t in 0..self.h.threads.len() {

@@ -20,6 +20,7 @@ pub use saturate::{Conflict, Saturation};
 
 use std::time::Instant;
 
+pub use crate::budget::Limits;
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::{History, OpId};
 use crate::relation::BitMatrix;
@@ -111,6 +112,8 @@ pub enum Completion {
     Exhausted,
     /// The deadline passed.
     TimedOut,
+    /// The search would pass the memory limit: what it would have held.
+    OverMemory(String),
 }
 
 /// The result of deciding a store-order model.
@@ -126,6 +129,16 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// The deadline passed before saturation finished.
+    pub fn timed_out() -> Decision {
+        Decision {
+            result: Ok(Completion::TimedOut),
+            engine: None,
+            unordered_after_saturation: 0,
+            witness_only: false,
+        }
+    }
+
     /// Saturation alone found a violation.
     pub fn violated(v: Violation, witness_only: bool) -> Decision {
         Decision {
@@ -154,8 +167,9 @@ pub(crate) fn final_pairs(h: &History) -> impl Iterator<Item = (OpId, OpId)> + '
     })
 }
 
-/// Saturates, then completes with `engine` before `deadline`.
-pub fn decide(h: &History, spec: &Spec, engine: Engine, deadline: Option<Instant>) -> Decision {
+/// Saturates, then completes with `engine` within `limits`.
+pub fn decide(h: &History, spec: &Spec, engine: Engine, limits: Limits) -> Decision {
+    let deadline = limits.deadline;
     let sat = match Saturation::new(h, spec) {
         Ok(s) => s,
         Err(v) => return Decision::violated(v, false),
@@ -179,14 +193,14 @@ pub fn decide(h: &History, spec: &Spec, engine: Engine, deadline: Option<Instant
     };
     let result = match engine {
         Engine::Auto | Engine::Ticks | Engine::Zones => unreachable!("chosen above"),
-        Engine::Enum => enumerate::complete(&sat, &unordered, deadline),
+        Engine::Enum => enumerate::complete(&sat, &unordered, limits),
         Engine::Sat => sat::complete(&sat, &unordered, deadline),
-        Engine::Dp => dp::complete(&sat, deadline),
+        Engine::Dp => dp::complete(&sat, limits),
         Engine::Interleave => {
             if interleave::applies(h, spec) {
-                interleave::complete(&sat, deadline)
+                interleave::complete(&sat, limits)
             } else {
-                enumerate::complete(&sat, &unordered, deadline)
+                enumerate::complete(&sat, &unordered, limits)
             }
         }
     };

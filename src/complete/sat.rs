@@ -14,12 +14,31 @@ use super::{expired, Completion, Saturation};
 use crate::history::OpId;
 use crate::relation::{shortest_cycle, topological_order, BitMatrix};
 
+/// At most this many same-variable triangle clauses are added up front
+/// (about 100 MB in the solver); past it, cycles are forbidden lazily only.
+/// Without the cap, 500 writes of one variable asked for 4·10⁷ clauses and
+/// 7.7 GB before the first solve.
+pub const TRIANGLE_CLAUSES: usize = 1 << 20;
+
+/// BatSat's callbacks: it stops when the time budget is spent (or the user
+/// interrupts), asked at every conflict.
+#[derive(Default)]
+pub struct Budget {
+    deadline: Option<Instant>,
+}
+
+impl batsat::Callbacks for Budget {
+    fn stop(&self) -> bool {
+        expired(self.deadline)
+    }
+}
+
 /// The lazy SAT encoding of "a store order extends the saturated one".
 pub struct Lazy<'a, 'h> {
     sat: &'a Saturation<'h>,
     /// `var[(a, b)]`, `a < b`: true iff `a` precedes `b`
     var: HashMap<(OpId, OpId), u32>,
-    solver: rustsat_batsat::BasicSolver,
+    solver: rustsat_batsat::Solver<Budget>,
     /// the chosen store-order pairs of the last model
     ww: BitMatrix,
 }
@@ -32,8 +51,13 @@ pub enum Answer {
 }
 
 impl<'a, 'h> Lazy<'a, 'h> {
-    /// The encoding over the given unordered pairs, with RMW atomicity.
-    pub fn new(sat: &'a Saturation<'h>, pairs: &[(OpId, OpId)]) -> Lazy<'a, 'h> {
+    /// The encoding over the given unordered pairs, with RMW atomicity;
+    /// `None` when the deadline passes while it is built.
+    pub fn new(
+        sat: &'a Saturation<'h>,
+        pairs: &[(OpId, OpId)],
+        deadline: Option<Instant>,
+    ) -> Option<Lazy<'a, 'h>> {
         let h = sat.history();
         let mut lazy = Lazy {
             sat,
@@ -42,21 +66,31 @@ impl<'a, 'h> Lazy<'a, 'h> {
                 .enumerate()
                 .map(|(i, &p)| (p, i as u32))
                 .collect(),
-            solver: rustsat_batsat::BasicSolver::default(),
+            solver: rustsat_batsat::Solver::default(),
             ww: BitMatrix::new(h.n()),
         };
+        lazy.solver.batsat_mut().cb_mut().deadline = deadline;
         // No triangle within a variable: most cycles of a tournament are
-        // such triangles, so these clauses save most lazy rounds.
-        for x in 0..h.vars.len() {
+        // such triangles, so these clauses save most lazy rounds (up to
+        // TRIANGLE_CLAUSES of them).
+        let mut triangles = 0;
+        'vars: for x in 0..h.vars.len() {
             let ws = h.writes_of(x);
             for (i, &a) in ws.iter().enumerate() {
+                if expired(deadline) {
+                    return None;
+                }
                 for (j, &b) in ws.iter().enumerate().skip(i + 1) {
                     for &c in &ws[j + 1..] {
                         for cycle in [[(a, b), (b, c), (c, a)], [(a, c), (c, b), (b, a)]] {
+                            if triangles == TRIANGLE_CLAUSES {
+                                break 'vars;
+                            }
                             if let Some(clause) = lazy.forbid(&cycle) {
                                 lazy.solver
                                     .add_clause(clause)
                                     .expect("batsat accepts clauses");
+                                triangles += 1;
                             }
                         }
                     }
@@ -83,7 +117,7 @@ impl<'a, 'h> Lazy<'a, 'h> {
                     .expect("batsat accepts clauses");
             }
         }
-        lazy
+        Some(lazy)
     }
 
     /// The clause forbidding all of `pairs` ("x before y") together, or
@@ -195,7 +229,9 @@ impl<'a, 'h> Lazy<'a, 'h> {
 
 /// Completes the saturated order with a SAT solver.
 pub fn complete(sat: &Saturation, pairs: &[(OpId, OpId)], deadline: Option<Instant>) -> Completion {
-    let mut lazy = Lazy::new(sat, pairs);
+    let Some(mut lazy) = Lazy::new(sat, pairs, deadline) else {
+        return Completion::TimedOut;
+    };
     match lazy.solve(&[], deadline) {
         Answer::Sat => Completion::Found {
             order: lazy.order(),
@@ -214,7 +250,7 @@ pub fn kernel(
     pairs: &[(OpId, OpId)],
     deadline: Option<Instant>,
 ) -> Option<usize> {
-    let mut lazy = Lazy::new(sat, pairs);
+    let mut lazy = Lazy::new(sat, pairs, deadline)?;
     if !matches!(lazy.solve(&[], deadline), Answer::Sat) {
         return None;
     }

@@ -102,6 +102,12 @@ impl<'h> Saturation<'h> {
         }
     }
 
+    /// Bytes one [`fork`](Self::fork) holds: two `n×n` bit matrices per graph.
+    pub fn fork_bytes(&self) -> u64 {
+        let n = self.h.n() as u64;
+        self.hb.len() as u64 * 2 * n * n.div_ceil(64) * 8 + 48 * n
+    }
+
     /// The history.
     pub fn history(&self) -> &'h History {
         self.h
@@ -145,7 +151,12 @@ impl<'h> Saturation<'h> {
     /// Runs the worklist to the fixpoint.
     fn run(&mut self) -> Result<(), Conflict> {
         let h = self.h;
+        let mut steps = 0u32;
         while let Some((a, b, rel)) = self.work.pop() {
+            steps = steps.wrapping_add(1);
+            if steps.is_multiple_of(1024) {
+                crate::budget::checkpoint();
+            }
             if rel != Rel::Rw {
                 // a store-order pair: RMW atomicity, then rw edges, then the graphs
                 for &w in &self.rmw_by_source[a] {

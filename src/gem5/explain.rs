@@ -114,5 +114,14 @@ pub fn explain(run: &Run, ing: &Ingested, v: &Violation, transitions: usize) -> 
             }
         }
     }
+    if !ing.protocol_trace && transitions > 0 && run.trace.is_some() {
+        let flags = match run.tester {
+            memconform_parsers::gem5::config::Tester::RubyRandom { .. } => super::DEBUG_FLAGS,
+            _ => "MemTest,ProtocolTrace,RubySequencer",
+        };
+        out.push_str(&format!(
+            "    (no ProtocolTrace lines in {trace}: run gem5 with --debug-flags={flags} to see the protocol's transitions here)\n"
+        ));
+    }
     out
 }

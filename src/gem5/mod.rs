@@ -49,7 +49,15 @@ pub struct Ingested {
     /// the damage, and no verdict of it is a verdict of the run unless the
     /// damage is a cut and the verdict a violation (see `batch`).
     pub damage: Option<tester::Damage>,
+    /// Whether the trace holds ProtocolTrace lines (the explanations list
+    /// protocol transitions only then).
+    pub protocol_trace: bool,
 }
+
+/// The debug flags that give a tester trace everything memconform reads:
+/// the tester's requests and checks, the protocol's transitions, the
+/// sequencers' hits and misses.
+pub const DEBUG_FLAGS: &str = "RubyTest,ProtocolTrace,RubySequencer";
 
 /// Whether `dir` is a gem5 output directory.
 pub fn is_run(dir: &Path) -> bool {
@@ -229,8 +237,7 @@ pub fn read(run: &Run) -> Result<RunTrace, InputError> {
     let Some(trace_path) = &run.trace else {
         return Err(input_error(
             &run.dir,
-            "no debug trace found: run gem5 with --debug-flags=RubyTest --debug-file=trace.txt"
-                .into(),
+            format!("no debug trace found: run gem5 with --debug-flags={DEBUG_FLAGS} --debug-file=trace.txt"),
         ));
     };
     let (trace, kind) =
@@ -376,5 +383,6 @@ pub fn view(run: &Run, t: &RunTrace, real_time: bool) -> Result<Ingested, InputE
         origins,
         notes,
         damage: trace.damage.clone(),
+        protocol_trace: trace.has_protocol_trace,
     })
 }

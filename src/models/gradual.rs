@@ -103,7 +103,8 @@ pub struct Outcome {
     pub kernel: Option<Kernel>,
     /// Why the verdict is unknown.
     pub reason: Option<String>,
-    /// The validator's complaint about the certificate: an internal error.
+    /// An internal error: the validator rejected the certificate, or the
+    /// check panicked.
     pub invalid: Option<String>,
     /// Seconds spent on the checks this outcome needed (shared checks count
     /// for every outcome that needed them).
@@ -225,7 +226,7 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
             }
         }
     }
-    let run = |m: Model| run(h, &lanes, m, opts, deadline, !tried.contains(&m));
+    let run = |m: Model| guarded(m, || run(h, &lanes, m, opts, deadline, !tried.contains(&m)));
     if let Some((s, r)) = &strong {
         memo.insert(*s, r.clone());
     }
@@ -321,13 +322,15 @@ fn zones(h: &History, opts: &Options, deadline: Option<Instant>) -> Run {
         match linearize::decide(h) {
             Ok(order) => {
                 if opts.validate {
-                    r.invalid = validate::store_order(h, StoreModel::Sc, &order).err();
+                    r.invalid = validate::store_order(h, StoreModel::Sc, &order)
+                        .err()
+                        .map(rejected);
                 }
                 r.store_order = Some(StoreOrder::total(h, &order));
             }
             Err(v) => {
                 if opts.validate {
-                    r.invalid = validate::violation(h, &v).err();
+                    r.invalid = validate::violation(h, &v).err().map(rejected);
                 }
                 r.verdict = Verdict::Violation;
                 r.violation = Some(v);
@@ -357,6 +360,30 @@ fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
         store_order: Some(StoreOrder::total(h, &order)),
         seconds: t.elapsed().as_secs_f64(),
         ..Run::consistent(Some(Engine::Ticks))
+    })
+}
+
+/// The validator's reason for rejecting a certificate, as an internal error.
+fn rejected(why: String) -> String {
+    format!("certificate rejected: {why}")
+}
+
+/// Runs one model's check; a panic in it (a bug of memconform's) is this
+/// model's `unknown`, reported as an internal error, and the batch goes on.
+fn guarded(m: Model, f: impl FnOnce() -> Run) -> Run {
+    let t = Instant::now();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        let mut r = Run::consistent(None);
+        r.verdict = Verdict::Unknown;
+        r.reason = Some(format!("internal error: the {m} check panicked"));
+        r.invalid = Some(format!("the {m} check panicked: {what}"));
+        r.seconds = t.elapsed().as_secs_f64();
+        r
     })
 }
 
@@ -412,7 +439,13 @@ fn run<'a>(
                 scale::decide(h, lanes(), m, deadline, opts.max_memory)
             } else {
                 let spec = m.spec(h).expect("a store-order model");
-                decide(h, &spec, opts.engine, deadline)
+                let limits = crate::budget::Limits {
+                    deadline,
+                    memory: opts.max_memory,
+                };
+                // dense saturation and closures stop at their checkpoints
+                crate::budget::within(deadline, || decide(h, &spec, opts.engine, limits))
+                    .unwrap_or_else(crate::complete::Decision::timed_out)
             };
             if m == Model::Pso && path == Path::Sparse && scale::pso_undecided(&d) {
                 r.verdict = Verdict::Unknown;
@@ -438,7 +471,8 @@ fn run<'a>(
                                     .as_ref()
                                     .map_or(Ok(()), |i| validate::interleaving(h, i))
                             })
-                            .err();
+                            .err()
+                            .map(rejected);
                     }
                     r.store_order = Some(StoreOrder::total(h, &order));
                     if opts.kernel && path == Path::Dense {
@@ -451,12 +485,23 @@ fn run<'a>(
                     r.verdict = Verdict::Violation;
                     r.violation = Some(Violation::cycle(Pattern::NoStoreOrder, Vec::new()));
                 }
+                Ok(Completion::OverMemory(what)) => {
+                    r.verdict = Verdict::Unknown;
+                    r.reason = Some(format!(
+                        "{what}: over the {} memory limit (--max-memory); {} unordered write pairs left after saturation",
+                        scale::human(opts.max_memory),
+                        d.unordered_after_saturation
+                    ));
+                }
                 Ok(Completion::TimedOut) => {
                     r.verdict = Verdict::Unknown;
-                    r.reason = Some(crate::budget::reason(&format!(
-                        "timeout: {} unordered write pairs left after saturation",
-                        d.unordered_after_saturation
-                    )));
+                    r.reason = Some(crate::budget::reason(&match d.engine {
+                        Some(_) => format!(
+                            "timeout: {} unordered write pairs left after saturation",
+                            d.unordered_after_saturation
+                        ),
+                        None => "timeout: saturation did not finish".to_string(),
+                    }));
                 }
                 Err(v) => {
                     r.verdict = Verdict::Violation;
@@ -468,7 +513,7 @@ fn run<'a>(
         let checked = if path == Path::Sparse {
             scale::check(h, lanes(), m, deadline)
         } else {
-            Some(m.check(h))
+            crate::budget::within(deadline, || m.check(h))
         };
         match checked {
             Some(Ok(order)) => r.store_order = order,
@@ -479,14 +524,50 @@ fn run<'a>(
             None => {
                 r.verdict = Verdict::Unknown;
                 r.reason = Some(crate::budget::reason(&format!(
-                    "timeout: {m} checked part of its observers"
+                    "timeout: {m} was stopped before it finished"
                 )));
             }
         }
     }
     if let (true, Some(v)) = (opts.validate, &r.violation) {
-        r.invalid = validate::violation(h, v).err();
+        r.invalid = validate::violation(h, v).err().map(rejected);
     }
     r.seconds = t.elapsed().as_secs_f64();
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{history, Memory, Shape};
+
+    /// A panic in a model's check is that model's `unknown` and an internal
+    /// error (exit 3), not the end of the batch.
+    #[test]
+    fn a_panicking_check_is_an_internal_error_of_its_model() {
+        let r = guarded(Model::Tso, || panic!("a bug"));
+        assert_eq!(r.verdict, Verdict::Unknown);
+        assert!(r.reason.as_deref().unwrap().contains("internal error"));
+        assert!(r.invalid.as_deref().unwrap().contains("a bug"));
+    }
+
+    /// Every dense model meets a budget checkpoint inside its loops: under a spent deadline it stops (issue 9, defect 9);
+    /// without one its result is unchanged.
+    #[test]
+    fn dense_checks_stop_inside_their_loops_when_the_budget_is_spent() {
+        let shape = Shape {
+            threads: 8,
+            ops_per_thread: 25,
+            vars: 3,
+            write_ratio: 0.5,
+        };
+        let h = history(Memory::Tso, shape, 7);
+        let spent = Some(Instant::now());
+        for m in Model::EVERY {
+            let stopped = crate::budget::within(spent, || m.check(&h)).is_none();
+            assert!(stopped, "{m}");
+            let free = crate::budget::within(None, || m.check(&h)).expect("no deadline");
+            assert_eq!(free.is_ok(), m.check(&h).is_ok(), "{m}");
+        }
+    }
 }

@@ -30,6 +30,7 @@ pub struct Causality<'a> {
 /// `w′ ≠ w`, `w` a write of `var(r)`, `(r, o) ∈ π*` ⇒ `(w, w′) ∈ hb_o`.
 /// A cycle is a violation (a cycle through an initial write is WriteHBInitRead).
 pub fn local_hb(h: &History, c: &Causality, o: OpId) -> Result<BitMatrix, Violation> {
+    crate::budget::checkpoint();
     let n = h.n();
     let mut past = c.co_inv.row(o).to_vec();
     past[o / 64] |= 1 << (o % 64);

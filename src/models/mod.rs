@@ -115,8 +115,13 @@ impl Model {
     /// `auto` engine and no time limit).
     pub fn check(self, h: &History) -> Checked {
         if let Some(spec) = self.spec(h) {
-            return match crate::complete::decide(h, &spec, crate::complete::Engine::Auto, None)
-                .result
+            return match crate::complete::decide(
+                h,
+                &spec,
+                crate::complete::Engine::Auto,
+                crate::budget::Limits::NONE,
+            )
+            .result
             {
                 Ok(crate::complete::Completion::Found { order, .. }) => {
                     Ok(Some(StoreOrder::total(h, &order)))

@@ -77,10 +77,30 @@ pub struct Row<'a> {
     pub explanation: Cow<'a, str>,
 }
 
+/// A path as text without loss: UTF-8 as it is, each byte that is not
+/// UTF-8 as `\xNN`, and a backslash as `\\` (so the two cannot meet).
+pub fn path_text(p: &Path) -> Cow<'_, str> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = p.as_os_str().as_bytes();
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        if !s.contains('\\') {
+            return Cow::Borrowed(s);
+        }
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// The rows of one checked history.
 pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
     let h = &c.history;
-    let file = file.to_string_lossy();
+    let file = path_text(file);
     let name = printable(h.name.as_deref().unwrap_or_default());
     let (protocol, variant, seed, cpus) = (
         meta(h, "protocol"),
@@ -368,7 +388,9 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
             line.push_str(&format!(" ({u} pairs left by saturation; decided by {by})"));
         }
         line.push_str(&format!("  [{:.3} ms]", r.time_ms));
-        if r.certified == "no" {
+        if r.certified == "no" && r.verdict == "unknown" {
+            line.push_str("  !! internal error (see standard error)");
+        } else if r.certified == "no" {
             line.push_str("  !! certificate rejected by the validator");
         }
         if contradicts_expectation(r) {
@@ -391,6 +413,18 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_are_written_without_loss() {
+        use std::os::unix::ffi::OsStrExt;
+        let text = |b: &[u8]| path_text(Path::new(std::ffi::OsStr::from_bytes(b))).into_owned();
+        assert_eq!(text(b"runs/mi-s7/trace.txt"), "runs/mi-s7/trace.txt");
+        assert_eq!(text("d/é.hist".as_bytes()), "d/é.hist");
+        assert_eq!(text(b"d/\xff.hist"), r"d/\xff.hist");
+        assert_eq!(text(br"d/\xff.hist"), r"d/\\xff.hist");
+        assert_eq!(text(b"d/\xff\x80.hist"), r"d/\xff\x80.hist");
+        assert_eq!(text(b"a\\b"), r"a\\b");
+    }
 
     #[test]
     fn json_rows_are_serde_json_rows() {
