@@ -12,5 +12,6 @@ pub mod gem5;
 pub mod gen;
 pub mod history;
 pub mod models;
+pub mod mutate;
 pub mod relation;
 pub mod report;

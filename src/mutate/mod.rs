@@ -1,0 +1,36 @@
+//! Mutation campaigns: a protocol's SLICC files read structurally
+//! ([`slicc`]), mutated by line-preserving operators ([`ops`]), each mutant
+//! a unified diff with a stable id ([`patch`]); a campaign ([`campaign`])
+//! builds and runs every mutant with the user's own gem5 tree and
+//! commands, in private copies, and says what caught it.
+//! Design: `mutation-design.md` (operators §2, sites §3, identity §5,
+//! runner §6, outcomes §7, reports §8).
+
+use serde::{Deserialize, Serialize};
+
+/// One mutant: a single line-preserving edit of one SLICC file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mutant {
+    /// The first 12 hex digits of the descriptor's SHA-256: stable under
+    /// reformatting and edits elsewhere in the file.
+    pub id: String,
+    /// `<file name>::<site>::<operator>`, e.g.
+    /// `MI_example-cache.sm::transition(M,Fwd_GETX,I)::e_sendData::TDA`.
+    pub descriptor: String,
+    /// The operator's short name (`TDA`, `TSW`, `TNS-stay`, `ADS`, ...).
+    pub op: String,
+    /// `tier1`, `tier2`, `liveness`, `crash` (see `ops`), with tags such as
+    /// `needs:o3` after a `+`.
+    pub class: String,
+    /// The file, relative to the gem5 root (`src/mem/ruby/protocol/...`).
+    pub file: String,
+    /// The first line the edit touches (1-based).
+    pub line: usize,
+    /// The site in words (`transition(M, Fwd_GETX, I)`, `action(e_sendData)`).
+    pub site: String,
+    /// SHA-256 (hex) of the base file the patch applies to.
+    pub base_sha256: String,
+    /// The unified diff against the gem5 root, with its preamble
+    /// (`memconform-mutant: ID`, `site: DESCRIPTOR`, `base-sha256: ...`).
+    pub patch: String,
+}
