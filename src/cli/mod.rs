@@ -1,5 +1,6 @@
 //! The command line: clap definitions and the glue that runs them.
 
+mod campaign;
 mod check;
 mod compare;
 mod gen;

@@ -6,6 +6,8 @@
 //! Design: `mutation-design.md` (operators §2, sites §3, identity §5,
 //! runner §6, outcomes §7, reports §8).
 
+pub mod campaign;
+
 use serde::{Deserialize, Serialize};
 
 /// One mutant: a single line-preserving edit of one SLICC file.
