@@ -1196,6 +1196,7 @@ fn stamps(input: &[u8]) -> Res<'_, Option<(&[u8], usize)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fuzz::mutate_each_byte;
     use crate::hist::{parse_hist, write_hist};
 
     /// The example of the format summary, every line kind with comments.
@@ -1996,36 +1997,6 @@ mod tests {
         );
     }
 
-    /// Calls `f` on mutations of `input`: at each byte, `per` insertions or
-    /// replacements by a byte of `replacements` (an LCG stepping `seed`),
-    /// then the byte's deletion.
-    fn mutate(
-        input: &[u8],
-        per: usize,
-        replacements: &[u8],
-        seed: &mut u64,
-        mut f: impl FnMut(&[u8]),
-    ) {
-        for i in 0..input.len() {
-            for _ in 0..per {
-                *seed = seed
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                let b = replacements[(*seed >> 33) as usize % replacements.len()];
-                let mut bad = input.to_vec();
-                if *seed >> 62 == 0 {
-                    bad.insert(i, b);
-                } else {
-                    bad[i] = b;
-                }
-                f(&bad);
-            }
-            let mut bad = input.to_vec();
-            bad.remove(i);
-            f(&bad);
-        }
-    }
-
     #[test]
     fn corrupted_bytes_never_panic() {
         let inputs = [SUMMARY.as_bytes(), MANUAL.as_bytes()];
@@ -2131,7 +2102,7 @@ mod tests {
         };
         for &sample in samples {
             check(sample);
-            mutate(sample, 16, replacements, &mut seed, |bad| {
+            mutate_each_byte(sample, 16, replacements, &mut seed, |bad| {
                 check(content(bad))
             });
         }
@@ -2161,7 +2132,7 @@ mod tests {
         for input in inputs {
             let [a, b] = both_ways(input);
             assert_eq!(a, b, "{}", String::from_utf8_lossy(input));
-            mutate(input, 6, replacements, &mut seed, |bad| {
+            mutate_each_byte(input, 6, replacements, &mut seed, |bad| {
                 let [x, y] = both_ways(bad);
                 assert_eq!(x, y, "{}", String::from_utf8_lossy(bad));
             });
@@ -2190,7 +2161,7 @@ mod tests {
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         for input in inputs {
             agree(input);
-            mutate(input, 6, replacements, &mut seed, |bad| agree(bad));
+            mutate_each_byte(input, 6, replacements, &mut seed, |bad| agree(bad));
         }
     }
 

@@ -32,9 +32,10 @@
 //! Every history gets the metadata `source=client`, then the header's fields
 //! in order (`threads`, `ops`, `words`, `seed`, `rounds`, ...), then
 //! `cpus` (= `threads`: one thread per simulated CPU), before its own
-//! `@round` line. Positions are those of the whole input.
+//! `@round` line; so a header field must be one: a `.hist` key, `=`, a value
+//! without `#` or control characters. Positions are those of the whole input.
 
-use crate::hist::{parse_hist, RawHistory, RawOpKind};
+use crate::hist::{is_name, parse_hist, RawHistory, RawOpKind};
 use crate::{ParseError, Pos};
 
 /// What every header line starts with (then `v<version>`).
@@ -174,6 +175,16 @@ fn header(rest: &str, line_no: u32, body: usize) -> Result<Header, ParseError> {
             return Err(ParseError {
                 pos: at,
                 msg: format!("empty key or value in client header field `{token}`"),
+            });
+        }
+        // the field becomes the `.hist` metadata line `@key value`
+        if !is_name(key) || value.contains(|c: char| c == '#' || c.is_control()) {
+            return Err(ParseError {
+                pos: at,
+                msg: format!(
+                    "client header field `{token}` is not `key=value` with a `.hist` key \
+                     ([A-Za-z_][A-Za-z0-9_.-]*) and a value without `#` or control characters"
+                ),
             });
         }
         if let Some((_, _, first)) = fields.iter().find(|(k, _, _)| k == key) {
@@ -617,6 +628,25 @@ t1: R(w0,0) W(w0,0x2000000000004) R(w0,0x2000000000004)
         assert!(e.msg.contains("key=value"), "{e}");
         let e = err("# memconform-client v1 threads=0 ops=3 words=2 seed=1 rounds=1\n");
         assert!(e.msg.contains("at least 1"), "{e}");
+    }
+
+    /// Found by `hist_fuzz`: header fields become `.hist` metadata, which
+    /// `write_hist` wrote as lines that read back otherwise (or not at all).
+    #[test]
+    fn rejects_header_fields_that_are_not_hist_metadata() {
+        for (field, bad, col) in [
+            ("writes=50", ",0x1000000000001writes=50", 73),
+            ("writes=50", "w@ites=50", 73),
+            ("stride=1", "stride:=1", 64),
+            ("writes=50", "writes=50#x", 73),
+            // a header line ending in `\r\r\n`
+            ("writes=50\n", "writes=50\r\r\n", 73),
+        ] {
+            let e = err(&TWO_ROUNDS.replacen(field, bad, 1));
+            assert_eq!(e.pos, Pos { line: 1, col }, "{bad:?}: {e}");
+            assert!(e.msg.contains("`.hist` key"), "{e}");
+        }
+        crate::hist::tests::assert_round_trip(&parse_client(TWO_ROUNDS.as_bytes()).unwrap());
     }
 
     #[test]

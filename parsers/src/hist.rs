@@ -11,10 +11,11 @@
 //! ```
 //!
 //! The input is read line by line (`\n` or `\r\n`); `#` starts a comment
-//! anywhere on a line. Each line is one of: blank, `---` (ends a history),
-//! `@key value` (metadata), or `name: op op ...` (a thread). Lines are parsed
-//! with nom over `&str` slices of the input, so positions are byte offsets
-//! into the line and nothing but the tokens' text is copied.
+//! anywhere on a line, and blanks (spaces, tabs, stray `\r`s) around a
+//! line's content are ignored. Each line is one of: blank, `---` (ends a
+//! history), `@key value` (metadata), or `name: op op ...` (a thread). Lines
+//! are parsed with nom over `&str` slices of the input, so positions are
+//! byte offsets into the line and nothing but the tokens' text is copied.
 
 use std::fmt::Write as _;
 
@@ -143,7 +144,9 @@ pub fn parse_hist(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
             Some(hash) => &line[..hash],
             None => line,
         };
-        let content = content.trim_matches([' ', '\t']);
+        // a stray `\r` is a blank too: kept at the end of a name or value,
+        // `write_hist` would end that line in `\r\n`, read back without it
+        let content = content.trim_matches([' ', '\t', '\r']);
         if content.is_empty() {
             continue;
         }
@@ -347,6 +350,11 @@ fn name(input: &str) -> Res<'_, &str> {
         satisfy(|c| c.is_ascii_alphabetic() || c == '_'),
         take_while(|c: char| c.is_ascii_alphanumeric() || "_.-".contains(c)),
     ))(input)
+}
+
+/// Whether `s` is a thread name or an `@` key (`[A-Za-z_][A-Za-z0-9_.-]*`).
+pub(crate) fn is_name(s: &str) -> bool {
+    matches!(name(s), Ok(("", _)))
 }
 
 /// A variable: a hex address `0x1f40` (kept as written) or an identifier.
@@ -607,7 +615,7 @@ fn directive_line<'a>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const LITMUS: &str = concat!(
@@ -616,7 +624,7 @@ mod tests {
     );
 
     /// A file using every feature of the format.
-    const RICH: &str = "# leading comment\n\
+    pub(crate) const RICH: &str = "# leading comment\n\
         \n\
         \x20 @name sb   # c\n\
         @expect sc=no  tso=yes\n\
@@ -656,7 +664,7 @@ mod tests {
 
     /// Asserts `parse_hist(write_hist(hs)) == hs`, positions aside.
     #[track_caller]
-    fn assert_round_trip(hs: &[RawHistory]) {
+    pub(crate) fn assert_round_trip(hs: &[RawHistory]) {
         let text = write_hist(hs);
         let back = parse_hist(text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let strip = |v: &[RawHistory]| {
@@ -1062,6 +1070,22 @@ mod tests {
                 .len(),
             2
         );
+    }
+
+    /// Found by `hist_fuzz`: a `\r` before the line's end (`@name sb \r`,
+    /// `\r\r\n`) stayed in the name, which `write_hist` wrote as `sb\r\n`
+    /// and read back as `sb`.
+    #[test]
+    fn a_stray_cr_is_a_blank() {
+        let src = b"@name sb   \r   # c\r\n@k v\r\r\n\rt0: W(x,1)\r \r\n---\r\r\n";
+        let hs = parse_hist(src).unwrap();
+        assert_eq!(hs.len(), 1);
+        assert_eq!(hs[0].name.as_deref(), Some("sb"));
+        assert_eq!(hs[0].meta, [("k".into(), "v".into(), p(2, 1))]);
+        assert_eq!(hs[0].threads[0].pos, p(3, 2));
+        assert_round_trip(&hs);
+        // inside a line, `\r` is no blank
+        assert_err("t0: W(x,1)\rR(x,1)\n", 1, 11, "whitespace or end of line");
     }
 
     #[test]

@@ -8,9 +8,14 @@
 pub mod axe;
 pub mod client;
 pub mod file;
+#[cfg(any(test, feature = "fuzz"))]
+#[doc(hidden)]
+pub mod fuzz;
 pub mod fx;
 pub mod gem5;
 pub mod hist;
+#[cfg(test)]
+mod hist_fuzz;
 
 /// A 1-based position in a text file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

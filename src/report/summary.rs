@@ -665,6 +665,9 @@ pub fn write_aligned(out: &mut impl Write, lines: &[Vec<String>], left: usize) -
 }
 
 #[cfg(test)]
+mod csv_fuzz;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

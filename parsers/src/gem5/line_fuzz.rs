@@ -6,81 +6,11 @@
 //! `cargo test -p memconform-parsers --release line_fuzz -- --ignored --nocapture`.
 
 use std::ops::ControlFlow;
-use std::panic::catch_unwind;
 
 use super::input::for_each_line;
 use super::memtest::{parse_memtest_atomic_value, parse_memtest_line};
 use super::rubytest::{parse_rubytest_line, RubyTestLine, CHECK_SIZE};
-
-/// A small deterministic generator (xorshift64), for mangling inputs.
-pub(crate) struct XorShift(pub(crate) u64);
-
-impl XorShift {
-    /// The next 64 random bits.
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// A number in `0..n` (0 when n is 0).
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-/// Bytes a damaged line may gain: separators, digits, hex, signs, non-UTF-8.
-const ALPHABET: &[u8] = b" 0123456789abcdefx:,.-[]()\t\r\xff\xc3\x80";
-
-/// Numbers that break ranges: past a byte, past 32 and 64 bits, negative.
-const NUMBERS: [&str; 7] = [
-    "256",
-    "1c3",
-    "4294967296",
-    "18446744073709551616",
-    "99999999999999999999",
-    "-5",
-    "0",
-];
-
-/// One random mutation of `line`: a byte changed, removed or inserted, a cut,
-/// a digit run replaced by an out-of-range number, a piece repeated.
-fn mutate(rng: &mut XorShift, line: &[u8]) -> Vec<u8> {
-    let mut m = line.to_vec();
-    for _ in 0..1 + rng.below(3) {
-        let at = rng.below(m.len() + 1);
-        match rng.below(6) {
-            0 if at < m.len() => m[at] = ALPHABET[rng.below(ALPHABET.len())],
-            1 if at < m.len() => {
-                m.remove(at);
-            }
-            2 => m.truncate(at),
-            3 => {
-                // a run of digits (or hex digits) replaced by a bad number
-                let start = (0..at.min(m.len()))
-                    .rev()
-                    .take_while(|&i| m[i].is_ascii_hexdigit())
-                    .last()
-                    .unwrap_or(at);
-                let end = (at..m.len())
-                    .take_while(|&i| m[i].is_ascii_hexdigit())
-                    .last()
-                    .map_or(at, |i| i + 1);
-                let n = NUMBERS[rng.below(NUMBERS.len())].as_bytes();
-                m.splice(start..end, n.iter().copied());
-            }
-            4 if !m.is_empty() => {
-                let from = rng.below(m.len());
-                let len = rng.below(m.len() - from + 1).min(16);
-                let piece = m[from..from + len].to_vec();
-                m.splice(at..at, piece);
-            }
-            _ => m.insert(at, ALPHABET[rng.below(ALPHABET.len())]),
-        }
-    }
-    m
-}
+use crate::fuzz::{mutate, run, Parsed};
 
 /// Up to `limit` lines of a bundled run's trace that `keep` selects.
 fn real_lines(run: &str, limit: usize, keep: impl Fn(&[u8]) -> bool) -> Vec<Vec<u8>> {
@@ -100,16 +30,8 @@ fn real_lines(run: &str, limit: usize, keep: impl Fn(&[u8]) -> bool) -> Vec<Vec<
     lines
 }
 
-/// What a parser made of a line.
-#[derive(Clone, Copy)]
-enum Read {
-    Other,
-    Accepted,
-    Damage,
-}
-
 /// Parses a RubyTest line and checks the invariants of what it accepts.
-fn rubytest_invariants(line: &[u8]) -> Read {
+fn rubytest_invariants(line: &[u8]) -> Parsed {
     match parse_rubytest_line(line) {
         Ok(Some((_, l))) => {
             match l {
@@ -126,49 +48,27 @@ fn rubytest_invariants(line: &[u8]) -> Read {
                 } => assert!(value <= 255 && u64::from(store_count) <= CHECK_SIZE),
                 _ => {}
             }
-            Read::Accepted
+            Parsed::Accepted
         }
-        Ok(None) => Read::Other,
+        Ok(None) => Parsed::Other,
         Err(d) => {
             assert!(d.col >= 1 && d.col <= line.len() + 1, "{d}");
-            Read::Damage
+            Parsed::Rejected
         }
     }
 }
 
 /// Parses a MemTest line (both entry points; the types carry the ranges).
-fn memtest_invariants(line: &[u8]) -> Read {
+fn memtest_invariants(line: &[u8]) -> Parsed {
     let _ = parse_memtest_atomic_value(line);
     match parse_memtest_line(line) {
-        Ok(Some(_)) => Read::Accepted,
-        Ok(None) => Read::Other,
+        Ok(Some(_)) => Parsed::Accepted,
+        Ok(None) => Parsed::Other,
         Err(d) => {
             assert!(d.col >= 1 && d.col <= line.len() + 1, "{d}");
-            Read::Damage
+            Parsed::Rejected
         }
     }
-}
-
-/// Mutates `count` lines drawn from `lines` and parses each with `check`;
-/// returns [panics, other lines, accepted, damage] (each panic caught).
-fn run(lines: &[Vec<u8>], count: usize, seed: u64, check: fn(&[u8]) -> Read) -> [usize; 4] {
-    let mut rng = XorShift(seed);
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let mut tally = [0; 4];
-    for _ in 0..count {
-        let line = &lines[rng.below(lines.len())];
-        let m = mutate(&mut rng, line);
-        match catch_unwind(|| check(&m)) {
-            Err(_) => {
-                tally[0] += 1;
-                eprintln!("panic on {:?}", String::from_utf8_lossy(&m));
-            }
-            Ok(read) => tally[1 + read as usize] += 1,
-        }
-    }
-    std::panic::set_hook(hook);
-    tally
 }
 
 /// Lines of a bundled run: every tester line (by its message) and one in
@@ -192,15 +92,27 @@ fn fuzz(n: usize) {
             b"failed to initiate",
         ],
     );
-    let ruby = run(&ruby, n, 0x9e37_79b9_7f4a_7c15, rubytest_invariants);
+    let ruby = run(
+        "line_fuzz rubytest",
+        &ruby,
+        n,
+        0x9e37_79b9_7f4a_7c15,
+        mutate,
+        rubytest_invariants,
+    );
     let mem = mixed_lines("memtest-n4", &[b"Initiating ", b"Completing "]);
-    let mem = run(&mem, n, 0x2545_f491_4f6c_dd1d, memtest_invariants);
-    for (name, [panics, other, accepted, damage]) in [("rubytest", ruby), ("memtest", mem)] {
-        eprintln!(
-            "line_fuzz {name}: {n} mutated lines: {panics} panics, {accepted} accepted, {damage} damage, {other} other lines"
-        );
+    let mem = run(
+        "line_fuzz memtest",
+        &mem,
+        n,
+        0x2545_f491_4f6c_dd1d,
+        mutate,
+        memtest_invariants,
+    );
+    for (name, tally) in [("rubytest", ruby), ("memtest", mem)] {
+        eprintln!("line_fuzz {name}: {tally}"); // other: lines of other kinds
     }
-    assert_eq!((ruby[0], mem[0]), (0, 0));
+    assert_eq!((ruby.panics, mem.panics), (0, 0));
 }
 
 #[test]

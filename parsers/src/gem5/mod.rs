@@ -11,6 +11,8 @@ pub mod rubytest;
 pub mod stats;
 
 #[cfg(test)]
+mod file_fuzz;
+#[cfg(test)]
 mod line_fuzz;
 
 /// The repository's real gem5 runs, for tests: the two bundled in `traces/`

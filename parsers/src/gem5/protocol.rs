@@ -462,7 +462,7 @@ mod tests {
         }
     }
 
-    use crate::gem5::line_fuzz::XorShift;
+    use crate::fuzz::XorShift;
 
     /// Every line parser survives every prefix and random damage of real lines.
     #[test]
