@@ -110,6 +110,8 @@ fn settings(root: &Path) -> Settings {
         base_commit: String::new(),
         build: "sh build.sh".into(),
         gem5: "build/TOY/gem5.opt".into(),
+        // a stand-in pre-check: rejects what the stand-in build would
+        precheck: Some("grep -q '^    ok;' src/mem/ruby/protocol/Toy-dir.sm".into()),
         seed_build_dir: None,
         run: "{gem5} -d {outdir} --seed {seed}".into(),
         seeds: vec![1, 2],
@@ -186,6 +188,10 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
         [status(0), status(1), status(2), status(3)],
         [Status::Killed, Status::Survived, Status::Unviable, Status::Timeout]
     );
+    // the build-breaking mutant was stopped by the pre-check, not built
+    assert!(events.iter().any(|e| matches!(e,
+        Event::Built { mutant, ok: false, log_tail, .. }
+            if *mutant == mutants[2].id && log_tail.contains("pre-check"))));
     // MI-5: a stale read (a violation of cc on the real-time view) and
     // gem5's own tester check; the first seed kills, the second is not run
     let runs = &s.runs[&mutants[0].id];

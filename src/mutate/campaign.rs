@@ -37,6 +37,12 @@ pub struct Settings {
     pub build: String,
     /// The binary the build makes, relative to a slot's root.
     pub gem5: String,
+    /// A command run by `sh -c` at a slot's root after a mutant's patch and
+    /// before its build (`{gem5_root}`: the slot), e.g. gem5's own SLICC
+    /// front end (`gem5-configs/slicc_check.py`); a failure makes the
+    /// mutant unviable without a build.
+    #[serde(default)]
+    pub precheck: Option<String>,
     /// A build directory of the user's tree (relative) copied into each
     /// new slot so that its first build is incremental (e.g. `build/NULL`).
     #[serde(default)]
@@ -859,6 +865,29 @@ fn run_mutant(
         })?;
         (o.progress)(&format!("{} {}: unviable (patch)", m.id, m.op));
         return Ok(true);
+    }
+    if let Some(pre) = &s.precheck {
+        let root = slot.root.canonicalize().map_err(|e| io_err(&slot.root, e))?;
+        let pre = fill(pre, &root.join(&s.gem5), &root, &dir, 0, &m.id);
+        let pre_log = dir.join("precheck.log");
+        let (code, secs, stopped) = run_command(&pre, &slot.root, &pre_log, s.build_timeout_s, o.stop)?;
+        if stopped {
+            return Ok(false);
+        }
+        if code != Some(0) {
+            log.push(&Event::Built {
+                mutant: m.id.clone(),
+                ok: false,
+                wall_s: secs,
+                log_tail: format!("the pre-check rejects it: {}", tail(&pre_log, 5)),
+            })?;
+            log.push(&Event::MutantDone {
+                mutant: m.id.clone(),
+                status: Status::Unviable,
+            })?;
+            (o.progress)(&format!("{} {}: unviable (pre-check)", m.id, m.op));
+            return Ok(true);
+        }
     }
     let build_log = dir.join("build.log");
     let (code, secs, stopped) = run_command(&s.build, &slot.root, &build_log, s.build_timeout_s, o.stop)?;
