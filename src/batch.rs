@@ -128,17 +128,28 @@ fn check_history(history: History, models: &[Model], opts: &Options) -> Checked 
 /// order, as soon as its chunk is done: histories are checked `chunk` at a
 /// time in parallel, so memory is bounded by the histories in flight, not the
 /// batch. `stop` (e.g. set by Ctrl-C) ends the batch after the current chunk;
-/// everything delivered before is complete.
+/// everything delivered before is complete. `shard = (k, n)`: only every
+/// n-th unit from the k-th is checked — a unit is a history of a file or a
+/// gem5 run, counted in input order across all files — so n processes
+/// with the same inputs check each unit once (`check --shard`).
+#[allow(clippy::too_many_arguments)]
 pub fn run_batch<'a>(
     files: &'a [PathBuf],
     models: &[Model],
     opts: &Options,
     real_time: bool,
     chunk: usize,
+    shard: (usize, usize),
     stop: &AtomicBool,
     mut sink: impl FnMut(Item<'a>),
 ) {
     let chunk = chunk.max(1);
+    let mut unit = 0usize;
+    let mut mine = || {
+        let m = unit % shard.1.max(1) == shard.0;
+        unit += 1;
+        m
+    };
     let flush = |pending: &mut Vec<(&'a Path, Job)>, sink: &mut dyn FnMut(Item<'a>)| {
         let check = |(file, job): (&'a Path, Job)| match job {
             Job::History(h) => (file, Ok(vec![check_history(*h, models, opts)])),
@@ -166,13 +177,18 @@ pub fn run_batch<'a>(
             return;
         }
         if file.is_dir() {
-            pending.push((file, Job::Run));
+            if mine() {
+                pending.push((file, Job::Run));
+            }
         } else {
             // checked whole, then parsed and validated a history at a time:
             // only the histories in flight are held (an invalid one is
             // reported and skipped)
             let mut stopped = false;
             let streamed = stream_file(file, |h| {
+                if !mine() {
+                    return ControlFlow::Continue(());
+                }
                 match h {
                     Ok(h) => pending.push((file.as_path(), Job::History(Box::new(h)))),
                     Err(e) => {
@@ -193,8 +209,10 @@ pub fn run_batch<'a>(
                 return;
             }
             if let Err(e) = streamed {
-                flush(&mut pending, &mut sink);
-                sink(Item::Error(e));
+                if mine() {
+                    flush(&mut pending, &mut sink);
+                    sink(Item::Error(e));
+                }
                 continue;
             }
         }

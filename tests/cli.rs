@@ -557,3 +557,97 @@ fn the_documented_axe_example_is_read_and_its_impossible_final_is_a_violation() 
     let o = memconform(&["check", p.to_str().unwrap(), "--models", "sc,tso"]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
 }
+
+/// Issue 11: `check --shard K/N` over N processes and `merge` give the
+/// unsharded results, every row once (times aside); merging is idempotent.
+#[test]
+fn sharded_checks_merge_into_the_unsharded_results() {
+    let dir = std::env::temp_dir().join(format!("memconform-cli-shard-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    // 10,000 histories in two files, and a gem5 run (one unit of two views)
+    for (seed, name) in [("0", "a.hist"), ("5000", "b.hist")] {
+        let o = memconform(&[
+            "gen",
+            "--threads",
+            "2",
+            "--ops",
+            "4",
+            "--count",
+            "5000",
+            "--seed",
+            seed,
+            "--memory",
+            "tso",
+            "-o",
+            &d(name),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let run = concat!(env!("CARGO_MANIFEST_DIR"), "/traces/bug-mi5-n4-s1-rich");
+    let inputs = [d("a.hist"), d("b.hist"), run.to_string()];
+    let check = |extra: &[&str], out: &str| {
+        let mut args = vec![
+            "check",
+            "--models",
+            "cc,tso",
+            "--real-time",
+            "-f",
+            "csv",
+            "-o",
+            out,
+        ];
+        args.extend(inputs.iter().map(String::as_str));
+        args.extend(extra);
+        let o = memconform(&args);
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    };
+    check(&[], &d("all.csv"));
+    let n = 4;
+    let parts: Vec<String> = (0..n).map(|k| d(&format!("part-{k}.csv"))).collect();
+    for (k, p) in parts.iter().enumerate() {
+        check(&["--shard", &format!("{k}/{n}")], p);
+    }
+    let mut args = vec!["merge", "-o"];
+    let merged = d("merged.csv");
+    args.push(&merged);
+    args.extend(parts.iter().map(String::as_str));
+    let o = memconform(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // rows without their time column, sorted
+    let rows = |p: &str| {
+        let mut r = csv::Reader::from_path(p).unwrap();
+        let t = r
+            .headers()
+            .unwrap()
+            .iter()
+            .position(|c| c == "time_ms")
+            .unwrap();
+        let mut v: Vec<Vec<String>> = r
+            .records()
+            .map(|rec| {
+                let rec = rec.unwrap();
+                rec.iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != t)
+                    .map(|(_, c)| c.to_string())
+                    .collect()
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let all = rows(&d("all.csv"));
+    assert_eq!(all.len(), (10_000 + 2) * 2, "every history × model once");
+    assert_eq!(rows(&merged), all);
+    // idempotent: a part again changes nothing
+    let again = d("again.csv");
+    let o = memconform(&["merge", "-o", &again, &merged, &parts[0]]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(rows(&again), all);
+    // never over an input
+    let o = memconform(&["merge", "-o", &parts[1], &parts[0], &parts[1]]);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}

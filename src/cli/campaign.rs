@@ -9,17 +9,6 @@ use clap::Args;
 use super::exit;
 use crate::mutate::campaign::{self, Campaign, RunOptions, State, Status};
 
-/// `k/N`: shard k (from 0) of N.
-pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let bad = || format!("`{s}` is not a shard K/N (0 ≤ K < N, e.g. 0/4)");
-    let (k, n) = s.split_once('/').ok_or_else(bad)?;
-    let (k, n): (usize, usize) = (k.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
-    if n == 0 || k >= n {
-        return Err(bad());
-    }
-    Ok((k, n))
-}
-
 #[derive(Args)]
 pub(crate) struct RunArgs {
     /// The campaign directory (made by `mutate init`).
@@ -30,7 +19,7 @@ pub(crate) struct RunArgs {
     pub slots: usize,
     /// Run only shard K of N (mutants by sorted id, every N-th from K):
     /// independent processes, e.g. a Slurm array, each with its own log.
-    #[arg(long, value_parser = parse_shard, default_value = "0/1")]
+    #[arg(long, value_parser = super::parse_shard, default_value = "0/1")]
     pub shard: (usize, usize),
     /// Where the slots live (default: DIR/slots); node-local scratch on a
     /// cluster.
@@ -119,12 +108,14 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
 /// prints the text one. Exit 0 when every mutant is done, 6 while some are
 /// pending.
 pub(crate) fn report(args: &DirArgs) -> i32 {
-    let done = Campaign::open(&args.dir).and_then(|c| {
-        let s = State::of(&c)?;
-        let text = crate::report::mutation::write_all(&s)?;
-        print!("{text}");
-        Ok(s.status.len() == c.mutants.len() && !s.status.values().any(|&st| st == Status::Unknown))
-    });
+    let done =
+        Campaign::open(&args.dir).and_then(|c| {
+            let s = State::of(&c)?;
+            let text = crate::report::mutation::write_all(&s)?;
+            print!("{text}");
+            Ok(s.status.len() == c.mutants.len()
+                && !s.status.values().any(|&st| st == Status::Unknown))
+        });
     match done {
         Ok(true) => exit::CONSISTENT,
         Ok(false) => exit::UNKNOWN,

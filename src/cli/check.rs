@@ -106,6 +106,13 @@ pub struct CheckArgs {
           value_parser = |s: &str| super::parse_count(s, 0, 1_000_000))]
     transitions: usize,
 
+    /// Check only shard K of N (from 0): every N-th unit (a history of a
+    /// file, or a gem5 run) from the K-th, in input order. N processes with
+    /// the same inputs and K = 0..N-1 check each unit once; `memconform
+    /// merge` joins their CSVs.
+    #[arg(long, value_name = "K/N", value_parser = super::parse_shard, default_value = "0/1")]
+    shard: (usize, usize),
+
     /// Skip the independent re-check of every certificate.
     #[arg(long)]
     no_validate: bool,
@@ -300,6 +307,7 @@ pub fn run(args: CheckArgs) -> i32 {
         &opts,
         args.real_time,
         chunk,
+        args.shard,
         &stop,
         |item| {
             let (file, c) = match item {

@@ -4,6 +4,7 @@ mod campaign;
 mod check;
 mod compare;
 mod gen;
+mod merge;
 mod plot;
 mod summarize;
 
@@ -23,6 +24,17 @@ pub(crate) fn parse_count(s: &str, lo: usize, hi: usize) -> Result<usize, String
         Ok(n) if (lo..=hi).contains(&n) => Ok(n),
         _ => Err(format!("`{s}` is not a whole number from {lo} to {hi}")),
     }
+}
+
+/// `k/N`: shard k (from 0) of N.
+pub(crate) fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{s}` is not a shard K/N (0 ≤ K < N, e.g. 0/4)");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (k.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+    if n == 0 || k >= n {
+        return Err(bad());
+    }
+    Ok((k, n))
 }
 
 /// Exit codes scripts can rely on.
@@ -74,6 +86,8 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Draw a figure (time, coverage, detection) from a results CSV as SVG.
     Plot(plot::PlotArgs),
+    /// Join the results CSVs of `check --shard K/N` into one (one row per file, index, model).
+    Merge(merge::MergeArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -85,5 +99,6 @@ pub fn run() -> i32 {
         Command::Summarize(args) => summarize::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Plot(args) => plot::run(args),
+        Command::Merge(args) => merge::run(args),
     }
 }

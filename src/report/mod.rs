@@ -2,6 +2,7 @@
 //! report with certificates.
 
 pub mod compare;
+pub mod merge;
 pub mod mutation;
 pub mod plot;
 pub mod summary;
