@@ -125,3 +125,4 @@ pub(crate) fn report(args: &DirArgs) -> i32 {
         }
     }
 }
+

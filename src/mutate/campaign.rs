@@ -720,13 +720,16 @@ pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
         .filter(|m| !done.contains(m.id.as_str()))
         .collect();
     let slot_dir = o.slot_dir.clone().unwrap_or_else(|| c.dir.join("slots"));
-    // the baseline: the first slot, unmutated
+    // the baseline: the first slot, unmutated (shards running at once may
+    // each run it: the last run of a seed counts)
     let baseline: Vec<(u64, Run)> = events
         .iter()
         .filter_map(|e| match e {
             Event::Baseline { seed, run } => Some((*seed, run.clone())),
             _ => None,
         })
+        .collect::<BTreeMap<u64, Run>>()
+        .into_iter()
         .collect();
     let baseline = if baseline.is_empty() {
         let slot = Slot::prepare(c, slot_dir.join(format!("{k}-0")))?;
@@ -1029,7 +1032,11 @@ impl<'c> State<'c> {
         };
         for e in c.events()? {
             match e {
-                Event::Baseline { seed, run } => s.baseline.push((seed, run)),
+                Event::Baseline { seed, run } => {
+                    // shards running at once may each run it: the last counts
+                    s.baseline.retain(|(b, _)| *b != seed);
+                    s.baseline.push((seed, run));
+                }
                 Event::Built { mutant, wall_s, .. } => {
                     s.build_s.insert(mutant, wall_s);
                 }

@@ -7,6 +7,7 @@
 //! runner §6, outcomes §7, reports §8).
 
 pub mod campaign;
+pub mod slurm;
 
 use serde::{Deserialize, Serialize};
 
