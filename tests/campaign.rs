@@ -5,127 +5,13 @@
 //! run's own output and exit status. What is tested is the runner: slots,
 //! patches, baseline, outcomes, resume, reports — not gem5.
 
-use std::path::{Path, PathBuf};
+mod stand_in;
+
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use memconform::mutate::campaign::{self, Campaign, Event, RunOptions, Settings, State, Status};
-use memconform::mutate::Mutant;
-
-const PROTOCOL_FILE: &str = "src/mem/ruby/protocol/Toy-dir.sm";
-
-/// The stand-in protocol file: what the mutants edit (not SLICC that
-/// anything compiles; the build script only looks for its lines).
-const TOY: &str = "machine(MachineType:Directory, \"toy\") {\n  action(l_queueMemoryWBRequest, \"lq\") {\n    out_msg.DataBlk := in_msg.DataBlk;\n  }\n  action(p_profile, \"p\") {\n    ++counter;\n  }\n  action(b_build, \"b\") {\n    ok;\n  }\n  action(h_hang, \"h\") {\n    go;\n  }\n}\n";
-
-/// The stand-in build: `gem5.opt` replays the MI-5 run when the write-back
-/// data copy is gone, hangs when `go;` is gone; the build fails when `ok;`
-/// is gone. Otherwise it replays the clean run.
-const BUILD: &str = r#"#!/bin/sh
-set -e
-f=src/mem/ruby/protocol/Toy-dir.sm
-grep -q '^    ok;' $f || { echo "error: Toy-dir.sm: ok missing" >&2; exit 1; }
-mkdir -p build/TOY
-run=clean; src="$BUNDLE_clean"
-grep -q '^    out_msg.DataBlk := in_msg.DataBlk;' $f || { run=bug; src="$BUNDLE_bug"; }
-grep -q '^    go;' $f || run=hang
-cat > build/TOY/gem5.opt <<EOF
-#!/bin/sh
-# stand-in for gem5: replays a bundled real run
-out=""; while [ \$# -gt 0 ]; do case "\$1" in -d) out="\$2"; shift;; esac; shift; done
-[ "$run" = hang ] && exec sleep 60
-src="$src"
-cp "\$src"/config.ini "\$src"/trace.txt.gz "\$src"/stats.txt "\$out"/
-cat "\$src"/simout.txt; cat "\$src"/simerr.txt >&2
-exit \$(cat "\$src"/exit-status.txt | tr -dc 0-9)
-EOF
-chmod +x build/TOY/gem5.opt
-"#;
-
-fn sh(dir: &Path, cmd: &str) {
-    let ok = Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(dir)
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "{cmd}");
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
-
-/// A fresh stand-in gem5 tree (a git repository) under `base`.
-fn tree(base: &Path) -> PathBuf {
-    let root = base.join("gem5");
-    std::fs::create_dir_all(root.join("src/mem/ruby/protocol")).unwrap();
-    std::fs::write(root.join(PROTOCOL_FILE), TOY).unwrap();
-    let build = BUILD
-        .replace(
-            "$BUNDLE_clean",
-            &repo()
-                .join("tests/data/gem5/mi_example/clean-n2-s1-rich")
-                .to_string_lossy(),
-        )
-        .replace(
-            "$BUNDLE_bug",
-            &repo().join("traces/bug-mi5-n4-s1-rich").to_string_lossy(),
-        );
-    std::fs::write(root.join("build.sh"), build).unwrap();
-    sh(
-        &root,
-        "git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm base",
-    );
-    root
-}
-
-/// A mutant made the way `mutate` makes them: one edit, as a git diff.
-fn mutant(root: &Path, op: &str, from: &str, to: &str) -> Mutant {
-    let path = root.join(PROTOCOL_FILE);
-    let base = std::fs::read_to_string(&path).unwrap();
-    assert!(base.contains(from));
-    std::fs::write(&path, base.replacen(from, to, 1)).unwrap();
-    let diff = Command::new("git")
-        .args(["diff", "--no-color"])
-        .current_dir(root)
-        .output()
-        .unwrap()
-        .stdout;
-    std::fs::write(&path, &base).unwrap();
-    let descriptor = format!("Toy-dir.sm::{from}::{op}");
-    Mutant {
-        id: campaign::sha256_hex(descriptor.as_bytes())[..12].to_string(),
-        descriptor,
-        op: op.into(),
-        class: "tier1".into(),
-        file: PROTOCOL_FILE.into(),
-        line: base.lines().position(|l| l.contains(from)).unwrap() + 1,
-        site: from.trim().into(),
-        base_sha256: campaign::sha256_hex(base.as_bytes()),
-        patch: String::from_utf8(diff).unwrap(),
-    }
-}
-
-fn settings(root: &Path) -> Settings {
-    Settings {
-        protocol: "MI_example".into(),
-        gem5_root: root.to_path_buf(),
-        base_commit: String::new(),
-        build: "sh build.sh".into(),
-        gem5: "build/TOY/gem5.opt".into(),
-        // a stand-in pre-check: rejects what the stand-in build would
-        precheck: Some("grep -q '^    ok;' src/mem/ruby/protocol/Toy-dir.sm".into()),
-        seed_build_dir: None,
-        run: "{gem5} -d {outdir} --seed {seed}".into(),
-        seeds: vec![1, 2],
-        build_timeout_s: 60,
-        run_timeout_s: Some(2),
-        models: vec!["cc".into(), "sc".into()],
-        all_seeds: false,
-    }
-}
+use memconform::mutate::campaign::{self, Campaign, Event, RunOptions, State, Status};
+use stand_in::{mutant, settings, tree, PROTOCOL_FILE};
 
 #[test]
 fn a_stand_in_campaign_classifies_resumes_and_reports() {
