@@ -125,4 +125,3 @@ pub(crate) fn report(args: &DirArgs) -> i32 {
         }
     }
 }
-

@@ -278,15 +278,28 @@ mod tests {
 
     #[test]
     fn array_parts_stay_below_max_array_size_and_compress_ranges() {
-        assert_eq!(array_parts(&[0, 1, 2, 3], 1001, Some(2)), vec![(0, "0-3%2".into())]);
-        assert_eq!(array_parts(&[3, 7, 8, 9, 12], 1001, None), vec![(0, "3,7-9,12".into())]);
+        assert_eq!(
+            array_parts(&[0, 1, 2, 3], 1001, Some(2)),
+            vec![(0, "0-3%2".into())]
+        );
+        assert_eq!(
+            array_parts(&[3, 7, 8, 9, 12], 1001, None),
+            vec![(0, "3,7-9,12".into())]
+        );
         // 2,500 shards with MaxArraySize 1,000: three parts, ids below 1,000
         let all: Vec<usize> = (0..2500).collect();
         assert_eq!(
             array_parts(&all, 1000, None),
-            vec![(0, "0-999".into()), (1000, "0-999".into()), (2000, "0-499".into())]
+            vec![
+                (0, "0-999".into()),
+                (1000, "0-999".into()),
+                (2000, "0-499".into())
+            ]
         );
-        assert_eq!(array_parts(&[5, 1005], 1000, None), vec![(0, "5".into()), (1000, "5".into())]);
+        assert_eq!(
+            array_parts(&[5, 1005], 1000, None),
+            vec![(0, "5".into()), (1000, "5".into())]
+        );
     }
 
     #[test]
