@@ -11,29 +11,12 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use memconform::mutate::campaign::{self, Campaign, Event, RunOptions, State, Status};
-use stand_in::{mutant, settings, tree, PROTOCOL_FILE};
+use stand_in::{four_mutants, fresh, mutant, settings, PROTOCOL_FILE};
 
 #[test]
 fn a_stand_in_campaign_classifies_resumes_and_reports() {
-    let base = std::env::temp_dir().join(format!("memconform-campaign-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
-    let root = tree(&base);
-    let mutants = vec![
-        // MI-5: the write-back's data copy deleted (replays the real MI-5 run)
-        mutant(
-            &root,
-            "ADS",
-            "    out_msg.DataBlk := in_msg.DataBlk;",
-            "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
-        ),
-        // observer-only: survives
-        mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;"),
-        // does not build
-        mutant(&root, "ADS", "    ok;", "    // [mutant] ok;"),
-        // hangs past the run limit
-        mutant(&root, "ADS", "    go;", "    // [mutant] go;"),
-    ];
+    let (base, root) = fresh("campaign");
+    let mutants = four_mutants(&root);
     let dir = base.join("campaign");
     let c = Campaign::init(&dir, settings(&root), mutants.clone()).unwrap();
     // the user's tree is never written
@@ -136,11 +119,7 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
 
 #[test]
 fn a_patch_for_another_base_file_is_refused_as_unviable() {
-    let base =
-        std::env::temp_dir().join(format!("memconform-campaign-base-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
-    let root = tree(&base);
+    let (base, root) = fresh("campaign-base");
     let mut m = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
     m.base_sha256 = campaign::sha256_hex(b"another file");
     let dir = base.join("campaign");

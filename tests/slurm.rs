@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use memconform::mutate::campaign::{self, Campaign, RunOptions, State};
 use memconform::mutate::slurm::{self, SlurmOptions};
-use stand_in::{mutant, settings, tree};
+use stand_in::{four_mutants, fresh, settings};
 
 /// The kill matrix without its timing columns.
 fn matrix(dir: &Path) -> Vec<Vec<String>> {
@@ -60,21 +60,8 @@ fn a_campaign_as_a_slurm_array_equals_the_local_run_and_resumes_a_lost_shard() {
         );
         return;
     }
-    let base = std::env::temp_dir().join(format!("memconform-slurm-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
-    let root = tree(&base);
-    let mutants = vec![
-        mutant(
-            &root,
-            "ADS",
-            "    out_msg.DataBlk := in_msg.DataBlk;",
-            "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
-        ),
-        mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;"),
-        mutant(&root, "ADS", "    ok;", "    // [mutant] ok;"),
-        mutant(&root, "ADS", "    go;", "    // [mutant] go;"),
-    ];
+    let (base, root) = fresh("slurm");
+    let mutants = four_mutants(&root);
     // on this machine
     let local = base.join("local");
     let c = Campaign::init(&local, settings(&root), mutants.clone()).unwrap();

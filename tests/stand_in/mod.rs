@@ -124,3 +124,32 @@ pub fn settings(root: &Path) -> Settings {
         all_seeds: false,
     }
 }
+
+/// A fresh directory for test `name` with a stand-in tree in it: (the
+/// directory, the tree).
+pub fn fresh(name: &str) -> (PathBuf, PathBuf) {
+    let base = std::env::temp_dir().join(format!("memconform-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let root = tree(&base);
+    (base, root)
+}
+
+/// One mutant of each outcome: killed (MI-5), survived, unviable, timeout.
+pub fn four_mutants(root: &Path) -> Vec<Mutant> {
+    vec![
+        // MI-5: the write-back's data copy deleted (replays the real MI-5 run)
+        mutant(
+            root,
+            "ADS",
+            "    out_msg.DataBlk := in_msg.DataBlk;",
+            "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
+        ),
+        // observer-only: survives
+        mutant(root, "ADS", "    ++counter;", "    // [mutant] ++counter;"),
+        // does not build
+        mutant(root, "ADS", "    ok;", "    // [mutant] ok;"),
+        // hangs past the run limit
+        mutant(root, "ADS", "    go;", "    // [mutant] go;"),
+    ]
+}
