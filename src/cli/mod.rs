@@ -3,6 +3,7 @@
 mod check;
 mod compare;
 mod gen;
+mod mutate;
 mod plot;
 mod summarize;
 
@@ -73,6 +74,8 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Draw a figure (time, coverage, detection) from a results CSV as SVG.
     Plot(plot::PlotArgs),
+    /// Mutation campaigns over gem5 SLICC protocols (`mutate list`).
+    Mutate(mutate::MutateArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -84,5 +87,6 @@ pub fn run() -> i32 {
         Command::Summarize(args) => summarize::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Plot(args) => plot::run(args),
+        Command::Mutate(args) => mutate::run(args),
     }
 }
