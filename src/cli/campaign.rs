@@ -93,6 +93,28 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
         for (name, n) in counts {
             println!("  {name:<10} {n}");
         }
+        let jobs = crate::mutate::slurm::submissions(&c);
+        if let Some(last) = jobs.last() {
+            println!(
+                "slurm: {} submissions; the last: {} shards of {}, arrays {}, merge {}",
+                jobs.len(),
+                last.shards.len(),
+                last.of,
+                last.arrays.join(", "),
+                last.merge
+            );
+            match crate::mutate::slurm::task_states(&c) {
+                Some(states) if states.is_empty() => {
+                    println!("  no task of it is queued or known to sacct")
+                }
+                Some(states) => {
+                    for (task, state) in states {
+                        println!("  {task:<16} {state}");
+                    }
+                }
+                None => println!("  (no squeue or sacct here to ask)"),
+            }
+        }
         Ok(())
     });
     match state {
@@ -121,6 +143,259 @@ pub(crate) fn report(args: &DirArgs) -> i32 {
         Ok(false) => exit::UNKNOWN,
         Err(e) => {
             eprintln!("memconform mutate report: {e}");
+            exit::INPUT_ERROR
+        }
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct InitArgs {
+    /// The campaign directory to create (new or empty).
+    pub dir: PathBuf,
+    /// Your gem5 tree (a git clone): read, never written; slots are
+    /// shared clones of it with your uncommitted changes applied.
+    #[arg(long, value_name = "DIR")]
+    pub gem5_root: PathBuf,
+    /// The protocol to mutate (its `.slicc` under src/mem/ruby/protocol).
+    #[arg(long)]
+    pub protocol: String,
+    /// Your build command, run by `sh -c` at a slot's root, e.g.
+    /// 'scons build/NULL/gem5.opt -j2'.
+    #[arg(long, value_name = "COMMAND")]
+    pub build: String,
+    /// The binary your build makes, relative to the tree, e.g.
+    /// build/NULL/gem5.opt (an .opt or .debug build: .fast has no traces).
+    #[arg(long, value_name = "PATH")]
+    pub gem5: String,
+    /// Your run command, run by `sh -c` at a slot's root, with {gem5} (the
+    /// slot's binary), {gem5_root} (the slot), {outdir}, {seed} and
+    /// {mutant}; it must leave a gem5 output directory with a RubyTest
+    /// trace in {outdir} (see gem5-configs/README.md).
+    #[arg(long, value_name = "TEMPLATE")]
+    pub run: String,
+    /// The seeds each mutant runs, until the first kill (see --all-seeds).
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+    pub seeds: Vec<u64>,
+    /// A build directory of your tree copied into each new slot (cp
+    /// --reflink=auto), so that its builds are incremental, e.g. build/NULL.
+    #[arg(long, value_name = "DIR")]
+    pub seed_build_dir: Option<String>,
+    /// A command run at a slot's root after the patch, before the build
+    /// ({gem5_root}: the slot); a failure makes the mutant unviable, e.g.
+    /// gem5's own SLICC: 'python3 gem5-configs/slicc_check.py --gem5-root
+    /// {gem5_root} --protocol MI_example'.
+    #[arg(long, value_name = "COMMAND")]
+    pub precheck: Option<String>,
+    /// Seconds a build may take.
+    #[arg(long, default_value_t = 3600)]
+    pub build_timeout: u64,
+    /// Seconds a run may take (default: max(60, 3 × the slowest baseline run)).
+    #[arg(long)]
+    pub run_timeout: Option<u64>,
+    /// The models each run is checked against.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "cc,ccv,cm,ccm,wccm,wsc,sc,tso,pso"
+    )]
+    pub models: Vec<String>,
+    /// Run every seed of each mutant (kill rates), not only up to the first kill.
+    #[arg(long)]
+    pub all_seeds: bool,
+    /// Mutant classes (see `mutate list --help`).
+    #[arg(long, value_delimiter = ',', default_value = "tier1")]
+    pub classes: Vec<String>,
+    /// Mutate DMA controllers too.
+    #[arg(long)]
+    pub dma: bool,
+    /// Only the named catalogue mutants (MI-1.., ME-1..), ids as usual.
+    #[arg(long)]
+    pub catalogue: bool,
+    /// Only these mutant ids (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub only: Vec<String>,
+    /// A sample of N mutants, drawn by --sample-seed (the same N and seed
+    /// draw the same mutants).
+    #[arg(long, value_name = "N")]
+    pub sample: Option<usize>,
+    #[arg(long, default_value_t = 0)]
+    pub sample_seed: u64,
+}
+
+/// `mutate init`: generates the mutants and writes the campaign.
+pub(crate) fn init(args: &InitArgs) -> i32 {
+    let mutants = if args.catalogue {
+        crate::mutate::catalogue::catalogue(&args.gem5_root, &args.protocol).map(|named| {
+            named
+                .into_iter()
+                .map(|(name, mut m)| {
+                    m.class = format!("{}+catalogue:{name}", m.class);
+                    m
+                })
+                .collect::<Vec<_>>()
+        })
+    } else {
+        let opts = crate::mutate::Options {
+            classes: args.classes.clone(),
+            include_dma: args.dma,
+        };
+        crate::mutate::ops::generate(&args.gem5_root, &args.protocol, &opts)
+    };
+    let mut mutants = match mutants {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("memconform mutate init: {e}");
+            return exit::INPUT_ERROR;
+        }
+    };
+    if !args.only.is_empty() {
+        let unknown: Vec<&String> = args
+            .only
+            .iter()
+            .filter(|id| !mutants.iter().any(|m| &m.id == *id))
+            .collect();
+        if !unknown.is_empty() {
+            eprintln!(
+                "memconform mutate init: no mutant with id {}",
+                unknown
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            return exit::INPUT_ERROR;
+        }
+        mutants.retain(|m| args.only.contains(&m.id));
+    }
+    if let Some(n) = args.sample {
+        // by the hash of seed and id: the same sample every time
+        let key = |id: &str| campaign::sha256_hex(format!("{}:{id}", args.sample_seed).as_bytes());
+        mutants.sort_by_cached_key(|m| key(&m.id));
+        mutants.truncate(n);
+        mutants.sort_by(|a, b| a.id.cmp(&b.id));
+    }
+    let settings = campaign::Settings {
+        protocol: args.protocol.clone(),
+        gem5_root: args
+            .gem5_root
+            .canonicalize()
+            .unwrap_or_else(|_| args.gem5_root.clone()),
+        base_commit: String::new(),
+        build: args.build.clone(),
+        gem5: args.gem5.clone(),
+        precheck: args.precheck.clone(),
+        seed_build_dir: args.seed_build_dir.clone(),
+        run: args.run.clone(),
+        seeds: args.seeds.clone(),
+        build_timeout_s: args.build_timeout,
+        run_timeout_s: args.run_timeout,
+        models: args.models.clone(),
+        all_seeds: args.all_seeds,
+    };
+    match Campaign::init(&args.dir, settings, mutants) {
+        Ok(c) => {
+            let mut by_op = std::collections::BTreeMap::new();
+            for m in &c.mutants {
+                *by_op.entry(m.op.as_str()).or_insert(0usize) += 1;
+            }
+            eprintln!(
+                "campaign {}: {} mutants of {} ({}), base {}; next: memconform mutate run {}",
+                args.dir.display(),
+                c.mutants.len(),
+                args.protocol,
+                by_op
+                    .iter()
+                    .map(|(op, n)| format!("{op} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                &c.settings.base_commit[..c.settings.base_commit.len().min(12)],
+                args.dir.display()
+            );
+            exit::CONSISTENT
+        }
+        Err(e) => {
+            eprintln!("memconform mutate init: {e}");
+            exit::INPUT_ERROR
+        }
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct SlurmArgs {
+    /// The campaign directory (made by `mutate init`, on a file system the
+    /// nodes share).
+    pub dir: PathBuf,
+    /// Array tasks: each runs one shard (mutants by sorted id, every N-th).
+    #[arg(long, value_parser = |s: &str| super::parse_count(s, 1, 1_000_000))]
+    pub shards: usize,
+    /// At most M tasks at once (`--array=...%M`): spares the shared file
+    /// system and your fair share.
+    #[arg(long, value_name = "M")]
+    pub throttle: Option<usize>,
+    #[arg(long)]
+    pub partition: Option<String>,
+    /// A task's time limit, in Slurm's format (e.g. 8:00:00): a shard's
+    /// mutants × (build + seeds × run).
+    #[arg(long)]
+    pub time: Option<String>,
+    #[arg(long, default_value_t = 2)]
+    pub cpus_per_task: usize,
+    /// Submit only the shards with mutants not done (after failed or
+    /// cancelled tasks); the same --shards as before.
+    #[arg(long)]
+    pub resume: bool,
+    /// The cluster's MaxArraySize (default: from `scontrol show config`,
+    /// else 1001).
+    #[arg(long)]
+    pub max_array_size: Option<usize>,
+}
+
+/// The cluster's MaxArraySize, from `scontrol show config`.
+fn max_array_size() -> Option<usize> {
+    let o = std::process::Command::new("scontrol")
+        .args(["show", "config"])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .find(|l| l.trim_start().starts_with("MaxArraySize"))
+        .and_then(|l| l.split('=').nth(1))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// `mutate slurm`: writes the scripts and submits the array and the merge job.
+pub(crate) fn slurm(args: &SlurmArgs) -> i32 {
+    let c = match Campaign::open(&args.dir) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("memconform mutate slurm: {e}");
+            return exit::INPUT_ERROR;
+        }
+    };
+    let o = crate::mutate::slurm::SlurmOptions {
+        shards: args.shards,
+        throttle: args.throttle,
+        partition: args.partition.clone(),
+        time: args.time.clone(),
+        cpus_per_task: args.cpus_per_task,
+        resume: args.resume,
+        max_array_size: args.max_array_size.or_else(max_array_size).unwrap_or(1001),
+        memconform: std::env::current_exe().unwrap_or_else(|_| "memconform".into()),
+        sbatch: "sbatch".into(),
+    };
+    match crate::mutate::slurm::submit(&c, &o) {
+        Ok(s) => {
+            println!(
+                "submitted {} shards of {} as array job(s) {}; the reports: job {} (after them)",
+                s.shards.len(),
+                s.of,
+                s.arrays.join(", "),
+                s.merge
+            );
+            exit::CONSISTENT
+        }
+        Err(e) => {
+            eprintln!("memconform mutate slurm: {e}");
             exit::INPUT_ERROR
         }
     }

@@ -5,6 +5,7 @@ mod check;
 mod compare;
 mod gen;
 mod merge;
+mod mutate;
 mod plot;
 mod summarize;
 
@@ -88,6 +89,8 @@ enum Command {
     Plot(plot::PlotArgs),
     /// Join the results CSVs of `check --shard K/N` into one (one row per file, index, model).
     Merge(merge::MergeArgs),
+    /// Mutation campaigns over gem5 SLICC protocols: list, init, run, status, report, slurm.
+    Mutate(mutate::MutateArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -100,5 +103,6 @@ pub fn run() -> i32 {
         Command::Compare(args) => compare::run(args),
         Command::Plot(args) => plot::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Mutate(args) => mutate::run(args),
     }
 }

@@ -37,3 +37,60 @@ pub struct Mutant {
     /// (`memconform-mutant: ID`, `site: DESCRIPTOR`, `base-sha256: ...`).
     pub patch: String,
 }
+
+pub mod catalogue;
+pub mod listing;
+pub mod ops;
+pub mod patch;
+pub mod slicc;
+
+pub use ops::{generate, Options};
+
+use std::fmt;
+
+/// Why mutants could not be generated.
+#[derive(Debug)]
+pub enum Error {
+    /// A protocol file that cannot be found, read or parsed (syntax errors
+    /// carry `file:line:col`).
+    Load(slicc::LoadError),
+    /// A catalogue entry that names no site of the parsed files.
+    Catalogue(String),
+    /// An edit that broke its own invariants (line count, unique ids): a bug.
+    Internal(String),
+}
+
+impl fmt::Display for Error {
+    /// The load error, or the message.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Load(e) => e.fmt(f),
+            Error::Catalogue(m) | Error::Internal(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<slicc::LoadError> for Error {
+    /// A load error as a generation error.
+    fn from(e: slicc::LoadError) -> Self {
+        Error::Load(e)
+    }
+}
+
+/// The SHA-256 of `bytes` in lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// A mutant's id: the first 12 hex digits of its descriptor's SHA-256.
+pub fn mutant_id(descriptor: &str) -> String {
+    sha256_hex(descriptor.as_bytes())[..12].to_string()
+}

@@ -1,0 +1,235 @@
+//! The hand-picked bugs (`gem5-formats.md` §9) as named mutants: each entry
+//! is an operator and a site, resolved against the parsed files, so the
+//! catalogue's patches are the generator's own and keep their ids.
+
+use std::path::Path;
+
+use super::ops::{self, statement_key};
+use super::slicc::{self, Protocol};
+use super::{Error, Mutant};
+
+/// Where a catalogue entry edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Site {
+    /// A transition header (normalised, `transition(M,{Replacement,Inv},MI)`)
+    /// and the operator's operand (`x_copyDataFromCacheToTBE`,
+    /// `u_writeDataToCache<->sx_store_hit`, `I->stay`).
+    Transition {
+        header: &'static str,
+        operand: &'static str,
+    },
+    /// A statement of an action: its kind (`assign`, `enqueue`, ...) and text
+    /// (the first occurrence in the action).
+    Statement {
+        action: &'static str,
+        kind: &'static str,
+        text: &'static str,
+    },
+}
+
+/// One catalogue entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub name: &'static str,
+    pub protocol: &'static str,
+    pub file: &'static str,
+    pub site: Site,
+    pub op: &'static str,
+    /// The expected symptom, in a few words.
+    pub symptom: &'static str,
+}
+
+/// The catalogue: MI-1..6 (MI_example) and ME-1..7 (MESI_Two_Level).
+pub const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "MI-1",
+        protocol: "MI_example",
+        file: "MI_example-cache.sm",
+        site: Site::Transition {
+            header: "transition(IM,Data,M)",
+            operand: "u_writeDataToCache<->sx_store_hit",
+        },
+        op: "TSW",
+        symptom: "the fill overwrites the store: every store miss is lost",
+    },
+    Entry {
+        name: "MI-2",
+        protocol: "MI_example",
+        file: "MI_example-cache.sm",
+        site: Site::Transition {
+            header: "transition(IS,Data,M)",
+            operand: "u_writeDataToCache<->rx_load_hit",
+        },
+        op: "TSW",
+        symptom: "the load returns the stale copy or zeros",
+    },
+    Entry {
+        name: "MI-3",
+        protocol: "MI_example",
+        file: "MI_example-cache.sm",
+        site: Site::Transition {
+            header: "transition(M,{Replacement,Inv},MI)",
+            operand: "x_copyDataFromCacheToTBE",
+        },
+        op: "TDA",
+        symptom: "a writeback racing a forwarded GETX sends the zero TBE: lost writes",
+    },
+    Entry {
+        name: "MI-4",
+        protocol: "MI_example",
+        file: "MI_example-cache.sm",
+        site: Site::Transition {
+            header: "transition(M,Fwd_GETX,I)",
+            operand: "I->stay",
+        },
+        op: "TNS-stay",
+        symptom: "two owners: stale reads and lost writes, later a deadlock",
+    },
+    Entry {
+        name: "MI-5",
+        protocol: "MI_example",
+        file: "MI_example-dir.sm",
+        site: Site::Statement {
+            action: "l_queueMemoryWBRequest",
+            kind: "assign",
+            text: "out_msg.DataBlk := in_msg.DataBlk;",
+        },
+        op: "ADS",
+        symptom: "writebacks store zeros: reads after an eviction return 0",
+    },
+    Entry {
+        name: "MI-6",
+        protocol: "MI_example",
+        file: "MI_example-cache.sm",
+        site: Site::Transition {
+            header: "transition(M,Store)",
+            operand: "s_store_hit<->p_profileHit",
+        },
+        op: "TSW",
+        symptom: "none: the CAV'19 swap, an equivalent-mutant control (p_profileHit only profiles)",
+    },
+    Entry {
+        name: "ME-1",
+        protocol: "MESI_Two_Level",
+        file: "MESI_Two_Level-L1cache.sm",
+        site: Site::Transition {
+            header: "transition(IS,Data_all_Acks,S)",
+            operand: "u_writeDataToL1Cache<->hx_load_hit",
+        },
+        op: "TSW",
+        symptom: "stale read from the invalidated I-state copy",
+    },
+    Entry {
+        name: "ME-2",
+        protocol: "MESI_Two_Level",
+        file: "MESI_Two_Level-L1cache.sm",
+        site: Site::Transition {
+            header: "transition(IM,Data_all_Acks,M)",
+            operand: "u_writeDataToL1Cache<->hhx_store_hit",
+        },
+        op: "TSW",
+        symptom: "lost write on every GETX miss with no sharers",
+    },
+    Entry {
+        name: "ME-3",
+        protocol: "MESI_Two_Level",
+        file: "MESI_Two_Level-L1cache.sm",
+        site: Site::Transition {
+            header: "transition(S,Inv,I)",
+            operand: "I->stay",
+        },
+        op: "TNS-stay",
+        symptom: "the copy is kept after the ack: stale reads, then an invalid transition",
+    },
+    Entry {
+        name: "ME-4",
+        protocol: "MESI_Two_Level",
+        file: "MESI_Two_Level-L1cache.sm",
+        site: Site::Transition {
+            header: "transition(SM,Inv,IM)",
+            operand: "forward_eviction_to_cpu",
+        },
+        op: "TDA",
+        symptom: "SE + O3 only: loads reorder (MTraceCheck bug 1)",
+    },
+    Entry {
+        name: "ME-5",
+        protocol: "MESI_Two_Level",
+        file: "MESI_Two_Level-L2cache.sm",
+        site: Site::Transition {
+            header: "transition(SS,{L1_GETS,L1_GET_INSTR})",
+            operand: "nn_addSharer",
+        },
+        op: "TDA",
+        symptom: "an untracked sharer is never invalidated: stale reads",
+    },
+    Entry {
+        name: "ME-6",
+        protocol: "MESI_Two_Level",
+        file: "MESI_Two_Level-L2cache.sm",
+        site: Site::Transition {
+            header: "transition(MT,L1_PUTX,M)",
+            operand: "mr_writeDataToCacheFromRequest",
+        },
+        op: "TDA",
+        symptom: "the dirty writeback is dropped: stale data served later",
+    },
+    Entry {
+        name: "ME-7",
+        protocol: "MESI_Two_Level",
+        file: "MESI_Two_Level-L2cache.sm",
+        site: Site::Transition {
+            header: "transition(MT_IB,{WB_Data,WB_Data_clean},SS)",
+            operand: "m_writeDataToCache",
+        },
+        op: "TDA",
+        symptom: "L2 keeps the pre-downgrade data: stale GETS, lost bytes",
+    },
+];
+
+/// The whitespace- and comment-free form of a statement's text.
+fn compact(text: &str) -> String {
+    match slicc::lex("<catalogue>", text) {
+        Ok(tokens) => tokens.iter().map(|t| &text[t.start..t.end]).collect(),
+        Err(_) => text.split_whitespace().collect(),
+    }
+}
+
+/// The entry's descriptor, as the generator writes it.
+pub fn descriptor(e: &Entry) -> String {
+    match e.site {
+        Site::Transition { header, operand } => {
+            format!("{}::{header}::{operand}::{}", e.file, e.op)
+        }
+        Site::Statement { action, kind, text } => format!(
+            "{}::action({action})::{}::{}",
+            e.file,
+            statement_key(kind, &compact(text), 0),
+            e.op
+        ),
+    }
+}
+
+/// The catalogue's mutants for a loaded protocol, as (name, mutant); an
+/// entry that names no generated site is an error naming it.
+pub fn resolve(p: &Protocol) -> Result<Vec<(String, Mutant)>, Error> {
+    let all = ops::candidates(p, true);
+    let mut out = Vec::new();
+    for e in ENTRIES.iter().filter(|e| e.protocol == p.name) {
+        let d = descriptor(e);
+        let Some(c) = all.iter().find(|c| c.descriptor == d) else {
+            return Err(Error::Catalogue(format!(
+                "catalogue entry {} does not resolve in {}: no site {d}",
+                e.name, p.name
+            )));
+        };
+        out.push((e.name.to_string(), ops::materialize(p, c)?));
+    }
+    Ok(out)
+}
+
+/// Loads `protocol` (gem5 root or protocol directory) and resolves its
+/// catalogue entries (see [`resolve`]).
+pub fn catalogue(path: &Path, protocol: &str) -> Result<Vec<(String, Mutant)>, Error> {
+    resolve(&slicc::load_protocol(path, protocol)?)
+}

@@ -1,0 +1,902 @@
+//! Mutation operators and patches on the hand-written Tiny protocol: counts,
+//! line preservation, stable and unique ids, patches that `git apply` and
+//! `patch -p1` accept, refusals of a different base, the catalogue, the
+//! command line; with GEM5_ROOT, the four gem5 protocols (counts, the
+//! catalogue) and SLICC's own verdict on mutants.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use memconform::mutate::patch::{self, PatchError};
+use memconform::mutate::{catalogue, generate, ops, slicc, Mutant, Options};
+
+fn tiny_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/slicc/tiny")
+}
+
+fn all_classes() -> Options {
+    Options {
+        classes: vec!["all".into()],
+        include_dma: true,
+    }
+}
+
+/// A fresh temporary directory.
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("memconform-mutate-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Copies the Tiny protocol's files into `dir`.
+fn copy_tiny(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    for e in std::fs::read_dir(tiny_dir()).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+    }
+}
+
+/// Counts per (operator, class before any tag).
+fn counts(ms: &[Mutant]) -> BTreeMap<(String, String), usize> {
+    let mut c = BTreeMap::new();
+    for m in ms {
+        let class = m.class.split('+').next().unwrap().to_string();
+        *c.entry((m.op.clone(), class)).or_insert(0) += 1;
+    }
+    c
+}
+
+#[test]
+fn tiny_counts_per_operator_and_class() {
+    let ms = generate(&tiny_dir(), "Tiny", &all_classes()).unwrap();
+    let c = counts(&ms);
+    let got = |op: &str, class: &str| c.get(&(op.into(), class.into())).copied().unwrap_or(0);
+    // TDA: one per action of every transition; pops are liveness, profiling
+    // is equivalent, the stall actions belong to STD
+    let tda: usize = ["tier1", "liveness", "equivalent"]
+        .iter()
+        .map(|k| got("TDA", k))
+        .sum();
+    assert_eq!(tda, 44, "{c:?}");
+    assert_eq!(
+        (
+            got("TDA", "tier1"),
+            got("TDA", "liveness"),
+            got("TDA", "equivalent")
+        ),
+        (27, 15, 2)
+    );
+    assert_eq!(got("STD", "liveness"), 3); // z_stall, stall_and_wait, recycle
+                                           // TSW: adjacent pairs; a conflict makes it tier1, a pop before a peek or
+                                           // a use before an allocation makes it crash
+    assert_eq!(
+        (
+            got("TSW", "tier1"),
+            got("TSW", "crash"),
+            got("TSW", "equivalent")
+        ),
+        (3, 6, 20)
+    );
+    assert_eq!(got("TNS-stay", "tier1"), 7);
+    assert_eq!(got("TNS-sibling", "tier2"), 8);
+    assert_eq!(
+        (
+            got("ADS", "tier1"),
+            got("ADS", "liveness"),
+            got("ADS", "crash"),
+            got("ADS", "equivalent")
+        ),
+        (71, 7, 1, 22)
+    );
+    assert_eq!(got("MTR", "tier1"), 5); // GET<->PUT in the cache, FWD<->WB_ACK in the directory
+    assert_eq!((got("BFL", "tier1"), got("BFL", "equivalent")), (4, 1));
+    assert_eq!(got("ERT", "tier1"), 2);
+    assert_eq!(got("CNG", "tier2"), 5);
+    // the default: tier 1 without the DMA controller
+    let default = generate(&tiny_dir(), "Tiny", &Options::default()).unwrap();
+    assert!(default.iter().all(|m| m.class.starts_with("tier1")));
+    assert!(default.iter().all(|m| !m.file.contains("dma")));
+    let tier1_all = ms.iter().filter(|m| m.class.starts_with("tier1")).count();
+    assert_eq!(default.len(), tier1_all);
+    // the O3-only code is tagged
+    let o3: Vec<&str> = default
+        .iter()
+        .filter(|m| m.class == "tier1+needs:o3")
+        .map(|m| m.descriptor.as_str())
+        .collect();
+    assert_eq!(o3.len(), 3, "{o3:?}");
+    assert!(
+        o3.contains(&"Tiny-cache.sm::transition({M},{Replacement,Fwd},MI)::f_forwardEviction::TDA")
+    );
+}
+
+#[test]
+fn specific_sites_get_the_classes_of_the_design() {
+    let ms = generate(&tiny_dir(), "Tiny", &all_classes()).unwrap();
+    let class = |d: &str| {
+        ms.iter()
+            .find(|m| m.descriptor == d)
+            .unwrap_or_else(|| panic!("no {d}"))
+            .class
+            .clone()
+    };
+    let cache = "Tiny-cache.sm::";
+    // the fill and the store hit both write the block: a real swap
+    assert_eq!(
+        class(&format!(
+            "{cache}transition(IM,Data,M)::u_writeData<->s_storeHit::TSW"
+        )),
+        "tier1"
+    );
+    // popping before the peek
+    assert_eq!(
+        class(&format!(
+            "{cache}transition(MI,Fwd)::e_sendData<->o_popForwardQueue::TSW"
+        )),
+        "crash"
+    );
+    // using the TBE before allocating it
+    assert_eq!(
+        class(&format!(
+            "{cache}transition({{M}},{{Replacement,Fwd}},MI)::v_allocateTBE<->x_copyToTBE::TSW"
+        )),
+        "crash"
+    );
+    // a wakeup may put an older message at the head of a queue
+    assert_eq!(
+        class(&format!(
+            "{cache}transition(IM,Data,M)::n_popResponseQueue<->k_wakeUp::TSW"
+        )),
+        "tier1"
+    );
+    // independent actions
+    assert_eq!(
+        class(&format!(
+            "{cache}transition(I,Load,IM)::v_allocateTBE<->i_allocateBlock::TSW"
+        )),
+        "equivalent"
+    );
+    // profiling only
+    assert_eq!(
+        class(&format!("{cache}transition(I,Load,IM)::p_profileMiss::TDA")),
+        "equivalent"
+    );
+    // deleting a pop deadlocks
+    assert_eq!(
+        class(&format!(
+            "{cache}transition(I,Load,IM)::m_popMandatoryQueue::TDA"
+        )),
+        "liveness"
+    );
+    // the second of two identical assignments, an unused action
+    let key = |text: &str, occ| ops::statement_key("assign", text, occ);
+    assert_eq!(
+        class(&format!(
+            "{cache}action(s_storeHit)::{}::ADS",
+            key("cache_entry.Dirty:=true;", 1)
+        )),
+        "equivalent"
+    );
+    assert_eq!(
+        class(&format!(
+            "{cache}action(s_storeHit)::{}::ADS",
+            key("cache_entry.Dirty:=true;", 0)
+        )),
+        "tier1"
+    );
+    assert_eq!(
+        class(&format!(
+            "{cache}action(q_unused)::{}::ADS",
+            key("tbe.Dirty:=false;", 0)
+        )),
+        "equivalent"
+    );
+    // deleting check_allocate
+    assert_eq!(
+        class(&format!(
+            "{cache}action(v_allocateTBE)::{}::ADS",
+            ops::statement_key("check_allocate", "check_allocate(TBEs);", 0)
+        )),
+        "crash"
+    );
+    // no declaration that a later statement uses is ever deleted
+    let decl = |text: &str| {
+        format!(
+            "{cache}action(x_copyToTBE)::{}::ADS",
+            ops::statement_key("decl", text, 0)
+        )
+    };
+    assert!(!ms
+        .iter()
+        .any(|m| m.descriptor == decl("DataBlockdata:=cache_entry.DataBlk;")));
+    assert!(!ms
+        .iter()
+        .any(|m| m.descriptor == decl("booldirty:=cache_entry.Dirty;")));
+    assert_eq!(class(&decl("intspare:=0;")), "tier1");
+    // z_stall transitions: only STD
+    assert!(!ms
+        .iter()
+        .any(|m| m.descriptor.contains("transition({IM,MI},{Load,Store})") && m.op != "STD"));
+}
+
+#[test]
+fn mutants_keep_every_line_and_still_parse() {
+    let p = slicc::load_protocol(&tiny_dir(), "Tiny").unwrap();
+    let ms = ops::generate_from(&p, &all_classes()).unwrap();
+    assert!(ms.len() > 150);
+    for m in &ms {
+        let f = p.files.iter().find(|f| f.rel_path == m.file).unwrap();
+        let mutated =
+            patch::mutated_text(&f.text, m).unwrap_or_else(|e| panic!("{}: {e}", m.descriptor));
+        assert_ne!(mutated, f.text, "{}", m.descriptor);
+        assert_eq!(
+            mutated.lines().count(),
+            f.text.lines().count(),
+            "{}",
+            m.descriptor
+        );
+        // the edit starts on the mutant's line, and nothing before it moved
+        let first_diff = f
+            .text
+            .lines()
+            .zip(mutated.lines())
+            .position(|(a, b)| a != b)
+            .unwrap();
+        assert_eq!(first_diff + 1, m.line, "{}", m.descriptor);
+        slicc::parse_sm(&f.name, &f.rel_path, mutated.clone())
+            .unwrap_or_else(|e| panic!("{} does not parse: {e}\n{}", m.descriptor, m.patch));
+        assert!(m.patch.starts_with(&format!(
+            "memconform-mutant: {}\nsite: {}\nbase-sha256: {}\n--- a/{}\n+++ b/{}\n@@ -",
+            m.id, m.descriptor, m.base_sha256, m.file, m.file
+        )));
+    }
+}
+
+#[test]
+fn deletions_comment_whole_lines_and_edit_partial_lines_in_place() {
+    let ms = generate(&tiny_dir(), "Tiny", &all_classes()).unwrap();
+    let patch_of = |d: &str| ms.iter().find(|m| m.descriptor == d).unwrap().patch.clone();
+    let p = patch_of("Tiny-cache.sm::transition({M},{Replacement,Fwd},MI)::x_copyToTBE::TDA");
+    assert!(
+        p.contains("\n-    x_copyToTBE;\n+    // [mutant] x_copyToTBE;\n"),
+        "{p}"
+    );
+    let p = patch_of("Tiny-cache.sm::transition(I,Store,IM)::i_allocateBlock::TDA");
+    assert!(
+        p.contains("\n-    v_allocateTBE; i_allocateBlock; a_issueGet; m_popMandatoryQueue;\n+    v_allocateTBE;  a_issueGet; m_popMandatoryQueue;\n"),
+        "{p}"
+    );
+    let p = patch_of("Tiny-cache.sm::transition(I,Fwd)::o_popForwardQueue::TDA");
+    assert!(p.contains("\n+  transition(I, Fwd) {}\n"), "{p}");
+    let p = patch_of("Tiny-cache.sm::transition({M},{Replacement,Fwd},MI)::MI->stay::TNS-stay");
+    assert!(p.contains("\n-  transition({M}, {Replacement, Fwd},\n-             MI) {\n+  transition({M}, {Replacement, Fwd}\n+) {\n"), "{p}");
+    let p = patch_of("Tiny-cache.sm::transition(IM,Data,M)::u_writeData<->s_storeHit::TSW");
+    assert!(
+        p.contains("\n-    u_writeData;\n-    s_storeHit;\n+    s_storeHit;\n+    u_writeData;\n"),
+        "{p}"
+    );
+    // a whole enqueue block, every line commented
+    let d = format!(
+        "Tiny-cache.sm::action(a_issueGet)::{}::ADS",
+        ops::statement_key(
+            "enqueue",
+            "enqueue(requestNetwork_out,TinyRequestMsg,latency)",
+            0
+        )
+    );
+    let p = patch_of(&d);
+    assert!(
+        p.contains("+    // [mutant] enqueue(requestNetwork_out, TinyRequestMsg, latency) {\n"),
+        "{p}"
+    );
+    assert!(
+        p.contains("+      // [mutant] out_msg.Destination.add(mapAddressToMachine(address,\n"),
+        "{p}"
+    );
+    assert!(p.contains(" // [mutant] MachineType:Directory));\n"), "{p}");
+    assert!(p.contains("+    // [mutant] }\n"), "{p}");
+    // a statement followed by a block comment on its line: removed in place
+    let d = format!(
+        "Tiny-cache.sm::action(e_sendData)::{}::ADS",
+        ops::statement_key("assign", "out_msg.DataBlk:=cache_entry.DataBlk;", 0)
+    );
+    let p = patch_of(&d);
+    assert!(p.contains("\n+            /* from the cache */\n"), "{p}");
+    // negation, retargeting, a new message type, a flipped boolean
+    let cng = ms
+        .iter()
+        .find(|m| m.op == "CNG" && m.site == "action(i_allocateBlock)")
+        .unwrap();
+    assert!(
+        cng.patch
+            .contains("\n+    if (!(is_invalid(cache_entry))) {\n"),
+        "{}",
+        cng.patch
+    );
+    let ert = ms
+        .iter()
+        .find(|m| m.op == "ERT" && m.site == "action(a_issueGet)")
+        .unwrap();
+    assert!(ert
+        .patch
+        .contains("\n+    enqueue(retryNetwork_out, TinyRequestMsg, latency) {\n"));
+    let mtr = ms
+        .iter()
+        .find(|m| m.op == "MTR" && m.site == "action(b_issuePut)")
+        .unwrap();
+    assert!(mtr
+        .patch
+        .contains("\n+      out_msg.Type := TinyRequestType:GET;\n"));
+    let bfl = ms
+        .iter()
+        .find(|m| m.op == "BFL" && m.site == "action(e_sendData)")
+        .unwrap();
+    assert!(bfl.patch.contains("\n+        out_msg.Dirty := false;\n"));
+}
+
+#[test]
+fn ids_are_unique_and_stable_under_reformatting_and_edits_elsewhere() {
+    let base = generate(&tiny_dir(), "Tiny", &all_classes()).unwrap();
+    let ids: HashSet<&str> = base.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids.len(), base.len(), "duplicate ids");
+    let descriptors: HashSet<&str> = base.iter().map(|m| m.descriptor.as_str()).collect();
+    assert_eq!(descriptors.len(), base.len());
+    for m in &base {
+        assert_eq!(m.id, memconform::mutate::mutant_id(&m.descriptor));
+        assert_eq!(m.id.len(), 12);
+    }
+    // reformatted: a header comment, tabs for indentation, blank lines,
+    // a header joined onto one line
+    let dir = temp_dir("reformat");
+    copy_tiny(&dir);
+    let cache = dir.join("Tiny-cache.sm");
+    let text = std::fs::read_to_string(&cache).unwrap();
+    let reformatted = format!(
+        "// a new header comment\n// over two lines\n\n{}",
+        text.replace(
+            "{Replacement, Fwd},\n             MI)",
+            "{Replacement,Fwd},MI)"
+        )
+        .replace("\n    ", "\n\t")
+        .replace("\n  action(", "\n\n  action(")
+    );
+    assert_ne!(reformatted, text);
+    std::fs::write(&cache, &reformatted).unwrap();
+    let after = generate(&dir, "Tiny", &all_classes()).unwrap();
+    let ids_after: HashSet<&str> = after.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids, ids_after, "ids changed under reformatting");
+    // an edit of one statement changes only that statement's mutants
+    let edited = reformatted.replacen(
+        "out_msg.MessageSize := MessageSizeType:Control;",
+        "out_msg.MessageSize := MessageSizeType:Data;",
+        1,
+    );
+    std::fs::write(&cache, &edited).unwrap();
+    let after = generate(&dir, "Tiny", &all_classes()).unwrap();
+    let ids_after: HashSet<&str> = after.iter().map(|m| m.id.as_str()).collect();
+    let old_key = ops::statement_key("assign", "out_msg.MessageSize:=MessageSizeType:Control;", 0);
+    for m in &base {
+        if !ids_after.contains(m.id.as_str()) {
+            assert!(
+                m.descriptor
+                    .starts_with("Tiny-cache.sm::action(a_issueGet)::")
+                    && m.descriptor.contains(&old_key),
+                "{} vanished",
+                m.descriptor
+            );
+        }
+    }
+    assert_eq!(base.len(), after.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether `tool` runs (`tool --version`).
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn run(cmd: &mut Command) -> Output {
+    let o = cmd.output().expect("runs");
+    assert!(
+        o.status.success(),
+        "{cmd:?}: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+#[test]
+fn patches_apply_with_git_apply_and_patch_p1() {
+    if !have("git") || !have("patch") {
+        println!("skipped: git or patch is missing");
+        return;
+    }
+    // a gem5-shaped tree in a git repository; one file without a final newline
+    let root = temp_dir("apply");
+    let proto = root.join("src/mem/ruby/protocol");
+    copy_tiny(&proto);
+    let dir_sm = proto.join("Tiny-dir.sm");
+    let t = std::fs::read_to_string(&dir_sm).unwrap();
+    std::fs::write(&dir_sm, t.trim_end_matches('\n')).unwrap();
+    let git = |args: &[&str]| {
+        run(Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(&root))
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "base"]);
+    let ms = generate(&root, "Tiny", &all_classes()).unwrap();
+    assert!(ms
+        .iter()
+        .all(|m| m.file.starts_with("src/mem/ruby/protocol/Tiny-")));
+    let patches = root.join("patches");
+    std::fs::create_dir_all(&patches).unwrap();
+    let mut near_end = 0;
+    for m in &ms {
+        let file = root.join(&m.file);
+        let original = std::fs::read_to_string(&file).unwrap();
+        let want = patch::mutated_text(&original, m).unwrap();
+        let pf = patches.join(format!("{}.diff", m.id));
+        std::fs::write(&pf, &m.patch).unwrap();
+        if m.patch.contains("\\ No newline at end of file") {
+            near_end += 1;
+        }
+        run(Command::new("git").arg("apply").arg(&pf).current_dir(&root));
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            want,
+            "git apply {}",
+            m.descriptor
+        );
+        std::fs::write(&file, &original).unwrap();
+        run(Command::new("patch")
+            .args(["-p1", "-s", "--fuzz=0", "--no-backup-if-mismatch", "-i"])
+            .arg(&pf)
+            .current_dir(&root));
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            want,
+            "patch -p1 {}",
+            m.descriptor
+        );
+        std::fs::write(&file, &original).unwrap();
+        // and our own apply
+        patch::apply(&root, m).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), want);
+        std::fs::write(&file, &original).unwrap();
+    }
+    assert!(
+        near_end > 0,
+        "no patch reached the file without a final newline"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_different_base_is_refused() {
+    let root = temp_dir("refuse");
+    copy_tiny(&root);
+    let ms = generate(&root, "Tiny", &Options::default()).unwrap();
+    let m = &ms[0];
+    let file = root.join(&m.file);
+    let original = std::fs::read_to_string(&file).unwrap();
+    // one byte more, anywhere: refused, the file untouched
+    let other = format!("{original}// edited\n");
+    std::fs::write(&file, &other).unwrap();
+    match patch::apply(&root, m) {
+        Err(PatchError::BaseMismatch {
+            file: f, expected, ..
+        }) => {
+            assert_eq!(f, m.file);
+            assert_eq!(expected, m.base_sha256);
+        }
+        r => panic!("expected a base mismatch, got {r:?}"),
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), other);
+    assert!(matches!(
+        patch::mutated_text(&other, m),
+        Err(PatchError::BaseMismatch { .. })
+    ));
+    let e = patch::mutated_text(&other, m).unwrap_err().to_string();
+    assert!(e.contains("base file differs"), "{e}");
+    // a missing file
+    std::fs::remove_file(&file).unwrap();
+    assert!(matches!(patch::apply(&root, m), Err(PatchError::Io { .. })));
+    // the right base applies
+    std::fs::write(&file, &original).unwrap();
+    patch::apply(&root, m).unwrap();
+    assert_ne!(std::fs::read_to_string(&file).unwrap(), original);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn an_unresolvable_catalogue_entry_is_named() {
+    // Tiny's files under MI_example's name: MI-1's site does not exist
+    let dir = temp_dir("catalogue");
+    copy_tiny(&dir);
+    let slicc_text = std::fs::read_to_string(dir.join("Tiny.slicc"))
+        .unwrap()
+        .replace("protocol \"Tiny\"", "protocol \"MI_example\"");
+    std::fs::write(dir.join("MI_example.slicc"), slicc_text).unwrap();
+    let e = catalogue::catalogue(&dir, "MI_example")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("catalogue entry MI-1"), "{e}");
+    // a protocol without entries has an empty catalogue
+    assert!(catalogue::catalogue(&tiny_dir(), "Tiny")
+        .unwrap()
+        .is_empty());
+    // the descriptors name their sites as the generator does
+    let mi5 = catalogue::ENTRIES
+        .iter()
+        .find(|e| e.name == "MI-5")
+        .unwrap();
+    assert_eq!(
+        catalogue::descriptor(mi5),
+        format!(
+            "MI_example-dir.sm::action(l_queueMemoryWBRequest)::{}::ADS",
+            ops::statement_key("assign", "out_msg.DataBlk:=in_msg.DataBlk;", 0)
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn memconform(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn cli_lists_text_and_csv() {
+    let dir = tiny_dir();
+    let d = dir.to_str().unwrap();
+    let o = memconform(&["mutate", "list", d, "--protocol", "Tiny"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let default = generate(&dir, "Tiny", &Options::default()).unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "Tiny: {} mutants in 2 files (classes: tier1)",
+            default.len()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("\nTDA "), "{text}");
+    assert!(text.contains(&default[0].descriptor));
+    let o = memconform(&[
+        "mutate",
+        "list",
+        d,
+        "--protocol",
+        "Tiny",
+        "--format",
+        "csv",
+        "--classes",
+        "tier1,tier2",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let csv = String::from_utf8_lossy(&o.stdout);
+    let mut rows = csv.lines();
+    assert_eq!(
+        rows.next(),
+        Some("id,operator,class,file,line,site,descriptor")
+    );
+    let tier12 = generate(
+        &dir,
+        "Tiny",
+        &Options {
+            classes: vec!["tier1".into(), "tier2".into()],
+            include_dma: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(rows.count(), tier12.len());
+    assert!(csv.contains(",TNS-sibling,tier2,"));
+    // the help teaches the operators
+    let o = memconform(&["mutate", "list", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    for op in [
+        "TDA",
+        "TSW",
+        "TNS-stay",
+        "TNS-sibling",
+        "ADS",
+        "MTR",
+        "BFL",
+        "ERT",
+        "CNG",
+        "STD",
+    ] {
+        assert!(help.contains(op), "{op} missing from --help");
+    }
+    assert!(help.contains("z_stall"));
+}
+
+#[test]
+fn cli_reports_a_syntax_error_with_its_place_and_exits_2() {
+    let dir = temp_dir("cli-bad");
+    copy_tiny(&dir);
+    let f = dir.join("Tiny-dir.sm");
+    let t = std::fs::read_to_string(&f).unwrap();
+    // c_clearOwner's statement loses its `;`: the error is at the `}` after it
+    let needle = "getDirectoryEntry(address).Owner.clear();";
+    let at = t.match_indices(needle).nth(1).unwrap().0;
+    let line = t[..at].matches('\n').count() + 1;
+    let broken = format!(
+        "{}{}{}",
+        &t[..at],
+        &needle[..needle.len() - 1],
+        &t[at + needle.len()..]
+    );
+    std::fs::write(&f, broken).unwrap();
+    let o = memconform(&[
+        "mutate",
+        "list",
+        dir.to_str().unwrap(),
+        "--protocol",
+        "Tiny",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains(&format!("{}:{}:3: expected `;`", f.display(), line + 1)),
+        "{e}"
+    );
+    let o = memconform(&[
+        "mutate",
+        "list",
+        dir.to_str().unwrap(),
+        "--protocol",
+        "Nope",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = memconform(&[
+        "mutate",
+        "list",
+        dir.to_str().unwrap(),
+        "--protocol",
+        "Tiny",
+        "--classes",
+        "tier9",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// GEM5_ROOT, or None after printing why the test is skipped.
+fn gem5_root() -> Option<PathBuf> {
+    match std::env::var_os("GEM5_ROOT") {
+        Some(r) if Path::new(&r).join("src/mem/ruby/protocol").is_dir() => Some(PathBuf::from(r)),
+        Some(_) => {
+            println!("skipped: GEM5_ROOT has no src/mem/ruby/protocol");
+            None
+        }
+        None => {
+            println!("skipped: GEM5_ROOT not set");
+            None
+        }
+    }
+}
+
+#[test]
+fn gem5_protocols_counts_and_catalogue() {
+    let Some(gem5) = gem5_root() else { return };
+    let protocols = [
+        "MI_example",
+        "MESI_Two_Level",
+        "MOESI_hammer",
+        "MOESI_AMD_Base",
+    ];
+    let mut raw: Vec<BTreeMap<String, usize>> = Vec::new();
+    let mut default: Vec<BTreeMap<String, usize>> = Vec::new();
+    for protocol in protocols {
+        let p = slicc::load_protocol(&gem5, protocol).unwrap();
+        let all = ops::generate_from(&p, &all_classes()).unwrap();
+        let ids: HashSet<&str> = all.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids.len(), all.len(), "{protocol}: duplicate ids");
+        let mut r = BTreeMap::new();
+        for m in &all {
+            *r.entry(m.op.clone()).or_insert(0) += 1;
+        }
+        raw.push(r);
+        let d = ops::generate_from(&p, &Options::default()).unwrap();
+        let mut c = BTreeMap::new();
+        for m in &d {
+            *c.entry(m.op.clone()).or_insert(0) += 1;
+        }
+        let tier2 = ops::generate_from(
+            &p,
+            &Options {
+                classes: vec!["tier2".into()],
+                include_dma: false,
+            },
+        )
+        .unwrap();
+        for m in &tier2 {
+            *c.entry(m.op.clone()).or_insert(0) += 1;
+        }
+        c.insert("Tier 1".into(), d.len());
+        default.push(c);
+        // a sample of patches against the real files
+        for m in all.iter().step_by(97) {
+            let f = p.files.iter().find(|f| f.rel_path == m.file).unwrap();
+            let t = patch::mutated_text(&f.text, m).unwrap();
+            assert_eq!(t.lines().count(), f.text.lines().count());
+        }
+    }
+    println!(
+        "raw (all classes, DMA included) / default (tier1, tier2 for TNS-sibling and CNG; no DMA):"
+    );
+    println!(
+        "{:<12} {:>15} {:>15} {:>15} {:>15}",
+        "op", protocols[0], protocols[1], protocols[2], protocols[3]
+    );
+    for (op, _, _) in ops::OPERATORS.iter().chain([("Tier 1", "", "")].iter()) {
+        let cells: Vec<String> = (0..4)
+            .map(|i| {
+                format!(
+                    "{}/{}",
+                    raw[i].get(*op).map_or("-".to_string(), |n| n.to_string()),
+                    default[i].get(*op).copied().unwrap_or(0)
+                )
+            })
+            .collect();
+        println!(
+            "{op:<12} {:>15} {:>15} {:>15} {:>15}",
+            cells[0], cells[1], cells[2], cells[3]
+        );
+    }
+    // the operators the design measured the same way
+    let mi = &raw[0];
+    assert_eq!(
+        (
+            mi["TDA"],
+            mi["TSW"],
+            mi["TNS-stay"],
+            mi["MTR"],
+            mi["ERT"],
+            mi["CNG"],
+            mi["STD"]
+        ),
+        (115, 77, 29, 20, 1, 3, 6)
+    );
+    // the catalogue resolves, with the design's id for ME-4
+    let mut names = Vec::new();
+    for protocol in ["MI_example", "MESI_Two_Level"] {
+        for (name, m) in catalogue::catalogue(&gem5, protocol).unwrap() {
+            println!("{name}: {} {} {}", m.id, m.class, m.descriptor);
+            names.push((name, m));
+        }
+    }
+    let got: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        got,
+        [
+            "MI-1", "MI-2", "MI-3", "MI-4", "MI-5", "MI-6", "ME-1", "ME-2", "ME-3", "ME-4", "ME-5",
+            "ME-6", "ME-7"
+        ]
+    );
+    let me4 = &names.iter().find(|(n, _)| n == "ME-4").unwrap().1;
+    assert_eq!(me4.id, "2c440e45b307");
+    assert_eq!(me4.class, "tier1+needs:o3");
+    let mi6 = &names.iter().find(|(n, _)| n == "MI-6").unwrap().1;
+    assert_eq!(mi6.class, "equivalent");
+    for (name, m) in &names {
+        if name != "MI-6" && name != "ME-4" {
+            assert_eq!(m.class, "tier1", "{name}");
+        }
+    }
+}
+
+/// Writes each mutant's protocol directory (the protocol's files with the
+/// one mutated) under `root`; returns the directories.
+fn mutant_dirs(src: &Path, files: &[String], ms: &[&Mutant], root: &Path) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for (i, m) in ms.iter().enumerate() {
+        let d = root.join(format!("m{i:04}"));
+        std::fs::create_dir_all(&d).unwrap();
+        for f in files {
+            std::fs::copy(src.join(f), d.join(f)).unwrap();
+        }
+        let name = Path::new(&m.file).file_name().unwrap();
+        let original = std::fs::read_to_string(src.join(name)).unwrap();
+        std::fs::write(d.join(name), patch::mutated_text(&original, m).unwrap()).unwrap();
+        dirs.push(d);
+    }
+    dirs
+}
+
+#[test]
+fn gem5_slicc_accepts_the_mutants() {
+    let Some(gem5) = gem5_root() else { return };
+    if !have("python3") {
+        println!("skipped: python3 is missing");
+        return;
+    }
+    let root = temp_dir("slicc-check");
+    // every other Tiny mutant, and a sample of MI_example's (SLICC takes about a second each)
+    let tiny = generate(&tiny_dir(), "Tiny", &all_classes()).unwrap();
+    let tiny_files: Vec<String> = [
+        "Tiny.slicc",
+        "Tiny-msg.sm",
+        "Tiny-cache.sm",
+        "Tiny-dir.sm",
+        "Tiny-dma.sm",
+    ]
+    .map(String::from)
+    .to_vec();
+    let refs: Vec<&Mutant> = tiny.iter().step_by(2).collect();
+    let mut jobs = vec![(
+        "Tiny",
+        mutant_dirs(&tiny_dir(), &tiny_files, &refs, &root.join("tiny")),
+    )];
+    let proto = gem5.join("src/mem/ruby/protocol");
+    let mi = generate(&gem5, "MI_example", &all_classes()).unwrap();
+    let sample: Vec<&Mutant> = mi.iter().step_by(23).collect();
+    let mi_files: Vec<String> = [
+        "MI_example.slicc",
+        "MI_example-msg.sm",
+        "MI_example-cache.sm",
+        "MI_example-dir.sm",
+        "MI_example-dma.sm",
+    ]
+    .map(String::from)
+    .to_vec();
+    jobs.push((
+        "MI_example",
+        mutant_dirs(&proto, &mi_files, &sample, &root.join("mi")),
+    ));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/slicc_transitions.py");
+    for (protocol, dirs) in &jobs {
+        let out = root.join(format!("{protocol}.json"));
+        let o = run(Command::new("python3")
+            .arg(&script)
+            .arg(&gem5)
+            .arg(protocol)
+            .arg(&out)
+            .arg("--code")
+            .args(dirs)
+            .env("PYTHONDONTWRITEBYTECODE", "1"));
+        drop(o);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let ms: Vec<&Mutant> = if *protocol == "Tiny" {
+            refs.clone()
+        } else {
+            sample.clone()
+        };
+        let mut failed = Vec::new();
+        for (d, m) in dirs.iter().zip(&ms) {
+            let r = &v[d.to_str().unwrap()];
+            if !r["error"].is_null() {
+                failed.push(format!("{}: {}", m.descriptor, r["error"]));
+            }
+        }
+        println!(
+            "{protocol}: SLICC accepted {} of {} mutants",
+            dirs.len() - failed.len(),
+            dirs.len()
+        );
+        assert!(failed.is_empty(), "SLICC rejected:\n{}", failed.join("\n"));
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
