@@ -72,7 +72,7 @@ enum Command {
     Summarize(summarize::SummarizeArgs),
     /// Compare two results CSVs (or the variants of one) per model: rates, flips, time.
     Compare(compare::CompareArgs),
-    /// Draw a figure (time, coverage, detection) from a results CSV as SVG.
+    /// Draw a figure as SVG from a results CSV (time, coverage, detection) or a kill matrix.
     Plot(plot::PlotArgs),
 }
 

@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod mutation;
 pub mod plot;
+pub mod plot_mutation;
 pub mod summary;
 
 use std::borrow::Cow;
