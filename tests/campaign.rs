@@ -65,9 +65,14 @@ fn tree(base: &Path) -> PathBuf {
     let build = BUILD
         .replace(
             "$BUNDLE_clean",
-            &repo().join("tests/data/gem5/mi_example/clean-n2-s1-rich").to_string_lossy(),
+            &repo()
+                .join("tests/data/gem5/mi_example/clean-n2-s1-rich")
+                .to_string_lossy(),
         )
-        .replace("$BUNDLE_bug", &repo().join("traces/bug-mi5-n4-s1-rich").to_string_lossy());
+        .replace(
+            "$BUNDLE_bug",
+            &repo().join("traces/bug-mi5-n4-s1-rich").to_string_lossy(),
+        );
     std::fs::write(root.join("build.sh"), build).unwrap();
     sh(
         &root,
@@ -128,7 +133,12 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
     let root = tree(&base);
     let mutants = vec![
         // MI-5: the write-back's data copy deleted (replays the real MI-5 run)
-        mutant(&root, "ADS", "    out_msg.DataBlk := in_msg.DataBlk;", "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;"),
+        mutant(
+            &root,
+            "ADS",
+            "    out_msg.DataBlk := in_msg.DataBlk;",
+            "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
+        ),
         // observer-only: survives
         mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;"),
         // does not build
@@ -174,7 +184,10 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
         assert_eq!(done, 1, "{}", m.site);
     }
     assert_eq!(
-        events.iter().filter(|e| matches!(e, Event::Baseline { .. })).count(),
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Baseline { .. }))
+            .count(),
         2,
         "the baseline runs once per seed"
     );
@@ -184,7 +197,12 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
     let status = |i: usize| s.status[&mutants[i].id];
     assert_eq!(
         [status(0), status(1), status(2), status(3)],
-        [Status::Killed, Status::Survived, Status::Unviable, Status::Timeout]
+        [
+            Status::Killed,
+            Status::Survived,
+            Status::Unviable,
+            Status::Timeout
+        ]
     );
     // MI-5: a stale read (a violation of cc on the real-time view) and
     // gem5's own tester check; the first seed kills, the second is not run
@@ -195,10 +213,15 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
     assert_eq!(r.exit_kind, campaign::ExitKind::TesterCheck);
     assert_eq!(r.verdicts["cc"], "violation");
     // the survivor ran both seeds, clean and consistent
-    assert!(s.runs[&mutants[1].id].values().all(|r| r.outcome == "survived"));
+    assert!(s.runs[&mutants[1].id]
+        .values()
+        .all(|r| r.outcome == "survived"));
 
     let text = memconform::report::mutation::write_all(&s).unwrap();
-    assert!(text.contains("killed 1, survived 1, timeout 1, unviable 1"), "{text}");
+    assert!(
+        text.contains("killed 1, survived 1, timeout 1, unviable 1"),
+        "{text}"
+    );
     assert!(text.contains("gem5: tester_check"), "{text}");
     assert!(text.contains("memconform: cc"), "{text}");
     let matrix = std::fs::read_to_string(dir.join("kill-matrix.csv")).unwrap();
@@ -242,7 +265,8 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
 
 #[test]
 fn a_patch_for_another_base_file_is_refused_as_unviable() {
-    let base = std::env::temp_dir().join(format!("memconform-campaign-base-{}", std::process::id()));
+    let base =
+        std::env::temp_dir().join(format!("memconform-campaign-base-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     std::fs::create_dir_all(&base).unwrap();
     let root = tree(&base);

@@ -119,12 +119,14 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
 /// prints the text one. Exit 0 when every mutant is done, 6 while some are
 /// pending.
 pub(crate) fn report(args: &DirArgs) -> i32 {
-    let done = Campaign::open(&args.dir).and_then(|c| {
-        let s = State::of(&c)?;
-        let text = crate::report::mutation::write_all(&s)?;
-        print!("{text}");
-        Ok(s.status.len() == c.mutants.len() && !s.status.values().any(|&st| st == Status::Unknown))
-    });
+    let done =
+        Campaign::open(&args.dir).and_then(|c| {
+            let s = State::of(&c)?;
+            let text = crate::report::mutation::write_all(&s)?;
+            print!("{text}");
+            Ok(s.status.len() == c.mutants.len()
+                && !s.status.values().any(|&st| st == Status::Unknown))
+        });
     match done {
         Ok(true) => exit::CONSISTENT,
         Ok(false) => exit::UNKNOWN,

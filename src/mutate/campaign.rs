@@ -97,7 +97,9 @@ impl ExitKind {
         if code == Some(124) || code == Some(137) && output.contains(TIMEOUT_MARK) {
             ExitKind::Timeout
         } else if output.contains("Action/check failure")
-            || (output.contains("read of") && output.contains("returns") && output.contains("expected"))
+            || (output.contains("read of")
+                && output.contains("returns")
+                && output.contains("expected"))
         {
             ExitKind::TesterCheck
         } else if output.contains("Invalid transition") || output.contains("Runtime Error at") {
@@ -256,7 +258,11 @@ impl Campaign {
     /// Creates a campaign in `dir` (new or empty): records the user's
     /// `HEAD` and uncommitted changes (`base.patch`), the settings and the
     /// mutants with their patches.
-    pub fn init(dir: &Path, mut settings: Settings, mutants: Vec<Mutant>) -> Result<Campaign, Error> {
+    pub fn init(
+        dir: &Path,
+        mut settings: Settings,
+        mutants: Vec<Mutant>,
+    ) -> Result<Campaign, Error> {
         if dir.exists()
             && fs::read_dir(dir)
                 .map_err(|e| io_err(dir, e))?
@@ -289,7 +295,10 @@ impl Campaign {
         write_atomic(&dir.join("campaign.toml"), toml.as_bytes())?;
         let mut lines = String::new();
         for m in &mutants {
-            write_atomic(&dir.join("patches").join(format!("{}.diff", m.id)), m.patch.as_bytes())?;
+            write_atomic(
+                &dir.join("patches").join(format!("{}.diff", m.id)),
+                m.patch.as_bytes(),
+            )?;
             lines.push_str(&serde_json::to_string(m).expect("a mutant serialises"));
             lines.push('\n');
         }
@@ -310,7 +319,11 @@ impl Campaign {
         let path = dir.join("mutants.jsonl");
         let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
         let mut mutants = Vec::new();
-        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
             mutants.push(
                 serde_json::from_str(line)
                     .map_err(|e| err(format!("{}:{}: {e}", path.display(), i + 1)))?,
@@ -463,11 +476,17 @@ impl Slot {
 
     /// Back to the base: the commit, the user's changes, no mutant.
     fn reset(&self, c: &Campaign) -> Result<(), Error> {
-        git(&self.root, &["checkout", "--quiet", "--force", &c.settings.base_commit])?;
+        git(
+            &self.root,
+            &["checkout", "--quiet", "--force", &c.settings.base_commit],
+        )?;
         let base = c.dir.join("base.patch");
         if fs::metadata(&base).map(|m| m.len() > 0).unwrap_or(false) {
             let base = base.canonicalize().map_err(|e| io_err(&base, e))?;
-            git(&self.root, &["apply", "--whitespace=nowarn", &base.to_string_lossy()])?;
+            git(
+                &self.root,
+                &["apply", "--whitespace=nowarn", &base.to_string_lossy()],
+            )?;
         }
         Ok(())
     }
@@ -484,10 +503,15 @@ impl Slot {
             ));
         }
         let patch = c.dir.join("patches").join(format!("{}.diff", m.id));
-        let patch = patch.canonicalize().map_err(|e| format!("{}: {e}", patch.display()))?;
-        git(&self.root, &["apply", "--whitespace=nowarn", &patch.to_string_lossy()])
-            .map(|_| ())
-            .map_err(|e| e.0)
+        let patch = patch
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", patch.display()))?;
+        git(
+            &self.root,
+            &["apply", "--whitespace=nowarn", &patch.to_string_lossy()],
+        )
+        .map(|_| ())
+        .map_err(|e| e.0)
     }
 }
 
@@ -532,7 +556,10 @@ fn run_command(
             kill("-KILL");
             let _ = child.wait();
             if over {
-                let mut f = OpenOptions::new().append(true).open(log).map_err(|e| io_err(log, e))?;
+                let mut f = OpenOptions::new()
+                    .append(true)
+                    .open(log)
+                    .map_err(|e| io_err(log, e))?;
                 let _ = writeln!(f, "\n{TIMEOUT_MARK} after {limit_s} s");
             }
             return Ok((Some(124), t.elapsed().as_secs_f64(), !over));
@@ -542,7 +569,14 @@ fn run_command(
 }
 
 /// The run command with its placeholders filled.
-pub fn fill(template: &str, gem5: &Path, root: &Path, outdir: &Path, seed: u64, mutant: &str) -> String {
+pub fn fill(
+    template: &str,
+    gem5: &Path,
+    root: &Path,
+    outdir: &Path,
+    seed: u64,
+    mutant: &str,
+) -> String {
     template
         .replace("{gem5}", &gem5.to_string_lossy())
         .replace("{gem5_root}", &root.to_string_lossy())
@@ -569,7 +603,8 @@ pub fn judge(
     let t = Instant::now();
     let opts = Options::default();
     let mut verdicts: BTreeMap<String, String> = BTreeMap::new();
-    let (mut decided_by, mut pattern, mut check_error) = (String::new(), String::new(), String::new());
+    let (mut decided_by, mut pattern, mut check_error) =
+        (String::new(), String::new(), String::new());
     let mut violated: Option<Model> = None;
     match crate::batch::check_file(outdir, models, &opts, true) {
         Ok(checked) => {
@@ -594,9 +629,10 @@ pub fn judge(
                     }
                     if o.verdict == Verdict::Violation {
                         let weakest = o.decided_by;
-                        if violated.is_none_or(|w| Model::EVERY.iter().position(|&m| m == weakest)
-                            < Model::EVERY.iter().position(|&m| m == w))
-                        {
+                        if violated.is_none_or(|w| {
+                            Model::EVERY.iter().position(|&m| m == weakest)
+                                < Model::EVERY.iter().position(|&m| m == w)
+                        }) {
                             violated = Some(weakest);
                             pattern = o
                                 .violation
@@ -788,7 +824,10 @@ fn run_baseline(
         let Some(run) = run else {
             return Ok(out);
         };
-        (o.progress)(&format!("baseline seed {seed}: {} ({:.1} s)", run.outcome, run.run_s));
+        (o.progress)(&format!(
+            "baseline seed {seed}: {} ({:.1} s)",
+            run.outcome, run.run_s
+        ));
         log.push(&Event::Baseline {
             seed,
             run: run.clone(),
@@ -817,8 +856,18 @@ fn run_seed(
     }
     fs::create_dir_all(&outdir).map_err(|e| io_err(&outdir, e))?;
     let outdir = outdir.canonicalize().map_err(|e| io_err(&outdir, e))?;
-    let root = slot.root.canonicalize().map_err(|e| io_err(&slot.root, e))?;
-    let command = fill(&c.settings.run, &root.join(&c.settings.gem5), &root, &outdir, seed, mutant);
+    let root = slot
+        .root
+        .canonicalize()
+        .map_err(|e| io_err(&slot.root, e))?;
+    let command = fill(
+        &c.settings.run,
+        &root.join(&c.settings.gem5),
+        &root,
+        &outdir,
+        seed,
+        mutant,
+    );
     let log = outdir.join("run.log");
     let (code, secs, stopped) = run_command(&command, &slot.root, &log, limit, o.stop)?;
     if stopped {
@@ -826,7 +875,9 @@ fn run_seed(
     }
     let text = run_output(&log, &outdir);
     let rows = dir.join(format!("s{seed}.csv"));
-    Ok(Some(judge(&outdir, code, &text, models, secs, mutant, &rows)))
+    Ok(Some(judge(
+        &outdir, code, &text, models, secs, mutant, &rows,
+    )))
 }
 
 /// Patches, builds and runs one mutant; logs each step. `Ok(false)` when
@@ -861,7 +912,8 @@ fn run_mutant(
         return Ok(true);
     }
     let build_log = dir.join("build.log");
-    let (code, secs, stopped) = run_command(&s.build, &slot.root, &build_log, s.build_timeout_s, o.stop)?;
+    let (code, secs, stopped) =
+        run_command(&s.build, &slot.root, &build_log, s.build_timeout_s, o.stop)?;
     if stopped {
         return Ok(false);
     }
@@ -870,14 +922,21 @@ fn run_mutant(
         mutant: m.id.clone(),
         ok,
         wall_s: secs,
-        log_tail: if ok { String::new() } else { tail(&build_log, 20) },
+        log_tail: if ok {
+            String::new()
+        } else {
+            tail(&build_log, 20)
+        },
     })?;
     if !ok {
         log.push(&Event::MutantDone {
             mutant: m.id.clone(),
             status: Status::Unviable,
         })?;
-        (o.progress)(&format!("{} {}: unviable (build exit {code:?})", m.id, m.op));
+        (o.progress)(&format!(
+            "{} {}: unviable (build exit {code:?})",
+            m.id, m.op
+        ));
         return Ok(true);
     }
     let mut status = Status::Survived;

@@ -48,7 +48,10 @@ pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
         let Some(status) = s.status.get(&m.id) else {
             continue;
         };
-        let build = s.build_s.get(&m.id).map_or(String::new(), |b| format!("{b:.1}"));
+        let build = s
+            .build_s
+            .get(&m.id)
+            .map_or(String::new(), |b| format!("{b:.1}"));
         let fixed = |seed: String, run: Option<&Run>| -> Vec<String> {
             let mut row = vec![
                 c.settings.protocol.clone(),
@@ -84,8 +87,16 @@ pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
                     ]);
                 }
                 None => {
-                    row.extend([status.name().to_string(), String::new(), String::new(), build.clone()]);
-                    row.extend(std::iter::repeat_n(String::new(), 2 + Model::EVERY.len() + 3));
+                    row.extend([
+                        status.name().to_string(),
+                        String::new(),
+                        String::new(),
+                        build.clone(),
+                    ]);
+                    row.extend(std::iter::repeat_n(
+                        String::new(),
+                        2 + Model::EVERY.len() + 3,
+                    ));
                 }
             }
             row
@@ -165,7 +176,11 @@ pub fn text(s: &State) -> String {
         all.n,
         pending
     );
-    let clean = s.baseline.iter().filter(|(_, r)| r.outcome == "survived").count();
+    let clean = s
+        .baseline
+        .iter()
+        .filter(|(_, r)| r.outcome == "survived")
+        .count();
     let _ = writeln!(
         out,
         "baseline: {clean} of {} seeds clean and consistent{}",
@@ -186,7 +201,10 @@ pub fn text(s: &State) -> String {
         all.unknown,
         all.score()
     );
-    let _ = writeln!(out, "\noperator       n  killed  survived  timeout  unviable  score");
+    let _ = writeln!(
+        out,
+        "\noperator       n  killed  survived  timeout  unviable  score"
+    );
     for (op, t) in &by_op {
         let _ = writeln!(
             out,
@@ -282,7 +300,11 @@ pub fn text(s: &State) -> String {
     if !survivors.is_empty() {
         let _ = writeln!(out, "\nsurvivors (patches in patches/ID.diff):");
         for m in survivors {
-            let _ = writeln!(out, "  {} {:<10} {}:{} {}", m.id, m.op, m.file, m.line, m.site);
+            let _ = writeln!(
+                out,
+                "  {} {:<10} {}:{} {}",
+                m.id, m.op, m.file, m.line, m.site
+            );
         }
     }
     out
@@ -314,7 +336,9 @@ pub fn write_all(s: &State) -> Result<String, crate::mutate::campaign::Error> {
     // the runs' history rows, one header
     let mut histories = Vec::new();
     let mut files: Vec<std::path::PathBuf> = Vec::new();
-    for id in std::iter::once("baseline".to_string()).chain(s.campaign.mutants.iter().map(|m| m.id.clone())) {
+    for id in std::iter::once("baseline".to_string())
+        .chain(s.campaign.mutants.iter().map(|m| m.id.clone()))
+    {
         if let Ok(rd) = std::fs::read_dir(dir.join("runs").join(&id)) {
             files.extend(
                 rd.filter_map(|e| e.ok().map(|e| e.path()))
