@@ -104,6 +104,27 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
     // row), the timeout two (a timeout does not stop the seeds)
     assert_eq!(matrix.lines().count(), 1 + 1 + 2 + 1 + 2, "{matrix}");
     assert!(matrix.contains(&format!("{},{}", mutants[0].id, mutants[0].id)));
+    // the kill matrix plots: MI-5 killed by gem5 (its tester) and
+    // memconform, a survivor, a timeout; the unviable one left out
+    use memconform::report::plot_mutation::{kill_by_operator, read_kill_matrix};
+    let km = read_kill_matrix(&[dir.join("kill-matrix.csv")]).unwrap();
+    let d = kill_by_operator(&km, false);
+    assert_eq!((d.drawn, d.unviable), (3, 1));
+    let mut fates = [0; 6];
+    for (_, c) in &d.rows[0].ops {
+        fates.iter_mut().zip(c).for_each(|(f, c)| *f += c);
+    }
+    assert_eq!(fates, [0, 1, 0, 1, 1, 0]);
+    let svg = dir.join("kills.svg");
+    let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["plot", "--kind", "kill-by-operator", "-o"])
+        .arg(&svg)
+        .arg(dir.join("kill-matrix.csv"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.contains(&mutants[0].op));
     // the history rows work with summarize, by variant
     let histories = dir.join("histories.csv");
     let o = Command::new(env!("CARGO_BIN_EXE_memconform"))

@@ -773,3 +773,229 @@ fn help_teaches_with_examples() {
         assert!(h.contains(&format!("memconform {cmd} ")), "{cmd}: {h}");
     }
 }
+
+/// A kill matrix with the columns `memconform campaign` writes: two
+/// protocols, three operators, every outcome, an unviable mutant.
+fn kill_matrix(dir: &Path) -> PathBuf {
+    let models = "cc,ccv,cm,ccm,wccm,wsc,sc,tso,pso";
+    let v = |verdict: &str| [verdict; 9].join(",");
+    let row = |p: &str, id: &str, op: &str, status: &str, seed: &str, outcome: &str, exit: &str| {
+        let violation = outcome.starts_with("violation:");
+        let (verdicts, only) = match seed {
+            "" => ([""; 9].join(","), ""),
+            _ if violation => (
+                v("violation"),
+                if exit == "clean" { "true" } else { "false" },
+            ),
+            _ => (v("consistent"), "false"),
+        };
+        format!(
+            "{p},{id},{id},{op},tier1,src/mem/ruby/protocol/{p}-cache.sm,10,\"action(a, b)\",\
+             {status},{seed},{outcome},{exit},,20.0,1.50,0.20,{verdicts},,,{only}\n"
+        )
+    };
+    let mut text = format!(
+        "protocol,variant,mutant_id,op,class,file,line,site,status,seed,outcome,exit_kind,\
+         exit_code,build_s,run_s,check_s,{models},decided_by,pattern,memconform_only\n"
+    );
+    for r in [
+        (
+            "MI_example",
+            "a1",
+            "TDA",
+            "killed",
+            "1",
+            "violation:cc",
+            "clean",
+        ),
+        (
+            "MI_example",
+            "a2",
+            "TDA",
+            "killed",
+            "1",
+            "survived",
+            "clean",
+        ),
+        (
+            "MI_example",
+            "a2",
+            "TDA",
+            "killed",
+            "2",
+            "violation:sc",
+            "tester_check",
+        ),
+        (
+            "MI_example",
+            "a3",
+            "TSW",
+            "killed",
+            "1",
+            "deadlock",
+            "deadlock",
+        ),
+        (
+            "MI_example",
+            "a4",
+            "TSW",
+            "survived",
+            "1",
+            "survived",
+            "clean",
+        ),
+        (
+            "MI_example",
+            "a4",
+            "TSW",
+            "survived",
+            "2",
+            "survived",
+            "clean",
+        ),
+        ("MI_example", "a5", "ADS", "unviable", "", "unviable", ""),
+        (
+            "MESI_Two_Level",
+            "b1",
+            "TDA",
+            "timeout",
+            "1",
+            "timeout",
+            "timeout",
+        ),
+        (
+            "MESI_Two_Level",
+            "b2",
+            "ADS",
+            "killed",
+            "3",
+            "protocol_panic",
+            "protocol_panic",
+        ),
+    ] {
+        text.push_str(&row(r.0, r.1, r.2, r.3, r.4, r.5, r.6));
+    }
+    let path = dir.join("kill-matrix.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn plot_draws_a_campaigns_kill_matrix() {
+    let dir = temp_dir("plot-kills");
+    let matrix = kill_matrix(&dir);
+    for (kind, extra, labels) in [
+        (
+            "kill-by-operator",
+            &[][..],
+            &[
+                "ADS",
+                "TDA",
+                "TSW",
+                "operator",
+                "mutants",
+                "memconform only",
+                "gem5 only",
+                "unviable: 1 (not drawn)",
+            ][..],
+        ),
+        (
+            "kill-by-operator",
+            &["--by", "protocol"],
+            &["MI_example", "MESI_Two_Level", "TDA"],
+        ),
+        (
+            "seeds-to-kill",
+            &[],
+            &["MI_example", "MESI_Two_Level", "protocol"],
+        ),
+        ("seeds-to-kill", &["--by", "op"], &["ADS", "TDA", "TSW"]),
+    ] {
+        let out = dir.join(format!("{kind}.svg"));
+        let mut args = vec!["plot", s(&matrix), "--kind", kind, "-o", s(&out)];
+        args.extend(extra);
+        let o = memconform(&args);
+        assert_eq!(o.status.code(), Some(0), "{kind}: {}", stderr(&o));
+        let svg = std::fs::read_to_string(&out).unwrap();
+        assert_well_formed(&svg);
+        let texts = svg_texts(&svg);
+        for l in labels {
+            assert!(
+                texts.iter().any(|t| t == l),
+                "{kind} {extra:?}: {l} in {texts:?}"
+            );
+        }
+    }
+
+    // a kill-matrix kind refuses check results, and the check kinds a kill matrix
+    let check = dir.join("results.csv");
+    std::fs::write(&check, "file,index,model,verdict\na.hist,0,cc,consistent\n").unwrap();
+    for kind in ["kill-by-operator", "seeds-to-kill"] {
+        let out = dir.join("refused.svg");
+        let o = memconform(&["plot", s(&check), "--kind", kind, "-o", s(&out)]);
+        assert_eq!(o.status.code(), Some(2), "{kind}");
+        assert!(
+            stderr(&o).contains(&format!(
+                "{}:1: results of `memconform check -f csv` (columns model, verdict), not a \
+                 mutation campaign's kill matrix",
+                check.display()
+            )),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!out.exists());
+    }
+    for kind in ["detection", "time-vs-ops"] {
+        let o = memconform(&["plot", s(&matrix), "--kind", kind]);
+        assert_eq!(o.status.code(), Some(2), "{kind}");
+        assert!(
+            stderr(&o).contains(&format!(
+                "{}:1: a mutation campaign's kill matrix",
+                matrix.display()
+            )),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = memconform(&["summarize", s(&matrix)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("kill matrix"), "{}", stderr(&o));
+
+    // flags of the other family
+    let o = memconform(&[
+        "plot",
+        s(&matrix),
+        "--kind",
+        "seeds-to-kill",
+        "--models",
+        "sc",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = memconform(&["plot", s(&check), "--kind", "detection", "--by", "protocol"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = memconform(&[
+        "plot",
+        s(&matrix),
+        "--kind",
+        "kill-by-operator",
+        "--by",
+        "op",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+
+    // a malformed row: file and line
+    let text = std::fs::read_to_string(&matrix).unwrap();
+    let bad = dir.join("bad-matrix.csv");
+    std::fs::write(
+        &bad,
+        text.replacen(",deadlock,deadlock,", ",deadlock,clean,", 1),
+    )
+    .unwrap();
+    let o = memconform(&["plot", s(&bad), "--kind", "kill-by-operator"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!("{}:5: column `outcome`", bad.display())),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -85,7 +85,7 @@ enum Command {
     Summarize(summarize::SummarizeArgs),
     /// Compare two results CSVs (or the variants of one) per model: rates, flips, time.
     Compare(compare::CompareArgs),
-    /// Draw a figure (time, coverage, detection) from a results CSV as SVG.
+    /// Draw a figure as SVG from a results CSV (time, coverage, detection) or a kill matrix.
     Plot(plot::PlotArgs),
     /// Join the results CSVs of `check --shard K/N` into one (one row per file, index, model).
     Merge(merge::MergeArgs),

@@ -22,7 +22,7 @@ enum MutateCommand {
     List(ListArgs),
     /// Create a campaign: the mutants, their patches, your build and run commands, the seeds.
     #[command(after_long_help = CAMPAIGN_HELP)]
-    Init(super::campaign::InitArgs),
+    Init(Box<super::campaign::InitArgs>),
     /// Run a campaign (or resume it): the baseline, then each mutant not done.
     #[command(after_long_help = CAMPAIGN_HELP)]
     Run(super::campaign::RunArgs),

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::exit;
-use crate::report::plot::{render_svg, Kind, PlotOptions, XAxis};
+use crate::report::plot::{render_svg, By, Kind, PlotOptions, XAxis};
+use crate::report::plot_mutation::{self, read_kill_matrix};
 use crate::report::summary::read_results;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -19,6 +20,19 @@ enum KindArg {
     Coverage,
     /// % of histories violating, per model, split by the gradual stage that caught them.
     Detection,
+    /// A campaign's kill matrix: per operator, mutants by what killed them
+    /// (memconform only, gem5 and memconform, gem5 only, survived, timeout;
+    /// unviable left out).
+    KillByOperator,
+    /// A campaign's kill matrix: % of killed mutants killed within their first k
+    /// seeds (ascending seed value), a line per protocol (--by op: per operator).
+    SeedsToKill,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ByArg {
+    Protocol,
+    Op,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -35,6 +49,13 @@ scale), the coverage of the saturated store order, and the violations each model
 gradual stage that caught them (gradual-consistency-checking §5). One colour per model, the same \
 in every figure. Text is left to the SVG viewer (no fonts needed).
 
+From a mutation campaign's kill-matrix.csv (recognised by its mutant_id, outcome and exit_kind \
+columns; the other kinds refuse it, and these refuse check results): kill-by-operator counts \
+mutants, not runs: memconform only (a violation, and gem5 ended cleanly), gem5 and memconform, \
+gem5 only (tester check, protocol panic, deadlock or crash, no violation), survived, timeout, \
+unknown; unviable mutants are not drawn (the legend counts them). seeds-to-kill takes each \
+mutant's seeds in ascending seed value; k runs to the most seeds any mutant ran.
+
 Exit status: 0 ok, 2 bad input (reported as file:line: message) or an unwritable output.
 
 Examples:
@@ -42,9 +63,13 @@ Examples:
   memconform check runs/ -f csv --models wsc,sc > results.csv
   memconform plot results.csv --kind time-vs-threads -o fig-time-vs-threads.svg
   memconform plot results.csv --kind coverage --x ops -o fig-coverage.svg
-  memconform plot results.csv --kind detection --models cc,ccv,cm,ccm,wsc,sc -o fig-detection.svg")]
+  memconform plot results.csv --kind detection --models cc,ccv,cm,ccm,wsc,sc -o fig-detection.svg
+  memconform plot campaign/kill-matrix.csv --kind kill-by-operator -o fig-kills.svg
+  memconform plot mi/kill-matrix.csv mesi/kill-matrix.csv --kind kill-by-operator --by protocol
+  memconform plot mi/kill-matrix.csv mesi/kill-matrix.csv --kind seeds-to-kill -o fig-seeds.svg")]
 pub struct PlotArgs {
-    /// Results CSVs from `memconform check -f csv` (`-`: standard input); several are read as one.
+    /// Results CSVs from `memconform check -f csv`, or a campaign's kill-matrix.csv files for
+    /// kill-by-operator and seeds-to-kill (`-`: standard input); several are read as one.
     #[arg(required = true, value_name = "CSV")]
     files: Vec<PathBuf>,
 
@@ -63,6 +88,11 @@ pub struct PlotArgs {
     /// Only these models, comma-separated (default: all in the CSV).
     #[arg(long, short, value_delimiter = ',', value_name = "LIST")]
     models: Option<Vec<String>>,
+
+    /// Kill-matrix kinds: kill-by-operator a row of bars per protocol (default: every protocol
+    /// together); seeds-to-kill a line per protocol (the default) or per operator.
+    #[arg(long, value_enum)]
+    by: Option<ByArg>,
 
     /// The title (default: names the figure and the number of histories).
     #[arg(long)]
@@ -95,6 +125,8 @@ pub fn run(args: PlotArgs) -> i32 {
         KindArg::TimeVsThreads => Kind::TimeVsThreads,
         KindArg::Coverage => Kind::Coverage,
         KindArg::Detection => Kind::Detection,
+        KindArg::KillByOperator => Kind::KillByOperator,
+        KindArg::SeedsToKill => Kind::SeedsToKill,
     };
     if args.x.is_some() && kind != Kind::Coverage {
         return fail(format!(
@@ -115,11 +147,28 @@ pub fn run(args: PlotArgs) -> i32 {
             .collect()
     });
     opts.size = args.size;
-    let res = match read_results(&args.files, &[]) {
-        Ok(r) => r,
-        Err(e) => return fail(e.to_string()),
+    opts.by = args.by.map(|b| match b {
+        ByArg::Protocol => By::Protocol,
+        ByArg::Op => By::Op,
+    });
+    if kind.of_kill_matrix() && opts.models.is_some() {
+        return fail(format!(
+            "--models applies to check results (--kind {} draws a kill matrix)",
+            kind.name()
+        ));
+    }
+    if !kind.of_kill_matrix() && opts.by.is_some() {
+        return fail(format!(
+            "--by applies to kill-by-operator and seeds-to-kill (--kind {} draws check results)",
+            kind.name()
+        ));
+    }
+    let svg = if kind.of_kill_matrix() {
+        read_kill_matrix(&args.files).and_then(|km| plot_mutation::render_svg(&km, &opts))
+    } else {
+        read_results(&args.files, &[]).and_then(|res| render_svg(&res, &opts))
     };
-    let svg = match render_svg(&res, &opts) {
+    let svg = match svg {
         Ok(s) => s,
         Err(e) => return fail(e.to_string()),
     };

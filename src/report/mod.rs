@@ -5,6 +5,7 @@ pub mod compare;
 pub mod merge;
 pub mod mutation;
 pub mod plot;
+pub mod plot_mutation;
 pub mod summary;
 
 use std::borrow::Cow;

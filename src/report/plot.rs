@@ -7,7 +7,9 @@
 //!   threads or operations;
 //! * `detection`: per model, the percentage of histories found violating,
 //!   each bar split by the gradual stage that caught the violation
-//!   (`decided_by`; gradual-consistency-checking §5).
+//!   (`decided_by`; gradual-consistency-checking §5);
+//! * `kill-by-operator`, `seeds-to-kill`: a mutation campaign's kill
+//!   matrix, drawn by [`super::plot_mutation`].
 //!
 //! Only plotters' SVG backend is used: text is written as SVG `<text>`
 //! elements and laid out by the viewer, so no font files are needed.
@@ -28,6 +30,10 @@ pub enum Kind {
     TimeVsThreads,
     Coverage,
     Detection,
+    /// Per operator, its mutants by what killed them (a kill matrix).
+    KillByOperator,
+    /// The share of killed mutants killed within k seeds (a kill matrix).
+    SeedsToKill,
 }
 
 impl Kind {
@@ -37,8 +43,23 @@ impl Kind {
             Kind::TimeVsThreads => "time-vs-threads",
             Kind::Coverage => "coverage",
             Kind::Detection => "detection",
+            Kind::KillByOperator => "kill-by-operator",
+            Kind::SeedsToKill => "seeds-to-kill",
         }
     }
+
+    /// Whether the figure is drawn from a campaign's kill matrix (else
+    /// from `check -f csv` results).
+    pub fn of_kill_matrix(self) -> bool {
+        matches!(self, Kind::KillByOperator | Kind::SeedsToKill)
+    }
+}
+
+/// How a kill-matrix figure groups mutants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    Protocol,
+    Op,
 }
 
 /// The x axis of a line chart.
@@ -83,6 +104,9 @@ pub struct PlotOptions {
     pub title: Option<String>,
     /// Only these models (default: every model of the data).
     pub models: Option<Vec<String>>,
+    /// The grouping of a kill-matrix figure (default: `kill-by-operator`
+    /// over every protocol, `seeds-to-kill` a line per protocol).
+    pub by: Option<By>,
     /// Width and height in pixels.
     pub size: (u32, u32),
 }
@@ -94,6 +118,7 @@ impl PlotOptions {
             x: XAxis::Threads,
             title: None,
             models: None,
+            by: None,
             size: (800, 500),
         }
     }
@@ -274,8 +299,8 @@ pub fn detection(res: &Results, opts: &PlotOptions) -> Result<Detection, CsvErro
     })
 }
 
-/// A fixed colour per model (tab10), so a model looks the same in every figure.
-pub fn model_color(name: &str) -> RGBColor {
+/// The tab10 palette: colour `i` (the last one past the end).
+pub(crate) fn palette(i: usize) -> RGBColor {
     const TAB10: [(u8, u8, u8); 10] = [
         (0x1f, 0x77, 0xb4),
         (0xff, 0x7f, 0x0e),
@@ -288,8 +313,13 @@ pub fn model_color(name: &str) -> RGBColor {
         (0xbc, 0xbd, 0x22),
         (0x17, 0xbe, 0xcf),
     ];
-    let (r, g, b) = TAB10[model_rank(name).min(TAB10.len() - 1)];
+    let (r, g, b) = TAB10[i.min(TAB10.len() - 1)];
     RGBColor(r, g, b)
+}
+
+/// A fixed colour per model (tab10), so a model looks the same in every figure.
+pub fn model_color(name: &str) -> RGBColor {
+    palette(model_rank(name))
 }
 
 /// Histories behind the data (distinct file × index per CSV).
@@ -319,31 +349,140 @@ fn draw_err<E: std::error::Error + Send + Sync + 'static>(e: E) -> Error {
 
 /// Draws the figure as an SVG document.
 pub fn render_svg(res: &Results, opts: &PlotOptions) -> Result<String, CsvError> {
-    let mut svg = String::new();
-    match opts.kind {
+    let drawn = match opts.kind {
         Kind::Detection => {
             let d = detection(res, opts)?;
             let n = histories(res, &d.models);
-            draw_detection(&mut svg, &d, n, opts)
+            let title = opts
+                .title
+                .clone()
+                .unwrap_or_else(|| format!("Violations found per model ({n} histories)"));
+            let totals = d.totals();
+            let bars = Bars {
+                title,
+                x_desc: "model",
+                y_desc: "violations (% of histories)",
+                parts: d
+                    .stages
+                    .iter()
+                    .map(|s| (s.clone(), model_color(s)))
+                    .collect(),
+                panels: vec![Panel {
+                    caption: None,
+                    bars: d
+                        .models
+                        .iter()
+                        .zip(&d.bars)
+                        .zip(totals)
+                        .map(|((m, (_, pcts)), t)| Bar {
+                            label: m.clone(),
+                            parts: pcts.clone(),
+                            top: format!("{t:.1}%"),
+                        })
+                        .collect(),
+                }],
+                cap: 100.0,
+                whole: false,
+                legend: "caught by",
+                notes: Vec::new(),
+            };
+            render(opts.size, |svg, size| draw_bars(svg, &bars, size))
+        }
+        Kind::KillByOperator | Kind::SeedsToKill => {
+            return Err(CsvError::new(
+                &all_files(res),
+                None,
+                format!("--kind {} draws a campaign's kill matrix", opts.kind.name()),
+            ))
         }
         _ => {
             let s = line_series(res, opts)?;
             let models: Vec<String> = s.iter().map(|s| s.name.clone()).collect();
             let n = histories(res, &models);
-            draw_lines(&mut svg, &s, n, opts)
+            let x = opts.x_axis();
+            let coverage = opts.kind == Kind::Coverage;
+            let title = opts.title.clone().unwrap_or_else(|| {
+                if coverage {
+                    format!("Store-order coverage vs {} ({n} histories)", x.column())
+                } else {
+                    format!("Checking time vs {} ({n} histories)", x.column())
+                }
+            });
+            let y = if coverage {
+                // zoom on the data: coverage is usually high
+                let low = s
+                    .iter()
+                    .flat_map(|s| s.points.iter().map(|p| p.1))
+                    .fold(f64::INFINITY, f64::min);
+                let lo = (((low - 0.05) * 10.0).floor() / 10.0).clamp(0.0, 0.9);
+                YScale::Linear {
+                    lo,
+                    hi: 1.0 + (1.0 - lo) * 0.04,
+                    ticks: linear_ticks(&[], lo, 1.0),
+                }
+            } else {
+                YScale::Log
+            };
+            let lines = Lines {
+                title,
+                x_desc: x.label(),
+                y_desc: if coverage {
+                    "mean coverage (ordered / same-variable write pairs)"
+                } else {
+                    "median time_ms (log scale)"
+                },
+                y,
+                legend: "model",
+                styles: s
+                    .iter()
+                    .map(|s| (model_color(&s.name), model_rank(&s.name)))
+                    .collect(),
+                series: &s,
+                notes: Vec::new(),
+            };
+            render(opts.size, |svg, size| draw_lines(svg, &lines, size))
         }
-    }
-    .map_err(|e| CsvError::new(&all_files(res), None, format!("cannot draw: {e}")))?;
+    };
+    drawn.map_err(|e| CsvError::new(&all_files(res), None, format!("cannot draw: {e}")))
+}
+
+/// An SVG document of `size` drawn by `draw`.
+pub(crate) fn render(
+    size: (u32, u32),
+    draw: impl FnOnce(&mut String, (u32, u32)) -> Result<(), Error>,
+) -> Result<String, Error> {
+    let mut svg = String::new();
+    draw(&mut svg, size)?;
     Ok(svg)
 }
 
 const LEGEND_WIDTH: u32 = 150;
 
-/// Draws a legend (colour swatch and label per entry) in the right margin.
+/// The legend's margin: wide enough for its longest label (14 px text)
+/// and note (12 px), at least [`LEGEND_WIDTH`].
+fn legend_width<'a>(labels: impl Iterator<Item = &'a str>, notes: &[String]) -> u32 {
+    let chars = |s: &str| s.chars().count() as u32;
+    let label = labels.map(|l| 50 + 8 * chars(l)).max().unwrap_or(0);
+    let note = notes.iter().map(|n| 18 + 7 * chars(n)).max().unwrap_or(0);
+    LEGEND_WIDTH.max(label).max(note)
+}
+
+/// How a legend entry shows its colour.
+#[derive(Clone, Copy)]
+enum Swatch {
+    /// A filled box (a part of a bar).
+    Box,
+    /// A line with the marker of this number.
+    Line(usize),
+}
+
+/// Draws a legend (colour swatch and label per entry, then lines of
+/// notes) in the right margin.
 fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     title: &str,
-    entries: &[(String, RGBColor, bool)],
+    entries: &[(String, RGBColor, Swatch)],
+    notes: &[String],
 ) -> Result<(), Error>
 where
     DB::ErrorType: 'static,
@@ -353,21 +492,35 @@ where
     let top = 60;
     area.draw(&Text::new(title.to_string(), (10, top), style.clone()))
         .map_err(draw_err)?;
-    for (i, (label, color, line)) in entries.iter().enumerate() {
+    for (i, (label, color, swatch)) in entries.iter().enumerate() {
         let y = top + 24 * (i as i32 + 1);
-        if *line {
-            area.draw(&PathElement::new(
-                vec![(10, y), (34, y)],
-                color.stroke_width(2),
-            ))
-            .map_err(draw_err)?;
-            draw_marker(area, label, (22, y))?;
-        } else {
-            area.draw(&Rectangle::new([(12, y - 6), (32, y + 6)], color.filled()))
+        match *swatch {
+            Swatch::Line(marker) => {
+                area.draw(&PathElement::new(
+                    vec![(10, y), (34, y)],
+                    color.stroke_width(2),
+                ))
                 .map_err(draw_err)?;
+                draw_marker(area, *color, marker, (22, y))?;
+            }
+            Swatch::Box => {
+                area.draw(&Rectangle::new([(12, y - 6), (32, y + 6)], color.filled()))
+                    .map_err(draw_err)?;
+            }
         }
         area.draw(&Text::new(label.clone(), (42, y), style.clone()))
             .map_err(draw_err)?;
+    }
+    let small =
+        TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    let below = top + 24 * (entries.len() as i32 + 1) + 6;
+    for (i, note) in notes.iter().enumerate() {
+        area.draw(&Text::new(
+            note.clone(),
+            (10, below + 18 * i as i32),
+            small.clone(),
+        ))
+        .map_err(draw_err)?;
     }
     Ok(())
 }
@@ -457,11 +610,12 @@ fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     }
 }
 
-/// Draws one model's line and markers (a marker shape per model, so lines
+/// Draws one line and its markers (one of five marker shapes, so lines
 /// that coincide stay distinguishable).
 fn draw_series_of<DB, X, Y>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
     s: &Series,
+    (c, marker): (RGBColor, usize),
 ) -> Result<(), Error>
 where
     DB: DrawingBackend,
@@ -469,12 +623,11 @@ where
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
-    let c = model_color(&s.name);
     let pts: Vec<(f64, f64)> = s.points.iter().map(|p| (p.0, p.1)).collect();
     chart
         .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
         .map_err(draw_err)?;
-    match model_rank(&s.name) % 5 {
+    match marker % 5 {
         0 => chart
             .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
             .map(|_| ()),
@@ -499,14 +652,14 @@ where
 /// The same marker, in pixels, for the legend.
 fn draw_marker<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
-    name: &str,
+    c: RGBColor,
+    marker: usize,
     at: (i32, i32),
 ) -> Result<(), Error>
 where
     DB::ErrorType: 'static,
 {
-    let c = model_color(name);
-    match model_rank(name) % 5 {
+    match marker % 5 {
         0 => area.draw(&Circle::new(at, 4, c.filled())),
         1 => area.draw(&TriangleMarker::new(at, 6, c.filled())),
         2 => area.draw(&Cross::new(at, 5, c.stroke_width(2))),
@@ -519,32 +672,62 @@ where
     .map_err(draw_err)
 }
 
-fn draw_lines(
-    svg: &mut String,
-    series: &[Series],
-    n: usize,
-    opts: &PlotOptions,
-) -> Result<(), Error> {
-    let x = opts.x_axis();
-    let coverage = opts.kind == Kind::Coverage;
-    let title = opts.title.clone().unwrap_or_else(|| {
-        if coverage {
-            format!("Store-order coverage vs {} ({n} histories)", x.column())
-        } else {
-            format!("Checking time vs {} ({n} histories)", x.column())
-        }
-    });
-    let root = SVGBackend::with_string(svg, opts.size).into_drawing_area();
-    root.fill(&WHITE).map_err(draw_err)?;
-    let root = root.titled(&title, ("sans-serif", 20)).map_err(draw_err)?;
-    let (w, _) = root.dim_in_pixel();
-    let (left, right) = root.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
+/// The y axis of a line chart.
+pub(crate) enum YScale {
+    /// Logarithmic, around the data.
+    Log,
+    /// Linear from `lo` to `hi`, with these ticks.
+    Linear { lo: f64, hi: f64, ticks: Vec<f64> },
+}
 
-    let xs: Vec<f64> = series
+/// A line chart: a line per series, a legend entry each.
+pub(crate) struct Lines<'a> {
+    pub title: String,
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    pub y: YScale,
+    /// The legend's title.
+    pub legend: &'a str,
+    pub series: &'a [Series],
+    /// Per series: its colour and marker number.
+    pub styles: Vec<(RGBColor, usize)>,
+    /// Lines of text under the legend.
+    pub notes: Vec<String>,
+}
+
+/// The title, the plotting area and the legend's margin of a figure.
+type Areas<'s> = (
+    DrawingArea<SVGBackend<'s>, plotters::coord::Shift>,
+    DrawingArea<SVGBackend<'s>, plotters::coord::Shift>,
+    DrawingArea<SVGBackend<'s>, plotters::coord::Shift>,
+);
+
+/// A white figure with its title; the plotting area and the legend's
+/// margin (`legend` pixels wide).
+fn figure<'s>(
+    svg: &'s mut String,
+    size: (u32, u32),
+    title: &str,
+    legend: u32,
+) -> Result<Areas<'s>, Error> {
+    let root = SVGBackend::with_string(svg, size).into_drawing_area();
+    root.fill(&WHITE).map_err(draw_err)?;
+    let titled = root.titled(title, ("sans-serif", 20)).map_err(draw_err)?;
+    let (w, _) = titled.dim_in_pixel();
+    let (left, right) = titled.split_horizontally(w.saturating_sub(legend.min(w / 2)));
+    Ok((root, left, right))
+}
+
+pub(crate) fn draw_lines(svg: &mut String, c: &Lines, size: (u32, u32)) -> Result<(), Error> {
+    let width = legend_width(c.series.iter().map(|s| s.name.as_str()), &c.notes);
+    let (root, left, right) = figure(svg, size, &c.title, width)?;
+    let xs: Vec<f64> = c
+        .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
         .collect();
-    let ys: Vec<f64> = series
+    let ys: Vec<f64> = c
+        .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
         .collect();
@@ -556,99 +739,153 @@ fn draw_lines(
         (x0 - pad)..(x1 + pad),
         linear_ticks(&xs, x0 - pad, x1 + pad),
     );
-    let mut builder = ChartBuilder::on(&left);
-    builder
-        .margin(15)
-        .x_label_area_size(50)
-        .y_label_area_size(70);
-
-    if coverage {
-        // zoom on the data: coverage is usually high
-        let lo = ((min(&ys) - 0.05) * 10.0).floor() / 10.0;
-        let lo = lo.clamp(0.0, 0.9);
-        let y_range = ticked(lo..1.0 + (1.0 - lo) * 0.04, linear_ticks(&[], lo, 1.0));
-        let mut chart = builder
-            .build_cartesian_2d(x_range, y_range)
-            .map_err(draw_err)?;
-        chart
-            .configure_mesh()
-            .x_desc(x.label())
-            .y_desc("mean coverage (ordered / same-variable write pairs)")
-            .x_label_formatter(&|v| tick(*v))
-            .y_label_formatter(&|v| tick(*v))
-            .axis_desc_style(("sans-serif", 15))
-            .draw()
-            .map_err(draw_err)?;
-        for s in series {
-            draw_series_of(&mut chart, s)?;
+    match &c.y {
+        YScale::Linear { lo, hi, ticks } => {
+            plot_lines(&left, x_range, ticked(*lo..*hi, ticks.clone()), c)?
         }
-    } else {
-        let lo = min(&ys).max(1e-6) / 1.5;
-        let hi = max(&ys).max(lo * 2.0) * 1.5;
-        let y_range = ticked((lo..hi).log_scale(), log_ticks(lo, hi));
-        let mut chart = builder
-            .build_cartesian_2d(x_range, y_range)
-            .map_err(draw_err)?;
-        chart
-            .configure_mesh()
-            .x_desc(x.label())
-            .y_desc("median time_ms (log scale)")
-            .x_label_formatter(&|v| tick(*v))
-            .y_label_formatter(&|v| tick(*v))
-            .axis_desc_style(("sans-serif", 15))
-            .draw()
-            .map_err(draw_err)?;
-        for s in series {
-            draw_series_of(&mut chart, s)?;
+        YScale::Log => {
+            let lo = min(&ys).max(1e-6) / 1.5;
+            let hi = max(&ys).max(lo * 2.0) * 1.5;
+            plot_lines(
+                &left,
+                x_range,
+                ticked((lo..hi).log_scale(), log_ticks(lo, hi)),
+                c,
+            )?
         }
     }
-    let entries: Vec<(String, RGBColor, bool)> = series
+    let entries: Vec<(String, RGBColor, Swatch)> = c
+        .series
         .iter()
-        .map(|s| (s.name.clone(), model_color(&s.name), true))
+        .zip(&c.styles)
+        .map(|(s, &(color, marker))| (s.name.clone(), color, Swatch::Line(marker)))
         .collect();
-    legend(&right, "model", &entries)?;
+    legend(&right, c.legend, &entries, &c.notes)?;
     root.present().map_err(draw_err)?;
     Ok(())
 }
 
-fn draw_detection(
-    svg: &mut String,
-    d: &Detection,
-    n: usize,
-    opts: &PlotOptions,
-) -> Result<(), Error> {
-    let title = opts
-        .title
-        .clone()
-        .unwrap_or_else(|| format!("Violations found per model ({n} histories)"));
-    let root = SVGBackend::with_string(svg, opts.size).into_drawing_area();
-    root.fill(&WHITE).map_err(draw_err)?;
-    let root = root.titled(&title, ("sans-serif", 20)).map_err(draw_err)?;
-    let (w, _) = root.dim_in_pixel();
-    let (left, right) = root.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
-
-    let totals = d.totals();
-    let top = totals.iter().copied().fold(0.0, f64::max);
-    let y_max = (top * 1.15).clamp(1.0, 100.0).max(top + 1.0);
-    let k = d.models.len() as i32;
-    let mut chart = ChartBuilder::on(&left)
+fn plot_lines<X, Y>(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    x: Ticked<X>,
+    y: Ticked<Y>,
+    c: &Lines,
+) -> Result<(), Error>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let mut chart = ChartBuilder::on(area)
         .margin(15)
         .x_label_area_size(50)
         .y_label_area_size(70)
-        .build_cartesian_2d((0..k - 1).into_segmented(), 0f64..y_max)
+        .build_cartesian_2d(x, y)
         .map_err(draw_err)?;
-    let names = d.models.clone();
+    chart
+        .configure_mesh()
+        .x_desc(c.x_desc)
+        .y_desc(c.y_desc)
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
+        .axis_desc_style(("sans-serif", 15))
+        .draw()
+        .map_err(draw_err)?;
+    for (s, &style) in c.series.iter().zip(&c.styles) {
+        draw_series_of(&mut chart, s, style)?;
+    }
+    Ok(())
+}
+
+/// One stacked bar: its label under it, its parts (bottom first, in the
+/// order of [`Bars::parts`]) and the text above it.
+pub(crate) struct Bar {
+    pub label: String,
+    pub parts: Vec<f64>,
+    pub top: String,
+}
+
+/// A row of bars, with a caption when there are several rows.
+pub(crate) struct Panel {
+    pub caption: Option<String>,
+    pub bars: Vec<Bar>,
+}
+
+/// A stacked bar chart: panels one above the other, with one y scale and
+/// one legend.
+pub(crate) struct Bars<'a> {
+    pub title: String,
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    /// The parts of every bar, bottom first: legend label and colour.
+    pub parts: Vec<(String, RGBColor)>,
+    pub panels: Vec<Panel>,
+    /// The y axis ends at most here (100 for percentages).
+    pub cap: f64,
+    /// The values are counts: whole ticks only.
+    pub whole: bool,
+    /// The legend's title.
+    pub legend: &'a str,
+    /// Lines of text under the legend.
+    pub notes: Vec<String>,
+}
+
+pub(crate) fn draw_bars(svg: &mut String, b: &Bars, size: (u32, u32)) -> Result<(), Error> {
+    let width = legend_width(b.parts.iter().map(|p| p.0.as_str()), &b.notes);
+    let (root, left, right) = figure(svg, size, &b.title, width)?;
+    let top = b
+        .panels
+        .iter()
+        .flat_map(|p| p.bars.iter().map(|bar| bar.parts.iter().sum::<f64>()))
+        .fold(0.0, f64::max);
+    let y_max = (top * 1.15).max(1.0).min(b.cap).max(top + 1.0);
+    let rows = left.split_evenly((b.panels.len().max(1), 1));
+    for (panel, area) in b.panels.iter().zip(&rows) {
+        let area = match &panel.caption {
+            Some(c) => area.titled(c, ("sans-serif", 15)).map_err(draw_err)?,
+            None => area.clone(),
+        };
+        draw_panel(&area, panel, b, y_max)?;
+    }
+    let entries: Vec<(String, RGBColor, Swatch)> = b
+        .parts
+        .iter()
+        .map(|(label, color)| (label.clone(), *color, Swatch::Box))
+        .collect();
+    legend(&right, b.legend, &entries, &b.notes)?;
+    root.present().map_err(draw_err)?;
+    Ok(())
+}
+
+fn draw_panel(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    panel: &Panel,
+    b: &Bars,
+    y_max: f64,
+) -> Result<(), Error> {
+    let k = panel.bars.len() as i32;
+    // plotters' own ten labels; whole numbers for counts
+    let mut ticks = plotters::coord::types::RangedCoordf64::from(0f64..y_max).key_points(10usize);
+    if b.whole {
+        ticks.retain(|t| t.fract() == 0.0);
+    }
+    let mut chart = ChartBuilder::on(area)
+        .margin(15)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d((0..k - 1).into_segmented(), ticked(0f64..y_max, ticks))
+        .map_err(draw_err)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .max_light_lines(1)
-        .x_desc("model")
-        .y_desc("violations (% of histories)")
-        .x_labels(d.models.len())
+        .x_desc(b.x_desc)
+        .y_desc(b.y_desc)
+        .x_labels(panel.bars.len())
         .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => {
-                names.get(*i as usize).cloned().unwrap_or_default()
-            }
+            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => panel
+                .bars
+                .get(*i as usize)
+                .map(|bar| bar.label.clone())
+                .unwrap_or_default(),
             SegmentValue::Last => String::new(),
         })
         .y_label_formatter(&|v| tick(*v))
@@ -656,13 +893,13 @@ fn draw_detection(
         .draw()
         .map_err(draw_err)?;
     let bar_margin = {
-        let (pw, _) = left.dim_in_pixel();
-        (pw / (d.models.len() as u32 + 1) / 5).max(2)
+        let (pw, _) = area.dim_in_pixel();
+        (pw / (panel.bars.len() as u32 + 1) / 5).max(2)
     };
-    for (i, (_, pcts)) in d.bars.iter().enumerate() {
+    for (i, bar) in panel.bars.iter().enumerate() {
         let i = i as i32;
         let mut y = 0.0;
-        for (s, p) in d.stages.iter().zip(pcts) {
+        for ((_, color), p) in b.parts.iter().zip(&bar.parts) {
             if *p <= 0.0 {
                 continue;
             }
@@ -671,7 +908,7 @@ fn draw_detection(
                     (SegmentValue::Exact(i), y),
                     (SegmentValue::Exact(i + 1), y + p),
                 ],
-                model_color(s).filled(),
+                color.filled(),
             );
             r.set_margin(0, 0, bar_margin, bar_margin);
             chart.draw_series(std::iter::once(r)).map_err(draw_err)?;
@@ -681,18 +918,11 @@ fn draw_detection(
             .pos(Pos::new(HPos::Center, VPos::Bottom));
         chart
             .draw_series(std::iter::once(Text::new(
-                format!("{y:.1}%"),
+                bar.top.clone(),
                 (SegmentValue::CenterOf(i), y + y_max * 0.01),
                 style,
             )))
             .map_err(draw_err)?;
     }
-    let entries: Vec<(String, RGBColor, bool)> = d
-        .stages
-        .iter()
-        .map(|s| (s.clone(), model_color(s), false))
-        .collect();
-    legend(&right, "caught by", &entries)?;
-    root.present().map_err(draw_err)?;
     Ok(())
 }

@@ -141,16 +141,7 @@ pub fn read_results(paths: &[impl AsRef<Path>], extra: &[String]) -> Result<Resu
         ..Results::default()
     };
     for p in paths {
-        let p = p.as_ref();
-        let name = p.display().to_string();
-        let reader: Box<dyn Read> = if name == "-" {
-            Box::new(io::stdin().lock())
-        } else {
-            Box::new(
-                std::fs::File::open(p)
-                    .map_err(|e| CsvError::new(&name, None, format!("cannot read: {e}")))?,
-            )
-        };
+        let (name, reader) = open_input(p.as_ref())?;
         read_one(&mut res, &name, reader)?;
     }
     Ok(res)
@@ -166,8 +157,100 @@ pub fn read_results_str(name: &str, text: &str, extra: &[String]) -> Result<Resu
     Ok(res)
 }
 
-fn read_one(res: &mut Results, name: &str, reader: impl Read) -> Result<(), CsvError> {
-    let source = res.files.len();
+/// An input CSV by its name, `-` being standard input.
+pub(crate) fn open_input(p: &Path) -> Result<(String, Box<dyn Read>), CsvError> {
+    let name = p.display().to_string();
+    let reader: Box<dyn Read> = if name == "-" {
+        Box::new(io::stdin().lock())
+    } else {
+        Box::new(
+            std::fs::File::open(p)
+                .map_err(|e| CsvError::new(&name, None, format!("cannot read: {e}")))?,
+        )
+    };
+    Ok((name, reader))
+}
+
+/// The columns of a mutation campaign's `kill-matrix.csv`
+/// ([`super::mutation::write_kill_matrix`]) that a results CSV lacks.
+pub const KILL_MATRIX_COLUMNS: [&str; 3] = ["mutant_id", "outcome", "exit_kind"];
+
+/// The header of a CSV being read: its columns by name.
+pub(crate) struct Table<'n> {
+    pub name: &'n str,
+    pub header: Vec<String>,
+    col: HashMap<String, usize>,
+}
+
+impl Table<'_> {
+    pub fn has(&self, column: &str) -> bool {
+        self.col.contains_key(column)
+    }
+
+    /// Whether this is a campaign's kill matrix (by its header).
+    pub fn is_kill_matrix(&self) -> bool {
+        KILL_MATRIX_COLUMNS.iter().all(|c| self.has(c))
+    }
+
+    /// Whether this is the output of `memconform check -f csv`.
+    pub fn is_results(&self) -> bool {
+        self.has("model") && self.has("verdict")
+    }
+
+    /// An error about the header (line 1).
+    pub fn error(&self, message: impl Into<String>) -> CsvError {
+        CsvError::new(self.name, Some(1), message)
+    }
+}
+
+/// One record of a [`Table`], with the line where it starts.
+pub(crate) struct Record<'a> {
+    table: &'a Table<'a>,
+    pub line: u64,
+    pub fields: &'a csv::StringRecord,
+}
+
+impl Record<'_> {
+    /// A column's value, trimmed (empty when the column is absent).
+    pub fn get(&self, column: &str) -> &str {
+        self.table
+            .col
+            .get(column)
+            .and_then(|&i| self.fields.get(i))
+            .unwrap_or("")
+            .trim()
+    }
+
+    /// Whether the file has this column.
+    pub fn has(&self, column: &str) -> bool {
+        self.table.has(column)
+    }
+
+    /// An error at this record's line.
+    pub fn error(&self, message: impl Into<String>) -> CsvError {
+        CsvError::new(self.table.name, Some(self.line), message)
+    }
+
+    /// `column`: `value` is not `what`.
+    pub fn bad(&self, column: &str, what: &str) -> CsvError {
+        self.error(format!(
+            "column `{column}`: `{}` is not {what}",
+            self.get(column)
+        ))
+    }
+}
+
+/// Reads one CSV strictly: a header of distinct names (checked by
+/// `header`, which returns what `row` needs of it), then every record as
+/// long as the header (`row` checks and keeps it); a repeated header line
+/// (CSVs joined with `cat`) is skipped. Every error names the file and
+/// the line.
+pub(crate) fn read_table<'n, H>(
+    name: &'n str,
+    reader: impl Read,
+    header: impl FnOnce(&Table) -> Result<H, CsvError>,
+    mut row: impl FnMut(&H, &Record) -> Result<(), CsvError>,
+) -> Result<Table<'n>, CsvError> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
@@ -183,81 +266,95 @@ fn read_one(res: &mut Results, name: &str, reader: impl Read) -> Result<(), CsvE
         };
         CsvError::new(name, line, msg)
     };
-    let header: Vec<String> = rdr
+    let columns: Vec<String> = rdr
         .headers()
         .map_err(csv_err)?
         .iter()
         .map(|s| s.trim().to_string())
         .collect();
-    if header.iter().all(|h| h.is_empty()) {
-        return Err(CsvError::new(name, Some(1), "empty file: no header row"));
+    let mut table = Table {
+        name,
+        header: Vec::new(),
+        col: HashMap::new(),
+    };
+    if columns.iter().all(|h| h.is_empty()) {
+        return Err(table.error("empty file: no header row"));
     }
-    let mut col: HashMap<&str, usize> = HashMap::new();
-    for (i, h) in header.iter().enumerate() {
-        if let Some(j) = col.insert(h.as_str(), i) {
-            return Err(CsvError::new(
-                name,
-                Some(1),
-                format!(
-                    "column `{h}` appears twice (columns {} and {})",
-                    j + 1,
-                    i + 1
-                ),
-            ));
+    for (i, h) in columns.iter().enumerate() {
+        if let Some(j) = table.col.insert(h.clone(), i) {
+            return Err(table.error(format!(
+                "column `{h}` appears twice (columns {} and {})",
+                j + 1,
+                i + 1
+            )));
         }
     }
-    for required in ["model", "verdict"] {
-        if !col.contains_key(required) {
-            return Err(CsvError::new(
-                name,
-                Some(1),
-                format!(
-                    "no `{required}` column (is this the output of `memconform check -f csv`?)"
-                ),
-            ));
-        }
-    }
-    let mut extra_idx = Vec::new();
-    for c in &res.extra {
-        match col.get(c.as_str()) {
-            Some(&i) => extra_idx.push(i),
-            None => {
-                return Err(CsvError::new(
-                    name,
-                    Some(1),
-                    format!("no column `{c}` (columns: {})", header.join(", ")),
-                ))
-            }
-        }
-    }
-    let mut record = csv::StringRecord::new();
-    // each row's fields, with its line: a row read twice is an error, never
-    // counted twice
-    let mut seen: HashMap<String, u64> = HashMap::new();
+    table.header = columns;
+    let h = header(&table)?;
+    let mut fields = csv::StringRecord::new();
     loop {
-        match rdr.read_record(&mut record) {
+        match rdr.read_record(&mut fields) {
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => return Err(csv_err(e)),
         }
-        let line = record.position().map_or(0, |p| p.line());
         // a header repeated by `cat a.csv b.csv`
-        if record.iter().zip(&header).all(|(v, h)| v.trim() == h) {
+        if fields.iter().zip(&table.header).all(|(v, h)| v.trim() == h) {
             continue;
         }
-        let get =
-            |c: &str| -> &str { col.get(c).and_then(|&i| record.get(i)).unwrap_or("").trim() };
-        let bad = |c: &str, what: &str| {
-            CsvError::new(
-                name,
-                Some(line),
-                format!("column `{c}`: `{}` is not {what}", get(c)),
-            )
-        };
+        row(
+            &h,
+            &Record {
+                table: &table,
+                line: fields.position().map_or(0, |p| p.line()),
+                fields: &fields,
+            },
+        )?;
+    }
+    Ok(table)
+}
+
+fn read_one(res: &mut Results, name: &str, reader: impl Read) -> Result<(), CsvError> {
+    let source = res.files.len();
+    let check_header = |t: &Table| {
+        if t.is_kill_matrix() && !t.is_results() {
+            return Err(t.error(format!(
+                "a mutation campaign's kill matrix (columns {}), not results of `memconform \
+                 check -f csv` (columns model, verdict): plot it with `memconform plot --kind \
+                 kill-by-operator` or `--kind seeds-to-kill`",
+                KILL_MATRIX_COLUMNS.join(", ")
+            )));
+        }
+        for required in ["model", "verdict"] {
+            if !t.has(required) {
+                return Err(t.error(format!(
+                    "no `{required}` column (is this the output of `memconform check -f csv`?)"
+                )));
+            }
+        }
+        res.extra
+            .iter()
+            .map(|c| {
+                t.col.get(c.as_str()).copied().ok_or_else(|| {
+                    t.error(format!(
+                        "no column `{c}` (columns: {})",
+                        t.header.join(", ")
+                    ))
+                })
+            })
+            .collect::<Result<Vec<usize>, CsvError>>()
+    };
+    // each row's fields, with its line: a row read twice is an error, never
+    // counted twice
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut rows = Vec::new();
+    let table = read_table(name, reader, check_header, |extra_idx, r| {
+        let line = r.line;
+        let get = |c: &str| r.get(c);
         let count = |c: &str| -> Result<Option<usize>, CsvError> {
             match get(c) {
                 "" => Ok(None),
-                s => s.parse().map(Some).map_err(|_| bad(c, "a count")),
+                s => s.parse().map(Some).map_err(|_| r.bad(c, "a count")),
             }
         };
         // a number within `range` (`what` says which)
@@ -265,45 +362,37 @@ fn read_one(res: &mut Results, name: &str, reader: impl Read) -> Result<(), CsvE
             "" => Ok(None),
             s => match s.parse::<f64>() {
                 Ok(v) if v.is_finite() && range.contains(&v) => Ok(Some(v)),
-                _ => Err(bad(c, what)),
+                _ => Err(r.bad(c, what)),
             },
         };
         let model = get("model");
         if model.is_empty() {
-            return Err(CsvError::new(name, Some(line), "empty `model`"));
+            return Err(r.error("empty `model`"));
         }
         if crate::models::Model::from_name(model).is_none() {
             let names: Vec<&str> = crate::models::Model::EVERY
                 .iter()
                 .map(|m| m.name())
                 .collect();
-            return Err(CsvError::new(
-                name,
-                Some(line),
-                format!(
-                    "column `model`: `{model}` is not a model ({})",
-                    names.join(", ")
-                ),
-            ));
+            return Err(r.error(format!(
+                "column `model`: `{model}` is not a model ({})",
+                names.join(", ")
+            )));
         }
         // the same row twice in one input: results concatenated twice
-        let fields = record.iter().collect::<Vec<_>>().join("\u{1f}");
+        let fields = r.fields.iter().collect::<Vec<_>>().join("\u{1f}");
         if let Some(at) = seen.insert(fields, line) {
-            return Err(CsvError::new(
-                name,
-                Some(line),
-                format!("the same row as line {at} (the same results concatenated twice?)"),
-            ));
+            return Err(r.error(format!(
+                "the same row as line {at} (the same results concatenated twice?)"
+            )));
         }
         let verdict = get("verdict");
         if !matches!(verdict, "consistent" | "violation" | "unknown") {
-            return Err(CsvError::new(
-                name,
-                Some(line),
-                format!("column `verdict`: `{verdict}` is not consistent, violation or unknown"),
-            ));
+            return Err(r.error(format!(
+                "column `verdict`: `{verdict}` is not consistent, violation or unknown"
+            )));
         }
-        res.rows.push(Rec {
+        rows.push(Rec {
             source,
             line,
             file: get("file").to_string(),
@@ -322,12 +411,14 @@ fn read_one(res: &mut Results, name: &str, reader: impl Read) -> Result<(), CsvE
             kernel_coverage: number("kernel_coverage", 0.0..=1.0, "a coverage from 0 to 1")?,
             extra: extra_idx
                 .iter()
-                .map(|&i| record.get(i).unwrap_or("").trim().to_string())
+                .map(|&i| r.fields.get(i).unwrap_or("").trim().to_string())
                 .collect(),
         });
-    }
+        Ok(())
+    })?;
+    res.rows.extend(rows);
     res.files.push(name.to_string());
-    res.headers.push(header);
+    res.headers.push(table.header);
     Ok(())
 }
 
