@@ -6,6 +6,7 @@ mod compare;
 mod gen;
 mod merge;
 mod plot;
+mod shrink;
 mod summarize;
 
 use clap::{Parser, Subcommand};
@@ -86,6 +87,8 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Draw a figure (time, coverage, detection) from a results CSV as SVG.
     Plot(plot::PlotArgs),
+    /// Cut a violating history down to a 1-minimal counterexample (.hist, with its origin).
+    Shrink(shrink::ShrinkArgs),
     /// Join the results CSVs of `check --shard K/N` into one (one row per file, index, model).
     Merge(merge::MergeArgs),
 }
@@ -100,5 +103,6 @@ pub fn run() -> i32 {
         Command::Compare(args) => compare::run(args),
         Command::Plot(args) => plot::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Shrink(args) => shrink::run(args),
     }
 }

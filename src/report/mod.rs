@@ -5,6 +5,7 @@ pub mod compare;
 pub mod merge;
 pub mod mutation;
 pub mod plot;
+pub mod shrunk;
 pub mod summary;
 
 use std::borrow::Cow;
