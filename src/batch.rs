@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
+use crate::certificate::shrink::{shrink_to, target_of, NotViolated, Shrunk, Target};
+use crate::gem5::tester::Origin;
 use crate::history::{load_file, stream_file, History, InputError};
 use crate::models::{check_gradual_with, Model, Options, Outcome, Verdict};
 
@@ -314,6 +316,280 @@ fn check_run(
             })
         })
         .collect()
+}
+
+/// A history picked from one input to be shrunk, with its violation and
+/// what names its operations' origins.
+pub struct Picked {
+    pub history: History,
+    pub target: Target,
+    /// For a gem5 run: each operation's origin in the trace (by op id,
+    /// after the initial writes), and the trace.
+    pub gem5: Option<(Vec<Origin>, Option<PathBuf>)>,
+}
+
+/// What [`pick_violation`] found.
+pub enum Pick {
+    /// The history to shrink.
+    Violating(Box<Picked>),
+    /// No history examined violates the model: each one's index and verdict.
+    NoViolation(Vec<(usize, NotViolated)>),
+}
+
+/// The first history of `path` (a `.hist` or axe file, or a gem5 run: the
+/// per-port view as index 0 and with `real_time` the real-time view as
+/// index 1) that violates `model` with `opts`, or the one at `index`. A
+/// damaged gem5 trace follows `check`'s rule: only the violations of a
+/// prefix cut at the end stand (any prefix's with `opts.allow_damage`).
+pub fn pick_violation(
+    path: &Path,
+    model: Model,
+    opts: &Options,
+    real_time: bool,
+    index: Option<usize>,
+) -> Result<Pick, InputError> {
+    let error = |msg: String| InputError {
+        file: path.to_path_buf(),
+        pos: None,
+        msg,
+    };
+    let mut not = Vec::new();
+    // the history's pick, or its verdict recorded in `not`
+    let examine = |not: &mut Vec<(usize, NotViolated)>,
+                   h: History,
+                   gem5: Option<(Vec<Origin>, Option<PathBuf>)>| {
+        let i = h.index;
+        match target_of(&h, model, opts) {
+            Ok(target) => Some(Pick::Violating(Box::new(Picked {
+                history: h,
+                target,
+                gem5,
+            }))),
+            Err(e) => {
+                not.push((i, e));
+                None
+            }
+        }
+    };
+    if path.is_dir() {
+        let run = crate::gem5::open_run(path)?;
+        if let Some(output) = crate::gem5::client_output(&run) {
+            let hs = load_file(&output)?;
+            let n = hs.len();
+            for mut h in hs
+                .into_iter()
+                .filter(|h| index.is_none_or(|i| i == h.index))
+            {
+                h.meta.push(("protocol".into(), run.protocol.name().into()));
+                if let Some(p) = examine(&mut not, h, None) {
+                    return Ok(p);
+                }
+            }
+            return match index {
+                Some(i) if i >= n => Err(error(format!(
+                    "no history #{i}: the client output {} holds {n}",
+                    output.display()
+                ))),
+                _ => Ok(Pick::NoViolation(not)),
+            };
+        }
+        match index {
+            Some(1) if !real_time => {
+                return Err(error(
+                    "index 1 of a gem5 run is its real-time view: add --real-time".into(),
+                ))
+            }
+            Some(i) if i > 1 => {
+                return Err(error(format!(
+                    "no history #{i}: a gem5 run has its per-port history (#0) and, with --real-time, its real-time one (#1)"
+                )))
+            }
+            _ => {}
+        }
+        let trace = crate::gem5::read(&run)?;
+        for rt in [false, true] {
+            if (rt && !real_time) || index.is_some_and(|i| i != rt as usize) {
+                continue;
+            }
+            let mut ing = crate::gem5::view(&run, &trace, rt)?;
+            ing.history.index = rt as usize;
+            if let Some(d) = ing.damage.as_ref().filter(|d| !d.cut && !opts.allow_damage) {
+                not.push((
+                    rt as usize,
+                    NotViolated {
+                        model,
+                        verdict: Verdict::Unknown,
+                        internal: false,
+                        reason: Some(format!(
+                            "damaged input: {d} (--allow-damage checks the prefix before it)"
+                        )),
+                    },
+                ));
+                continue;
+            }
+            if let Some(p) = examine(
+                &mut not,
+                ing.history,
+                Some((ing.origins, run.trace.clone())),
+            ) {
+                return Ok(p);
+            }
+        }
+        return Ok(Pick::NoViolation(not));
+    }
+    let mut found = None;
+    let mut failed = None;
+    let mut seen = 0;
+    stream_file(path, |h| {
+        seen += 1;
+        if index.is_some_and(|i| i != seen - 1) {
+            return ControlFlow::Continue(());
+        }
+        match h {
+            Ok(h) => found = examine(&mut not, h, None),
+            Err(e) => failed = Some(e),
+        }
+        if found.is_some() || failed.is_some() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    match (found, index) {
+        (Some(p), _) => Ok(p),
+        (None, Some(i)) if i >= seen => Err(error(format!(
+            "no history #{i}: the file holds {seen} (numbered from 0)"
+        ))),
+        (None, _) => Ok(Pick::NoViolation(not)),
+    }
+}
+
+/// A gem5 run's operation origins for its history at `index` (0 per
+/// port, 1 real time) and its trace, read again from the run; `None` for
+/// an SE-mode run's client histories or a run that cannot be read.
+pub fn gem5_origins(dir: &Path, index: usize) -> Option<(Vec<Origin>, Option<PathBuf>)> {
+    let run = crate::gem5::open_run(dir).ok()?;
+    if crate::gem5::client_output(&run).is_some() {
+        return None;
+    }
+    let trace = crate::gem5::read(&run).ok()?;
+    let ing = crate::gem5::view(&run, &trace, index == 1).ok()?;
+    Some((ing.origins, run.trace.clone()))
+}
+
+/// The command that picks and shrinks the same violation: `memconform
+/// shrink INPUT --model M` (with `--real-time` for a run's real-time view,
+/// `--index I` for a history past the first).
+pub fn shrink_command(input: &Path, index: usize, model: Model) -> String {
+    let mut cmd = format!(
+        "memconform shrink {} --model {model}",
+        shell_word(&crate::report::path_text(input))
+    );
+    if input.is_dir() && index == 1 {
+        cmd.push_str(" --real-time --index 1");
+    } else if index > 0 {
+        cmd.push_str(&format!(" --index {index}"));
+    }
+    cmd
+}
+
+/// `s` as one shell word: as it is when it is plain, else single-quoted.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// `check --shrink DIR`: shrinks each violation of a checked history
+/// (`file`'s) within `budget` each and writes it into `dir` as a `.hist`
+/// (named by [`crate::report::shrunk::file_name`], made unique among
+/// `used`); models whose violations keep the same histories
+/// ([`Target::key`]) share one shrink. Returns a note per violation: the
+/// file written and its size, or why not.
+pub fn shrink_checked(
+    file: &Path,
+    c: &Checked,
+    opts: &Options,
+    budget: Option<std::time::Duration>,
+    dir: &Path,
+    used: &mut std::collections::HashSet<String>,
+) -> Vec<String> {
+    let h = &c.history;
+    let mut notes = Vec::new();
+    let mut origins: Option<Option<(Vec<Origin>, Option<PathBuf>)>> = None;
+    let mut done: Vec<((&'static [Model], Model), Shrunk)> = Vec::new();
+    for o in &c.outcomes {
+        if o.verdict != Verdict::Violation || o.invalid.is_some() {
+            continue;
+        }
+        let target = Target {
+            model: o.model,
+            weakest: o.decided_by,
+        };
+        let key = target.key(opts.gradual);
+        let shrunk = match done.iter().find(|(k, _)| *k == key) {
+            Some((_, s)) => Shrunk {
+                target,
+                ..s.clone()
+            },
+            None => match shrink_to(h, target, opts, budget) {
+                Ok(s) => {
+                    done.push((key, s.clone()));
+                    s
+                }
+                Err(e) => {
+                    notes.push(format!(
+                        "not shrunk: the {} violation did not recur ({e})",
+                        o.model
+                    ));
+                    continue;
+                }
+            },
+        };
+        let origins = origins
+            .get_or_insert_with(|| file.is_dir().then(|| gem5_origins(file, h.index)).flatten());
+        let text = crate::report::shrunk::shrunk_hist(
+            h,
+            &shrunk,
+            &crate::report::shrunk::Provenance {
+                input: file,
+                command: Some(shrink_command(file, h.index, o.model)),
+                gem5: origins.as_ref().map(|(o, t)| (o.as_slice(), t.as_deref())),
+            },
+        );
+        let name = crate::report::shrunk::file_name(file, h, o.model);
+        let mut unique = name.clone();
+        let mut k = 1;
+        while !used.insert(unique.clone()) {
+            k += 1;
+            unique = format!("{}-{k}.hist", name.trim_end_matches(".hist"));
+        }
+        let path = dir.join(&unique);
+        match std::fs::write(&path, text) {
+            Ok(()) => notes.push(format!(
+                "shrunk {} violation: {} of {} operations{} -> {}",
+                o.model,
+                shrunk.history.n_thread_ops(),
+                h.n_thread_ops(),
+                match (&shrunk.note, shrunk.one_minimal) {
+                    (_, true) => ", 1-minimal".to_string(),
+                    (Some(n), false) => format!(" ({n})"),
+                    (None, false) => " (not shown 1-minimal)".to_string(),
+                },
+                path.display()
+            )),
+            Err(e) => notes.push(format!("cannot write {}: {e}", path.display())),
+        }
+    }
+    notes
 }
 
 /// The outcomes of a run whose trace is damaged (its history is the prefix

@@ -1,6 +1,7 @@
 //! Certificates: why a history violates a model, as a short labelled cycle
 //! (or the thin-air read), mapped back to the operations' text positions.
 
+pub mod shrink;
 pub mod validate;
 
 use serde::Serialize;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::exit;
-use crate::batch::{discover, run_batch, Item};
+use crate::batch::{discover, run_batch, shrink_checked, Item};
 use crate::complete::Engine;
 use crate::models::{Model, Options};
 use crate::report::{contradicts_expectation, rows, write_csv, write_json, write_text};
@@ -45,6 +45,7 @@ violations of the whole run. --allow-damage reports the prefix's verdicts as the
 
 Examples:
   memconform check examples/papers-and-litmus.hist
+  memconform check --real-time traces/ --models sc --shrink shrunk/
   memconform check runs/ --models wsc --format csv > results.csv")]
 pub struct CheckArgs {
     /// .hist or axe files, gem5 output directories (with config.ini), or
@@ -112,6 +113,19 @@ pub struct CheckArgs {
     /// merge` joins their CSVs.
     #[arg(long, value_name = "K/N", value_parser = super::parse_shard, default_value = "0/1")]
     shard: (usize, usize),
+
+    /// Shrink every violation to a 1-minimal counterexample and write each
+    /// into this directory as a .hist (named after the history, its index
+    /// and the model; see `memconform shrink --help`); the text report
+    /// notes each file.
+    #[arg(long, value_name = "DIR")]
+    shrink: Option<PathBuf>,
+
+    /// With --shrink: time budget of each violation's shrink, in seconds
+    /// (0: none); past it the smallest history found is written, marked as
+    /// possibly not 1-minimal.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = parse_seconds)]
+    shrink_timeout: f64,
 
     /// Skip the independent re-check of every certificate.
     #[arg(long)]
@@ -228,6 +242,16 @@ pub fn run(args: CheckArgs) -> i32 {
         allow_damage: args.allow_damage,
         transitions: args.transitions,
     };
+    if let Some(dir) = &args.shrink {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("memconform: cannot create {}: {e}", dir.display());
+            return exit::INPUT_ERROR;
+        }
+    }
+    let shrink_budget = (args.shrink_timeout > 0.0)
+        .then(|| std::time::Duration::from_secs_f64(args.shrink_timeout));
+    let mut shrunk_names = std::collections::HashSet::new();
+    let mut shrunk = 0usize;
     let (files, mut errors) = discover(&args.paths);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     {
@@ -310,7 +334,7 @@ pub fn run(args: CheckArgs) -> i32 {
         args.shard,
         &stop,
         |item| {
-            let (file, c) = match item {
+            let (file, mut c) = match item {
                 Item::Checked(file, c) => (file, c),
                 Item::Error(e) => {
                     errors.push(e);
@@ -328,6 +352,11 @@ pub fn run(args: CheckArgs) -> i32 {
                 return;
             }
             histories += 1;
+            if let Some(dir) = &args.shrink {
+                let notes = shrink_checked(file, &c, &opts, shrink_budget, dir, &mut shrunk_names);
+                shrunk += notes.iter().filter(|n| n.starts_with("shrunk")).count();
+                c.notes.extend(notes);
+            }
             let mut rows = rows(file, &c);
             if let Some(v) = &args.variant {
                 rows.iter_mut()
@@ -425,6 +454,9 @@ pub fn run(args: CheckArgs) -> i32 {
                 String::new()
             }
         );
+    }
+    if let Some(dir) = &args.shrink {
+        eprintln!("shrunk {shrunk} violations into {}", dir.display());
     }
     if interrupted {
         eprintln!("interrupted: the output holds every history checked before the interrupt");

@@ -7,6 +7,7 @@ mod gen;
 mod merge;
 mod mutate;
 mod plot;
+mod shrink;
 mod summarize;
 
 use clap::{Parser, Subcommand};
@@ -87,6 +88,8 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Draw a figure as SVG from a results CSV (time, coverage, detection) or a kill matrix.
     Plot(plot::PlotArgs),
+    /// Cut a violating history down to a 1-minimal counterexample (.hist, with its origin).
+    Shrink(shrink::ShrinkArgs),
     /// Join the results CSVs of `check --shard K/N` into one (one row per file, index, model).
     Merge(merge::MergeArgs),
     /// Mutation campaigns over gem5 SLICC protocols: list, init, run, status, report, slurm.
@@ -104,5 +107,6 @@ pub fn run() -> i32 {
         Command::Plot(args) => plot::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Mutate(args) => mutate::run(args),
+        Command::Shrink(args) => shrink::run(args),
     }
 }

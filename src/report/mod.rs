@@ -6,6 +6,7 @@ pub mod merge;
 pub mod mutation;
 pub mod plot;
 pub mod plot_mutation;
+pub mod shrunk;
 pub mod summary;
 
 use std::borrow::Cow;

@@ -1,0 +1,704 @@
+//! Shrinking a violation to a 1-minimal counterexample (issue 12): delta
+//! debugging (ddmin, Zeller & Hildebrandt, "Simplifying and Isolating
+//! Failure-Inducing Input", TSE 2002) over a history's threads, then its
+//! operations, keeping *the same violation*: the model still violated, and
+//! the same weakest violated model (`decided_by` of the gradual check).
+//!
+//! Every candidate is a well-formed sub-history: an operation is kept or
+//! removed whole (an RMW `U` is one operation), a read whose write is
+//! removed is removed too (its value would otherwise be read from thin
+//! air), and a `@final` observation goes with the write it observes (or
+//! with the last operation on its variable). Program order is restricted,
+//! never rebuilt: kept operations keep their ticks (a timed thread's
+//! interval order on a subset is the subset's order) and their input
+//! positions, so a certificate of the shrunk history still points into the
+//! input. A last pass removes each remaining operation alone: when none
+//! can go, the result is *1-minimal* (removing any one operation, with the
+//! reads of its write, loses the violation).
+//!
+//! Shrinking re-checks the model many times; a time budget bounds the
+//! whole search, and when it runs out the smallest history found so far is
+//! returned, marked as possibly not 1-minimal.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use memconform_parsers::hist::{RawHistory, RawOp, RawOpKind, RawThread};
+
+use crate::certificate::Violation;
+use crate::history::fx::FxMap;
+use crate::history::{History, OpId, OpKind};
+use crate::models::{check_gradual_with, Model, Options, Verdict};
+
+/// The violation a shrink keeps: `model` violated, with `weakest` the
+/// weakest violated model of its gradual chain (`decided_by`; `model`
+/// itself when none of the weaker ones is violated).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Target {
+    pub model: Model,
+    pub weakest: Model,
+}
+
+impl Target {
+    /// The models whose check must hold for the gradual check of `model`
+    /// to be decided by `weakest` (the chain before it, or the whole chain
+    /// when `model` decides; none without the gradual pipeline): two
+    /// targets with the same key and weakest model keep the same histories.
+    pub fn key(&self, gradual: bool) -> (&'static [Model], Model) {
+        if !gradual {
+            return (&[], self.weakest);
+        }
+        let chain = self.model.gradual_chain();
+        let upto = chain
+            .iter()
+            .position(|&m| m == self.weakest)
+            .unwrap_or(chain.len());
+        (&chain[..upto], self.weakest)
+    }
+}
+
+/// Why a history cannot be shrunk for a model: it does not violate it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotViolated {
+    pub model: Model,
+    pub verdict: Verdict,
+    /// Why the verdict is unknown, or the internal error of the check.
+    pub reason: Option<String>,
+    /// Whether the check failed internally (a certificate the validator
+    /// rejected, a panic): a bug of memconform's, not the history's.
+    pub internal: bool,
+}
+
+impl std::fmt::Display for NotViolated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.model, self.verdict.name())?;
+        if let Some(r) = &self.reason {
+            write!(f, " ({r})")?;
+        }
+        Ok(())
+    }
+}
+
+/// A shrunk counterexample: a sub-history of the original with the same
+/// violation.
+#[derive(Debug, Clone)]
+pub struct Shrunk {
+    /// The sub-history (no `@expect`: the original's no longer apply).
+    pub history: History,
+    /// For each operation of `history`, the original operation it is (an
+    /// initial write: the original's initial write of its variable).
+    pub origin: Vec<OpId>,
+    pub target: Target,
+    /// The certificate of `history` (operation ids of `history`).
+    pub violation: Violation,
+    /// Whether the last pass removed each remaining operation alone and
+    /// every such removal lost the violation (no check unknown, time left).
+    pub one_minimal: bool,
+    /// Why the result may not be 1-minimal (the time budget ran out, some
+    /// check's verdict was unknown).
+    pub note: Option<String>,
+    /// Checks run (the first, of the whole history, included).
+    pub checks: usize,
+    pub seconds: f64,
+}
+
+/// The weakest violated model of `model` on `h` with `opts`: its gradual
+/// check's `decided_by`, or why it is not a violation.
+pub fn target_of(h: &History, model: Model, opts: &Options) -> Result<Target, NotViolated> {
+    let o = check_gradual_with(h, &[model], opts)
+        .pop()
+        .expect("one outcome per model");
+    if o.verdict == Verdict::Violation && o.invalid.is_none() {
+        Ok(Target {
+            model,
+            weakest: o.decided_by,
+        })
+    } else {
+        Err(NotViolated {
+            model,
+            verdict: o.verdict,
+            internal: o.invalid.is_some(),
+            reason: o.invalid.or(o.reason),
+        })
+    }
+}
+
+/// Shrinks `h`'s violation of `model` (whatever its weakest violated
+/// model is) within `budget` (the whole search; `None`: unbounded):
+/// [`target_of`], then [`shrink_to`].
+pub fn shrink(
+    h: &History,
+    model: Model,
+    opts: &Options,
+    budget: Option<Duration>,
+) -> Result<Shrunk, NotViolated> {
+    let target = target_of(h, model, opts)?;
+    shrink_to(h, target, opts, budget)
+}
+
+/// Delta debugging of `h` to a sub-history that keeps `target` (checked
+/// with `opts`, each check also bounded by what is left of `budget`):
+/// first the certificate's operations alone (with the writes they read
+/// from), then ddmin over threads, then over operations, then each
+/// `@final` observation alone, then single removals to a fixpoint
+/// (1-minimality). Fails only when `h` itself does not keep `target`.
+pub fn shrink_to(
+    h: &History,
+    target: Target,
+    opts: &Options,
+    budget: Option<Duration>,
+) -> Result<Shrunk, NotViolated> {
+    let start = Instant::now();
+    let mut s = Shrinker::new(h, target, opts, budget.map(|b| start + b));
+    let mut cur = s.whole();
+    // the whole history is checked whatever the budget: it is the answer
+    // when nothing smaller is found in time
+    let deadline = s.deadline.take();
+    let first = s.test(&cur);
+    s.deadline = deadline;
+    let first = match first {
+        Test::Keeps(found) => *found,
+        Test::Loses(verdict, reason) => {
+            return Err(NotViolated {
+                model: target.model,
+                verdict,
+                internal: s.internal,
+                reason,
+            })
+        }
+    };
+    let mut best = first;
+    // the certificate's operations alone: most violations are a short cycle
+    let seed = s.certificate_seed(&cur, &best);
+    if let Some(seed) = seed.filter(|c| c.ops != cur.ops) {
+        if let Test::Keeps(found) = s.test(&seed) {
+            cur = seed;
+            best = *found;
+        }
+    }
+    // ddmin over threads, then operations
+    s.ddmin(&mut cur, &mut best, Shrinker::thread_units);
+    s.ddmin(&mut cur, &mut best, Shrinker::op_units);
+    // observations of the final memory that the violation does not need
+    for i in 0..cur.finals.len() {
+        if cur.finals[i] {
+            let mut c = cur.clone();
+            c.finals[i] = false;
+            if let Test::Keeps(found) = s.test(&c) {
+                cur = c;
+                best = *found;
+            }
+        }
+    }
+    // 1-minimality: every remaining operation removed alone
+    let one_minimal = loop {
+        let mut removed = false;
+        let mut sure = true;
+        for unit in s.op_units(&cur) {
+            if !cur.ops[unit[0]] {
+                continue; // gone with an earlier removal
+            }
+            let c = s.without(&cur, &unit);
+            match s.test(&c) {
+                Test::Keeps(found) => {
+                    cur = c;
+                    best = *found;
+                    removed = true;
+                }
+                Test::Loses(Verdict::Unknown, _) => sure = false,
+                Test::Loses(..) => {}
+            }
+        }
+        if !removed || s.timed_out {
+            break !removed && sure && !s.timed_out;
+        }
+    };
+    let note = if s.timed_out {
+        Some(format!(
+            "the time budget ran out after {} checks: the history may not be 1-minimal",
+            s.checks
+        ))
+    } else if !one_minimal {
+        Some(
+            "some check's verdict was unknown (the per-check time or memory budget): the history may not be 1-minimal"
+                .to_string(),
+        )
+    } else {
+        None
+    };
+    let (history, origin, violation) = best;
+    Ok(Shrunk {
+        history,
+        origin,
+        target,
+        violation,
+        one_minimal,
+        note,
+        checks: s.checks,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// A sub-history of `h` by what it keeps: `ops[o]` per operation
+/// (initial writes always kept), `finals[i]` per `@final` observation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Config {
+    ops: Vec<bool>,
+    finals: Vec<bool>,
+}
+
+/// A kept sub-history, its origin map and its certificate.
+type Found = (History, Vec<OpId>, Violation);
+
+/// The answer of one check of a candidate.
+enum Test {
+    /// The candidate keeps the target.
+    Keeps(Box<Found>),
+    /// It does not: its verdict for the model (`Violation` with another
+    /// weakest model, `Consistent`, or `Unknown`) and why.
+    Loses(Verdict, Option<String>),
+}
+
+/// The state of one shrink.
+struct Shrinker<'a> {
+    h: &'a History,
+    target: Target,
+    opts: Options,
+    deadline: Option<Instant>,
+    /// Per `@final`: the write of its value (`None`: thin air).
+    final_writer: Vec<Option<OpId>>,
+    /// Candidates already found to lose the target (definitive verdicts only).
+    lost: HashSet<Vec<u64>>,
+    checks: usize,
+    timed_out: bool,
+    /// Whether some check failed internally (see [`NotViolated::internal`]).
+    internal: bool,
+}
+
+impl<'a> Shrinker<'a> {
+    /// A shrinker of `h` for `target`, its checks ending by `deadline`.
+    fn new(h: &'a History, target: Target, opts: &Options, deadline: Option<Instant>) -> Self {
+        let final_writer = h
+            .finals
+            .iter()
+            .map(|&(x, v)| {
+                h.writes_of(x)
+                    .iter()
+                    .copied()
+                    .find(|&w| !h.is_init(w) && h.ops[w].value == v)
+            })
+            .collect();
+        Shrinker {
+            h,
+            target,
+            opts: Options {
+                kernel: false,
+                ..*opts
+            },
+            deadline,
+            final_writer,
+            lost: HashSet::new(),
+            checks: 0,
+            timed_out: false,
+            internal: false,
+        }
+    }
+
+    /// The whole history as a configuration.
+    fn whole(&self) -> Config {
+        Config {
+            ops: vec![true; self.h.n()],
+            finals: vec![true; self.h.finals.len()],
+        }
+    }
+
+    /// Closes a configuration under well-formedness: an RMW's halves go
+    /// together, a read goes with the write it reads from (transitively),
+    /// an observation with its write or its variable's last operation.
+    fn close(&self, c: &mut Config) {
+        let h = self.h;
+        let mut gone: Vec<OpId> = Vec::new();
+        for o in h.vars.len()..h.n() {
+            if !c.ops[o] {
+                if let Some(p) = h.ops[o].rmw.filter(|&p| c.ops[p]) {
+                    c.ops[p] = false;
+                    gone.push(p);
+                }
+                gone.push(o);
+            }
+        }
+        while let Some(w) = gone.pop() {
+            if !h.is_write(w) {
+                continue;
+            }
+            for &r in h.readers(w) {
+                if c.ops[r] {
+                    c.ops[r] = false;
+                    if let Some(p) = h.ops[r].rmw.filter(|&p| c.ops[p]) {
+                        c.ops[p] = false;
+                        gone.push(p);
+                    }
+                }
+            }
+        }
+        let mut accessed = vec![false; h.vars.len()];
+        for o in h.vars.len()..h.n() {
+            if let (true, Some(x)) = (c.ops[o], h.ops[o].var) {
+                accessed[x] = true;
+            }
+        }
+        for (i, &(x, _)) in h.finals.iter().enumerate() {
+            let writer_kept = self.final_writer[i].is_none_or(|w| c.ops[w]);
+            c.finals[i] &= accessed[x] && writer_kept;
+        }
+    }
+
+    /// The configuration without `unit`'s operations, closed.
+    fn without(&self, c: &Config, unit: &[OpId]) -> Config {
+        let mut d = c.clone();
+        for &o in unit {
+            d.ops[o] = false;
+        }
+        self.close(&mut d);
+        d
+    }
+
+    /// The configuration keeping, of its thread operations, only those of
+    /// `units`, closed.
+    fn only(&self, c: &Config, units: &[Vec<OpId>]) -> Config {
+        let mut d = c.clone();
+        d.ops[self.h.vars.len()..].fill(false);
+        for &o in units.iter().flatten() {
+            d.ops[o] = c.ops[o];
+        }
+        self.close(&mut d);
+        d
+    }
+
+    /// ddmin's units of the thread pass: each thread's kept operations.
+    fn thread_units(&self, c: &Config) -> Vec<Vec<OpId>> {
+        self.h
+            .threads
+            .iter()
+            .map(|t| t.ops.clone().filter(|&o| c.ops[o]).collect::<Vec<_>>())
+            .filter(|u| !u.is_empty())
+            .collect()
+    }
+
+    /// ddmin's units of the operation pass: each kept operation (an RMW's
+    /// two halves together), in op id order.
+    fn op_units(&self, c: &Config) -> Vec<Vec<OpId>> {
+        (self.h.vars.len()..self.h.n())
+            .filter(|&o| c.ops[o])
+            .filter_map(|o| match self.h.ops[o].rmw {
+                Some(p) if p < o => None,
+                Some(p) => Some(vec![o, p]),
+                None => Some(vec![o]),
+            })
+            .collect()
+    }
+
+    /// The operations of `found`'s certificate and the writes they read
+    /// from (transitively, RMWs whole): the candidate most violations
+    /// shrink to at once. `None` when the certificate names no operation
+    /// (a store order that no completion found).
+    fn certificate_seed(&self, c: &Config, found: &Found) -> Option<Config> {
+        let (_, origin, v) = found;
+        let named: Vec<OpId> = v
+            .cycle
+            .iter()
+            .flat_map(|s| [s.from, s.to])
+            .chain(v.ops.iter().map(|&(o, _)| o))
+            .map(|o| origin[o])
+            .collect();
+        if named.is_empty() {
+            return None;
+        }
+        let h = self.h;
+        let mut d = Config {
+            ops: vec![false; h.n()],
+            finals: c.finals.clone(),
+        };
+        d.ops[..h.vars.len()].fill(true);
+        let mut todo = named;
+        while let Some(o) = todo.pop() {
+            if d.ops[o] || !c.ops[o] {
+                continue;
+            }
+            d.ops[o] = true;
+            todo.extend(h.ops[o].rmw);
+            todo.extend(h.rf(o));
+        }
+        self.close(&mut d);
+        Some(d)
+    }
+
+    /// ddmin (Zeller & Hildebrandt's `ddmin`, with complements) over the
+    /// units `units` gives of the current configuration: keep a chunk
+    /// alone, else remove a chunk, else split finer; stops when no chunk of
+    /// single units can go (or the budget is spent).
+    fn ddmin(
+        &mut self,
+        cur: &mut Config,
+        best: &mut Found,
+        units: fn(&Self, &Config) -> Vec<Vec<OpId>>,
+    ) {
+        let mut n = 2;
+        loop {
+            let us = units(self, cur);
+            if us.len() < 2 || self.timed_out {
+                return;
+            }
+            n = n.min(us.len());
+            let chunks: Vec<&[Vec<OpId>]> = (0..n)
+                .map(|i| &us[i * us.len() / n..(i + 1) * us.len() / n])
+                .collect();
+            let mut reduced = None;
+            for chunk in &chunks {
+                let c = self.only(cur, chunk);
+                if let Test::Keeps(found) = self.test(&c) {
+                    reduced = Some((c, found, 2));
+                    break;
+                }
+            }
+            if reduced.is_none() && n > 2 {
+                for chunk in &chunks {
+                    let c = self.without(cur, &chunk.concat());
+                    if let Test::Keeps(found) = self.test(&c) {
+                        reduced = Some((c, found, (n - 1).max(2)));
+                        break;
+                    }
+                }
+            }
+            match reduced {
+                Some((c, found, next)) => {
+                    *cur = c;
+                    *best = *found;
+                    n = next;
+                }
+                None if n >= us.len() => return,
+                None => n = (2 * n).min(us.len()),
+            }
+        }
+    }
+
+    /// Checks a candidate for the target, within the budget.
+    fn test(&mut self, c: &Config) -> Test {
+        let key = bits(c);
+        if self.lost.contains(&key) {
+            return Test::Loses(Verdict::Consistent, None);
+        }
+        if !c.ops[self.h.vars.len()..].iter().any(|&k| k) {
+            return Test::Loses(Verdict::Consistent, Some("no operation".into()));
+        }
+        let mut opts = self.opts;
+        if let Some(d) = self.deadline {
+            let left = d.saturating_duration_since(Instant::now());
+            if left.is_zero() || crate::budget::interrupted() {
+                self.timed_out = true;
+                return Test::Loses(Verdict::Unknown, Some("time budget spent".into()));
+            }
+            opts.timeout = Some(opts.timeout.map_or(left, |t| t.min(left)));
+        }
+        self.checks += 1;
+        let (sub, origin) = restrict(self.h, &c.ops, &c.finals);
+        let o = check_gradual_with(&sub, &[self.target.model], &opts)
+            .pop()
+            .expect("one outcome per model");
+        match (o.verdict, o.violation, o.invalid) {
+            (Verdict::Violation, Some(v), None) if o.decided_by == self.target.weakest => {
+                Test::Keeps(Box::new((sub, origin, v)))
+            }
+            (Verdict::Unknown, _, invalid) => {
+                self.internal |= invalid.is_some();
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    self.timed_out = true;
+                }
+                Test::Loses(Verdict::Unknown, invalid.or(o.reason))
+            }
+            (verdict, _, invalid) => {
+                if invalid.is_none() {
+                    self.lost.insert(key);
+                } else {
+                    self.internal = true;
+                }
+                Test::Loses(verdict, invalid)
+            }
+        }
+    }
+}
+
+/// A configuration's kept operations and observations as bits (its key).
+fn bits(c: &Config) -> Vec<u64> {
+    let mut out = vec![0u64; (c.ops.len() + c.finals.len()).div_ceil(64)];
+    for (i, &k) in c.ops.iter().chain(&c.finals).enumerate() {
+        if k {
+            out[i / 64] |= 1 << (i % 64);
+        }
+    }
+    out
+}
+
+/// The sub-history of `h` that keeps the operations `ops[o]` (an RMW's
+/// halves both or neither, every kept read's write kept) and the `@final`
+/// observations `finals[i]` (of variables some kept operation accesses):
+/// threads restricted (emptied ones dropped), ticks and input positions
+/// kept, no `@expect`. Returns it with, per operation of it, the original
+/// operation it is.
+pub fn restrict(h: &History, ops: &[bool], finals: &[bool]) -> (History, Vec<OpId>) {
+    let mut threads = Vec::new();
+    let mut thread_ops: Vec<OpId> = Vec::new();
+    for t in &h.threads {
+        let mut raw_ops = Vec::new();
+        for o in t.ops.clone().filter(|&o| ops[o]) {
+            let op = &h.ops[o];
+            thread_ops.push(o);
+            let var = || h.vars[op.var.expect("reads and writes have a variable")].clone();
+            let kind = match (op.kind, op.rmw) {
+                (OpKind::Write, Some(_)) => continue, // written with its read half
+                (OpKind::Read, Some(w)) => RawOpKind::Rmw {
+                    var: var(),
+                    old: op.value,
+                    new: h.ops[w].value,
+                },
+                (OpKind::Read, None) => RawOpKind::Read {
+                    var: var(),
+                    value: op.value,
+                },
+                (OpKind::Write, None) => RawOpKind::Write {
+                    var: var(),
+                    value: op.value,
+                },
+                (OpKind::Fence, _) => RawOpKind::Fence,
+            };
+            raw_ops.push(RawOp {
+                kind,
+                ticks: op.ticks,
+                pos: op.pos,
+            });
+        }
+        if !raw_ops.is_empty() {
+            threads.push(RawThread {
+                name: t.name.clone(),
+                pos: t.pos,
+                ops: raw_ops,
+            });
+        }
+    }
+    let raw = RawHistory {
+        name: h.name.clone(),
+        expect: Vec::new(),
+        finals: h
+            .finals
+            .iter()
+            .zip(finals)
+            .filter(|(_, &k)| k)
+            .map(|(&(x, v), _)| (h.vars[x].clone(), v, h.pos))
+            .collect(),
+        meta: h
+            .meta
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone(), h.pos))
+            .collect(),
+        threads,
+        pos: h.pos,
+    };
+    let sub = History::from_raw(&raw, h.index)
+        .unwrap_or_else(|e| panic!("a closed sub-history of a valid history is valid: {e}"));
+    let var_of: FxMap<&str, OpId> = h
+        .vars
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.as_str(), i))
+        .collect();
+    let mut origin: Vec<OpId> = sub.vars.iter().map(|v| var_of[v.as_str()]).collect();
+    origin.extend(thread_ops);
+    debug_assert_eq!(origin.len(), sub.n());
+    (sub, origin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hist(src: &str) -> History {
+        let raw = memconform_parsers::hist::parse_hist(src.as_bytes()).unwrap();
+        History::from_raw(&raw[0], 0).unwrap()
+    }
+
+    /// The store-buffering litmus test inside noise shrinks to its four
+    /// operations, for SC (weakest: ccm) and keeps their positions.
+    #[test]
+    fn store_buffering_in_noise_shrinks_to_its_four_operations() {
+        let h = hist(
+            "t0: W(z,1) W(x,1) R(z,1) R(y,0) W(z,2)\n\
+             t1: R(z,1) W(y,1) W(w,5) R(x,0)\n\
+             t2: R(w,5) R(z,2) W(w,6)\n",
+        );
+        let s = shrink(&h, Model::Sc, &Options::default(), None).unwrap();
+        assert!(s.one_minimal, "{:?}", s.note);
+        assert_eq!(s.history.n_thread_ops(), 4);
+        let text: Vec<String> = (s.history.vars.len()..s.history.n())
+            .map(|o| s.history.describe(o))
+            .collect();
+        assert_eq!(text, ["t0:W(x,1)", "t0:R(y,0)", "t1:W(y,1)", "t1:R(x,0)"]);
+        for o in 0..s.history.n() {
+            assert_eq!(s.history.ops[o].pos, h.ops[s.origin[o]].pos);
+        }
+        assert_eq!(
+            s.target.weakest,
+            target_of(&s.history, Model::Sc, &Options::default())
+                .unwrap()
+                .weakest
+        );
+    }
+
+    /// Removing a write removes the reads of it, and an RMW goes whole.
+    #[test]
+    fn closure_removes_readers_and_whole_rmws() {
+        let h = hist("t0: W(x,1) U(y,0,1)\nt1: R(x,1) U(x,1,2) R(y,1) R(x,2)\n@final x=2\n");
+        let s = Shrinker::new(
+            &h,
+            Target {
+                model: Model::Sc,
+                weakest: Model::Sc,
+            },
+            &Options::default(),
+            None,
+        );
+        let whole = s.whole();
+        // W(x,1) is op 2 (x, y initial writes are 0, 1)
+        let c = s.without(&whole, &[2]);
+        let (sub, origin) = restrict(&h, &c.ops, &c.finals);
+        let text: Vec<String> = (sub.vars.len()..sub.n()).map(|o| sub.describe(o)).collect();
+        assert_eq!(text, ["t0:U(y,0,1).r", "t0:U(y,0,1).w", "t1:R(y,1)"]);
+        assert!(sub.finals.is_empty(), "the final of x=2 went with U(x,1,2)");
+        assert_eq!(origin.len(), sub.n());
+    }
+
+    /// Targets share shrinks exactly when their gradual checks ask the
+    /// same: the models before the weakest hold, the weakest is violated.
+    #[test]
+    fn targets_with_the_same_chain_prefix_share_a_key() {
+        let t = |model, weakest| Target { model, weakest };
+        let key = |model, weakest| t(model, weakest).key(true);
+        assert_eq!(key(Model::Sc, Model::Cc), key(Model::Cc, Model::Cc));
+        assert_eq!(key(Model::Sc, Model::Ccm), key(Model::Ccm, Model::Ccm));
+        assert_eq!(key(Model::Sc, Model::Wsc), key(Model::Wsc, Model::Wsc));
+        assert_ne!(key(Model::Ccm, Model::Cm), key(Model::Cm, Model::Cm));
+        assert_ne!(key(Model::Sc, Model::Sc), key(Model::Wsc, Model::Wsc));
+        assert_eq!(key(Model::Tso, Model::Wccm), key(Model::Wccm, Model::Wccm));
+        assert_ne!(key(Model::Tso, Model::Tso), key(Model::Pso, Model::Pso));
+        assert_eq!(
+            t(Model::Sc, Model::Sc).key(false),
+            t(Model::Sc, Model::Sc).key(false)
+        );
+    }
+
+    #[test]
+    fn a_consistent_history_is_not_shrunk() {
+        let h = hist("t0: W(x,1)\nt1: R(x,1)\n");
+        let e = shrink(&h, Model::Sc, &Options::default(), None).unwrap_err();
+        assert_eq!(e.verdict, Verdict::Consistent);
+    }
+}

@@ -1,0 +1,225 @@
+//! `memconform shrink`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::exit;
+use crate::batch::{pick_violation, shrink_command, Pick};
+use crate::certificate::shrink::shrink_to;
+use crate::complete::Engine;
+use crate::models::{Model, Options};
+use crate::report::shrunk::{shrunk_hist, Provenance};
+
+#[derive(Args)]
+#[command(after_help = "\
+How: the history is checked for MODEL as `check` does (gradually), which gives its violation and \
+the weakest violated model W (the `decided_by` column). The shrink keeps exactly that: every \
+candidate sub-history must still violate MODEL with W as its weakest violated model. It tries the \
+certificate's operations alone first (with the writes they read from), then delta debugging \
+(ddmin): over threads, then over operations, keeping a chunk alone or removing one, in finer \
+chunks until single operations; then it removes each remaining operation alone until none can \
+go. The result is 1-minimal: removing any one of its operations loses the violation.
+
+What a sub-history keeps: operations whole (an RMW U is one operation), their program order \
+(a timed thread's ticks, so a gem5 history keeps its interval order), their input positions (the \
+certificate still points into the input); a read goes with the write it reads from (its value \
+would come from thin air), a @final observation with the write it observes. @expect lines are \
+replaced by `@expect MODEL=no W=no`, so `memconform check OUT --models MODEL --expect` is a regression test (exit 0 while the violation is found).
+
+The output names its origin in `#` comments: the input and history, the violation and its \
+certificate, the command that reproduces it, and for each kept operation the original thread and \
+position, the input line (for gem5: port, value, ticks and the trace lines of its request and \
+completion).
+
+Budget: --timeout bounds the whole shrink (each check also stops at --check-timeout); when it \
+runs out the smallest history found so far is written, with a note that it may not be 1-minimal.
+
+Exit status: 0 written, 2 bad input or flag (or the output cannot be written), 3 internal error \
+(a certificate rejected by the validator), 5 nothing to shrink (no history violates MODEL, or the \
+one asked for does not).
+
+Examples:
+  memconform shrink traces/bug-mi5-n4-s1-rich --model sc --real-time -o mi5.hist
+  memconform shrink examples/papers-and-litmus.hist --model sc --index 16
+  memconform check runs/ --models sc --shrink shrunk/     # one shrunk .hist per violation")]
+pub struct ShrinkArgs {
+    /// A .hist or axe file, or a gem5 output directory (with config.ini).
+    #[arg(value_name = "INPUT")]
+    input: PathBuf,
+
+    /// The violated model to keep (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso).
+    #[arg(long, short, value_parser = parse_model)]
+    model: Model,
+
+    /// For gem5 runs: also consider the real-time view (index 1: all
+    /// ports in real-time order), where the tester's stale reads show.
+    #[arg(long)]
+    real_time: bool,
+
+    /// The history to shrink, by its index in the input (as `check` numbers
+    /// them: from 0; a gem5 run's real-time view is 1). Default: the first
+    /// that violates the model.
+    #[arg(long, value_name = "I")]
+    index: Option<usize>,
+
+    /// Write the shrunk .hist here (default: standard output).
+    #[arg(long, short, value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// Time budget of the whole shrink, in seconds (0: none).
+    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = parse_seconds)]
+    timeout: f64,
+
+    /// Time budget of each check, in seconds (0: none); a check past it
+    /// counts as losing the violation.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS", value_parser = parse_seconds)]
+    check_timeout: f64,
+
+    /// Completion engine for sc, tso, pso (as `check --engine`).
+    #[arg(long, value_enum, default_value = "auto")]
+    engine: Engine,
+
+    /// Keep the model's own violation, not the weakest model's: check the
+    /// model directly, without its gradual chain (as `check --no-gradual`).
+    #[arg(long)]
+    no_gradual: bool,
+
+    /// For damaged gem5 traces: shrink a violation of the prefix before the
+    /// damage (as `check --allow-damage`).
+    #[arg(long)]
+    allow_damage: bool,
+}
+
+fn parse_model(s: &str) -> Result<Model, String> {
+    Model::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = Model::EVERY.iter().map(|m| m.name()).collect();
+        format!("unknown model `{s}` (known: {})", names.join(", "))
+    })
+}
+
+/// Seconds of a time budget: from 0 (none) to 10⁷.
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if (0.0..=1e7).contains(&t) => Ok(t),
+        _ => Err(format!(
+            "`{s}` is not a number of seconds from 0 (no budget) to 10000000"
+        )),
+    }
+}
+
+/// `secs` as a budget (0: none).
+fn budget(secs: f64) -> Option<Duration> {
+    (secs > 0.0).then(|| Duration::from_secs_f64(secs))
+}
+
+/// Runs `shrink`; returns the exit code.
+pub fn run(args: ShrinkArgs) -> i32 {
+    let opts = Options {
+        engine: args.engine,
+        timeout: budget(args.check_timeout),
+        gradual: !args.no_gradual,
+        allow_damage: args.allow_damage,
+        ..Options::default()
+    };
+    if let Some(out) = &args.out {
+        let same = std::fs::canonicalize(out)
+            .ok()
+            .zip(std::fs::canonicalize(&args.input).ok())
+            .is_some_and(|(a, b)| a == b);
+        if same {
+            eprintln!(
+                "memconform shrink: refusing to write over the input: {}",
+                out.display()
+            );
+            return exit::INPUT_ERROR;
+        }
+    }
+    let picked = match pick_violation(&args.input, args.model, &opts, args.real_time, args.index) {
+        Ok(Pick::Violating(p)) => p,
+        Ok(Pick::NoViolation(not)) => {
+            eprintln!(
+                "memconform shrink: nothing to shrink: no history of {} violates {}",
+                args.input.display(),
+                args.model
+            );
+            let mut internal = false;
+            for (i, e) in &not {
+                eprintln!("  #{i}: {e}");
+                internal |= e.internal;
+            }
+            if args.input.is_dir() && !args.real_time && args.index.is_none() {
+                eprintln!("  (gem5 runs: --real-time adds the real-time view, where stale reads between ports show)");
+            }
+            return if internal {
+                exit::INTERNAL
+            } else {
+                exit::NOTHING_CHECKED
+            };
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::INPUT_ERROR;
+        }
+    };
+    let h = &picked.history;
+    let shrunk = match shrink_to(h, picked.target, &opts, budget(args.timeout)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("memconform shrink: the violation did not recur: {e}");
+            return exit::INTERNAL;
+        }
+    };
+    let text = shrunk_hist(
+        h,
+        &shrunk,
+        &Provenance {
+            input: &args.input,
+            command: Some(shrink_command(&args.input, h.index, args.model)),
+            gem5: picked
+                .gem5
+                .as_ref()
+                .map(|(o, t)| (o.as_slice(), t.as_deref())),
+        },
+    );
+    let written = match &args.out {
+        Some(path) => std::fs::write(path, &text),
+        None => std::io::stdout().lock().write_all(text.as_bytes()),
+    };
+    if let Err(e) = written {
+        if e.kind() == std::io::ErrorKind::BrokenPipe && args.out.is_none() {
+            return exit::CONSISTENT;
+        }
+        eprintln!("memconform shrink: cannot write the shrunk history: {e}");
+        return exit::INPUT_ERROR;
+    }
+    let t = shrunk.target;
+    eprintln!(
+        "shrunk {}#{} ({} violation{}): {} -> {} operations, {} -> {} threads, {} checks, {:.2} s; {}{}",
+        args.input.display(),
+        h.index,
+        t.model,
+        if t.weakest == t.model {
+            String::new()
+        } else {
+            format!(", caught by {}", t.weakest)
+        },
+        h.n_thread_ops(),
+        shrunk.history.n_thread_ops(),
+        h.threads.len(),
+        shrunk.history.threads.len(),
+        shrunk.checks,
+        shrunk.seconds,
+        if shrunk.one_minimal {
+            "1-minimal".to_string()
+        } else {
+            shrunk.note.clone().unwrap_or_default()
+        },
+        args.out
+            .as_ref()
+            .map_or(String::new(), |p| format!(" -> {}", p.display()))
+    );
+    exit::CONSISTENT
+}

@@ -1,0 +1,292 @@
+//! A shrunk counterexample ([`crate::certificate::shrink`]) as a `.hist`
+//! file: `#` comments naming where it came from (the input, the history,
+//! the violation, each kept operation's original thread, position, input
+//! line and, for gem5 runs, port, ticks and trace lines), then the history
+//! itself with `@expect` lines that make it a regression test.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use memconform_parsers::hist::{write_hist, RawHistory, RawOp, RawOpKind, RawThread};
+use memconform_parsers::Pos;
+
+use super::{path_text, printable};
+use crate::certificate::shrink::Shrunk;
+use crate::gem5::tester::{Origin, Resolution};
+use crate::history::{History, OpId, OpKind};
+
+/// Where a shrunk history came from, for its header.
+pub struct Provenance<'a> {
+    /// The input file or gem5 run directory.
+    pub input: &'a Path,
+    /// The command that reproduces the shrink, if known.
+    pub command: Option<String>,
+    /// For a gem5 run: the original history's operations' origins (by op
+    /// id, after the initial writes) and the debug trace they point into.
+    pub gem5: Option<(&'a [Origin], Option<&'a Path>)>,
+}
+
+/// The `.hist` text of `s`, a shrink of `original`: a header of comments
+/// naming its origin, then the history (`@expect model=no weakest=no`,
+/// `@shrunk-from`, the original's metadata; kept operations with their
+/// ticks).
+pub fn shrunk_hist(original: &History, s: &Shrunk, p: &Provenance<'_>) -> String {
+    let h = &s.history;
+    let input = printable(&path_text(p.input)).into_owned();
+    let mut out = String::new();
+    let w = &mut out;
+    let name = original
+        .name
+        .as_deref()
+        .map(|n| format!(" ({})", printable(n)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        w,
+        "# memconform shrink: a {}counterexample cut from {input}#{}{name}",
+        if s.one_minimal { "1-minimal " } else { "" },
+        original.index
+    );
+    let (m, weakest) = (s.target.model, s.target.weakest);
+    let caught = if weakest == m {
+        String::new()
+    } else {
+        format!(", caught by {weakest} (the weakest violated model of its gradual chain)")
+    };
+    let _ = writeln!(
+        w,
+        "# violation: {m}{caught}, {}, as in the original",
+        s.violation.pattern.name()
+    );
+    let _ = writeln!(
+        w,
+        "# size: {} of the original's {} operations, {} of its {} threads ({} checks, {:.2} s)",
+        h.n_thread_ops(),
+        original.n_thread_ops(),
+        h.threads.len(),
+        original.threads.len(),
+        s.checks,
+        s.seconds
+    );
+    if s.one_minimal {
+        let _ = writeln!(
+            w,
+            "# 1-minimal: removing any one operation (with the reads of its write) loses this violation"
+        );
+    } else if let Some(note) = &s.note {
+        let _ = writeln!(w, "# NOT shown 1-minimal: {note}");
+    }
+    let _ = writeln!(
+        w,
+        "# certificate (positions are the original input's): {}",
+        printable(&s.violation.explain(h))
+    );
+    if let Some(cmd) = &p.command {
+        let _ = writeln!(w, "# reproduce: {}", printable(cmd));
+    }
+    let _ = writeln!(
+        w,
+        "# where each operation comes from (thread[k]: its k-th operation, from 0; @line:col in the original input{}):",
+        if p.gem5.is_some() {
+            ", the issuing trace line for gem5"
+        } else {
+            ""
+        }
+    );
+    let position = positions(original);
+    let nv = h.vars.len();
+    for o in nv..h.n() {
+        if second_half(h, o) {
+            continue; // an RMW's write half: named with its read half
+        }
+        let t = h.ops[o].thread.expect("a thread operation");
+        let k = (h.threads[t].ops.start..o)
+            .filter(|&q| !second_half(h, q))
+            .count();
+        let orig = s.origin[o];
+        let ot = original.ops[orig]
+            .thread
+            .expect("thread operations come from thread operations");
+        let pos = original.ops[orig].pos;
+        let _ = write!(
+            w,
+            "#   {}[{k}] {} = {}[{}] @{}:{}",
+            printable(&h.threads[t].name),
+            printable(&token(h, o)),
+            printable(&original.threads[ot].name),
+            position[orig],
+            pos.line,
+            pos.col
+        );
+        if let Some((origins, trace)) = &p.gem5 {
+            if let Some(g) = origins.get(orig - original.vars.len()) {
+                let a = &g.access;
+                let how = match g.resolution {
+                    Some(r) if r != Resolution::Latest => format!(" [{r:?}]"),
+                    _ => String::new(),
+                };
+                let trace = trace
+                    .map(|t| format!("{}:", printable(&path_text(t))))
+                    .unwrap_or_default();
+                let _ = write!(
+                    w,
+                    ": port {} {} of byte 0x{:x} = {} (0x{:02x}), issued tick {} ({trace}{}), completed tick {} (line {}){how}",
+                    a.port,
+                    if a.write { "write" } else { "read" },
+                    a.byte,
+                    a.raw,
+                    a.raw,
+                    a.issue_tick,
+                    a.issue_line,
+                    a.complete_tick,
+                    a.complete_line
+                );
+            }
+        }
+        w.push('\n');
+    }
+    if p.gem5.is_some() && h.threads.iter().any(|t| t.timed) {
+        let _ = writeln!(
+            w,
+            "# @issue-complete of a gem5 operation are the trace lines of its request and completion: program order is their interval order"
+        );
+    }
+    out.push_str(&write_hist(&[raw(original, s, &input)]));
+    out
+}
+
+/// The shrunk history as a parsed history, ready to be written: named
+/// after the original, `@expect` the violation, `@shrunk-from` the input.
+fn raw(original: &History, s: &Shrunk, input: &str) -> RawHistory {
+    let h = &s.history;
+    let clean = |t: &str| -> String {
+        printable(t)
+            .chars()
+            .map(|c| if c == '#' { '_' } else { c })
+            .collect()
+    };
+    let z = Pos::default();
+    let name = match &original.name {
+        Some(n) => clean(n),
+        None => format!("{} index {}", clean(input), original.index),
+    };
+    let (m, weakest) = (s.target.model, s.target.weakest);
+    let mut expect = vec![(m.name().to_string(), false, z)];
+    if weakest != m {
+        expect.push((weakest.name().to_string(), false, z));
+    }
+    let mut meta = vec![(
+        "shrunk-from".to_string(),
+        format!("{} index {}", clean(input), original.index),
+        z,
+    )];
+    meta.extend(
+        h.meta
+            .iter()
+            .filter(|(k, _)| k != "shrunk-from")
+            .map(|(k, v)| (k.clone(), clean(v), z)),
+    );
+    let threads = h
+        .threads
+        .iter()
+        .map(|t| RawThread {
+            name: t.name.clone(),
+            pos: z,
+            ops: t
+                .ops
+                .clone()
+                .filter(|&o| !second_half(h, o))
+                .map(|o| RawOp {
+                    kind: kind(h, o),
+                    ticks: if t.timed { h.ops[o].ticks } else { None },
+                    pos: z,
+                })
+                .collect(),
+        })
+        .collect();
+    RawHistory {
+        name: Some(format!("{name}, shrunk for {m}")),
+        expect,
+        finals: h
+            .finals
+            .iter()
+            .map(|&(x, v)| (h.vars[x].clone(), v, z))
+            .collect(),
+        meta,
+        threads,
+        pos: z,
+    }
+}
+
+/// The token of operation `o` (an RMW's read half: the whole `U`).
+fn kind(h: &History, o: OpId) -> RawOpKind {
+    let op = &h.ops[o];
+    let var = || h.vars[op.var.expect("reads and writes have a variable")].clone();
+    match (op.kind, op.rmw) {
+        (OpKind::Read, Some(w)) => RawOpKind::Rmw {
+            var: var(),
+            old: op.value,
+            new: h.ops[w].value,
+        },
+        (OpKind::Read, None) => RawOpKind::Read {
+            var: var(),
+            value: op.value,
+        },
+        (OpKind::Write, _) => RawOpKind::Write {
+            var: var(),
+            value: op.value,
+        },
+        (OpKind::Fence, _) => RawOpKind::Fence,
+    }
+}
+
+/// The text of operation `o`'s token, e.g. `W(x,1)` or `U(y,0,1)`.
+fn token(h: &History, o: OpId) -> String {
+    let d = h.describe(o);
+    let d = d.strip_suffix(".r").unwrap_or(&d);
+    d.split_once(':').map_or(d, |(_, t)| t).to_string()
+}
+
+/// Per operation of `h`, its position among its thread's tokens (an RMW's
+/// halves share one).
+fn positions(h: &History) -> Vec<usize> {
+    let mut pos = vec![0; h.n()];
+    for t in &h.threads {
+        let mut k = 0;
+        for o in t.ops.clone() {
+            if second_half(h, o) {
+                pos[o] = k - 1;
+                continue;
+            }
+            pos[o] = k;
+            k += 1;
+        }
+    }
+    pos
+}
+
+/// A file name for the shrunk history of `h`'s violation of `model`: its
+/// name (else the input's file name), index and model, in
+/// `[A-Za-z0-9._-]`.
+pub fn file_name(input: &Path, h: &History, model: crate::models::Model) -> String {
+    let base = h.name.clone().unwrap_or_else(|| {
+        input
+            .file_stem()
+            .map_or("history".into(), |s| s.to_string_lossy().into_owned())
+    });
+    let mut stem = String::new();
+    for c in base.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+            stem.push(c);
+        } else if !stem.ends_with('-') {
+            stem.push('-');
+        }
+    }
+    let stem: String = stem.trim_matches(['-', '.']).chars().take(80).collect();
+    let stem = if stem.is_empty() { "history" } else { &stem };
+    format!("{stem}-{}-{model}.hist", h.index)
+}
+
+/// Whether `o` is an RMW's write half (written with its read half).
+fn second_half(h: &History, o: OpId) -> bool {
+    h.ops[o].rmw.is_some_and(|r| r < o)
+}
