@@ -16,7 +16,11 @@ fn tiny_dir() -> PathBuf {
 fn table(m: &Machine) -> Vec<String> {
     m.expanded()
         .into_iter()
-        .map(|(s, e, n, a)| format!("{s} {e} -> {n}: {}", a.join(" ")))
+        .map(|(s, e, n, a)| {
+            format!("{s} {e} -> {n}: {}", a.join(" "))
+                .trim_end()
+                .to_string()
+        })
         .collect()
 }
 
