@@ -900,3 +900,61 @@ fn gem5_slicc_accepts_the_mutants() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn repeated_actions_and_two_machines_in_a_file_keep_ids_unique() {
+    let dir = temp_dir("repeats");
+    let machine = |ty: &str| {
+        format!(
+            r#"
+machine(MachineType:{ty}, "x") : {{
+  state_declaration(State, desc="s") {{ A, AccessPermission:Invalid; B, AccessPermission:Invalid; }}
+  enumeration(Event, desc="e") {{ E; }}
+  action(a, "a") {{ tbe.X := 1; }}
+  action(b, "b") {{ tbe.X := 2; }}
+  transition(A, E, B) {{ a; b; a; b; }}
+}}
+"#
+        )
+    };
+    std::fs::write(
+        dir.join("R.slicc"),
+        "protocol \"R\";\ninclude \"R-both.sm\";\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("R-both.sm"),
+        machine("L1Cache") + &machine("L2Cache"),
+    )
+    .unwrap();
+    let ms = generate(&dir, "R", &all_classes()).unwrap();
+    let ds: Vec<&str> = ms.iter().map(|m| m.descriptor.as_str()).collect();
+    for d in [
+        "R-both.sm::machine(L1Cache)::transition(A,E,B)::a::TDA",
+        "R-both.sm::machine(L1Cache)::transition(A,E,B)::a#1::TDA",
+        "R-both.sm::machine(L2Cache)::transition(A,E,B)::a#1::TDA",
+        "R-both.sm::machine(L1Cache)::transition(A,E,B)::a<->b::TSW",
+        "R-both.sm::machine(L1Cache)::transition(A,E,B)::b<->a::TSW",
+        "R-both.sm::machine(L1Cache)::transition(A,E,B)::a<->b#1::TSW",
+    ] {
+        assert!(ds.contains(&d), "{d} not in {ds:#?}");
+    }
+    let ids: HashSet<&str> = ms.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(ids.len(), ms.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_gem5_protocol_directory_keeps_paths_relative_to_the_root() {
+    let root = temp_dir("layout");
+    let proto = root.join("src/mem/ruby/protocol");
+    copy_tiny(&proto);
+    let from_root = generate(&root, "Tiny", &Options::default()).unwrap();
+    let from_dir = generate(&proto, "Tiny", &Options::default()).unwrap();
+    assert_eq!(from_root, from_dir);
+    assert_eq!(from_root[0].file, "src/mem/ruby/protocol/Tiny-cache.sm");
+    let p = slicc::load_protocol(&proto, "Tiny").unwrap();
+    assert_eq!(p.root, root);
+    assert_eq!(p.manifest, "src/mem/ruby/protocol/Tiny.slicc");
+    let _ = std::fs::remove_dir_all(&root);
+}

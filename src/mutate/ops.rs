@@ -847,8 +847,15 @@ impl<'a> MachineInfo<'a> {
     }
 
     /// The descriptor `<file>::<site>::<operand>::<op>`.
+    /// (A file with several machines names the machine too:
+    /// `<file>::machine(X)::<site>::...`.)
     fn descriptor(&self, site: &str, operand: &str, op: &str) -> String {
-        format!("{}::{site}::{operand}::{op}", self.file.name)
+        if self.file.machines.len() > 1 {
+            let m = &self.machine.ident;
+            format!("{}::machine({m})::{site}::{operand}::{op}", self.file.name)
+        } else {
+            format!("{}::{site}::{operand}::{op}", self.file.name)
+        }
     }
 
     /// A candidate from its parts (the line is the first edit's).
@@ -907,11 +914,19 @@ impl<'a> MachineInfo<'a> {
                 let d = self.descriptor(&header, &operand, "TDA");
                 out.push(self.candidate(fi, "TDA", class, words.clone(), d, edits));
             }
+            let mut seen_pairs: HashMap<(&str, &str), usize> = HashMap::new();
             for pair in t.actions.items.windows(2) {
                 let (a, b) = (&pair[0], &pair[1]);
                 if a.name == b.name {
                     continue;
                 }
+                let occ = seen_pairs.entry((&a.name, &b.name)).or_insert(0);
+                let operand = if *occ == 0 {
+                    format!("{}<->{}", a.name, b.name)
+                } else {
+                    format!("{}<->{}#{occ}", a.name, b.name)
+                };
+                *occ += 1;
                 let (ia, ib) = (
                     self.actions.get(a.name.as_str()),
                     self.actions.get(b.name.as_str()),
@@ -935,7 +950,6 @@ impl<'a> MachineInfo<'a> {
                         text: a.name.clone(),
                     },
                 ];
-                let operand = format!("{}<->{}", a.name, b.name);
                 let d = self.descriptor(&header, &operand, "TSW");
                 out.push(self.candidate(fi, "TSW", class.into(), words.clone(), d, edits));
             }

@@ -1261,7 +1261,7 @@ fn find_manifest(path: &Path, protocol: &str) -> Option<(PathBuf, PathBuf)> {
     ];
     // a gem5 protocol directory given directly: patches stay gem5-relative
     let comps: Vec<_> = path.components().collect();
-    if comps.len() > 4 && path.ends_with(gem5_dir) {
+    if comps.len() >= 4 && path.ends_with(gem5_dir) {
         let root: PathBuf = comps[..comps.len() - 4].iter().collect();
         bases.insert(0, (root, gem5_dir.to_path_buf()));
     }
