@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use memconform::mutate::campaign::{self, Campaign, Event, RunOptions, State, Status};
-use stand_in::{four_mutants, fresh, mutant, settings, PROTOCOL_FILE};
+use stand_in::{four_mutants, fresh, mutant, run_all, settings, PROTOCOL_FILE};
 
 #[test]
 fn a_stand_in_campaign_classifies_resumes_and_reports() {
@@ -145,15 +145,7 @@ fn a_patch_for_another_base_file_is_refused_as_unviable() {
     m.base_sha256 = campaign::sha256_hex(b"another file");
     let dir = base.join("campaign");
     let c = Campaign::init(&dir, settings(&root), vec![m.clone()]).unwrap();
-    let stop = AtomicBool::new(false);
-    let o = RunOptions {
-        slots: 1,
-        shard: (0, 1),
-        slot_dir: None,
-        stop: &stop,
-        progress: &|_| {},
-    };
-    assert_eq!(campaign::run(&c, &o).unwrap(), 1);
+    assert_eq!(run_all(&c), 1);
     let s = State::of(&c).unwrap();
     assert_eq!(s.status[&m.id], Status::Unviable);
     let _ = std::fs::remove_dir_all(&base);

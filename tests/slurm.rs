@@ -10,12 +10,11 @@ mod stand_in;
 
 use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use memconform::mutate::campaign::{self, Campaign, RunOptions, State};
+use memconform::mutate::campaign::{Campaign, State};
 use memconform::mutate::slurm::{self, SlurmOptions};
-use stand_in::{four_mutants, fresh, settings};
+use stand_in::{four_mutants, fresh, run_all, settings};
 
 /// The kill matrix without its timing columns.
 fn matrix(dir: &Path) -> Vec<Vec<String>> {
@@ -65,15 +64,7 @@ fn a_campaign_as_a_slurm_array_equals_the_local_run_and_resumes_a_lost_shard() {
     // on this machine
     let local = base.join("local");
     let c = Campaign::init(&local, settings(&root), mutants.clone()).unwrap();
-    let stop = AtomicBool::new(false);
-    let o = RunOptions {
-        slots: 1,
-        shard: (0, 1),
-        slot_dir: None,
-        stop: &stop,
-        progress: &|_| {},
-    };
-    campaign::run(&c, &o).unwrap();
+    run_all(&c);
 
     // as an array of 4 tasks, 2 at a time, and the merge job
     let array = base.join("array");

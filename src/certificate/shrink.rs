@@ -23,7 +23,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use memconform_parsers::hist::{RawHistory, RawOp, RawOpKind, RawThread};
+use memconform_parsers::hist::{RawHistory, RawOp, RawThread};
 
 use crate::certificate::Violation;
 use crate::history::fx::FxMap;
@@ -553,24 +553,10 @@ pub fn restrict(h: &History, ops: &[bool], finals: &[bool]) -> (History, Vec<OpI
         for o in t.ops.clone().filter(|&o| ops[o]) {
             let op = &h.ops[o];
             thread_ops.push(o);
-            let var = || h.vars[op.var.expect("reads and writes have a variable")].clone();
-            let kind = match (op.kind, op.rmw) {
-                (OpKind::Write, Some(_)) => continue, // written with its read half
-                (OpKind::Read, Some(w)) => RawOpKind::Rmw {
-                    var: var(),
-                    old: op.value,
-                    new: h.ops[w].value,
-                },
-                (OpKind::Read, None) => RawOpKind::Read {
-                    var: var(),
-                    value: op.value,
-                },
-                (OpKind::Write, None) => RawOpKind::Write {
-                    var: var(),
-                    value: op.value,
-                },
-                (OpKind::Fence, _) => RawOpKind::Fence,
-            };
+            if op.kind == OpKind::Write && op.rmw.is_some() {
+                continue; // written with its read half
+            }
+            let kind = h.raw_kind(o);
             raw_ops.push(RawOp {
                 kind,
                 ticks: op.ticks,

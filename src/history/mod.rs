@@ -93,6 +93,29 @@ struct Dense {
 }
 
 impl History {
+    /// Operation `o` as an input token (an RMW's read half: the whole `U`).
+    pub fn raw_kind(&self, o: OpId) -> memconform_parsers::hist::RawOpKind {
+        use memconform_parsers::hist::RawOpKind;
+        let op = &self.ops[o];
+        let var = || self.vars[op.var.expect("reads and writes have a variable")].clone();
+        match (op.kind, op.rmw) {
+            (OpKind::Read, Some(w)) => RawOpKind::Rmw {
+                var: var(),
+                old: op.value,
+                new: self.ops[w].value,
+            },
+            (OpKind::Read, None) => RawOpKind::Read {
+                var: var(),
+                value: op.value,
+            },
+            (OpKind::Write, _) => RawOpKind::Write {
+                var: var(),
+                value: op.value,
+            },
+            (OpKind::Fence, _) => RawOpKind::Fence,
+        }
+    }
+
     /// Number of operations, initial writes included.
     #[inline]
     pub fn n(&self) -> usize {

@@ -7,13 +7,13 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use memconform_parsers::hist::{write_hist, RawHistory, RawOp, RawOpKind, RawThread};
+use memconform_parsers::hist::{write_hist, RawHistory, RawOp, RawThread};
 use memconform_parsers::Pos;
 
 use super::{path_text, printable};
 use crate::certificate::shrink::Shrunk;
 use crate::gem5::tester::{Origin, Resolution};
-use crate::history::{History, OpId, OpKind};
+use crate::history::{History, OpId};
 
 /// Where a shrunk history came from, for its header.
 pub struct Provenance<'a> {
@@ -196,7 +196,7 @@ fn raw(original: &History, s: &Shrunk, input: &str) -> RawHistory {
                 .clone()
                 .filter(|&o| !second_half(h, o))
                 .map(|o| RawOp {
-                    kind: kind(h, o),
+                    kind: h.raw_kind(o),
                     ticks: if t.timed { h.ops[o].ticks } else { None },
                     pos: z,
                 })
@@ -214,28 +214,6 @@ fn raw(original: &History, s: &Shrunk, input: &str) -> RawHistory {
         meta,
         threads,
         pos: z,
-    }
-}
-
-/// The token of operation `o` (an RMW's read half: the whole `U`).
-fn kind(h: &History, o: OpId) -> RawOpKind {
-    let op = &h.ops[o];
-    let var = || h.vars[op.var.expect("reads and writes have a variable")].clone();
-    match (op.kind, op.rmw) {
-        (OpKind::Read, Some(w)) => RawOpKind::Rmw {
-            var: var(),
-            old: op.value,
-            new: h.ops[w].value,
-        },
-        (OpKind::Read, None) => RawOpKind::Read {
-            var: var(),
-            value: op.value,
-        },
-        (OpKind::Write, _) => RawOpKind::Write {
-            var: var(),
-            value: op.value,
-        },
-        (OpKind::Fence, _) => RawOpKind::Fence,
     }
 }
 

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use memconform::mutate::campaign::{self, Settings};
+use memconform::mutate::campaign::{self, Campaign, RunOptions, Settings};
 use memconform::mutate::Mutant;
 
 pub const PROTOCOL_FILE: &str = "src/mem/ruby/protocol/Toy-dir.sm";
@@ -152,4 +152,18 @@ pub fn four_mutants(root: &Path) -> Vec<Mutant> {
         // hangs past the run limit
         mutant(root, "ADS", "    go;", "    // [mutant] go;"),
     ]
+}
+
+/// Runs the whole campaign here: one slot, no interruption; the mutants
+/// this call finished.
+pub fn run_all(c: &Campaign) -> usize {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let o = RunOptions {
+        slots: 1,
+        shard: (0, 1),
+        slot_dir: None,
+        stop: &stop,
+        progress: &|_| {},
+    };
+    campaign::run(c, &o).unwrap()
 }
