@@ -13,6 +13,30 @@ use crate::certificate::Violation;
 /// then the ProtocolTrace transitions of the cache lines involved between the
 /// first and the last of them (when the trace has ProtocolTrace lines), at
 /// most `transitions` of them (the last ones; 0: none).
+/// A gem5 operation in the run's terms: port, kind, byte, value, ticks and
+/// trace lines (`trace`: the trace's name, before the issuing line), and
+/// how its read was resolved when not to the latest write.
+pub fn origin_text(g: &super::tester::Origin, trace: Option<&str>) -> String {
+    let a = &g.access;
+    let how = match g.resolution {
+        Some(r) if r != super::tester::Resolution::Latest => format!(" [{r:?}]"),
+        _ => String::new(),
+    };
+    let trace = trace.map(|t| format!("{t}:")).unwrap_or_default();
+    format!(
+        "port {} {} of byte 0x{:x} = {} (0x{:02x}), issued tick {} ({trace}{}), completed tick {} (line {}){how}",
+        a.port,
+        if a.write { "write" } else { "read" },
+        a.byte,
+        a.raw,
+        a.raw,
+        a.issue_tick,
+        a.issue_line,
+        a.complete_tick,
+        a.complete_line
+    )
+}
+
 pub fn explain(run: &Run, ing: &Ingested, v: &Violation, transitions: usize) -> String {
     let h = &ing.history;
     let nv = h.vars.len();
@@ -41,22 +65,10 @@ pub fn explain(run: &Run, ing: &Ingested, v: &Violation, transitions: usize) -> 
         first = first.min(a.issue_line);
         last = last.max(a.complete_line);
         lines_of_interest.insert(a.byte & !63);
-        let kind = if a.write { "write" } else { "read" };
-        let how = match ing.origins[o - nv].resolution {
-            Some(r) if r != super::tester::Resolution::Latest => format!(" [{r:?}]"),
-            _ => String::new(),
-        };
         out.push_str(&format!(
-            "    {}: port {} {kind} of byte 0x{:x} = {} (0x{:02x}), issued tick {} ({trace}:{}), completed tick {} (line {}){how}\n",
+            "    {}: {}\n",
             h.describe(o),
-            a.port,
-            a.byte,
-            a.raw,
-            a.raw,
-            a.issue_tick,
-            a.issue_line,
-            a.complete_tick,
-            a.complete_line,
+            origin_text(&ing.origins[o - nv], Some(&trace))
         ));
     }
     if let Some(f) = &run.failure {

@@ -5,7 +5,7 @@
 mod explain;
 pub mod tester;
 
-pub use explain::explain;
+pub use explain::{explain, origin_text};
 
 use std::path::{Path, PathBuf};
 

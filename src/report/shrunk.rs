@@ -12,7 +12,7 @@ use memconform_parsers::Pos;
 
 use super::{path_text, printable};
 use crate::certificate::shrink::Shrunk;
-use crate::gem5::tester::{Origin, Resolution};
+use crate::gem5::tester::Origin;
 use crate::history::{History, OpId};
 
 /// Where a shrunk history came from, for its header.
@@ -119,27 +119,8 @@ pub fn shrunk_hist(original: &History, s: &Shrunk, p: &Provenance<'_>) -> String
         );
         if let Some((origins, trace)) = &p.gem5 {
             if let Some(g) = origins.get(orig - original.vars.len()) {
-                let a = &g.access;
-                let how = match g.resolution {
-                    Some(r) if r != Resolution::Latest => format!(" [{r:?}]"),
-                    _ => String::new(),
-                };
-                let trace = trace
-                    .map(|t| format!("{}:", printable(&path_text(t))))
-                    .unwrap_or_default();
-                let _ = write!(
-                    w,
-                    ": port {} {} of byte 0x{:x} = {} (0x{:02x}), issued tick {} ({trace}{}), completed tick {} (line {}){how}",
-                    a.port,
-                    if a.write { "write" } else { "read" },
-                    a.byte,
-                    a.raw,
-                    a.raw,
-                    a.issue_tick,
-                    a.issue_line,
-                    a.complete_tick,
-                    a.complete_line
-                );
+                let trace = trace.map(|t| printable(&path_text(t)).into_owned());
+                let _ = write!(w, ": {}", crate::gem5::origin_text(g, trace.as_deref()));
             }
         }
         w.push('\n');
