@@ -150,3 +150,54 @@ fn a_patch_for_another_base_file_is_refused_as_unviable() {
     assert_eq!(s.status[&m.id], Status::Unviable);
     let _ = std::fs::remove_dir_all(&base);
 }
+
+#[test]
+fn a_mutant_no_baseline_seed_reaches_is_no_coverage_and_not_built() {
+    let (base, root) = fresh("campaign-coverage");
+    // the bundled clean MI_example run the stand-in replays took Directory
+    // M/PUTX (its real stats.txt counts 464) but never L1Cache IM/Fwd_GETX
+    let mut reached = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
+    reached.fires = Some(vec![
+        "L1Cache.IM.Fwd_GETX".into(),
+        "Directory.M.PUTX".into(),
+    ]);
+    let mut unreached = mutant(&root, "ADS", "    go;", "    // [mutant] go;");
+    unreached.fires = Some(vec!["L1Cache.IM.Fwd_GETX".into()]);
+    let mut unknown = mutant(&root, "ADS", "    ok;", "    // [mutant] ok;");
+    unknown.fires = None;
+    let ms = vec![reached.clone(), unreached.clone(), unknown.clone()];
+    let c = Campaign::init(&base.join("campaign"), settings(&root), ms.clone()).unwrap();
+    assert_eq!(run_all(&c), 3);
+    let s = State::of(&c).unwrap();
+    let fired = s.baseline[0]
+        .1
+        .fired
+        .as_ref()
+        .expect("the baseline's counters");
+    assert!(fired.contains(&"Directory.M.PUTX".to_string()), "{fired:?}");
+    assert!(!fired.contains(&"L1Cache.IM.Fwd_GETX".to_string()));
+    assert_eq!(s.status[&reached.id], Status::Survived);
+    assert_eq!(s.status[&unreached.id], Status::NoCoverage);
+    // a mutant nothing tells about runs (this one does not build)
+    assert_eq!(s.status[&unknown.id], Status::Unviable);
+    // not built, not run: no event but its end
+    assert!(!s.build_s.contains_key(&unreached.id));
+    assert!(!s.runs.contains_key(&unreached.id));
+    let text = memconform::report::mutation::write_all(&s).unwrap();
+    assert!(text.contains("no coverage 1;"), "{text}");
+    assert!(
+        text.contains("score 0.00 (killed / (killed + survived)), 0.00 counting"),
+        "{text}"
+    );
+    let listed = std::fs::read_to_string(base.join("campaign/no-coverage.txt")).unwrap();
+    assert_eq!(listed.trim(), unreached.id);
+
+    // with coverage off, the same mutant is built and run (and hangs)
+    let mut off = settings(&root);
+    off.coverage = false;
+    let c = Campaign::init(&base.join("campaign-off"), off, vec![unreached.clone()]).unwrap();
+    assert_eq!(run_all(&c), 1);
+    let s = State::of(&c).unwrap();
+    assert_eq!(s.status[&unreached.id], Status::Timeout);
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -1057,3 +1057,123 @@ fn a_gem5_protocol_directory_keeps_paths_relative_to_the_root() {
     assert_eq!(p.manifest, "src/mem/ruby/protocol/Tiny.slicc");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn each_mutant_names_the_transitions_that_run_its_edit() {
+    let ms = generate(&tiny_dir(), "Tiny", &all_classes()).unwrap();
+    let fires = |descriptor: &str| -> Option<Vec<String>> {
+        ms.iter()
+            .find(|m| m.descriptor == descriptor)
+            .unwrap_or_else(|| panic!("no mutant {descriptor}"))
+            .fires
+            .clone()
+    };
+    let v = |xs: &[&str]| Some(xs.iter().map(|x| x.to_string()).collect::<Vec<_>>());
+    // a header's own (state, event) pairs, every combination of its lists
+    assert_eq!(
+        fires("Tiny-cache.sm::transition({M},{Replacement,Fwd},MI)::b_issuePut::TDA"),
+        v(&["L1Cache.M.Replacement", "L1Cache.M.Fwd"])
+    );
+    assert_eq!(
+        fires("Tiny-cache.sm::transition(I,Load,IM)::IM->stay::TNS-stay"),
+        v(&["L1Cache.I.Load"])
+    );
+    // a z_stall header is never counted (SLICC returns before counting)
+    let stall: Vec<&Mutant> = ms
+        .iter()
+        .filter(|m| {
+            m.descriptor
+                .starts_with("Tiny-cache.sm::transition({IM,MI},{Load,Store})")
+        })
+        .collect();
+    assert!(!stall.is_empty());
+    assert!(stall.iter().all(|m| m.fires.is_none()));
+    // an action's statements: every non-stalling header that runs it
+    let alloc: Vec<&Mutant> = ms
+        .iter()
+        .filter(|m| m.site == "action(v_allocateTBE)")
+        .collect();
+    assert!(!alloc.is_empty());
+    for m in alloc {
+        assert_eq!(
+            m.fires,
+            v(&[
+                "L1Cache.I.Load",
+                "L1Cache.I.Store",
+                "L1Cache.M.Fwd",
+                "L1Cache.M.Replacement"
+            ]),
+            "{}",
+            m.descriptor
+        );
+    }
+    // every mutant outside a z_stall header names at least its header, and
+    // only counters of its own machine
+    for m in &ms {
+        let machine = if m.file.ends_with("Tiny-dir.sm") {
+            "Directory."
+        } else if m.file.ends_with("Tiny-dma.sm") {
+            "DMA."
+        } else {
+            "L1Cache."
+        };
+        if let Some(f) = &m.fires {
+            assert!(
+                f.iter().all(|k| k.starts_with(machine)),
+                "{}: {f:?}",
+                m.descriptor
+            );
+            if m.site.starts_with("transition") {
+                assert!(!f.is_empty(), "{}", m.descriptor);
+            }
+        }
+    }
+}
+
+#[test]
+fn gem5_mi_example_coverage_of_the_bundled_clean_run() {
+    let Some(gem5) = gem5_root() else { return };
+    use memconform::mutate::coverage;
+    // the real stats.txt of the bundled clean run (8 cores, seed 3)
+    let stats = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/clean-n8-s3-gz/stats.txt");
+    let fired = coverage::fired(&stats).unwrap();
+    let tier1 = generate(&gem5, "MI_example", &Options::default()).unwrap();
+    let reached = tier1
+        .iter()
+        .filter(|m| coverage::covered(m.fires.as_deref(), &fired))
+        .count();
+    println!(
+        "MI_example: the bundled clean run took {} transitions; {reached} of {} Tier-1 mutants reached, {} no_coverage",
+        fired.len(),
+        tier1.len(),
+        tier1.len() - reached
+    );
+    // every counter a mutant names is a transition the protocol declares
+    let p = slicc::load_protocol(&gem5, "MI_example").unwrap();
+    let mut declared = HashSet::new();
+    for f in &p.files {
+        for m in &f.machines {
+            for (s, e, _, _) in m.expanded() {
+                declared.insert(format!("{}.{s}.{e}", m.ident));
+            }
+        }
+    }
+    for k in &fired {
+        assert!(
+            declared.contains(k),
+            "gem5 counted {k}, which no header declares"
+        );
+    }
+    for m in &tier1 {
+        for k in m.fires.iter().flatten() {
+            assert!(declared.contains(k), "{}: {k}", m.descriptor);
+        }
+    }
+    // the catalogue's MI-3 and MI-5 kill in real runs: the clean run reaches them
+    for (name, m) in catalogue::catalogue(&gem5, "MI_example").unwrap() {
+        if name == "MI-3" || name == "MI-5" {
+            assert!(coverage::covered(m.fires.as_deref(), &fired), "{name}");
+        }
+    }
+    assert!(reached < tier1.len() && reached > tier1.len() / 2);
+}

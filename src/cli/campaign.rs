@@ -202,6 +202,11 @@ pub(crate) struct InitArgs {
     /// Run every seed of each mutant (kill rates), not only up to the first kill.
     #[arg(long)]
     pub all_seeds: bool,
+    /// Build and run every mutant, even one whose transitions no baseline
+    /// seed took (by default such a mutant is `no_coverage`: gem5 is
+    /// deterministic, so it would run exactly as the baseline).
+    #[arg(long)]
+    pub no_coverage: bool,
     /// Mutant classes (see `mutate list --help`).
     #[arg(long, value_delimiter = ',', default_value = "tier1")]
     pub classes: Vec<String>,
@@ -291,6 +296,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         run_timeout_s: args.run_timeout,
         models: args.models.clone(),
         all_seeds: args.all_seeds,
+        coverage: !args.no_coverage,
     };
     match Campaign::init(&args.dir, settings, mutants) {
         Ok(c) => {

@@ -8,7 +8,7 @@
 //! first matching outcome. Resuming replays the logs: a mutant without its
 //! `mutant_done` event starts again from its patch, nothing done is redone.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::Mutant;
+use super::{coverage, Mutant};
 use crate::models::{Model, Options, Verdict};
 
 /// The settings of a campaign (`campaign.toml`).
@@ -62,6 +62,15 @@ pub struct Settings {
     /// Run every seed of a mutant (kill rates), not only up to the first kill.
     #[serde(default)]
     pub all_seeds: bool,
+    /// Skip (as `no_coverage`) a mutant whose transitions no baseline seed
+    /// took, read from the baseline's `stats.txt` (see [`super::coverage`]).
+    #[serde(default = "yes")]
+    pub coverage: bool,
+}
+
+/// `true`, as a serde default.
+fn yes() -> bool {
+    true
 }
 
 /// What ended a gem5 run, read from its exit status and output.
@@ -165,6 +174,10 @@ pub struct Run {
     pub pattern: String,
     #[serde(default)]
     pub check_error: String,
+    /// A baseline run's transition counters that fired (`Machine.State.Event`),
+    /// `None` when its `stats.txt` had none (or for a mutant's run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fired: Option<Vec<String>>,
 }
 
 impl Run {
@@ -183,6 +196,9 @@ pub enum Status {
     Timeout,
     /// It did not build (or its patch did not apply).
     Unviable,
+    /// No baseline seed took one of its transitions: it would run exactly
+    /// as the baseline (not built, not run).
+    NoCoverage,
     /// Some run's verdict stayed unknown and nothing killed it.
     Unknown,
 }
@@ -195,6 +211,7 @@ impl Status {
             Status::Survived => "survived",
             Status::Timeout => "timeout",
             Status::Unviable => "unviable",
+            Status::NoCoverage => "no_coverage",
             Status::Unknown => "unknown",
         }
     }
@@ -673,6 +690,7 @@ pub fn judge(
         decided_by,
         pattern,
         check_error,
+        fired: None,
     }
 }
 
@@ -756,6 +774,17 @@ pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
                 .join(", ")
         )));
     }
+    let covered = if c.settings.coverage {
+        baseline_coverage(&baseline)
+    } else {
+        None
+    };
+    if let Some(cov) = &covered {
+        (o.progress)(&format!(
+            "baseline coverage: {} transitions taken",
+            cov.len()
+        ));
+    }
     let slowest = baseline.iter().map(|(_, r)| r.run_s).fold(0.0, f64::max);
     let limit = c
         .settings
@@ -766,8 +795,8 @@ pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for s in 0..o.slots.max(1) {
-            let (queue, finished, failure, log, models, clean) =
-                (&queue, &finished, &failure, &log, &models, &clean);
+            let (queue, finished, failure, log, models, clean, covered) =
+                (&queue, &finished, &failure, &log, &models, &clean, &covered);
             let slot_root = slot_dir.join(format!("{k}-{s}"));
             scope.spawn(move || {
                 let slot = match Slot::prepare(c, slot_root) {
@@ -784,6 +813,25 @@ pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
                     let Some(m) = queue.lock().expect("lock").next() else {
                         return;
                     };
+                    if let Some(cov) = covered {
+                        if !coverage::covered(m.fires.as_deref(), cov) {
+                            let done = log.push(&Event::MutantDone {
+                                mutant: m.id.clone(),
+                                status: Status::NoCoverage,
+                            });
+                            if let Err(e) = done {
+                                *failure.lock().expect("lock") = Some(e);
+                                o.stop.store(true, Ordering::Relaxed);
+                                return;
+                            }
+                            (o.progress)(&format!(
+                                "{} {}: no coverage (no baseline seed takes its transitions)",
+                                m.id, m.op
+                            ));
+                            finished.fetch_add(1, Ordering::Relaxed);
+                            continue;
+                        }
+                    }
                     match run_mutant(c, &slot, m, models, clean, limit, log, o) {
                         Ok(true) => {
                             finished.fetch_add(1, Ordering::Relaxed);
@@ -803,6 +851,16 @@ pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
         return Err(e);
     }
     Ok(finished.into_inner())
+}
+
+/// The transitions the clean baseline seeds took, all together; `None` when
+/// one of them has no counters to tell (then every mutant runs).
+pub fn baseline_coverage(baseline: &[(u64, Run)]) -> Option<BTreeSet<String>> {
+    let mut out = BTreeSet::new();
+    for (_, r) in baseline.iter().filter(|(_, r)| r.outcome == "survived") {
+        out.extend(r.fired.as_ref()?.iter().cloned());
+    }
+    Some(out)
 }
 
 /// Builds the unmutated slot and runs every seed; each seed's run is logged.
@@ -830,9 +888,11 @@ fn run_baseline(
     for &seed in &s.seeds {
         let limit = s.run_timeout_s.unwrap_or(3600);
         let run = run_seed(c, slot, "baseline", seed, &dir, models, limit, o)?;
-        let Some(run) = run else {
+        let Some(mut run) = run else {
             return Ok(out);
         };
+        run.fired = coverage::fired(&dir.join(format!("s{seed}")).join("stats.txt"))
+            .map(|f| f.into_iter().collect());
         (o.progress)(&format!(
             "baseline seed {seed}: {} ({:.1} s)",
             run.outcome, run.run_s

@@ -7,6 +7,7 @@
 //! runner §6, outcomes §7, reports §8).
 
 pub mod campaign;
+pub mod coverage;
 pub mod slurm;
 
 use serde::{Deserialize, Serialize};
@@ -36,6 +37,13 @@ pub struct Mutant {
     /// The unified diff against the gem5 root, with its preamble
     /// (`memconform-mutant: ID`, `site: DESCRIPTOR`, `base-sha256: ...`).
     pub patch: String,
+    /// The transition counters of gem5's `stats.txt` (`Machine.State.Event`,
+    /// of `<Machine>_Controller.<State>.<Event>`) one of which a run must
+    /// increment to execute the edited code; `None` when no counter tells
+    /// (a `z_stall` header). A mutant none of whose counters fired in a
+    /// baseline seed runs exactly as the baseline on that seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fires: Option<Vec<String>>,
 }
 
 pub mod catalogue;

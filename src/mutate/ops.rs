@@ -154,6 +154,9 @@ pub struct Candidate {
     /// The first line the edit touches (1-based).
     pub line: usize,
     pub edits: Vec<Edit>,
+    /// The baseline counters whose firing runs the edited code (see
+    /// [`Mutant::fires`]).
+    pub fires: Option<Vec<String>>,
 }
 
 /// Loads `protocol` from a gem5 root or protocol directory and returns its
@@ -236,6 +239,7 @@ pub fn materialize(p: &Protocol, c: &Candidate) -> Result<Mutant, Error> {
         line: c.line,
         site: c.site.clone(),
         base_sha256: base,
+        fires: c.fires.clone(),
     })
 }
 
@@ -877,14 +881,58 @@ impl<'a> MachineInfo<'a> {
             descriptor,
             line: slicc::line_col(&self.file.text, first).0,
             edits,
+            fires: None,
         }
     }
 
-    /// TDA, TSW, TNS-stay, TNS-sibling and STD on every transition header.
+    /// TDA, TSW, TNS-stay, TNS-sibling and STD on every transition header;
+    /// each candidate fires when its header does.
     fn transition_ops(&self, fi: usize, out: &mut Vec<Candidate>) {
+        for (ti, t) in self.machine.transitions.iter().enumerate() {
+            let first = out.len();
+            self.header_ops(fi, ti, t, out);
+            let fires = self.transition_fires(t);
+            for c in &mut out[first..] {
+                c.fires = fires.clone();
+            }
+        }
+    }
+
+    /// The `(machine, state, event)` counters of gem5's `stats.txt` that a
+    /// run of header `t` increments (`Machine.State.Event`); `None` for a
+    /// `z_stall` header, which SLICC never counts (design §3, coverage).
+    fn transition_fires(&self, t: &Transition) -> Option<Vec<String>> {
+        if stalls(t) {
+            return None;
+        }
+        let m = &self.machine.ident;
+        let mut out = Vec::new();
+        for s in &t.states.items {
+            for e in &t.events.items {
+                out.push(format!("{m}.{}.{}", s.name, e.name));
+            }
+        }
+        Some(out)
+    }
+
+    /// The counters of every header that runs action `name` (a `z_stall`
+    /// header runs none of its actions): the action's code runs only then.
+    fn action_fires(&self, name: &str) -> Option<Vec<String>> {
+        let mut out = Vec::new();
+        for t in &self.machine.transitions {
+            if !stalls(t) && t.actions.items.iter().any(|a| a.name == name) {
+                out.extend(self.transition_fires(t).unwrap_or_default());
+            }
+        }
+        out.sort();
+        out.dedup();
+        Some(out)
+    }
+
+    /// The candidates of header `ti` (see [`Self::transition_ops`]).
+    fn header_ops(&self, fi: usize, ti: usize, t: &Transition, out: &mut Vec<Candidate>) {
         let text = &self.file.text;
-        let headers = &self.machine.transitions;
-        for (ti, t) in headers.iter().enumerate() {
+        {
             let header = t.normalized_header();
             let words = t.header_words();
             let stall = stalls(t);
@@ -978,7 +1026,7 @@ impl<'a> MachineInfo<'a> {
             }
             // only headers that name a next state (a `*` is computed at run time)
             if t.next_state.as_ref().is_none_or(|n| n.name == "*") {
-                continue;
+                return;
             }
             for target in self.siblings(ti) {
                 let (edits, from) = match &t.next_state {
@@ -1075,8 +1123,20 @@ impl<'a> MachineInfo<'a> {
 
     /// ADS, MTR, BFL, ERT and CNG on every statement of every action.
     fn action_ops(&self, fi: usize, out: &mut Vec<Candidate>) {
-        let file = self.file;
         for a in &self.machine.actions {
+            let first = out.len();
+            self.statement_ops(fi, a, out);
+            let fires = self.action_fires(&a.name.name);
+            for c in &mut out[first..] {
+                c.fires = fires.clone();
+            }
+        }
+    }
+
+    /// The candidates of action `a`'s statements (see [`Self::action_ops`]).
+    fn statement_ops(&self, fi: usize, a: &'a Action, out: &mut Vec<Candidate>) {
+        let file = self.file;
+        {
             let site = format!("action({})", a.name.name);
             let live = self.live.contains(a.name.name.as_str());
             let mut all = Vec::new();

@@ -128,6 +128,7 @@ struct Tally {
     timeout: usize,
     unviable: usize,
     unknown: usize,
+    no_coverage: usize,
 }
 
 impl Tally {
@@ -139,6 +140,18 @@ impl Tally {
             Status::Timeout => self.timeout += 1,
             Status::Unviable => self.unviable += 1,
             Status::Unknown => self.unknown += 1,
+            Status::NoCoverage => self.no_coverage += 1,
+        }
+    }
+
+    /// killed / (killed + survived + no_coverage): the score when a mutant
+    /// the seeds never reach counts as surviving them (design §8).
+    fn score_covering(&self) -> String {
+        let d = self.killed + self.survived + self.no_coverage;
+        if d == 0 {
+            "-".into()
+        } else {
+            format!("{:.2}", self.killed as f64 / d as f64)
         }
     }
 
@@ -193,27 +206,31 @@ pub fn text(s: &State) -> String {
     );
     let _ = writeln!(
         out,
-        "\nsummary: killed {}, survived {}, timeout {}, unviable {}, unknown {}; score {} (killed / (killed + survived))",
+        "\nsummary: killed {}, survived {}, timeout {}, unviable {}, unknown {}, no coverage {}; \
+         score {} (killed / (killed + survived)), {} counting no coverage as survived",
         all.killed,
         all.survived,
         all.timeout,
         all.unviable,
         all.unknown,
-        all.score()
+        all.no_coverage,
+        all.score(),
+        all.score_covering()
     );
     let _ = writeln!(
         out,
-        "\noperator       n  killed  survived  timeout  unviable  score"
+        "\noperator       n  killed  survived  timeout  unviable  no-cov  score"
     );
     for (op, t) in &by_op {
         let _ = writeln!(
             out,
-            "{op:<12} {:>3}  {:>6}  {:>8}  {:>7}  {:>8}  {:>5}",
+            "{op:<12} {:>3}  {:>6}  {:>8}  {:>7}  {:>8}  {:>6}  {:>5}",
             t.n,
             t.killed,
             t.survived,
             t.timeout,
             t.unviable,
+            t.no_coverage,
             t.score()
         );
     }
@@ -324,7 +341,8 @@ pub fn ids_with(s: &State, status: Status) -> String {
 
 /// Writes every report into the campaign directory (each file whole:
 /// `report.txt`, `kill-matrix.csv`, `histories.csv`, `killed.txt`,
-/// `survived.txt`, `timeout.txt`, `unviable.txt`); returns the text report.
+/// `survived.txt`, `timeout.txt`, `unviable.txt`, `no-coverage.txt`);
+/// returns the text report.
 pub fn write_all(s: &State) -> Result<String, crate::mutate::campaign::Error> {
     use crate::mutate::campaign::write_atomic;
     let dir = &s.campaign.dir;
@@ -370,6 +388,7 @@ pub fn write_all(s: &State) -> Result<String, crate::mutate::campaign::Error> {
         ("survived.txt", Status::Survived),
         ("timeout.txt", Status::Timeout),
         ("unviable.txt", Status::Unviable),
+        ("no-coverage.txt", Status::NoCoverage),
     ] {
         write_atomic(&dir.join(name), ids_with(s, st).as_bytes())?;
     }

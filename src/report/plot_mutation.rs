@@ -32,12 +32,13 @@ use super::summary::{open_input, read_table, CsvError, Table, KILL_MATRIX_COLUMN
 use crate::models::Model;
 use crate::mutate::campaign::{ExitKind, Status};
 
-const STATUSES: [Status; 5] = [
+const STATUSES: [Status; 6] = [
     Status::Killed,
     Status::Survived,
     Status::Timeout,
     Status::Unviable,
     Status::Unknown,
+    Status::NoCoverage,
 ];
 
 const EXIT_KINDS: [ExitKind; 6] = [
@@ -134,13 +135,13 @@ impl Fate {
 }
 
 impl Mutant {
-    /// What became of it; `None` when it is unviable. A killed mutant is
+    /// What became of it; `None` when it is unviable or not covered (never run). A killed mutant is
     /// killed by memconform when some run has a violation, by gem5 when
     /// some run failed in gem5 (tester check, protocol panic, deadlock,
     /// crash).
     pub fn fate(&self) -> Option<Fate> {
         Some(match self.status {
-            Status::Unviable => return None,
+            Status::Unviable | Status::NoCoverage => return None,
             Status::Survived => Fate::Survived,
             Status::Timeout => Fate::Timeout,
             Status::Unknown => Fate::Unknown,

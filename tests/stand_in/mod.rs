@@ -103,6 +103,7 @@ pub fn mutant(root: &Path, op: &str, from: &str, to: &str) -> Mutant {
         site: from.trim().into(),
         base_sha256: campaign::sha256_hex(base.as_bytes()),
         patch: String::from_utf8(diff).unwrap(),
+        fires: None,
     }
 }
 
@@ -122,6 +123,7 @@ pub fn settings(root: &Path) -> Settings {
         run_timeout_s: Some(2),
         models: vec!["cc".into(), "sc".into()],
         all_seeds: false,
+        coverage: true,
     }
 }
 
