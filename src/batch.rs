@@ -508,57 +508,88 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-/// `check --shrink DIR`: shrinks each violation of a checked history
-/// (`file`'s) within `budget` each and writes it into `dir` as a `.hist`
-/// (named by [`crate::report::shrunk::file_name`], made unique among
-/// `used`); models whose violations keep the same histories
-/// ([`Target::key`]) share one shrink. Returns a note per violation: the
-/// file written and its size, or why not.
-pub fn shrink_checked(
-    file: &Path,
+/// The command that checks the same history again: `memconform check
+/// INPUT --models M,...` (with `--real-time` for a run's real-time view).
+pub fn check_command(input: &Path, index: usize, models: &[Model]) -> String {
+    let names: Vec<&str> = models.iter().map(|m| m.name()).collect();
+    let mut cmd = format!(
+        "memconform check {} --models {}",
+        shell_word(&crate::report::path_text(input)),
+        names.join(",")
+    );
+    if input.is_dir() && index == 1 {
+        cmd.push_str(" --real-time");
+    }
+    cmd
+}
+
+/// Per outcome of `c`: its violation shrunk within `budget`, or why it
+/// could not be (`None` for an outcome that is no valid violation); models
+/// whose violations keep the same histories ([`Target::key`]) share one
+/// shrink.
+pub fn shrink_outcomes(
     c: &Checked,
     opts: &Options,
     budget: Option<std::time::Duration>,
+) -> Vec<Option<Result<Shrunk, String>>> {
+    type Key = (&'static [Model], Model);
+    let mut done: Vec<(Key, Result<Shrunk, String>)> = Vec::new();
+    c.outcomes
+        .iter()
+        .map(|o| {
+            if o.verdict != Verdict::Violation || o.invalid.is_some() {
+                return None;
+            }
+            let target = Target {
+                model: o.model,
+                weakest: o.decided_by,
+            };
+            let key = target.key(opts.gradual);
+            let shared = match done.iter().find(|(k, _)| *k == key) {
+                Some((_, r)) => r.clone(),
+                None => {
+                    let r = shrink_to(&c.history, target, opts, budget).map_err(|e| e.to_string());
+                    done.push((key, r.clone()));
+                    r
+                }
+            };
+            Some(shared.map(|s| Shrunk { target, ..s }))
+        })
+        .collect()
+}
+
+/// `check --shrink DIR`: writes each violation of a checked history
+/// (`file`'s), shrunk by [`shrink_outcomes`] into `shrinks`, into `dir` as
+/// a `.hist` (named by [`crate::report::shrunk::file_name`], made unique
+/// among `used`). Returns a note per violation: the file written and its
+/// size, or why not.
+pub fn shrink_checked(
+    file: &Path,
+    c: &Checked,
+    shrinks: &[Option<Result<Shrunk, String>>],
     dir: &Path,
     used: &mut std::collections::HashSet<String>,
 ) -> Vec<String> {
     let h = &c.history;
     let mut notes = Vec::new();
     let mut origins: Option<Option<(Vec<Origin>, Option<PathBuf>)>> = None;
-    let mut done: Vec<((&'static [Model], Model), Shrunk)> = Vec::new();
-    for o in &c.outcomes {
-        if o.verdict != Verdict::Violation || o.invalid.is_some() {
-            continue;
-        }
-        let target = Target {
-            model: o.model,
-            weakest: o.decided_by,
-        };
-        let key = target.key(opts.gradual);
-        let shrunk = match done.iter().find(|(k, _)| *k == key) {
-            Some((_, s)) => Shrunk {
-                target,
-                ..s.clone()
-            },
-            None => match shrink_to(h, target, opts, budget) {
-                Ok(s) => {
-                    done.push((key, s.clone()));
-                    s
-                }
-                Err(e) => {
-                    notes.push(format!(
-                        "not shrunk: the {} violation did not recur ({e})",
-                        o.model
-                    ));
-                    continue;
-                }
-            },
+    for (o, shrunk) in c.outcomes.iter().zip(shrinks) {
+        let shrunk = match shrunk {
+            None => continue,
+            Some(Ok(s)) => s,
+            Some(Err(e)) => {
+                notes.push(format!(
+                    "not shrunk: the {} violation did not recur ({e})",
+                    o.model
+                ));
+                continue;
+            }
         };
         let origins = origins
             .get_or_insert_with(|| file.is_dir().then(|| gem5_origins(file, h.index)).flatten());
         let text = crate::report::shrunk::shrunk_hist(
             h,
-            &shrunk,
+            shrunk,
             &crate::report::shrunk::Provenance {
                 input: file,
                 command: Some(shrink_command(file, h.index, o.model)),
@@ -573,7 +604,7 @@ pub fn shrink_checked(
             unique = format!("{}-{k}.hist", name.trim_end_matches(".hist"));
         }
         let path = dir.join(&unique);
-        match std::fs::write(&path, text) {
+        match crate::report::write_atomic(&path, text.as_bytes()) {
             Ok(()) => notes.push(format!(
                 "shrunk {} violation: {} of {} operations{} -> {}",
                 o.model,

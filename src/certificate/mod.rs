@@ -159,6 +159,23 @@ impl Violation {
         }
     }
 
+    /// The operations the evidence names, each once: the cycle's in cycle
+    /// order, then the other named operations with their role.
+    pub fn events(&self) -> Vec<(OpId, Option<&'static str>)> {
+        let mut out: Vec<(OpId, Option<&'static str>)> = Vec::new();
+        for s in &self.cycle {
+            if !out.iter().any(|&(o, _)| o == s.from) {
+                out.push((s.from, None));
+            }
+        }
+        for &(o, role) in &self.ops {
+            if !out.iter().any(|&(p, _)| p == o) {
+                out.push((o, Some(role)));
+            }
+        }
+        out
+    }
+
     /// Human-readable evidence, e.g.
     /// `t0:W(x,1)@3:5 -po-> t0:R(y,0)@3:12 -rw-> ...`.
     pub fn explain(&self, h: &History) -> String {

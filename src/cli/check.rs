@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::exit;
-use crate::batch::{discover, run_batch, shrink_checked, Item};
+use crate::batch::{discover, run_batch, shrink_checked, shrink_outcomes, Item};
 use crate::complete::Engine;
 use crate::models::{Model, Options};
+use crate::report::html::HtmlReport;
 use crate::report::{contradicts_expectation, rows, write_csv, write_json, write_text};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -46,6 +47,7 @@ violations of the whole run. --allow-damage reports the prefix's verdicts as the
 Examples:
   memconform check examples/papers-and-litmus.hist
   memconform check --real-time traces/ --models sc --shrink shrunk/
+  memconform check --real-time traces/ --html report/ --dot dots/
   memconform check runs/ --models wsc --format csv > results.csv")]
 pub struct CheckArgs {
     /// .hist or axe files, gem5 output directories (with config.ini), or
@@ -121,7 +123,21 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR")]
     shrink: Option<PathBuf>,
 
-    /// With --shrink: time budget of each violation's shrink, in seconds
+    /// Write a self-contained HTML page per violating history into this
+    /// directory (timelines per port or thread around the certificate's
+    /// cycle, the shrunk counterexample, the gem5 explanation, the commands
+    /// that reproduce it; no script, no network) and an index.html.
+    #[arg(long, value_name = "DIR")]
+    html: Option<PathBuf>,
+
+    /// Write each violation's certificate into this directory as Graphviz
+    /// DOT (`NAME-INDEX-MODEL.dot`, herd7-style: events by thread, edges
+    /// labelled po/wr/rw/..., the cycle bold red), and its shrunk
+    /// counterexample's relations (`NAME-INDEX-MODEL.shrunk.dot`).
+    #[arg(long, value_name = "DIR")]
+    dot: Option<PathBuf>,
+
+    /// With --shrink, --html or --dot: time budget of each violation's shrink, in seconds
     /// (0: none); past it the smallest history found is written, marked as
     /// possibly not 1-minimal.
     #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = parse_seconds)]
@@ -242,12 +258,25 @@ pub fn run(args: CheckArgs) -> i32 {
         allow_damage: args.allow_damage,
         transitions: args.transitions,
     };
-    if let Some(dir) = &args.shrink {
+    for dir in [&args.shrink, &args.dot].into_iter().flatten() {
         if let Err(e) = std::fs::create_dir_all(dir) {
             eprintln!("memconform: cannot create {}: {e}", dir.display());
             return exit::INPUT_ERROR;
         }
     }
+    let mut html = match args.html.as_deref().map(HtmlReport::create).transpose() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!(
+                "memconform: cannot create {}: {e}",
+                args.html
+                    .as_ref()
+                    .map_or(String::new(), |d| d.display().to_string())
+            );
+            return exit::INPUT_ERROR;
+        }
+    };
+    let mut dot_names = std::collections::HashSet::new();
     let shrink_budget = (args.shrink_timeout > 0.0)
         .then(|| std::time::Duration::from_secs_f64(args.shrink_timeout));
     let mut shrunk_names = std::collections::HashSet::new();
@@ -352,11 +381,30 @@ pub fn run(args: CheckArgs) -> i32 {
                 return;
             }
             histories += 1;
-            if let Some(dir) = &args.shrink {
-                let notes = shrink_checked(file, &c, &opts, shrink_budget, dir, &mut shrunk_names);
-                shrunk += notes.iter().filter(|n| n.starts_with("shrunk")).count();
-                c.notes.extend(notes);
+            let shrinks = if args.shrink.is_some() || html.is_some() || args.dot.is_some() {
+                shrink_outcomes(&c, &opts, shrink_budget)
+            } else {
+                Vec::new()
+            };
+            let mut notes = Vec::new();
+            if let Some(r) = &mut html {
+                notes.extend(r.add(file, &c, &shrinks));
             }
+            if let Some(dir) = &args.dot {
+                notes.extend(crate::report::dot::write_dots(
+                    file,
+                    &c,
+                    &shrinks,
+                    dir,
+                    &mut dot_names,
+                ));
+            }
+            if let Some(dir) = &args.shrink {
+                let written = shrink_checked(file, &c, &shrinks, dir, &mut shrunk_names);
+                shrunk += written.iter().filter(|n| n.starts_with("shrunk")).count();
+                notes.extend(written);
+            }
+            c.notes.extend(notes);
             let mut rows = rows(file, &c);
             if let Some(v) = &args.variant {
                 rows.iter_mut()
@@ -457,6 +505,15 @@ pub fn run(args: CheckArgs) -> i32 {
     }
     if let Some(dir) = &args.shrink {
         eprintln!("shrunk {shrunk} violations into {}", dir.display());
+    }
+    if let Some(r) = &html {
+        match r.finish() {
+            Ok(index) => eprintln!("HTML report: {}", index.display()),
+            Err(e) => {
+                eprintln!("memconform: cannot write the HTML index: {e}");
+                return exit::INPUT_ERROR;
+            }
+        }
     }
     if interrupted {
         eprintln!("interrupted: the output holds every history checked before the interrupt");

@@ -152,6 +152,15 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
     })
 }
 
+/// The gem5 command line of the run in `dir` (`command line:` in
+/// `simout.txt`), if recorded.
+pub fn command_line(dir: &Path) -> Option<String> {
+    let out = read_text(&dir.join("simout.txt"))?;
+    out.lines()
+        .find_map(|l| l.strip_prefix("command line:"))
+        .map(|l| l.trim().to_string())
+}
+
 /// The debug trace: `trace.txt(.gz)` or another file whose first lines are
 /// gem5 debug lines (`  <tick>: <object>: ...`), gz preferred last.
 fn find_trace(dir: &Path) -> Option<PathBuf> {

@@ -2,12 +2,15 @@
 //! report with certificates.
 
 pub mod compare;
+pub mod dot;
+pub mod html;
 pub mod merge;
 pub mod mutation;
 pub mod plot;
 pub mod plot_mutation;
 pub mod shrunk;
 pub mod summary;
+pub mod timeline;
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -221,6 +224,21 @@ pub fn write_csv(out: impl Write, rows: &[Row<'_>], header: bool) -> io::Result<
 /// Whether a spreadsheet would read the cell as a formula.
 fn starts_like_formula(s: &str) -> bool {
     s.starts_with(['=', '+', '-', '@', '\t', '\r'])
+}
+
+/// Writes `bytes` to `path` whole: into a temporary file beside it, renamed
+/// over it (a reader never sees a half-written file; a failure leaves the
+/// old one).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.memconform-{}.tmp", std::process::id()));
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// A history name from the input, printable: control characters (terminal

@@ -227,6 +227,12 @@ fn positions(h: &History) -> Vec<usize> {
 /// name (else the input's file name), index and model, in
 /// `[A-Za-z0-9._-]`.
 pub fn file_name(input: &Path, h: &History, model: crate::models::Model) -> String {
+    format!("{}-{}-{model}.hist", stem(input, h), h.index)
+}
+
+/// A file-name stem for `h`: its name (else the input's file name) in
+/// `[A-Za-z0-9._-]`, at most 80 characters.
+pub fn stem(input: &Path, h: &History) -> String {
     let base = h.name.clone().unwrap_or_else(|| {
         input
             .file_stem()
@@ -241,8 +247,11 @@ pub fn file_name(input: &Path, h: &History, model: crate::models::Model) -> Stri
         }
     }
     let stem: String = stem.trim_matches(['-', '.']).chars().take(80).collect();
-    let stem = if stem.is_empty() { "history" } else { &stem };
-    format!("{stem}-{}-{model}.hist", h.index)
+    if stem.is_empty() {
+        "history".into()
+    } else {
+        stem
+    }
 }
 
 /// Whether `o` is an RMW's write half (written with its read half).
