@@ -3,18 +3,14 @@
 //! thread, labelled edges, the cycle bold red), with names that try to
 //! break out of their quotes.
 
+mod common;
+
+use common::root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("memconform-dot-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::temp_dir("dot", name)
 }
 
 /// Whether Graphviz's `dot` runs here (else says the test is skipped).

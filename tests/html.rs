@@ -4,25 +4,14 @@
 //! shown as text, never markup, and a 10⁵-operation history's page stays
 //! small. Tests that need chromium say so and pass where it is absent.
 
+mod common;
+
+use common::{memconform, root};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn memconform(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memconform"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
+use std::process::Command;
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("memconform-html-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::temp_dir("html", name)
 }
 
 /// The chromium binary, or `None` (with a message) where there is none.

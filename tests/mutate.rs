@@ -402,6 +402,21 @@ fn have(tool: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// Runs git with `args` in `dir` (a throwaway identity and branch name).
+fn git_in(dir: &Path, args: &[&str]) -> Output {
+    run(Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir))
+}
+
 fn run(cmd: &mut Command) -> Output {
     let o = cmd.output().expect("runs");
     assert!(
@@ -411,6 +426,35 @@ fn run(cmd: &mut Command) -> Output {
         String::from_utf8_lossy(&o.stderr)
     );
     o
+}
+
+/// Applies patch file `pf` at `root` with `git apply`, then with `patch -p1`,
+/// checking each time that `file` becomes `want`, and restores `original`.
+fn applies_with_git_and_patch(
+    root: &Path,
+    file: &Path,
+    pf: &Path,
+    original: &str,
+    want: &str,
+    what: &str,
+) {
+    run(Command::new("git").arg("apply").arg(pf).current_dir(root));
+    assert_eq!(
+        std::fs::read_to_string(file).unwrap(),
+        want,
+        "git apply {what}"
+    );
+    std::fs::write(file, original).unwrap();
+    run(Command::new("patch")
+        .args(["-p1", "-s", "--fuzz=0", "--no-backup-if-mismatch", "-i"])
+        .arg(pf)
+        .current_dir(root));
+    assert_eq!(
+        std::fs::read_to_string(file).unwrap(),
+        want,
+        "patch -p1 {what}"
+    );
+    std::fs::write(file, original).unwrap();
 }
 
 #[test]
@@ -426,19 +470,7 @@ fn patches_apply_with_git_apply_and_patch_p1() {
     let dir_sm = proto.join("Tiny-dir.sm");
     let t = std::fs::read_to_string(&dir_sm).unwrap();
     std::fs::write(&dir_sm, t.trim_end_matches('\n')).unwrap();
-    let git = |args: &[&str]| {
-        run(Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "init.defaultBranch=main",
-            ])
-            .args(args)
-            .current_dir(&root))
-    };
+    let git = |args: &[&str]| git_in(&root, args);
     git(&["init", "-q"]);
     git(&["add", "."]);
     git(&["commit", "-qm", "base"]);
@@ -458,25 +490,7 @@ fn patches_apply_with_git_apply_and_patch_p1() {
         if m.patch.contains("\\ No newline at end of file") {
             near_end += 1;
         }
-        run(Command::new("git").arg("apply").arg(&pf).current_dir(&root));
-        assert_eq!(
-            std::fs::read_to_string(&file).unwrap(),
-            want,
-            "git apply {}",
-            m.descriptor
-        );
-        std::fs::write(&file, &original).unwrap();
-        run(Command::new("patch")
-            .args(["-p1", "-s", "--fuzz=0", "--no-backup-if-mismatch", "-i"])
-            .arg(&pf)
-            .current_dir(&root));
-        assert_eq!(
-            std::fs::read_to_string(&file).unwrap(),
-            want,
-            "patch -p1 {}",
-            m.descriptor
-        );
-        std::fs::write(&file, &original).unwrap();
+        applies_with_git_and_patch(&root, &file, &pf, &original, &want, &m.descriptor);
         // and our own apply
         patch::apply(&root, m).unwrap();
         assert_eq!(std::fs::read_to_string(&file).unwrap(), want);
@@ -911,19 +925,7 @@ fn gem5_slicc_accepts_the_mutants() {
     let tree = root.join("tree");
     let tree_proto = tree.join("src/mem/ruby/protocol");
     std::fs::create_dir_all(&tree_proto).unwrap();
-    let git = |args: &[&str]| {
-        run(Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "init.defaultBranch=main",
-            ])
-            .args(args)
-            .current_dir(&tree))
-    };
+    let git = |args: &[&str]| git_in(&tree, args);
     git(&["init", "-q"]);
     let mut total = 0;
     let mut all_rejected = Vec::new();
@@ -949,25 +951,7 @@ fn gem5_slicc_accepts_the_mutants() {
             let original = std::fs::read_to_string(&file).unwrap();
             let want = patch::mutated_text(&original, m).unwrap();
             std::fs::write(&pf, &m.patch).unwrap();
-            git(&["apply", pf.to_str().unwrap()]);
-            assert_eq!(
-                std::fs::read_to_string(&file).unwrap(),
-                want,
-                "git apply {}",
-                m.descriptor
-            );
-            std::fs::write(&file, &original).unwrap();
-            run(Command::new("patch")
-                .args(["-p1", "-s", "--fuzz=0", "--no-backup-if-mismatch", "-i"])
-                .arg(&pf)
-                .current_dir(&tree));
-            assert_eq!(
-                std::fs::read_to_string(&file).unwrap(),
-                want,
-                "patch -p1 {}",
-                m.descriptor
-            );
-            std::fs::write(&file, &original).unwrap();
+            applies_with_git_and_patch(&tree, &file, &pf, &original, &want, &m.descriptor);
         }
         let dirs = mutant_dirs(&proto, &files, &sample, &root.join(protocol));
         let rejected = slicc_rejections(

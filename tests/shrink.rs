@@ -6,9 +6,11 @@
 //! closure. On the fixtures, the bundled and test gem5 runs (with
 //! `--real-time`), and `gen --faults` histories.
 
+mod common;
+
+use common::{memconform, root};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::time::Duration;
 
 use memconform::batch::check_file;
@@ -20,22 +22,8 @@ use memconform::report::shrunk::{shrunk_hist, Provenance};
 use memconform_parsers::hist::{parse_hist, RawHistory, RawOpKind};
 use rayon::prelude::*;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn memconform(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memconform"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("memconform-shrink-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::temp_dir("shrink", name)
 }
 
 /// Whether `h` has `target`'s violation: `model` violated, decided by
