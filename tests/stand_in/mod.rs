@@ -120,7 +120,10 @@ pub fn settings(root: &Path) -> Settings {
         run: "{gem5} -d {outdir} --seed {seed}".into(),
         seeds: vec![1, 2],
         build_timeout_s: 60,
-        run_timeout_s: Some(2),
+        // short, for the hanging mutant; not so short that a loaded machine
+        // times out a baseline replay (then a seed is not clean, and the
+        // mutants run one seed fewer)
+        run_timeout_s: Some(5),
         models: vec!["cc".into(), "sc".into()],
         all_seeds: false,
         coverage: true,
