@@ -813,26 +813,7 @@ pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
                     let Some(m) = queue.lock().expect("lock").next() else {
                         return;
                     };
-                    if let Some(cov) = covered {
-                        if !coverage::covered(m.fires.as_deref(), cov) {
-                            let done = log.push(&Event::MutantDone {
-                                mutant: m.id.clone(),
-                                status: Status::NoCoverage,
-                            });
-                            if let Err(e) = done {
-                                *failure.lock().expect("lock") = Some(e);
-                                o.stop.store(true, Ordering::Relaxed);
-                                return;
-                            }
-                            (o.progress)(&format!(
-                                "{} {}: no coverage (no baseline seed takes its transitions)",
-                                m.id, m.op
-                            ));
-                            finished.fetch_add(1, Ordering::Relaxed);
-                            continue;
-                        }
-                    }
-                    match run_mutant(c, &slot, m, models, clean, limit, log, o) {
+                    match run_mutant(c, &slot, m, models, clean, covered.as_ref(), limit, log, o) {
                         Ok(true) => {
                             finished.fetch_add(1, Ordering::Relaxed);
                         }
@@ -949,7 +930,8 @@ fn run_seed(
     )))
 }
 
-/// Patches, builds and runs one mutant; logs each step. `Ok(false)` when
+/// Patches, builds and runs one mutant (none of it when the baseline never
+/// reaches its edit: `no_coverage`); logs each step. `Ok(false)` when
 /// stopped before its end (it will start again on resume).
 #[allow(clippy::too_many_arguments)]
 fn run_mutant(
@@ -958,10 +940,22 @@ fn run_mutant(
     m: &Mutant,
     models: &[Model],
     seeds: &[u64],
+    covered: Option<&BTreeSet<String>>,
     limit: u64,
     log: &Log,
     o: &RunOptions<'_>,
 ) -> Result<bool, Error> {
+    if covered.is_some_and(|cov| !coverage::covered(m.fires.as_deref(), cov)) {
+        log.push(&Event::MutantDone {
+            mutant: m.id.clone(),
+            status: Status::NoCoverage,
+        })?;
+        (o.progress)(&format!(
+            "{} {}: no coverage (no baseline seed takes its transitions)",
+            m.id, m.op
+        ));
+        return Ok(true);
+    }
     let s = &c.settings;
     slot.reset(c)?;
     let dir = c.dir.join("runs").join(&m.id);
