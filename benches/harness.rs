@@ -14,8 +14,9 @@ use std::time::Instant;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use memconform::check::{check_gradual_with, Options, Verdict};
 use memconform::gen::{history, sc_history, Memory, Shape};
-use memconform::models::{check_gradual_with, Model, Options, Verdict};
+use memconform::models::Model;
 
 fn time(model: Model, threads: usize, ops: usize, reps: usize) -> f64 {
     let shape = Shape {

@@ -7,10 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use crate::certificate::shrink::{shrink_to, target_of, NotViolated, Shrunk, Target};
+use crate::check::shrink::{shrink_to, target_of, NotViolated, Shrunk, Target};
+use crate::check::{check_gradual_with, Options, Outcome, Verdict};
 use crate::gem5::tester::Origin;
 use crate::history::{load_file, stream_file, History, InputError};
-use crate::models::{check_gradual_with, Model, Options, Outcome, Verdict};
+use crate::models::Model;
 
 /// One checked history.
 pub struct Checked {

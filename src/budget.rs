@@ -106,6 +106,16 @@ pub fn checkpoint() {
     }
 }
 
+/// Bytes for people: `1.5 GB`.
+pub fn human(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else {
+        format!("{:.0} MB", (b / 1e6).max(1.0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 pub mod batch;
 pub mod budget;
 pub mod certificate;
+pub mod check;
 pub mod cli;
 pub mod complete;
 pub mod gem5;

@@ -209,8 +209,8 @@ fn engines_agree_on_larger_generated_histories() {
 
 #[test]
 fn the_time_budget_gives_unknown_and_the_batch_goes_on() {
+    use memconform::check::{check_gradual_with, Options, Verdict};
     use memconform::gen::{history, Memory, Shape};
-    use memconform::models::{check_gradual_with, Options, Verdict};
     let big = history(
         Memory::Tso,
         Shape {

@@ -3,8 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use memconform::check::{check_gradual, Verdict};
 use memconform::history::load_file;
-use memconform::models::{check_gradual, Model, Verdict};
+use memconform::models::Model;
 
 /// The paper and litmus fixtures (the team's reference file, bundled as the
 /// README's example; tests/data/histories/NOTES.md explains the verdicts).

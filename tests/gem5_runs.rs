@@ -6,8 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
+use memconform::check::{check_gradual_with, Options, Outcome, Verdict};
 use memconform::gem5::{ingest, open_run};
-use memconform::models::{check_gradual_with, Model, Options, Outcome, Verdict};
+use memconform::models::Model;
 
 /// Checks `models` on `h` without a time budget, so that no verdict is
 /// `unknown` on a loaded machine (the clean runs take seconds each).

@@ -12,11 +12,12 @@ use std::path::Path;
 
 use memconform::certificate::validate::{self, StoreModel};
 use memconform::certificate::Rel;
+use memconform::check::scale::Scale;
+use memconform::check::{check_gradual_with, Options, Verdict};
 use memconform::complete::{linearize, Engine};
 use memconform::gen::Rng;
 use memconform::history::{load_bytes, History};
-use memconform::models::scale::Scale;
-use memconform::models::{check_gradual_with, Model, Options, Verdict};
+use memconform::models::Model;
 
 use brute::XOp;
 

@@ -7,10 +7,11 @@
 mod brute;
 mod support;
 
+use memconform::check::scale::Scale;
+use memconform::check::{check_gradual_with, Options, Verdict};
 use memconform::complete::Engine;
 use memconform::history::{load_bytes, History};
-use memconform::models::scale::Scale;
-use memconform::models::{check_gradual_with, Model, Options, Verdict};
+use memconform::models::Model;
 
 /// `enum`, not `auto`: on timed histories `auto` first tries the ticks'
 /// store order, which would bypass the engines compared here.

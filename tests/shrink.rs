@@ -14,10 +14,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use memconform::batch::check_file;
-use memconform::certificate::shrink::{shrink, shrink_to, target_of, Shrunk, Target};
+use memconform::check::shrink::{shrink, shrink_to, target_of, Shrunk, Target};
+use memconform::check::{check_gradual_with, Options, Verdict};
 use memconform::gem5::{ingest, open_run};
 use memconform::history::{load_bytes, load_file, History};
-use memconform::models::{check_gradual_with, Model, Options, Verdict};
+use memconform::models::Model;
 use memconform::report::shrunk::{shrunk_hist, Provenance};
 use memconform_parsers::hist::{parse_hist, RawHistory, RawOpKind};
 use rayon::prelude::*;

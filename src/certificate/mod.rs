@@ -1,7 +1,6 @@
 //! Certificates: why a history violates a model, as a short labelled cycle
 //! (or the thin-air read), mapped back to the operations' text positions.
 
-pub mod shrink;
 pub mod validate;
 
 use serde::Serialize;
@@ -157,6 +156,20 @@ impl Violation {
             cycle,
             ops: Vec::new(),
         }
+    }
+
+    /// A cycle of labelled edges `(from, to, rel)` as a violation, with
+    /// consecutive program-order steps merged.
+    pub fn from_edges(pattern: Pattern, edges: Vec<(u32, u32, Rel)>) -> Violation {
+        let steps = edges
+            .into_iter()
+            .map(|(a, b, rel)| Step {
+                from: a as usize,
+                rel,
+                to: b as usize,
+            })
+            .collect();
+        Violation::cycle(pattern, compress(steps, &[Rel::Po, Rel::Ppo, Rel::PoLoc]))
     }
 
     /// The operations the evidence names, each once: the cycle's in cycle

@@ -7,8 +7,9 @@ use clap::{Args, ValueEnum};
 
 use super::exit;
 use crate::batch::{discover, run_batch, shrink_checked, shrink_outcomes, Item};
+use crate::check::Options;
 use crate::complete::Engine;
-use crate::models::{Model, Options};
+use crate::models::Model;
 use crate::report::html::HtmlReport;
 use crate::report::{contradicts_expectation, rows, write_csv, write_json, write_text};
 
@@ -226,7 +227,7 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 }
 
 fn memconform_default_max_memory() -> u64 {
-    crate::models::scale::default_max_memory()
+    crate::check::scale::default_max_memory()
 }
 
 /// Runs `check`; returns the exit code.
@@ -251,9 +252,9 @@ pub fn run(args: CheckArgs) -> i32 {
             .max_memory
             .unwrap_or_else(memconform_default_max_memory),
         scale: match args.representation {
-            Representation::Auto => crate::models::scale::Scale::Auto,
-            Representation::Dense => crate::models::scale::Scale::Dense,
-            Representation::Sparse => crate::models::scale::Scale::Sparse,
+            Representation::Auto => crate::check::scale::Scale::Auto,
+            Representation::Dense => crate::check::scale::Scale::Dense,
+            Representation::Sparse => crate::check::scale::Scale::Sparse,
         },
         allow_damage: args.allow_damage,
         transitions: args.transitions,

@@ -8,9 +8,10 @@ use clap::Args;
 
 use super::exit;
 use crate::batch::{pick_violation, shrink_command, Pick};
-use crate::certificate::shrink::shrink_to;
+use crate::check::shrink::shrink_to;
+use crate::check::Options;
 use crate::complete::Engine;
-use crate::models::{Model, Options};
+use crate::models::Model;
 use crate::report::shrunk::{shrunk_hist, Provenance};
 
 #[derive(Args)]

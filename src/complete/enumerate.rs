@@ -70,7 +70,7 @@ fn search(sat: &Saturation, guesses: &[(OpId, OpId)], limits: Limits) -> Complet
         if limits.over(depth.saturating_mul(fork_bytes)) {
             return Completion::OverMemory(format!(
                 "the enum search reached depth {depth}, each level a copy of {}",
-                crate::models::scale::human(fork_bytes)
+                crate::budget::human(fork_bytes)
             ));
         }
         let mut guess = s.fork();

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use super::{expired, final_pairs, Completion};
-use crate::certificate::{compress, Pattern, Rel, Step, Violation};
+use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::{History, OpId};
 use crate::relation::chains::{ChainGraph, Frontier, Mark, NONE};
 use crate::relation::program::{consecutive_sources, Lanes};
@@ -74,7 +74,7 @@ impl<'h> Scaled<'h> {
         for (pattern, g) in graphs {
             match Frontier::new(g) {
                 Ok(f) => fronts.push((pattern, f)),
-                Err(cycle) => return Err(violation(pattern, cycle)),
+                Err(cycle) => return Err(Violation::from_edges(pattern, cycle)),
             }
         }
         let mut s = Scaled {
@@ -272,7 +272,7 @@ impl<'h> Scaled<'h> {
         let cycle = f
             .cycle_through(c.a, c.b, c.rel)
             .expect("a conflict closes a cycle");
-        violation(*pattern, cycle)
+        Violation::from_edges(*pattern, cycle)
     }
 
     fn set_trail(&mut self, on: bool) {
@@ -519,18 +519,4 @@ impl Sites {
         }
         self.sites[i]
     }
-}
-
-/// A cycle of labelled edges as a violation (consecutive program-order
-/// steps merged).
-pub(crate) fn violation(pattern: Pattern, cycle: Vec<(u32, u32, Rel)>) -> Violation {
-    let steps = cycle
-        .into_iter()
-        .map(|(a, b, rel)| Step {
-            from: a as usize,
-            rel,
-            to: b as usize,
-        })
-        .collect();
-    Violation::cycle(pattern, compress(steps, &[Rel::Po, Rel::Ppo, Rel::PoLoc]))
 }

@@ -14,52 +14,15 @@ pub mod linearize;
 mod sat;
 mod saturate;
 
-pub(crate) use frontier::violation;
 pub use frontier::Scaled;
 pub use saturate::{Conflict, Saturation};
 
 use std::time::Instant;
 
 pub use crate::budget::Limits;
-use crate::certificate::{Pattern, Rel, Violation};
+use crate::certificate::Violation;
 use crate::history::{History, OpId};
-use crate::relation::BitMatrix;
-
-/// One acyclicity condition: `fixed ∪ ww ∪ rw` must be acyclic.
-pub struct Graph {
-    pub pattern: Pattern,
-    pub fixed: Vec<(Rel, BitMatrix)>,
-}
-
-/// A model with a store order: its acyclicity graphs.
-pub struct Spec {
-    pub graphs: Vec<Graph>,
-}
-
-impl Spec {
-    /// The framework's two graphs (consistency-framework-2k §3):
-    /// `G_loc = po-loc ∪ wr` (uniprocessor) and `G_mm = po-mm ∪ wre`, where
-    /// `po-mm` is the model's preserved program order.
-    pub fn loc_mm(h: &History, po_mm: (Rel, BitMatrix), pattern: Pattern) -> Spec {
-        let wr = h.wr();
-        let wre = crate::models::common::wre(h, &wr);
-        Spec {
-            graphs: vec![
-                Graph {
-                    pattern: Pattern::CyclicUniproc,
-                    fixed: vec![
-                        (Rel::PoLoc, crate::models::common::po_loc(h)),
-                        (Rel::Wr, wr),
-                    ],
-                },
-                Graph {
-                    pattern,
-                    fixed: vec![po_mm, (Rel::Wre, wre)],
-                },
-            ],
-        }
-    }
-}
+use crate::models::Spec;
 
 /// A completion engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]

@@ -3,9 +3,9 @@
 //! acyclicity graphs sharing one store order, plus RMW atomicity and `@final`.
 
 use crate::certificate::{Rel, Violation};
-use crate::complete::Spec;
 use crate::history::{History, OpId};
 use crate::models::common::cycle_through;
+use crate::models::Spec;
 use crate::relation::{into_transitive_closure, BitMatrix, Reach};
 
 /// A store-order pair is to be added (`rel` says why: st, rmw, final, a guess),

@@ -2,7 +2,6 @@
 //! WriteCORead (causal-consistency-datalog Table 3).
 
 use crate::certificate::{Pattern, Rel, Violation};
-use crate::complete::violation;
 use crate::history::History;
 use crate::models::common::{causal, cycle_through, no_thin_air};
 use crate::models::sc;
@@ -52,7 +51,8 @@ pub fn check(h: &History) -> Result<(), Violation> {
 /// past frontiers of `co` (the last position of each sequence before `r1`).
 pub fn check_scaled(h: &History, lanes: &Lanes) -> Result<Frontier, Violation> {
     no_thin_air(h)?;
-    let co = Frontier::new(sc::graph(h, lanes)).map_err(|c| violation(Pattern::CyclicCO, c))?;
+    let co = Frontier::new(sc::graph(h, lanes))
+        .map_err(|c| Violation::from_edges(Pattern::CyclicCO, c))?;
     let g = co.graph();
     let past = g.past().expect("acyclic: the frontiers were built");
     for r1 in (0..h.n()).filter(|&r| h.is_read(r)) {
@@ -72,7 +72,7 @@ pub fn check_scaled(h: &History, lanes: &Lanes) -> Result<Frontier, Violation> {
                     Pattern::WriteCORead
                 };
                 let cycle = co.cycle_through(r1 as u32, w2, Rel::Rw).expect("w2 co r1");
-                let mut v = violation(pattern, cycle);
+                let mut v = Violation::from_edges(pattern, cycle);
                 v.ops.push((w1 as usize, "r1 reads from w1, and w1 co w2"));
                 return Err(v);
             }

@@ -1,7 +1,6 @@
 //! CCM, convergent causal memory (gradual-consistency-checking §3.2).
 
 use crate::certificate::{Pattern, Rel, Violation};
-use crate::complete::violation;
 use crate::history::History;
 use crate::models::cm::observers;
 use crate::models::common::{
@@ -98,7 +97,8 @@ pub fn check_scaled(
     }
     let mut g = sc::graph(h, lanes);
     g.add_edges(&edges);
-    g.acyclic().map_err(|c| violation(Pattern::CyclicPww, c))?;
+    g.acyclic()
+        .map_err(|c| Violation::from_edges(Pattern::CyclicPww, c))?;
     drop(g);
     Ok(Some(
         StoreOrder::count_closure(h, lanes, &pww).expect("pww is acyclic"),

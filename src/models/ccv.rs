@@ -1,7 +1,6 @@
 //! CCv, causal convergence: CC and no CyclicCF (causal-consistency-datalog Table 3).
 
 use crate::certificate::{Pattern, Rel, Violation};
-use crate::complete::violation;
 use crate::history::History;
 use crate::models::cc;
 use crate::models::common::{acyclic, causal, cf};
@@ -42,5 +41,6 @@ pub fn check_scaled(h: &History, lanes: &Lanes) -> Result<(), Violation> {
     }
     let mut g = co.into_graph();
     g.add_edges(&cf);
-    g.acyclic().map_err(|c| violation(Pattern::CyclicCF, c))
+    g.acyclic()
+        .map_err(|c| Violation::from_edges(Pattern::CyclicCF, c))
 }

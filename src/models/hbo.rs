@@ -2,7 +2,6 @@
 //! relaxed forms `hb^π_o` (gradual-consistency-checking §4.1).
 
 use crate::certificate::{Pattern, Rel, Violation};
-use crate::complete::violation;
 use crate::history::{History, OpId};
 use crate::models::common::cycle_through;
 use crate::relation::chains::{Frontier, NONE};
@@ -133,7 +132,7 @@ pub(crate) fn insert_all(
     for &(a, b) in edges {
         if f.insert(a, b, rel, |_, _, _, _| {}).is_err() {
             let cycle = f.cycle_through(a, b, rel).expect("b reaches a");
-            return Err(violation(pattern, cycle));
+            return Err(Violation::from_edges(pattern, cycle));
         }
     }
     Ok(())
@@ -261,7 +260,7 @@ fn hb_o(
                     rule.cyclic
                 };
                 let cycle = co.cycle_through(a, b, rule.rel).expect("b reaches a");
-                let mut v = violation(pattern, cycle);
+                let mut v = Violation::from_edges(pattern, cycle);
                 v.ops.push((ob.o, "observer o of hb_o"));
                 return Err(v);
             }

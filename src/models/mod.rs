@@ -1,25 +1,27 @@
-//! The polynomial consistency models, one file each, and the gradual
-//! pipeline that runs the cheap ones first.
+//! The consistency models, one file each, as the papers define them: the
+//! polynomial ones (CC … wSC) decide a history and compute a partial store
+//! order; SC, TSO and PSO are given as acyclicity graphs ([`Spec`]) that the
+//! completion engines ([`crate::complete`]) complete. The pipeline that runs
+//! them in order is [`crate::check`].
 //!
-//! Every model answers `Ok(store order)` (the partial store order it
-//! computed, where it has one) or `Err(violation)` with a certificate.
+//! Every polynomial model answers `Ok(store order)` (the partial store order
+//! it computed, where it has one) or `Err(violation)` with a certificate.
 
-mod cc;
-mod ccm;
-mod ccv;
+pub(crate) mod cc;
+pub(crate) mod ccm;
+pub(crate) mod ccv;
 pub(crate) mod cm;
 pub(crate) mod common;
-mod gradual;
 mod hbo;
 pub(crate) mod pso;
-mod sc;
-pub mod scale;
+pub(crate) mod sc;
+mod spec;
 mod store_order;
 pub(crate) mod tso;
-mod wccm;
-mod wsc;
+pub(crate) mod wccm;
+pub(crate) mod wsc;
 
-pub use gradual::{check_gradual, check_gradual_with, Options, Outcome, Verdict};
+pub use spec::{Graph, Spec};
 pub use store_order::StoreOrder;
 
 use crate::certificate::Violation;
@@ -102,47 +104,12 @@ impl Model {
     }
 
     /// The acyclicity graphs of a store-order model (SC, TSO, PSO).
-    pub fn spec(self, h: &History) -> Option<crate::complete::Spec> {
+    pub fn spec(self, h: &History) -> Option<Spec> {
         match self {
             Model::Sc => Some(sc::spec(h)),
             Model::Tso => Some(tso::spec(h)),
             Model::Pso => Some(pso::spec(h)),
             _ => None,
-        }
-    }
-
-    /// Checks this model alone (no gradual shortcut; SC/TSO/PSO with the
-    /// `auto` engine and no time limit).
-    pub fn check(self, h: &History) -> Checked {
-        if let Some(spec) = self.spec(h) {
-            return match crate::complete::decide(
-                h,
-                &spec,
-                crate::complete::Engine::Auto,
-                crate::budget::Limits::NONE,
-            )
-            .result
-            {
-                Ok(crate::complete::Completion::Found { order, .. }) => {
-                    Ok(Some(StoreOrder::total(h, &order)))
-                }
-                Ok(_) => Err(Violation::cycle(
-                    crate::certificate::Pattern::NoStoreOrder,
-                    Vec::new(),
-                )),
-                Err(v) => Err(v),
-            };
-        }
-        match self {
-            Model::Cc => cc::check(h).map(|()| None),
-            Model::Ccv => ccv::check(h).map(|()| None),
-            Model::Cm => cm::check(h).map(|()| None),
-            Model::Ccm => ccm::check(h).map(Some),
-            Model::Wccm => wccm::check(h).map(Some),
-            Model::Wsc => wsc::check(h).map(Some),
-            Model::Sc | Model::Tso | Model::Pso => {
-                unreachable!("store-order models are handled above")
-            }
         }
     }
 

@@ -3,10 +3,10 @@
 //! `po-pso ∪ wre ∪ ww ∪ rw` acyclic, with RMW atomicity and `@final`.
 
 use crate::certificate::{Pattern, Rel};
-use crate::complete::Spec;
 use crate::history::History;
 use crate::history::OpId;
 use crate::models::tso::{loc_graph, plain_reads, relax};
+use crate::models::Spec;
 use crate::relation::chains::ChainGraph;
 use crate::relation::program::{self, Lanes, Shape};
 use crate::relation::BitMatrix;

@@ -3,8 +3,8 @@
 //! atomicity and `@final` observations.
 
 use crate::certificate::{Pattern, Rel};
-use crate::complete::{Graph, Spec};
 use crate::history::History;
+use crate::models::{Graph, Spec};
 use crate::relation::chains::ChainGraph;
 use crate::relation::program::{self, Lanes, Shape};
 

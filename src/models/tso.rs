@@ -3,8 +3,8 @@
 //! `ppo ∪ wre ∪ ww ∪ rw` acyclic, with RMW atomicity and `@final`.
 
 use crate::certificate::{Pattern, Rel};
-use crate::complete::Spec;
 use crate::history::{History, OpId};
+use crate::models::Spec;
 use crate::relation::chains::ChainGraph;
 use crate::relation::program::{self, Lanes, Shape};
 use crate::relation::{into_transitive_closure, BitMatrix};

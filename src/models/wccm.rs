@@ -1,7 +1,6 @@
 //! wCCM, weak convergent causal memory (gradual-consistency-checking §4.1).
 
 use crate::certificate::{Pattern, Rel, Violation};
-use crate::complete::violation;
 use crate::history::{History, OpId};
 use crate::models::common::{
     acyclic_explained, cf, cycle_in, first_other_write, no_thin_air, po_loc, rw, union, wre,
@@ -481,7 +480,7 @@ pub fn check_scaled(
         (Pattern::CyclicWpwwPpo, ppo_graph(h, lanes)),
         (Pattern::CyclicWpwwPoLoc, loc_graph(h, lanes)),
     ] {
-        let mut hb = Frontier::new(g).map_err(|c| violation(pattern, c))?;
+        let mut hb = Frontier::new(g).map_err(|c| Violation::from_edges(pattern, c))?;
         let chained = chained(h, &runs, &hb);
         let breaks = next_breaks(h, &runs, &chained);
         let d = if pattern == Pattern::CyclicWpwwPpo {
@@ -500,7 +499,7 @@ pub fn check_scaled(
     // whb = (hb^ppo ∪ hb^po-loc)⁺: ppo ∪ wre, po-loc's (write, read) pairs, rule-2 edges
     let mut g = ppo_graph(h, lanes);
     g.add_edges(&po_loc_write_read(h, lanes));
-    let mut whb = Frontier::new(g).map_err(|c| violation(Pattern::CyclicWpwwPpo, c))?;
+    let mut whb = Frontier::new(g).map_err(|c| Violation::from_edges(Pattern::CyclicWpwwPpo, c))?;
     insert_all(&mut whb, &derived, Rel::Wpww, Pattern::CyclicWpwwPpo)?;
     let gw = whb.graph();
     write_frontiers(h, &whb, |w, v, q, p| {
@@ -523,7 +522,7 @@ pub fn check_scaled(
         (loc_graph(h, lanes), Pattern::CyclicWpwwPoLoc),
     ] {
         g.add_edges(&edges);
-        g.acyclic().map_err(|c| violation(pattern, c))?;
+        g.acyclic().map_err(|c| Violation::from_edges(pattern, c))?;
     }
     drop(edges);
     Ok(Some(

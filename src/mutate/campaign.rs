@@ -21,7 +21,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{coverage, Mutant};
-use crate::models::{Model, Options, Verdict};
+use crate::check::{Options, Verdict};
+use crate::models::Model;
 
 /// The settings of a campaign (`campaign.toml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -145,7 +145,7 @@ pub fn certificate_dot(h: &History, v: &Violation, title: &str, whole: bool) -> 
 pub fn write_dots(
     input: &std::path::Path,
     c: &crate::batch::Checked,
-    shrinks: &[Option<Result<crate::certificate::shrink::Shrunk, String>>],
+    shrinks: &[Option<Result<crate::check::shrink::Shrunk, String>>],
     dir: &std::path::Path,
     used: &mut std::collections::HashSet<String>,
 ) -> Vec<String> {
@@ -209,7 +209,8 @@ pub fn write_dots(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::{check_gradual_with, Model, Options};
+    use crate::check::{check_gradual_with, Options};
+    use crate::models::Model;
 
     fn sb() -> (History, Violation) {
         let h = crate::history::load_bytes(

@@ -18,10 +18,11 @@ use std::path::{Path, PathBuf};
 use super::timeline::{colour, letter, meaning, timeline_svg, Layout};
 use super::{path_text, write_atomic};
 use crate::batch::Checked;
-use crate::certificate::shrink::Shrunk;
 use crate::certificate::Rel;
+use crate::check::shrink::Shrunk;
+use crate::check::Verdict;
 use crate::gem5::tester::Origin;
-use crate::models::{Model, Verdict};
+use crate::models::Model;
 
 /// `s` as HTML text or attribute value: `& < > " '` escaped.
 pub fn escape(s: &str) -> Cow<'_, str> {

@@ -19,7 +19,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::batch::Checked;
-use crate::models::Verdict;
+use crate::check::Verdict;
 
 /// One row of the tidy table: one history × one model. Its text borrows
 /// from the checked history where it can (no allocation per row but the

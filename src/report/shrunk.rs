@@ -1,4 +1,4 @@
-//! A shrunk counterexample ([`crate::certificate::shrink`]) as a `.hist`
+//! A shrunk counterexample ([`crate::check::shrink`]) as a `.hist`
 //! file: `#` comments naming where it came from (the input, the history,
 //! the violation, each kept operation's original thread, position, input
 //! line and, for gem5 runs, port, ticks and trace lines), then the history
@@ -11,7 +11,7 @@ use memconform_parsers::hist::{write_hist, RawHistory, RawOp, RawThread};
 use memconform_parsers::Pos;
 
 use super::{path_text, printable};
-use crate::certificate::shrink::Shrunk;
+use crate::check::shrink::Shrunk;
 use crate::gem5::tester::Origin;
 use crate::history::{History, OpId};
 

@@ -824,8 +824,9 @@ fn group(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::{check_gradual_with, Options};
     use crate::gen::{history, Memory, Shape};
-    use crate::models::{check_gradual_with, Model, Options};
+    use crate::models::Model;
 
     #[test]
     fn the_window_of_a_large_history_is_small_and_holds_the_keys() {

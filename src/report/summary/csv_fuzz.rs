@@ -13,7 +13,8 @@ use memconform_parsers::fuzz::{mutate_file, run, Lines, Parsed, Tally, XorShift}
 
 use super::{read_one, summarize, Results};
 use crate::batch::check_file;
-use crate::models::{Model, Options};
+use crate::check::Options;
+use crate::models::Model;
 use crate::report::compare::{compare, sides_by_file, KeySpec};
 use crate::report::{rows, write_csv};
 

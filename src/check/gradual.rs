@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use crate::certificate::validate::{self, StoreModel};
 use crate::certificate::{Pattern, Violation};
+use crate::check::scale::{self, default_max_memory, Path, Scale};
 use crate::complete::{decide, kernel, linearize, tick_order, Completion, Engine, Kernel};
 use crate::history::{History, OpId};
-use crate::models::scale::{self, default_max_memory, Path, Scale};
 use crate::models::{Model, StoreOrder};
 use crate::relation::program::{lanes, Lanes};
 
@@ -452,7 +452,7 @@ fn run<'a>(
                 r.reason = Some(format!(
                     "pso on {} operations: its own graphs would need about {} (over --max-memory), so it is decided only through a TSO witness, and this history has none",
                     h.n(),
-                    scale::human(crate::models::pso::sparse_bytes(h, lanes()))
+                    crate::budget::human(crate::models::pso::sparse_bytes(h, lanes()))
                 ));
                 r.seconds = t.elapsed().as_secs_f64();
                 return r;
@@ -489,7 +489,7 @@ fn run<'a>(
                     r.verdict = Verdict::Unknown;
                     r.reason = Some(format!(
                         "{what}: over the {} memory limit (--max-memory); {} unordered write pairs left after saturation",
-                        scale::human(opts.max_memory),
+                        crate::budget::human(opts.max_memory),
                         d.unordered_after_saturation
                     ));
                 }

@@ -26,9 +26,10 @@ use std::time::{Duration, Instant};
 use memconform_parsers::hist::{RawHistory, RawOp, RawThread};
 
 use crate::certificate::Violation;
+use crate::check::{check_gradual_with, Options, Verdict};
 use crate::history::fx::FxMap;
 use crate::history::{History, OpId, OpKind};
-use crate::models::{check_gradual_with, Model, Options, Verdict};
+use crate::models::Model;
 
 /// The violation a shrink keeps: `model` violated, with `weakest` the
 /// weakest violated model of its gradual chain (`decided_by`; `model`

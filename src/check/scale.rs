@@ -5,6 +5,7 @@
 
 use std::time::Instant;
 
+use crate::budget::human;
 use crate::certificate::Pattern;
 use crate::complete::{Completion, Decision, Engine, Scaled};
 use crate::history::History;
@@ -115,16 +116,6 @@ impl Model {
     }
 }
 
-/// Bytes for people: `1.5 GB`.
-pub fn human(b: u64) -> String {
-    let b = b as f64;
-    if b >= 1e9 {
-        format!("{:.1} GB", b / 1e9)
-    } else {
-        format!("{:.0} MB", (b / 1e6).max(1.0))
-    }
-}
-
 /// The default memory limit per history: a quarter of the machine's memory
 /// (4 GB if it cannot be read).
 pub fn default_max_memory() -> u64 {
@@ -146,7 +137,7 @@ pub fn check(
     lanes: &Lanes,
     m: Model,
     deadline: Option<Instant>,
-) -> Option<super::Checked> {
+) -> Option<crate::models::Checked> {
     Some(match m {
         Model::Cc => cc::check_scaled(h, lanes).map(|_| None),
         Model::Ccv => ccv::check_scaled(h, lanes).map(|()| None),
