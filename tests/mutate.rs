@@ -1161,3 +1161,80 @@ fn gem5_mi_example_coverage_of_the_bundled_clean_run() {
     }
     assert!(reached < tier1.len() && reached > tier1.len() / 2);
 }
+
+/// `mutate init --with-catalogue` adds the catalogue's bugs to a sample,
+/// each named; a generated mutant that is a catalogue bug is named without
+/// it; `--catalogue` and `--with-catalogue` exclude each other.
+#[test]
+fn gem5_init_names_the_catalogue_bugs() {
+    let Some(gem5) = gem5_root() else { return };
+    let g = gem5.to_str().unwrap();
+    let base = temp_dir("init-catalogue");
+    let init = |name: &str, extra: &[&str]| {
+        let dir = base.join(name);
+        let mut args = vec![
+            "mutate",
+            "init",
+            dir.to_str().unwrap(),
+            "--gem5-root",
+            g,
+            "--protocol",
+            "MI_example",
+            "--build",
+            "true",
+            "--gem5",
+            "build/NULL/gem5.opt",
+            "--run",
+            "true",
+        ];
+        args.extend_from_slice(extra);
+        let o = memconform(&args);
+        let rows: Vec<serde_json::Value> = std::fs::read_to_string(dir.join("mutants.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (o, rows)
+    };
+    let named: Vec<(String, Mutant)> = catalogue::catalogue(&gem5, "MI_example").unwrap();
+    let class_of = |rows: &[serde_json::Value], id: &str| {
+        rows.iter()
+            .find(|r| r["id"] == id)
+            .map(|r| r["class"].as_str().unwrap().to_string())
+    };
+
+    let (o, sample) = init("sample", &["--sample", "4", "--sample-seed", "7"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(sample.len(), 4);
+    let (o, with) = init(
+        "with",
+        &["--sample", "4", "--sample-seed", "7", "--with-catalogue"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // the same sample, plus every catalogue bug, each named once
+    for r in &sample {
+        assert!(with.iter().any(|w| w["id"] == r["id"]), "{r}");
+    }
+    for (name, m) in &named {
+        let class = class_of(&with, &m.id).unwrap_or_else(|| panic!("{name} missing"));
+        assert_eq!(class.matches("+catalogue:").count(), 1, "{class}");
+        assert!(class.ends_with(&format!("+catalogue:{name}")), "{class}");
+    }
+    let extra = with.len() - sample.len();
+    assert!(extra <= named.len() && extra > 0, "{extra}");
+    let ids: Vec<&str> = with.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "sorted by id, no repeat"
+    );
+
+    // a generated mutant that is MI-5 is named without --with-catalogue
+    let mi5 = &named.iter().find(|(n, _)| n == "MI-5").unwrap().1;
+    let (o, only) = init("only", &["--only", &mi5.id]);
+    assert!(o.status.success());
+    assert_eq!(class_of(&only, &mi5.id).unwrap(), "tier1+catalogue:MI-5");
+
+    let (o, _) = init("both", &["--catalogue", "--with-catalogue"]);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -214,8 +214,13 @@ pub(crate) struct InitArgs {
     #[arg(long)]
     pub dma: bool,
     /// Only the named catalogue mutants (MI-1.., ME-1..), ids as usual.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "with_catalogue")]
     pub catalogue: bool,
+    /// The catalogue mutants too, beside the selected ones (e.g. a Tier-1
+    /// --sample plus MI-1..6); a generated mutant that is a catalogue bug
+    /// carries its name either way.
+    #[arg(long)]
+    pub with_catalogue: bool,
     /// Only these mutant ids (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub only: Vec<String>,
@@ -278,6 +283,34 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         mutants.sort_by_cached_key(|m| key(&m.id));
         mutants.truncate(n);
         mutants.sort_by(|a, b| a.id.cmp(&b.id));
+    }
+    if !args.catalogue {
+        // name the catalogue's bugs wherever they appear; a protocol without
+        // a catalogue, or one that does not resolve, names none
+        let named = crate::mutate::catalogue::catalogue(&args.gem5_root, &args.protocol);
+        let named = match named {
+            Ok(named) => named,
+            Err(e) if args.with_catalogue => {
+                eprintln!("memconform mutate init: --with-catalogue: {e}");
+                return exit::INPUT_ERROR;
+            }
+            Err(_) => Vec::new(),
+        };
+        let before = mutants.len();
+        for (name, m) in named {
+            let tag = format!("+catalogue:{name}");
+            match mutants.iter_mut().find(|g| g.id == m.id) {
+                Some(g) => g.class.push_str(&tag),
+                None if args.with_catalogue => mutants.push(crate::mutate::Mutant {
+                    class: format!("{}{tag}", m.class),
+                    ..m
+                }),
+                None => {}
+            }
+        }
+        if mutants.len() > before {
+            mutants.sort_by(|a, b| a.id.cmp(&b.id));
+        }
     }
     let settings = campaign::Settings {
         protocol: args.protocol.clone(),
