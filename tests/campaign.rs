@@ -201,3 +201,46 @@ fn a_mutant_no_baseline_seed_reaches_is_no_coverage_and_not_built() {
     assert_eq!(s.status[&unreached.id], Status::Timeout);
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// A slot's seeded build is as up to date as the user's: a timestamp build
+/// (make here; gem5's SCons `MD5-timestamp` decider alike) finds nothing to
+/// do for the baseline, and rebuilds for a mutant that edits its source.
+#[test]
+fn a_seeded_slot_build_is_up_to_date_for_a_timestamp_build() {
+    let (base, root) = fresh("campaign-mtimes");
+    std::fs::write(
+        root.join("Makefile"),
+        format!(
+            "build/TOY/stamp: {PROTOCOL_FILE}\n\tmkdir -p build/TOY && echo built >> build/TOY/builds && touch build/TOY/stamp\n"
+        ),
+    )
+    .unwrap();
+    // (making the mutant rewrites the source: before the user's build)
+    let survivor = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
+    stand_in::sh(
+        &root,
+        "git add Makefile && git -c user.name=t -c user.email=t@t commit -qm make \
+         && touch -d 2001-01-01 src/mem/ruby/protocol/Toy-dir.sm Makefile && make -s",
+    );
+    let mut s = settings(&root);
+    s.build = "make -s && sh build.sh".into();
+    s.seed_build_dir = Some("build/TOY".into());
+    let c = Campaign::init(&base.join("campaign"), s, vec![survivor]).unwrap();
+    run_all(&c);
+    let slot = std::fs::read_dir(c.dir.join("slots"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .next()
+        .unwrap();
+    let source = |dir: &std::path::Path| {
+        std::fs::metadata(dir.join("Makefile"))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    assert_eq!(source(&slot), source(&root), "the user's modification time");
+    // the user's build, then the mutant's; the baseline's found it up to date
+    let builds = std::fs::read_to_string(slot.join("build/TOY/builds")).unwrap();
+    assert_eq!(builds.lines().count(), 2, "{builds}");
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -456,7 +456,8 @@ impl Slot {
     /// existing slot is reset to that state.
     fn prepare(c: &Campaign, root: PathBuf) -> Result<Slot, Error> {
         let s = &c.settings;
-        if !root.join(".git").exists() {
+        let new = !root.join(".git").exists();
+        if new {
             if let Some(parent) = root.parent() {
                 fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
             }
@@ -495,6 +496,12 @@ impl Slot {
         }
         let slot = Slot { root };
         slot.reset(c)?;
+        // once per slot (a marker, so that an interrupted preparation redoes it)
+        let adopted = slot.root.join(".git/memconform-mtimes");
+        if new || !adopted.exists() {
+            adopt_mtimes(&slot.root, &s.gem5_root)?;
+            fs::write(&adopted, b"").map_err(|e| io_err(&adopted, e))?;
+        }
         Ok(slot)
     }
 
@@ -537,6 +544,39 @@ impl Slot {
         .map(|_| ())
         .map_err(|e| e.0)
     }
+}
+
+/// Gives each tracked file of a new slot the modification time of the same
+/// file in the user's tree when their bytes are equal. A fresh checkout
+/// stamps every file "now", which makes timestamp-based builds redo
+/// everything in the seeded build directory: make compares times, and
+/// SCons's `MD5-timestamp` decider (gem5's) hashes a source only when its
+/// time changed, against a stored hash it never computed for a source whose
+/// time never changed, so every object was out of date. With the user's
+/// times, the seeded build is exactly as up to date as the user's own.
+fn adopt_mtimes(slot: &Path, user: &Path) -> Result<(), Error> {
+    let listed = git(slot, &["ls-files", "-z"])?;
+    for rel in listed.split('\0').filter(|p| !p.is_empty()) {
+        let (ours, theirs) = (slot.join(rel), user.join(rel));
+        let (Ok(a), Ok(b)) = (fs::symlink_metadata(&ours), fs::symlink_metadata(&theirs)) else {
+            continue;
+        };
+        if !a.is_file() || !b.is_file() || a.len() != b.len() {
+            continue;
+        }
+        let Ok(when) = b.modified() else { continue };
+        if fs::read(&ours).ok() != fs::read(&theirs).ok() {
+            continue;
+        }
+        // best effort: a time not set costs a longer first build, not a result
+        let _ = File::options()
+            .write(true)
+            .open(&ours)
+            .and_then(|f| f.set_modified(when));
+    }
+    // the index learns the new times, or the next `git checkout --force`
+    // would rewrite every file whose times it no longer knows
+    git(slot, &["update-index", "-q", "--refresh"]).map(|_| ())
 }
 
 /// Runs `command` by `sh -c` in `dir` with output to `log`, killed (its
