@@ -456,8 +456,7 @@ impl Slot {
     /// existing slot is reset to that state.
     fn prepare(c: &Campaign, root: PathBuf) -> Result<Slot, Error> {
         let s = &c.settings;
-        let new = !root.join(".git").exists();
-        if new {
+        if !root.join(".git").exists() {
             if let Some(parent) = root.parent() {
                 fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
             }
@@ -498,7 +497,7 @@ impl Slot {
         slot.reset(c)?;
         // once per slot (a marker, so that an interrupted preparation redoes it)
         let adopted = slot.root.join(".git/memconform-mtimes");
-        if new || !adopted.exists() {
+        if !adopted.exists() {
             adopt_mtimes(&slot.root, &s.gem5_root)?;
             fs::write(&adopted, b"").map_err(|e| io_err(&adopted, e))?;
         }
@@ -971,6 +970,23 @@ fn run_seed(
     )))
 }
 
+/// Ends a mutant before its runs (no coverage, unviable): logged as done,
+/// with the reason on the progress line.
+fn finish_early(
+    log: &Log,
+    o: &RunOptions<'_>,
+    m: &Mutant,
+    status: Status,
+    why: &str,
+) -> Result<bool, Error> {
+    log.push(&Event::MutantDone {
+        mutant: m.id.clone(),
+        status,
+    })?;
+    (o.progress)(&format!("{} {}: {why}", m.id, m.op));
+    Ok(true)
+}
+
 /// Patches, builds and runs one mutant (none of it when the baseline never
 /// reaches its edit: `no_coverage`); logs each step. `Ok(false)` when
 /// stopped before its end (it will start again on resume).
@@ -987,15 +1003,13 @@ fn run_mutant(
     o: &RunOptions<'_>,
 ) -> Result<bool, Error> {
     if covered.is_some_and(|cov| !coverage::covered(m.fires.as_deref(), cov)) {
-        log.push(&Event::MutantDone {
-            mutant: m.id.clone(),
-            status: Status::NoCoverage,
-        })?;
-        (o.progress)(&format!(
-            "{} {}: no coverage (no baseline seed takes its transitions)",
-            m.id, m.op
-        ));
-        return Ok(true);
+        return finish_early(
+            log,
+            o,
+            m,
+            Status::NoCoverage,
+            "no coverage (no baseline seed takes its transitions)",
+        );
     }
     let s = &c.settings;
     slot.reset(c)?;
@@ -1008,12 +1022,7 @@ fn run_mutant(
             wall_s: 0.0,
             log_tail: format!("the patch does not apply: {why}"),
         })?;
-        log.push(&Event::MutantDone {
-            mutant: m.id.clone(),
-            status: Status::Unviable,
-        })?;
-        (o.progress)(&format!("{} {}: unviable (patch)", m.id, m.op));
-        return Ok(true);
+        return finish_early(log, o, m, Status::Unviable, "unviable (patch)");
     }
     if let Some(pre) = &s.precheck {
         let root = slot
@@ -1034,12 +1043,7 @@ fn run_mutant(
                 wall_s: secs,
                 log_tail: format!("the pre-check rejects it: {}", tail(&pre_log, 5)),
             })?;
-            log.push(&Event::MutantDone {
-                mutant: m.id.clone(),
-                status: Status::Unviable,
-            })?;
-            (o.progress)(&format!("{} {}: unviable (pre-check)", m.id, m.op));
-            return Ok(true);
+            return finish_early(log, o, m, Status::Unviable, "unviable (pre-check)");
         }
     }
     let build_log = dir.join("build.log");
@@ -1060,15 +1064,13 @@ fn run_mutant(
         },
     })?;
     if !ok {
-        log.push(&Event::MutantDone {
-            mutant: m.id.clone(),
-            status: Status::Unviable,
-        })?;
-        (o.progress)(&format!(
-            "{} {}: unviable (build exit {code:?})",
-            m.id, m.op
-        ));
-        return Ok(true);
+        return finish_early(
+            log,
+            o,
+            m,
+            Status::Unviable,
+            &format!("unviable (build exit {code:?})"),
+        );
     }
     let mut status = Status::Survived;
     for &seed in seeds {
