@@ -27,7 +27,8 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
     let steps = AtomicUsize::new(0);
     let progress = |line: &str| {
         eprintln!("{line}");
-        if !line.starts_with("baseline") && steps.fetch_add(1, Ordering::SeqCst) == 0 {
+        let setup = line.starts_with("baseline") || line.starts_with("slot ");
+        if !setup && steps.fetch_add(1, Ordering::SeqCst) == 0 {
             stop.store(true, Ordering::SeqCst);
         }
     };
@@ -99,6 +100,14 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
     );
     assert!(text.contains("gem5: tester_check"), "{text}");
     assert!(text.contains("memconform: cc"), "{text}");
+    // the per-mutant table: MI-5's row (no catalogue tag here) says killed,
+    // by cc, after one seed
+    let row = text
+        .lines()
+        .find(|l| l.starts_with(&mutants[0].id))
+        .unwrap_or_else(|| panic!("no row for {}: {text}", mutants[0].id));
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cols[2..6], ["-", "killed", "violation:cc", "1"], "{row}");
     let matrix = std::fs::read_to_string(dir.join("kill-matrix.csv")).unwrap();
     // a header; MI-5 one seed, the survivor two, the unviable none (one
     // row), the timeout two (a timeout does not stop the seeds)
@@ -202,6 +211,52 @@ fn a_mutant_no_baseline_seed_reaches_is_no_coverage_and_not_built() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// A slot's first build has its own, longer limit (it may redo much); a
+/// later build past the build limit makes its mutant `unknown` (a
+/// time-out is not a verdict), not unviable, and the campaign goes on.
+#[test]
+fn a_first_build_has_its_own_limit_and_a_build_timeout_is_unknown() {
+    let (base, root) = fresh("campaign-build-timeout");
+    let hangs = mutant(&root, "ADS", "    slow;", "    // [mutant] slow;");
+    let survives = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
+    let mut s = settings(&root);
+    // the stand-in's first build takes 2 s: past 1 s, within the first limit
+    s.build_timeout_s = 1;
+    s.first_build_timeout_s = 30;
+    let dir = base.join("campaign");
+    let c = Campaign::init(&dir, s.clone(), vec![hangs.clone(), survives.clone()]).unwrap();
+    assert_eq!(run_all(&c), 2);
+    let st = State::of(&c).unwrap();
+    assert!(st.baseline.iter().all(|(_, r)| r.outcome == "survived"));
+    assert_eq!(st.status[&hangs.id], Status::Unknown);
+    assert_eq!(st.status[&survives.id], Status::Survived);
+    let tail = c
+        .events()
+        .unwrap()
+        .into_iter()
+        .find_map(|e| match e {
+            Event::Built {
+                mutant, log_tail, ..
+            } if mutant == hangs.id => Some(log_tail),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(tail, "the build timed out after 1 s");
+
+    // without the first build's own limit, the baseline cannot build, and
+    // the campaign says so (no mutant judged)
+    s.first_build_timeout_s = 1;
+    let c = Campaign::init(&base.join("campaign-short"), s, vec![survives.clone()]).unwrap();
+    let e = stand_in::try_run_all(&c).unwrap_err();
+    assert!(
+        e.0.contains("the baseline build timed out after 1 s"),
+        "{}",
+        e.0
+    );
+    assert!(State::of(&c).unwrap().status.is_empty());
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// A slot's seeded build is as up to date as the user's: a timestamp build
 /// (make here; gem5's SCons `MD5-timestamp` decider alike) finds nothing to
 /// do for the baseline, and rebuilds for a mutant that edits its source.
@@ -243,4 +298,120 @@ fn a_seeded_slot_build_is_up_to_date_for_a_timestamp_build() {
     let builds = std::fs::read_to_string(slot.join("build/TOY/builds")).unwrap();
     assert_eq!(builds.lines().count(), 2, "{builds}");
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The committed MI_example campaign (docs/campaign-mi-example: real gem5
+/// v24.0.0.1 runs of 16 mutants): every kill-matrix row's outcome is the one
+/// its evidence columns give (§7: a violation first, then how gem5 ended),
+/// every mutant's status the one its rows give, and the paper plots draw it.
+#[test]
+fn the_committed_mi_example_campaign_agrees_with_its_evidence() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let path = stand_in::repo().join("docs/campaign-mi-example/kill-matrix.csv");
+    let mut r = csv::Reader::from_path(&path).unwrap();
+    let head = r.headers().unwrap().clone();
+    let col = |name: &str| {
+        head.iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+    };
+    let models: Vec<String> = head.iter().collect::<Vec<_>>()
+        [col("check_s") + 1..col("decided_by")]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert!(models.contains(&"sc".to_string()), "{models:?}");
+    let mut outcomes: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
+    let mut catalogue = BTreeSet::new();
+    let mut tier1 = BTreeSet::new();
+    for row in r.records() {
+        let row = row.unwrap();
+        let get = |n: &str| row[col(n)].to_string();
+        let id = get("mutant_id");
+        assert_eq!(get("variant"), id);
+        if let Some((_, name)) = get("class").split_once("+catalogue:") {
+            catalogue.insert(name.to_string());
+        }
+        if get("class").starts_with("tier1") {
+            tier1.insert(id.clone());
+        }
+        let entry = outcomes
+            .entry(id.clone())
+            .or_insert_with(|| (get("status"), Vec::new()));
+        assert_eq!(entry.0, get("status"), "{id}: one status per mutant");
+        if get("seed").is_empty() {
+            continue; // unviable or not covered: no run
+        }
+        let (outcome, exit) = (get("outcome"), get("exit_kind"));
+        let violated: Vec<&String> = models.iter().filter(|m| get(m) == "violation").collect();
+        match outcome.strip_prefix("violation:") {
+            Some(m) => {
+                assert!(
+                    violated.iter().any(|v| *v == m),
+                    "{id}: {outcome} {violated:?}"
+                );
+                assert_eq!(get("decided_by"), m, "{id}");
+            }
+            None => {
+                assert!(violated.is_empty(), "{id}: {outcome} but {violated:?}");
+                let expect = if exit == "clean" {
+                    "survived"
+                } else {
+                    exit.as_str()
+                };
+                // a clean run memconform could not decide is `unknown`
+                assert!(
+                    outcome == expect || outcome == "unknown",
+                    "{id}: {outcome} / {exit}"
+                );
+            }
+        }
+        assert_eq!(
+            get("memconform_only") == "true",
+            exit == "clean" && outcome.starts_with("violation:"),
+            "{id}"
+        );
+        entry.1.push(outcome);
+    }
+    for (id, (status, runs)) in &outcomes {
+        let kills = runs
+            .iter()
+            .filter(|o| !matches!(o.as_str(), "survived" | "unknown" | "timeout"))
+            .count();
+        let derived = if runs.is_empty() {
+            status.as_str() // unviable, no_coverage: no run to say otherwise
+        } else if kills > 0 {
+            // the seeds stop at the first kill
+            assert_eq!(kills, 1, "{id}: {runs:?}");
+            assert!(!runs.last().unwrap().starts_with("surv"), "{id}: {runs:?}");
+            "killed"
+        } else if runs.iter().any(|o| o == "timeout") {
+            "timeout"
+        } else if runs.iter().any(|o| o == "unknown") {
+            "unknown"
+        } else {
+            "survived"
+        };
+        assert_eq!(status, derived, "{id}: {runs:?}");
+    }
+    assert!(tier1.len() >= 12, "{} Tier-1 mutants", tier1.len());
+    for name in ["MI-3", "MI-5"] {
+        assert!(catalogue.contains(name), "{name} missing: {catalogue:?}");
+    }
+    for kind in ["kill-by-operator", "seeds-to-kill"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+            .args(["plot", "--kind", kind])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{kind}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("<svg"),
+            "{kind}"
+        );
+    }
 }

@@ -189,6 +189,11 @@ pub(crate) struct InitArgs {
     /// Seconds a build may take.
     #[arg(long, default_value_t = 3600)]
     pub build_timeout: u64,
+    /// Seconds a slot's first build may take: it redoes what the copied
+    /// build directory cannot reuse (for gem5, every file that embeds its
+    /// absolute path: about 70 minutes on 2 cores, once per slot).
+    #[arg(long, default_value_t = crate::mutate::campaign::first_build_timeout())]
+    pub first_build_timeout: u64,
     /// Seconds a run may take (default: max(60, 3 × the slowest baseline run)).
     #[arg(long)]
     pub run_timeout: Option<u64>,
@@ -326,6 +331,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         run: args.run.clone(),
         seeds: args.seeds.clone(),
         build_timeout_s: args.build_timeout,
+        first_build_timeout_s: args.first_build_timeout,
         run_timeout_s: args.run_timeout,
         models: args.models.clone(),
         all_seeds: args.all_seeds,

@@ -55,6 +55,11 @@ pub struct Settings {
     pub seeds: Vec<u64>,
     /// Seconds a build may take.
     pub build_timeout_s: u64,
+    /// Seconds a slot's first build may take: it redoes what the copied
+    /// build directory cannot reuse (gem5 recompiles every file that embeds
+    /// its absolute path: about 70 minutes on 2 cores).
+    #[serde(default = "first_build_timeout")]
+    pub first_build_timeout_s: u64,
     /// Seconds a run may take; by default max(60, 3 × the slowest baseline run).
     #[serde(default)]
     pub run_timeout_s: Option<u64>,
@@ -67,6 +72,11 @@ pub struct Settings {
     /// took, read from the baseline's `stats.txt` (see [`super::coverage`]).
     #[serde(default = "yes")]
     pub coverage: bool,
+}
+
+/// Six hours, the default limit of a slot's first build.
+pub fn first_build_timeout() -> u64 {
+    6 * 3600
 }
 
 /// `true`, as a serde default.
@@ -131,7 +141,7 @@ impl ExitKind {
 }
 
 /// Written to a run's log by the runner when it kills the run.
-const TIMEOUT_MARK: &str = "memconform: run timed out";
+const TIMEOUT_MARK: &str = "memconform: timed out";
 
 /// One event of a campaign's log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -454,9 +464,19 @@ impl Slot {
     /// Clones the user's tree at the base commit (sharing its objects),
     /// applies its uncommitted changes and seeds the build directory; an
     /// existing slot is reset to that state.
-    fn prepare(c: &Campaign, root: PathBuf) -> Result<Slot, Error> {
+    fn prepare(c: &Campaign, root: PathBuf, o: &RunOptions<'_>) -> Result<Slot, Error> {
         let s = &c.settings;
+        let t0 = Instant::now();
         if !root.join(".git").exists() {
+            (o.progress)(&format!(
+                "slot {}: cloning {}{}",
+                root.display(),
+                s.gem5_root.display(),
+                match &s.seed_build_dir {
+                    Some(b) => format!(" and copying its {}", b),
+                    None => String::new(),
+                }
+            ));
             if let Some(parent) = root.parent() {
                 fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
             }
@@ -500,8 +520,33 @@ impl Slot {
         if !adopted.exists() {
             adopt_mtimes(&slot.root, &s.gem5_root)?;
             fs::write(&adopted, b"").map_err(|e| io_err(&adopted, e))?;
+            (o.progress)(&format!(
+                "slot {}: ready in {:.0} s",
+                slot.root.display(),
+                t0.elapsed().as_secs_f64()
+            ));
         }
         Ok(slot)
+    }
+
+    /// Whether a build has succeeded in this slot (its next builds are
+    /// incremental).
+    fn built(&self) -> bool {
+        self.root.join(".git/memconform-built").exists()
+    }
+
+    fn mark_built(&self) -> Result<(), Error> {
+        let m = self.root.join(".git/memconform-built");
+        fs::write(&m, b"").map_err(|e| io_err(&m, e))
+    }
+
+    /// The time limit of the slot's next build: the first one may redo much.
+    fn build_limit(&self, s: &Settings) -> u64 {
+        if self.built() {
+            s.build_timeout_s
+        } else {
+            s.build_timeout_s.max(s.first_build_timeout_s)
+        }
     }
 
     /// Back to the base: the commit, the user's changes, no mutant.
@@ -578,16 +623,26 @@ fn adopt_mtimes(slot: &Path, user: &Path) -> Result<(), Error> {
     git(slot, &["update-index", "-q", "--refresh"]).map(|_| ())
 }
 
+/// How a command ended.
+struct Ended {
+    /// Its exit code (`None`: a signal; 124 when killed by the runner).
+    code: Option<i32>,
+    secs: f64,
+    /// Killed because the campaign was stopped (it will be redone).
+    stopped: bool,
+    /// Killed at its time limit.
+    timed_out: bool,
+}
+
 /// Runs `command` by `sh -c` in `dir` with output to `log`, killed (its
-/// whole process group) after `limit_s` seconds; the exit code (`None`:
-/// a signal) and the seconds it took.
+/// whole process group) after `limit_s` seconds or when `stop` is set.
 fn run_command(
     command: &str,
     dir: &Path,
     log: &Path,
     limit_s: u64,
     stop: &AtomicBool,
-) -> Result<(Option<i32>, f64, bool), Error> {
+) -> Result<Ended, Error> {
     use std::os::unix::process::CommandExt;
     let out = File::create(log).map_err(|e| io_err(log, e))?;
     let t = Instant::now();
@@ -610,7 +665,12 @@ fn run_command(
     };
     loop {
         if let Some(status) = child.try_wait().map_err(|e| err(e.to_string()))? {
-            return Ok((status.code(), t.elapsed().as_secs_f64(), false));
+            return Ok(Ended {
+                code: status.code(),
+                secs: t.elapsed().as_secs_f64(),
+                stopped: false,
+                timed_out: false,
+            });
         }
         let over = t.elapsed().as_secs() >= limit_s;
         if over || stop.load(Ordering::Relaxed) {
@@ -623,9 +683,14 @@ fn run_command(
                     .append(true)
                     .open(log)
                     .map_err(|e| io_err(log, e))?;
-                let _ = writeln!(f, "\n{TIMEOUT_MARK} after {limit_s} s");
+                let _ = writeln!(f, "\n{TIMEOUT_MARK} after {limit_s} s (the limit)");
             }
-            return Ok((Some(124), t.elapsed().as_secs_f64(), !over));
+            return Ok(Ended {
+                code: Some(124),
+                secs: t.elapsed().as_secs_f64(),
+                stopped: !over,
+                timed_out: over,
+            });
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
@@ -790,7 +855,7 @@ pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
         .into_iter()
         .collect();
     let baseline = if baseline.is_empty() {
-        let slot = Slot::prepare(c, slot_dir.join(format!("{k}-0")))?;
+        let slot = Slot::prepare(c, slot_dir.join(format!("{k}-0")), o)?;
         let b = run_baseline(c, &slot, &models, &log, o)?;
         if o.stop.load(Ordering::Relaxed) {
             return Ok(0);
@@ -839,7 +904,7 @@ pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
                 (&queue, &finished, &failure, &log, &models, &clean, &covered);
             let slot_root = slot_dir.join(format!("{k}-{s}"));
             scope.spawn(move || {
-                let slot = match Slot::prepare(c, slot_root) {
+                let slot = match Slot::prepare(c, slot_root, o) {
                     Ok(s) => s,
                     Err(e) => {
                         *failure.lock().expect("lock") = Some(e);
@@ -896,7 +961,28 @@ fn run_baseline(
     let dir = c.dir.join("runs").join("baseline");
     fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
     let build_log = dir.join("build.log");
-    let (code, secs, _) = run_command(&s.build, &slot.root, &build_log, s.build_timeout_s, o.stop)?;
+    (o.progress)(&format!(
+        "baseline: building (the first build of a slot may recompile files that embed their path; log: {})",
+        build_log.display()
+    ));
+    let limit = slot.build_limit(s);
+    let Ended {
+        code,
+        secs,
+        stopped,
+        timed_out,
+    } = run_command(&s.build, &slot.root, &build_log, limit, o.stop)?;
+    if stopped {
+        return Ok(Vec::new());
+    }
+    if timed_out {
+        return Err(err(format!(
+            "the baseline build timed out after {limit} s ({}); raise --build-timeout \
+             (and --first-build-timeout for a slot's first build) in campaign.toml \
+             (build_timeout_s, first_build_timeout_s) and run again: the build resumes",
+            build_log.display()
+        )));
+    }
     if code != Some(0) {
         return Err(err(format!(
             "the baseline does not build (exit {code:?} after {secs:.0} s; {}):\n{}",
@@ -904,6 +990,7 @@ fn run_baseline(
             tail(&build_log, 20)
         )));
     }
+    slot.mark_built()?;
     (o.progress)(&format!("baseline built in {secs:.0} s"));
     let mut out = Vec::new();
     for &seed in &s.seeds {
@@ -959,7 +1046,12 @@ fn run_seed(
         mutant,
     );
     let log = outdir.join("run.log");
-    let (code, secs, stopped) = run_command(&command, &slot.root, &log, limit, o.stop)?;
+    let Ended {
+        code,
+        secs,
+        stopped,
+        ..
+    } = run_command(&command, &slot.root, &log, limit, o.stop)?;
     if stopped {
         return Ok(None);
     }
@@ -1031,8 +1123,12 @@ fn run_mutant(
             .map_err(|e| io_err(&slot.root, e))?;
         let pre = fill(pre, &root.join(&s.gem5), &root, &dir, 0, &m.id);
         let pre_log = dir.join("precheck.log");
-        let (code, secs, stopped) =
-            run_command(&pre, &slot.root, &pre_log, s.build_timeout_s, o.stop)?;
+        let Ended {
+            code,
+            secs,
+            stopped,
+            ..
+        } = run_command(&pre, &slot.root, &pre_log, s.build_timeout_s, o.stop)?;
         if stopped {
             return Ok(false);
         }
@@ -1047,12 +1143,39 @@ fn run_mutant(
         }
     }
     let build_log = dir.join("build.log");
-    let (code, secs, stopped) =
-        run_command(&s.build, &slot.root, &build_log, s.build_timeout_s, o.stop)?;
+    let build_limit = slot.build_limit(s);
+    let Ended {
+        code,
+        secs,
+        stopped,
+        timed_out,
+    } = run_command(&s.build, &slot.root, &build_log, build_limit, o.stop)?;
     if stopped {
         return Ok(false);
     }
+    if timed_out {
+        // not a verdict on the mutant: it is `unknown`, with the reason
+        log.push(&Event::Built {
+            mutant: m.id.clone(),
+            ok: false,
+            wall_s: secs,
+            log_tail: format!("the build timed out after {build_limit} s"),
+        })?;
+        return finish_early(
+            log,
+            o,
+            m,
+            Status::Unknown,
+            &format!(
+                "unknown (the build timed out after {build_limit} s; see {})",
+                build_log.display()
+            ),
+        );
+    }
     let ok = code == Some(0);
+    if ok {
+        slot.mark_built()?;
+    }
     log.push(&Event::Built {
         mutant: m.id.clone(),
         ok,

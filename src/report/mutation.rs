@@ -309,6 +309,7 @@ pub fn text(s: &State) -> String {
             runs.len()
         );
     }
+    per_mutant(&mut out, s);
     let survivors: Vec<_> = c
         .mutants
         .iter()
@@ -325,6 +326,52 @@ pub fn text(s: &State) -> String {
         }
     }
     out
+}
+
+/// The per-mutant table: status, what killed it (the first killing
+/// seed's outcome), seeds run, and wall seconds for build, runs and checks.
+fn per_mutant(out: &mut String, s: &State) {
+    let c = s.campaign;
+    let mut mutants: Vec<_> = c
+        .mutants
+        .iter()
+        .filter(|m| s.status.contains_key(&m.id))
+        .collect();
+    if mutants.is_empty() {
+        return;
+    }
+    mutants.sort_by(|a, b| (&a.op, &a.id).cmp(&(&b.op, &b.id)));
+    let _ = writeln!(
+        out,
+        "\nmutant        op        catalogue  status       by                   seeds  build_s  run_s  check_s"
+    );
+    for m in mutants {
+        let status = s.status[&m.id];
+        let runs = s.runs.get(&m.id);
+        let by = runs
+            .and_then(|r| r.values().find(|r| r.kills()))
+            .map_or("-", |r| r.outcome.as_str());
+        let sum = |f: fn(&Run) -> f64| runs.map_or(0.0, |r| r.values().map(f).sum::<f64>());
+        let catalogue = m
+            .class
+            .split_once("+catalogue:")
+            .map_or("-", |(_, name)| name);
+        let _ = writeln!(
+            out,
+            "{:<13} {:<9} {:<10} {:<12} {:<20} {:>5}  {:>7}  {:>5.1}  {:>7.2}",
+            m.id,
+            m.op,
+            catalogue,
+            status.name(),
+            by,
+            runs.map_or(0, BTreeMap::len),
+            s.build_s
+                .get(&m.id)
+                .map_or("-".to_string(), |b| format!("{b:.0}")),
+            sum(|r| r.run_s),
+            sum(|r| r.check_s),
+        );
+    }
 }
 
 /// The ids of the mutants with `status`, a line each (`killed.txt`, ...).

@@ -14,15 +14,18 @@ pub const PROTOCOL_FILE: &str = "src/mem/ruby/protocol/Toy-dir.sm";
 
 /// The stand-in protocol file: what the mutants edit (not SLICC that
 /// anything compiles; the build script only looks for its lines).
-const TOY: &str = "machine(MachineType:Directory, \"toy\") {\n  action(l_queueMemoryWBRequest, \"lq\") {\n    out_msg.DataBlk := in_msg.DataBlk;\n  }\n  action(p_profile, \"p\") {\n    ++counter;\n  }\n  action(b_build, \"b\") {\n    ok;\n  }\n  action(h_hang, \"h\") {\n    go;\n  }\n}\n";
+const TOY: &str = "machine(MachineType:Directory, \"toy\") {\n  action(l_queueMemoryWBRequest, \"lq\") {\n    out_msg.DataBlk := in_msg.DataBlk;\n  }\n  action(p_profile, \"p\") {\n    ++counter;\n  }\n  action(b_build, \"b\") {\n    ok;\n  }\n  action(h_hang, \"h\") {\n    go;\n  }\n  action(s_slow, \"s\") {\n    slow;\n  }\n}\n";
 
 /// The stand-in build: `gem5.opt` replays the MI-5 run when the write-back
 /// data copy is gone, hangs when `go;` is gone; the build fails when `ok;`
-/// is gone. Otherwise it replays the clean run.
+/// is gone and hangs when `slow;` is; a slot's first build takes 2 s.
+/// Otherwise it replays the clean run.
 const BUILD: &str = r#"#!/bin/sh
 set -e
 f=src/mem/ruby/protocol/Toy-dir.sm
 grep -q '^    ok;' $f || { echo "error: Toy-dir.sm: ok missing" >&2; exit 1; }
+[ -x build/TOY/gem5.opt ] || sleep 2
+grep -q '^    slow;' $f || sleep 60
 mkdir -p build/TOY
 run=clean; src="$BUNDLE_clean"
 grep -q '^    out_msg.DataBlk := in_msg.DataBlk;' $f || { run=bug; src="$BUNDLE_bug"; }
@@ -120,6 +123,7 @@ pub fn settings(root: &Path) -> Settings {
         run: "{gem5} -d {outdir} --seed {seed}".into(),
         seeds: vec![1, 2],
         build_timeout_s: 60,
+        first_build_timeout_s: 60,
         // short, for the hanging mutant; not so short that a loaded machine
         // times out a baseline replay (then a seed is not clean, and the
         // mutants run one seed fewer)
@@ -162,6 +166,11 @@ pub fn four_mutants(root: &Path) -> Vec<Mutant> {
 /// Runs the whole campaign here: one slot, no interruption; the mutants
 /// this call finished.
 pub fn run_all(c: &Campaign) -> usize {
+    try_run_all(c).unwrap()
+}
+
+/// [`run_all`], its error kept.
+pub fn try_run_all(c: &Campaign) -> Result<usize, campaign::Error> {
     let stop = std::sync::atomic::AtomicBool::new(false);
     let o = RunOptions {
         slots: 1,
@@ -170,5 +179,5 @@ pub fn run_all(c: &Campaign) -> usize {
         stop: &stop,
         progress: &|_| {},
     };
-    campaign::run(c, &o).unwrap()
+    campaign::run(c, &o)
 }
