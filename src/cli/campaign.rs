@@ -244,7 +244,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
             named
                 .into_iter()
                 .map(|(name, mut m)| {
-                    m.class = format!("{}+catalogue:{name}", m.class);
+                    m.tag_catalogue(&name);
                     m
                 })
                 .collect::<Vec<_>>()
@@ -302,14 +302,13 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
             Err(_) => Vec::new(),
         };
         let before = mutants.len();
-        for (name, m) in named {
-            let tag = format!("+catalogue:{name}");
+        for (name, mut m) in named {
             match mutants.iter_mut().find(|g| g.id == m.id) {
-                Some(g) => g.class.push_str(&tag),
-                None if args.with_catalogue => mutants.push(crate::mutate::Mutant {
-                    class: format!("{}{tag}", m.class),
-                    ..m
-                }),
+                Some(g) => g.tag_catalogue(&name),
+                None if args.with_catalogue => {
+                    m.tag_catalogue(&name);
+                    mutants.push(m);
+                }
                 None => {}
             }
         }

@@ -46,6 +46,23 @@ pub struct Mutant {
     pub fires: Option<Vec<String>>,
 }
 
+/// What a catalogue bug's class carries after its default class, with its
+/// name (`tier1+catalogue:MI-5`).
+const CATALOGUE_TAG: &str = "+catalogue:";
+
+impl Mutant {
+    /// Marks this mutant as the catalogue's bug `name`.
+    pub fn tag_catalogue(&mut self, name: &str) {
+        self.class.push_str(CATALOGUE_TAG);
+        self.class.push_str(name);
+    }
+
+    /// The catalogue bug this mutant is, if it is one.
+    pub fn catalogue_name(&self) -> Option<&str> {
+        self.class.split_once(CATALOGUE_TAG).map(|(_, name)| name)
+    }
+}
+
 pub mod catalogue;
 pub mod listing;
 pub mod ops;
