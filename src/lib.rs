@@ -1,18 +1,20 @@
-//! memconform: checks histories of shared-memory runs against memory models.
+//! memconform as a library: the crates of the workspace under one name, as
+//! the layers stack (each uses only those listed before it):
 //!
-//! Data flows one way: [`history`] (parse and validate) → [`models`] (the
-//! polynomial models, gradually) → [`certificate`] (why) → [`report`].
+//! - [`parsers`]: the input formats, syntax only, every record located;
+//! - the core ([`history`], [`relation`], [`models`], [`complete`],
+//!   [`certificate`], [`check`], [`gen`], [`budget`]): histories, the models
+//!   as the papers define them, the gradual pipeline, certificates;
+//! - [`ingest`]: inputs and gem5 runs into histories that keep their
+//!   origins, checked and explained ([`gem5`]);
+//! - [`report`]: tables, figures, pages, shrunk counterexamples;
+//! - [`mutate`]: mutation campaigns over gem5 protocols.
+//!
+//! The `memconform` binary adds the command line and the batch driver.
 
-pub mod batch;
-pub mod budget;
-pub mod certificate;
-pub mod check;
-pub mod cli;
-pub mod complete;
-pub mod gem5;
-pub mod gen;
-pub mod history;
-pub mod models;
-pub mod mutate;
-pub mod relation;
-pub mod report;
+pub use memconform_core::{budget, certificate, check, complete, gen, history, models, relation};
+pub use memconform_ingest as ingest;
+pub use memconform_ingest::gem5;
+pub use memconform_mutate as mutate;
+pub use memconform_parsers as parsers;
+pub use memconform_report as report;

@@ -78,7 +78,7 @@ fn a_thousand_histories_through_the_csv() {
     let (mut violations, mut consistent) = (0, 0);
     for r in &rows {
         let path = std::path::Path::new(&r[col("file")]);
-        let hs = memconform::history::load_file(path).unwrap();
+        let hs = memconform::ingest::load_file(path).unwrap();
         let h = &hs[r[col("index")].parse::<usize>().unwrap()];
         let m = memconform::models::Model::from_name(&r[col("model")]).unwrap();
         let want = if m.check(h).is_ok() {

@@ -93,7 +93,7 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
         .values()
         .all(|r| r.outcome == "survived"));
 
-    let text = memconform::report::mutation::write_all(&s).unwrap();
+    let text = memconform::mutate::report::write_all(&s).unwrap();
     assert!(
         text.contains("killed 1, survived 1, timeout 1, unviable 1"),
         "{text}"
@@ -115,7 +115,7 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
     assert!(matrix.contains(&format!("{},{}", mutants[0].id, mutants[0].id)));
     // the kill matrix plots: MI-5 killed by gem5 (its tester) and
     // memconform, a survivor, a timeout; the unviable one left out
-    use memconform::report::plot_mutation::{kill_by_operator, read_kill_matrix};
+    use memconform::mutate::plot::{kill_by_operator, read_kill_matrix};
     let km = read_kill_matrix(&[dir.join("kill-matrix.csv")]).unwrap();
     let d = kill_by_operator(&km, false);
     assert_eq!((d.drawn, d.unviable), (3, 1));
@@ -192,7 +192,7 @@ fn a_mutant_no_baseline_seed_reaches_is_no_coverage_and_not_built() {
     // not built, not run: no event but its end
     assert!(!s.build_s.contains_key(&unreached.id));
     assert!(!s.runs.contains_key(&unreached.id));
-    let text = memconform::report::mutation::write_all(&s).unwrap();
+    let text = memconform::mutate::report::write_all(&s).unwrap();
     assert!(text.contains("no coverage 1;"), "{text}");
     assert!(
         text.contains("score 0.00 (killed / (killed + survived)), 0.00 counting"),

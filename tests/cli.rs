@@ -126,7 +126,7 @@ fn csv_is_tidy_and_matches_the_library() {
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), 36 * 9);
-    let histories = memconform::history::load_file(std::path::Path::new(fixtures)).unwrap();
+    let histories = memconform::ingest::load_file(std::path::Path::new(fixtures)).unwrap();
     for r in &rows {
         let h = &histories[r[col("index")].parse::<usize>().unwrap()];
         assert_eq!(&r[col("name")], h.name.as_deref().unwrap());

@@ -125,7 +125,7 @@ fn the_validator_rejects_broken_witnesses() {
 
 fn x_history(x: &brute::XHistory) -> History {
     let text = brute::x_to_hist(x);
-    let mut hs = memconform::history::load_bytes(text.as_bytes(), std::path::Path::new("x.hist"))
+    let mut hs = memconform::ingest::load_bytes(text.as_bytes(), std::path::Path::new("x.hist"))
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     hs.remove(0)
 }

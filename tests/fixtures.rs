@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use memconform::check::{check_gradual, Verdict};
-use memconform::history::load_file;
+use memconform::ingest::load_file;
 use memconform::models::Model;
 
 /// The paper and litmus fixtures (the team's reference file, bundled as the

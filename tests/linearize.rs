@@ -16,7 +16,8 @@ use memconform::check::scale::Scale;
 use memconform::check::{check_gradual_with, Options, Verdict};
 use memconform::complete::{linearize, Engine};
 use memconform::gen::Rng;
-use memconform::history::{load_bytes, History};
+use memconform::history::History;
+use memconform::ingest::load_bytes;
 use memconform::models::Model;
 
 use brute::XOp;

@@ -10,7 +10,8 @@ mod support;
 use memconform::check::scale::Scale;
 use memconform::check::{check_gradual_with, Options, Verdict};
 use memconform::complete::Engine;
-use memconform::history::{load_bytes, History};
+use memconform::history::History;
+use memconform::ingest::load_bytes;
 use memconform::models::Model;
 
 /// `enum`, not `auto`: on timed histories `auto` first tries the ticks'
@@ -262,7 +263,7 @@ fn sparse_engines_agree_on_generated_histories() {
 fn sparse_engines_reproduce_the_fixtures() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/papers-and-litmus.hist");
-    let hs = memconform::history::load_file(&path).unwrap();
+    let hs = memconform::ingest::load_file(&path).unwrap();
     let mut checked = 0;
     for h in &hs {
         let out = check_gradual_with(h, &MODELS, &opts(Scale::Sparse));

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use memconform::certificate::validate;
 use memconform::certificate::Pattern;
-use memconform::history::{load_bytes, History};
+use memconform::history::History;
+use memconform::ingest::load_bytes;
 use memconform::models::Model;
 
 fn one(text: &str) -> History {

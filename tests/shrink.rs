@@ -13,11 +13,18 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use memconform::batch::check_file;
+use memconform::ingest::{check_file, Reading};
+
+const REAL_TIME: Reading = Reading {
+    real_time: true,
+    allow_damage: false,
+    transitions: 40,
+};
 use memconform::check::shrink::{shrink, shrink_to, target_of, Shrunk, Target};
 use memconform::check::{check_gradual_with, Options, Verdict};
 use memconform::gem5::{ingest, open_run};
-use memconform::history::{load_bytes, load_file, History};
+use memconform::history::History;
+use memconform::ingest::{load_bytes, load_file};
 use memconform::models::Model;
 use memconform::report::shrunk::{shrunk_hist, Provenance};
 use memconform_parsers::hist::{parse_hist, RawHistory, RawOpKind};
@@ -211,7 +218,7 @@ fn every_gem5_violation_shrinks_and_names_ports_ticks_and_trace_lines() {
     let opts = Options::default();
     let mut done = 0;
     for run in gem5_runs() {
-        for c in check_file(&run, &Model::EVERY, &opts, true).unwrap() {
+        for c in check_file(&run, &Model::EVERY, &opts, &REAL_TIME).unwrap() {
             let violations: Vec<Target> = c
                 .outcomes
                 .iter()

@@ -21,7 +21,7 @@ fn matrix(dir: &Path) -> Vec<Vec<String>> {
     let c = Campaign::open(dir).unwrap();
     let s = State::of(&c).unwrap();
     let mut bytes = Vec::new();
-    memconform::report::mutation::write_kill_matrix(&mut bytes, &s).unwrap();
+    memconform::mutate::report::write_kill_matrix(&mut bytes, &s).unwrap();
     let mut r = csv::Reader::from_reader(&bytes[..]);
     let head = r.headers().unwrap().clone();
     let keep: Vec<usize> = (0..head.len())

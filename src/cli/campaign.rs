@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Args;
 
 use super::exit;
-use crate::mutate::campaign::{self, Campaign, RunOptions, State, Status};
+use memconform_mutate::campaign::{self, Campaign, RunOptions, State, Status};
 
 #[derive(Args)]
 pub(crate) struct RunArgs {
@@ -93,7 +93,7 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
         for (name, n) in counts {
             println!("  {name:<10} {n}");
         }
-        let jobs = crate::mutate::slurm::submissions(&c);
+        let jobs = memconform_mutate::slurm::submissions(&c);
         if let Some(last) = jobs.last() {
             println!(
                 "slurm: {} submissions; the last: {} shards of {}, arrays {}, merge {}",
@@ -103,7 +103,7 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
                 last.arrays.join(", "),
                 last.merge
             );
-            match crate::mutate::slurm::task_states(&c) {
+            match memconform_mutate::slurm::task_states(&c) {
                 Some(states) if states.is_empty() => {
                     println!("  no task of it is queued or known to sacct")
                 }
@@ -133,7 +133,7 @@ pub(crate) fn report(args: &DirArgs) -> i32 {
     let done =
         Campaign::open(&args.dir).and_then(|c| {
             let s = State::of(&c)?;
-            let text = crate::report::mutation::write_all(&s)?;
+            let text = memconform_mutate::report::write_all(&s)?;
             print!("{text}");
             Ok(s.status.len() == c.mutants.len()
                 && !s.status.values().any(|&st| st == Status::Unknown))
@@ -192,7 +192,7 @@ pub(crate) struct InitArgs {
     /// Seconds a slot's first build may take: it redoes what the copied
     /// build directory cannot reuse (for gem5, every file that embeds its
     /// absolute path: about 70 minutes on 2 cores, once per slot).
-    #[arg(long, default_value_t = crate::mutate::campaign::first_build_timeout())]
+    #[arg(long, default_value_t = memconform_mutate::campaign::first_build_timeout())]
     pub first_build_timeout: u64,
     /// Seconds a run may take (default: max(60, 3 × the slowest baseline run)).
     #[arg(long)]
@@ -240,7 +240,7 @@ pub(crate) struct InitArgs {
 /// `mutate init`: generates the mutants and writes the campaign.
 pub(crate) fn init(args: &InitArgs) -> i32 {
     let mutants = if args.catalogue {
-        crate::mutate::catalogue::catalogue(&args.gem5_root, &args.protocol).map(|named| {
+        memconform_mutate::catalogue::catalogue(&args.gem5_root, &args.protocol).map(|named| {
             named
                 .into_iter()
                 .map(|(name, mut m)| {
@@ -250,11 +250,11 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
                 .collect::<Vec<_>>()
         })
     } else {
-        let opts = crate::mutate::Options {
+        let opts = memconform_mutate::Options {
             classes: args.classes.clone(),
             include_dma: args.dma,
         };
-        crate::mutate::ops::generate(&args.gem5_root, &args.protocol, &opts)
+        memconform_mutate::ops::generate(&args.gem5_root, &args.protocol, &opts)
     };
     let mut mutants = match mutants {
         Ok(m) => m,
@@ -292,7 +292,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
     if !args.catalogue {
         // name the catalogue's bugs wherever they appear; a protocol without
         // a catalogue, or one that does not resolve, names none
-        let named = crate::mutate::catalogue::catalogue(&args.gem5_root, &args.protocol);
+        let named = memconform_mutate::catalogue::catalogue(&args.gem5_root, &args.protocol);
         let named = match named {
             Ok(named) => named,
             Err(e) if args.with_catalogue => {
@@ -416,7 +416,7 @@ pub(crate) fn slurm(args: &SlurmArgs) -> i32 {
             return exit::INPUT_ERROR;
         }
     };
-    let o = crate::mutate::slurm::SlurmOptions {
+    let o = memconform_mutate::slurm::SlurmOptions {
         shards: args.shards,
         throttle: args.throttle,
         partition: args.partition.clone(),
@@ -427,7 +427,7 @@ pub(crate) fn slurm(args: &SlurmArgs) -> i32 {
         memconform: std::env::current_exe().unwrap_or_else(|_| "memconform".into()),
         sbatch: "sbatch".into(),
     };
-    match crate::mutate::slurm::submit(&c, &o) {
+    match memconform_mutate::slurm::submit(&c, &o) {
         Ok(s) => {
             println!(
                 "submitted {} shards of {} as array job(s) {}; the reports: job {} (after them)",

@@ -6,12 +6,14 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::exit;
-use crate::batch::{discover, run_batch, shrink_checked, shrink_outcomes, Item};
-use crate::check::Options;
-use crate::complete::Engine;
-use crate::models::Model;
-use crate::report::html::HtmlReport;
-use crate::report::{contradicts_expectation, rows, write_csv, write_json, write_text};
+use crate::batch::{run_batch, Item};
+use memconform_core::check::Options;
+use memconform_core::complete::Engine;
+use memconform_core::models::Model;
+use memconform_ingest::{discover, Reading};
+use memconform_report::html::HtmlReport;
+use memconform_report::shrunk::{shrink_checked, shrink_outcomes};
+use memconform_report::{contradicts_expectation, rows, write_csv, write_json, write_text};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
@@ -83,7 +85,7 @@ pub struct CheckArgs {
     expect: bool,
 
     /// Completion engine for sc, tso, pso once saturation has run.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = super::engine_parser())]
     engine: Engine,
 
     /// Time budget per history in seconds (0: none); past it the verdict is `unknown`.
@@ -227,7 +229,7 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 }
 
 fn memconform_default_max_memory() -> u64 {
-    crate::check::scale::default_max_memory()
+    memconform_core::check::scale::default_max_memory()
 }
 
 /// Runs `check`; returns the exit code.
@@ -252,10 +254,13 @@ pub fn run(args: CheckArgs) -> i32 {
             .max_memory
             .unwrap_or_else(memconform_default_max_memory),
         scale: match args.representation {
-            Representation::Auto => crate::check::scale::Scale::Auto,
-            Representation::Dense => crate::check::scale::Scale::Dense,
-            Representation::Sparse => crate::check::scale::Scale::Sparse,
+            Representation::Auto => memconform_core::check::scale::Scale::Auto,
+            Representation::Dense => memconform_core::check::scale::Scale::Dense,
+            Representation::Sparse => memconform_core::check::scale::Scale::Sparse,
         },
+    };
+    let reading = Reading {
+        real_time: args.real_time,
         allow_damage: args.allow_damage,
         transitions: args.transitions,
     };
@@ -292,7 +297,7 @@ pub fn run(args: CheckArgs) -> i32 {
                 std::process::exit(130);
             }
             // the histories in flight end `unknown` ("interrupted")
-            crate::budget::interrupt();
+            memconform_core::budget::interrupt();
         });
     }
     let progress = if io::stderr().is_terminal() {
@@ -359,7 +364,7 @@ pub fn run(args: CheckArgs) -> i32 {
         &files,
         &models,
         &opts,
-        args.real_time,
+        &reading,
         chunk,
         args.shard,
         &stop,
@@ -392,7 +397,7 @@ pub fn run(args: CheckArgs) -> i32 {
                 notes.extend(r.add(file, &c, &shrinks));
             }
             if let Some(dir) = &args.dot {
-                notes.extend(crate::report::dot::write_dots(
+                notes.extend(memconform_report::dot::write_dots(
                     file,
                     &c,
                     &shrinks,

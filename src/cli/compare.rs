@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::exit;
-use crate::report::compare::{
+use memconform_report::compare::{
     compare, sides_by_file, sides_by_variant, write_csv, write_flips_csv, Comparison, KeySpec,
 };
-use crate::report::summary::read_results;
+use memconform_report::summary::read_results;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {

@@ -8,7 +8,7 @@ use memconform_parsers::hist::{write_hist, RawHistory, RawOp, RawThread};
 use memconform_parsers::Pos;
 
 use super::exit;
-use crate::gen::{axe_trace, inject_stale_read, threads, Memory, Rng, Shape};
+use memconform_core::gen::{axe_trace, inject_stale_read, threads, Memory, Rng, Shape};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum MemoryArg {

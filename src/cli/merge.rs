@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::exit;
-use crate::report::merge::{merge, write_whole};
+use memconform_report::merge::{merge, write_whole};
 
 #[derive(Args)]
 #[command(after_help = "\

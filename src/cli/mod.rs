@@ -11,6 +11,24 @@ mod shrink;
 mod summarize;
 
 use clap::{Parser, Subcommand};
+use memconform_core::complete::Engine;
+
+/// `--engine`: the choosable completion engines, each with its help line.
+pub(crate) fn engine_parser() -> impl clap::builder::TypedValueParser<Value = Engine> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let about = |e: Engine| match e {
+        Engine::Auto => "choose by the shape left after saturation",
+        Engine::Enum => "backtracking over unordered write pairs, re-saturating after each choice",
+        Engine::Sat => "SAT (rustsat + BatSat), acyclicity enforced lazily by cycle clauses",
+        Engine::Dp => "dynamic programming over store-order ideals (consistency-framework-2k)",
+        Engine::Interleave => "memoised search over thread interleavings (SC, untimed threads)",
+        Engine::Ticks | Engine::Zones => "chosen by auto",
+    };
+    PossibleValuesParser::new(
+        Engine::CHOOSABLE.map(|e| PossibleValue::new(e.name()).help(about(e))),
+    )
+    .map(|s| Engine::from_name(&s).expect("one of the possible values"))
+}
 
 /// A probability: a number from 0 to 1.
 pub(crate) fn parse_probability(s: &str) -> Result<f64, String> {

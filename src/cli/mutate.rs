@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::exit;
-use crate::mutate::{self, catalogue, listing, Mutant, Options};
+use memconform_mutate::{self as mutate, catalogue, listing, Mutant, Options};
 
 #[derive(Args)]
 pub struct MutateArgs {

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::exit;
-use crate::report::plot::{render_svg, By, Kind, PlotOptions, XAxis};
-use crate::report::plot_mutation::{self, read_kill_matrix};
-use crate::report::summary::read_results;
+use memconform_mutate::plot::{self as plot_mutation, read_kill_matrix};
+use memconform_report::plot::{render_svg, By, Kind, PlotOptions, XAxis};
+use memconform_report::summary::read_results;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum KindArg {

@@ -7,12 +7,13 @@ use std::time::Duration;
 use clap::Args;
 
 use super::exit;
-use crate::batch::{pick_violation, shrink_command, Pick};
-use crate::check::shrink::shrink_to;
-use crate::check::Options;
-use crate::complete::Engine;
-use crate::models::Model;
-use crate::report::shrunk::{shrunk_hist, Provenance};
+use memconform_core::check::shrink::shrink_to;
+use memconform_core::check::Options;
+use memconform_core::complete::Engine;
+use memconform_core::models::Model;
+use memconform_ingest::{pick_violation, Pick, Reading};
+use memconform_report::commands::shrink_command;
+use memconform_report::shrunk::{shrunk_hist, Provenance};
 
 #[derive(Args)]
 #[command(after_help = "\
@@ -80,7 +81,7 @@ pub struct ShrinkArgs {
     check_timeout: f64,
 
     /// Completion engine for sc, tso, pso (as `check --engine`).
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_parser = super::engine_parser())]
     engine: Engine,
 
     /// Keep the model's own violation, not the weakest model's: check the
@@ -122,8 +123,12 @@ pub fn run(args: ShrinkArgs) -> i32 {
         engine: args.engine,
         timeout: budget(args.check_timeout),
         gradual: !args.no_gradual,
-        allow_damage: args.allow_damage,
         ..Options::default()
+    };
+    let reading = Reading {
+        real_time: args.real_time,
+        allow_damage: args.allow_damage,
+        ..Reading::default()
     };
     if let Some(out) = &args.out {
         let same = std::fs::canonicalize(out)
@@ -138,7 +143,7 @@ pub fn run(args: ShrinkArgs) -> i32 {
             return exit::INPUT_ERROR;
         }
     }
-    let picked = match pick_violation(&args.input, args.model, &opts, args.real_time, args.index) {
+    let picked = match pick_violation(&args.input, args.model, &opts, &reading, args.index) {
         Ok(Pick::Violating(p)) => p,
         Ok(Pick::NoViolation(not)) => {
             eprintln!(
@@ -180,9 +185,9 @@ pub fn run(args: ShrinkArgs) -> i32 {
             input: &args.input,
             command: Some(shrink_command(&args.input, h.index, args.model)),
             gem5: picked
-                .gem5
+                .origins
                 .as_ref()
-                .map(|(o, t)| (o.as_slice(), t.as_deref())),
+                .map(|g| (g.ops.as_slice(), g.trace.as_deref())),
         },
     );
     let written = match &args.out {

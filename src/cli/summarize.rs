@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::exit;
-use crate::report::summary::{read_results, summarize};
+use memconform_report::summary::{read_results, summarize};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {

@@ -1,0 +1,564 @@
+//! The gradual pipeline: cheap models first, stop at the first violation;
+//! store-order models completed by an engine under a time budget; every
+//! certificate re-checked by the independent validator.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::certificate::validate::{self, StoreModel};
+use crate::certificate::{Pattern, Violation};
+use crate::check::scale::{self, default_max_memory, Path, Scale};
+use crate::complete::{decide, kernel, linearize, tick_order, Completion, Engine, Kernel};
+use crate::history::{History, OpId};
+use crate::models::{Model, StoreOrder};
+use crate::relation::program::{lanes, Lanes};
+
+/// A model's answer for one history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Consistent,
+    Violation,
+    Unknown,
+}
+
+impl Verdict {
+    /// The CSV/text name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Consistent => "consistent",
+            Verdict::Violation => "violation",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
+
+/// How to check.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// The completion engine for SC/TSO/PSO.
+    pub engine: Engine,
+    /// Time budget per history (all its models together).
+    pub timeout: Option<Duration>,
+    /// Re-check every certificate with the independent validator.
+    pub validate: bool,
+    /// For consistent SC/TSO/PSO histories, compute the kernel.
+    pub kernel: bool,
+    /// Run each model's gradual chain of weaker models first (a violation
+    /// then names the weakest model it breaks); off, each model is decided
+    /// directly (SC/TSO/PSO still saturate before completing).
+    pub gradual: bool,
+    /// Dense or sparse representation (by size, by default).
+    pub scale: Scale,
+    /// Memory budget per history and model, in bytes: past the estimate,
+    /// the verdict is `unknown` with the reason.
+    pub max_memory: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            engine: Engine::Auto,
+            timeout: Some(Duration::from_secs(10)),
+            validate: true,
+            kernel: false,
+            gradual: true,
+            scale: Scale::Auto,
+            max_memory: default_max_memory(),
+        }
+    }
+}
+
+/// The outcome of checking one model on one history.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub model: Model,
+    pub verdict: Verdict,
+    /// The model whose check decided: `model` itself, a weaker model of its
+    /// gradual chain that was already violated, or (consistent) a stronger
+    /// model that holds and implies it ([`Model::implies`]).
+    pub decided_by: Model,
+    pub violation: Option<Violation>,
+    /// The partial store order of `model`, when it holds and has one (total
+    /// for SC/TSO/PSO).
+    pub store_order: Option<StoreOrder>,
+    /// For SC found by the interleaving engine: the interleaving.
+    pub interleaving: Option<Vec<OpId>>,
+    /// The completion engine that decided (SC/TSO/PSO past saturation).
+    pub engine: Option<Engine>,
+    /// Same-variable write pairs saturation left unordered (SC/TSO/PSO).
+    pub unordered_after_saturation: Option<usize>,
+    /// The kernel (pairs every witness orders alike; those saturation found).
+    pub kernel: Option<Kernel>,
+    /// Why the verdict is unknown.
+    pub reason: Option<String>,
+    /// An internal error: the validator rejected the certificate, or the
+    /// check panicked.
+    pub invalid: Option<String>,
+    /// Seconds spent on the checks this outcome needed (shared checks count
+    /// for every outcome that needed them).
+    pub seconds: f64,
+}
+
+impl Outcome {
+    /// An undecided outcome of `model`, with the reason (nothing was checked).
+    pub fn unknown(model: Model, reason: String) -> Outcome {
+        Outcome {
+            reason: Some(reason),
+            ..Outcome::bare(model, Verdict::Unknown, model, 0.0)
+        }
+    }
+
+    /// `model` holds because `by`, which implies it, holds (no certificate
+    /// of its own).
+    fn implied(model: Model, by: Model, seconds: f64) -> Outcome {
+        Outcome::bare(model, Verdict::Consistent, by, seconds)
+    }
+
+    /// An outcome with a verdict and nothing else.
+    fn bare(model: Model, verdict: Verdict, decided_by: Model, seconds: f64) -> Outcome {
+        Outcome {
+            model,
+            verdict,
+            decided_by,
+            violation: None,
+            store_order: None,
+            interleaving: None,
+            engine: None,
+            unordered_after_saturation: None,
+            kernel: None,
+            reason: None,
+            invalid: None,
+            seconds,
+        }
+    }
+}
+
+#[derive(Clone)]
+struct Run {
+    verdict: Verdict,
+    violation: Option<Violation>,
+    store_order: Option<StoreOrder>,
+    interleaving: Option<Vec<OpId>>,
+    engine: Option<Engine>,
+    unordered: Option<usize>,
+    kernel: Option<Kernel>,
+    reason: Option<String>,
+    invalid: Option<String>,
+    seconds: f64,
+}
+
+impl Run {
+    /// A consistent run by `engine` with nothing yet: the start of a model's
+    /// run.
+    fn consistent(engine: Option<Engine>) -> Run {
+        Run {
+            verdict: Verdict::Consistent,
+            violation: None,
+            store_order: None,
+            interleaving: None,
+            engine,
+            unordered: None,
+            kernel: None,
+            reason: None,
+            invalid: None,
+            seconds: 0.0,
+        }
+    }
+}
+
+/// Checks each of `models` on `h` gradually with default options.
+pub fn check_gradual(h: &History, models: &[Model]) -> Vec<Outcome> {
+    check_gradual_with(h, models, &Options::default())
+}
+
+/// Checks each of `models` on `h`, gradually: the weaker models a model
+/// implies are checked in their order (cheapest first) and the first
+/// violation among them decides; the model itself runs right after cc, and
+/// when it holds the rest are implied and skipped. On a timed run the
+/// strongest asked store-order model's ticks witness (SC on a real-time
+/// view: its zones), when it holds, decides every asked model it implies.
+/// Each model runs at most once per history.
+pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
+    let deadline = opts.timeout.map(|t| Instant::now() + t);
+    let lanes = std::cell::OnceCell::new();
+    let lanes = || lanes.get_or_init(|| lanes_of(h));
+    let mut memo: HashMap<Model, Run> = HashMap::new();
+    let mut out = Vec::new();
+    // A timed run (gem5): the store order by ticks of the strongest asked
+    // store-order model whose order the validator takes decides every asked
+    // model it implies (SC implies them all), so a valid run pays for that
+    // linear check alone. (Untimed histories keep each model's own check:
+    // its partial store order and time are what the coverage and time
+    // figures report.)
+    let mut tried = Vec::new(); // models whose ticks witness failed: not tried again
+    let mut strong = None;
+    if opts.gradual {
+        for s in Model::STORE.into_iter().filter(|s| models.contains(s)) {
+            if zones_apply(h, s, opts) {
+                // the real-time view: SC decided exactly, in O(n log n)
+                let r = zones(h, opts, deadline);
+                memo.insert(s, r.clone());
+                if r.verdict == Verdict::Consistent && r.invalid.is_none() {
+                    strong = Some((s, r));
+                    break;
+                }
+                tried.push(s);
+                continue;
+            }
+            match by_ticks(h, s, opts) {
+                Some(r) => {
+                    strong = Some((s, r));
+                    break;
+                }
+                None => tried.push(s),
+            }
+        }
+    }
+    let run = |m: Model| guarded(m, || run(h, &lanes, m, opts, deadline, !tried.contains(&m)));
+    if let Some((s, r)) = &strong {
+        memo.insert(*s, r.clone());
+    }
+    for (i, &m) in models.iter().enumerate() {
+        if let Some((s, r)) = strong.as_ref().filter(|(s, _)| s.implies(m) && *s != m) {
+            out.push(Outcome::implied(m, *s, r.seconds));
+            continue;
+        }
+        let mut secs = 0.0;
+        let mut by = m;
+        let holds = memo
+            .get(&m)
+            .is_some_and(|r| r.verdict == Verdict::Consistent);
+        let chain = if opts.gradual && !holds {
+            m.gradual_chain()
+        } else {
+            &[]
+        };
+        // The chain in its order, with the model itself right after cc (one
+        // linear sweep that catches most violations): when it holds, every
+        // weaker model holds too (the chain is implied), so a valid history
+        // pays for cc at most (SC on valid 16×50 histories: 1.38× the
+        // --no-gradual time with cc and ccv first, see README).
+        let cheap = chain.iter().take_while(|w| matches!(w, Model::Cc)).count();
+        for (i, &weaker) in chain.iter().enumerate() {
+            if i == cheap {
+                let r = memo.entry(m).or_insert_with(|| run(m));
+                if r.verdict == Verdict::Consistent {
+                    break;
+                }
+            }
+            let r = memo.entry(weaker).or_insert_with(|| run(weaker));
+            secs += r.seconds;
+            if r.verdict == Verdict::Violation {
+                by = weaker;
+                break;
+            }
+        }
+        // the last model's run is taken, not copied: nothing needs it after
+        let r = if i + 1 == models.len() {
+            memo.remove(&by).unwrap_or_else(|| run(by))
+        } else {
+            memo.entry(by).or_insert_with(|| run(by)).clone()
+        };
+        if by == m {
+            secs += r.seconds;
+        }
+        let own = by == m;
+        out.push(Outcome {
+            model: m,
+            verdict: r.verdict,
+            decided_by: by,
+            violation: r.violation,
+            store_order: if own { r.store_order } else { None },
+            interleaving: if own { r.interleaving } else { None },
+            engine: if own { r.engine } else { None },
+            unordered_after_saturation: if own { r.unordered } else { None },
+            kernel: if own { r.kernel } else { None },
+            reason: r.reason,
+            invalid: r.invalid,
+            seconds: secs,
+        });
+    }
+    out
+}
+
+fn lanes_of(h: &History) -> Lanes {
+    lanes(h)
+}
+
+/// Whether SC on `h` is decided by per-variable zones
+/// ([`crate::complete::linearize`]): one timed thread (gem5's real-time
+/// view), the `auto` engine, the representation left to `auto` (a forced
+/// dense or sparse one keeps the saturation engines, for cross-checks), no
+/// kernel asked.
+fn zones_apply(h: &History, m: Model, opts: &Options) -> bool {
+    m == Model::Sc
+        && opts.engine == Engine::Auto
+        && opts.scale == Scale::Auto
+        && !opts.kernel
+        && linearize::applies(h)
+}
+
+/// SC by per-variable zones (linearizability), its certificate validated.
+fn zones(h: &History, opts: &Options, deadline: Option<Instant>) -> Run {
+    let t = Instant::now();
+    let mut r = Run::consistent(Some(Engine::Zones));
+    if crate::budget::spent(deadline) {
+        r.verdict = Verdict::Unknown;
+        r.engine = None;
+        r.reason = Some(crate::budget::reason("time budget spent before this model"));
+    } else {
+        match linearize::decide(h) {
+            Ok(order) => {
+                if opts.validate {
+                    r.invalid = validate::store_order(h, StoreModel::Sc, &order)
+                        .err()
+                        .map(rejected);
+                }
+                r.store_order = Some(StoreOrder::total(h, &order));
+            }
+            Err(v) => {
+                if opts.validate {
+                    r.invalid = validate::violation(h, &v).err().map(rejected);
+                }
+                r.verdict = Verdict::Violation;
+                r.violation = Some(v);
+            }
+        }
+    }
+    r.seconds = t.elapsed().as_secs_f64();
+    r
+}
+
+/// A timed run's (gem5's) store order by ticks for SC, TSO or PSO, when
+/// the validator takes it (`auto` engine, no kernel asked): the model holds.
+fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
+    let t = Instant::now();
+    let sm = match m {
+        Model::Sc => StoreModel::Sc,
+        Model::Tso => StoreModel::Tso,
+        Model::Pso => StoreModel::Pso,
+        _ => return None,
+    };
+    if opts.engine != Engine::Auto || opts.kernel {
+        return None;
+    }
+    let order = tick_order(h)?;
+    validate::store_order(h, sm, &order).ok()?;
+    Some(Run {
+        store_order: Some(StoreOrder::total(h, &order)),
+        seconds: t.elapsed().as_secs_f64(),
+        ..Run::consistent(Some(Engine::Ticks))
+    })
+}
+
+/// The validator's reason for rejecting a certificate, as an internal error.
+fn rejected(why: String) -> String {
+    format!("certificate rejected: {why}")
+}
+
+/// Runs one model's check; a panic in it (a bug of memconform's) is this
+/// model's `unknown`, reported as an internal error, and the batch goes on.
+fn guarded(m: Model, f: impl FnOnce() -> Run) -> Run {
+    let t = Instant::now();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        let mut r = Run::consistent(None);
+        r.verdict = Verdict::Unknown;
+        r.reason = Some(format!("internal error: the {m} check panicked"));
+        r.invalid = Some(format!("the {m} check panicked: {what}"));
+        r.seconds = t.elapsed().as_secs_f64();
+        r
+    })
+}
+
+/// Runs one model and validates its certificate.
+/// `lanes` gives the history's lanes (computed on first use: only the
+/// sparse forms need them); `ticks`: try a timed run's store order by ticks
+/// first (off when it was tried already).
+fn run<'a>(
+    h: &History,
+    lanes: &dyn Fn() -> &'a Lanes,
+    m: Model,
+    opts: &Options,
+    deadline: Option<Instant>,
+    ticks: bool,
+) -> Run {
+    let t = Instant::now();
+    let mut r = Run::consistent(None);
+    let store_model = match m {
+        Model::Sc => Some(StoreModel::Sc),
+        Model::Tso => Some(StoreModel::Tso),
+        Model::Pso => Some(StoreModel::Pso),
+        _ => None,
+    };
+    // the real-time view: SC is linearizability, decided per variable
+    if zones_apply(h, m, opts) {
+        return zones(h, opts, deadline);
+    }
+    // a timed run (gem5): the ticks' store order first, if the validator takes it
+    if let Some(r) = ticks.then(|| by_ticks(h, m, opts)).flatten() {
+        return r;
+    }
+    let path = match (m.path(h, lanes, opts.scale, opts.max_memory), store_model) {
+        // the dense completion engines other than enum have no sparse form
+        (Path::Sparse, Some(_)) if !matches!(opts.engine, Engine::Auto | Engine::Enum) => {
+            match m.path(h, lanes, Scale::Dense, opts.max_memory) {
+                Path::TooLarge(why) => {
+                    Path::TooLarge(format!("{why}; at scale only --engine auto or enum run"))
+                }
+                p => p,
+            }
+        }
+        (p, _) => p,
+    };
+    if let Path::TooLarge(why) = path {
+        r.verdict = Verdict::Unknown;
+        r.reason = Some(why);
+    } else if let Some(sm) = store_model {
+        if crate::budget::spent(deadline) {
+            r.verdict = Verdict::Unknown;
+            r.reason = Some(crate::budget::reason("time budget spent before this model"));
+        } else {
+            let d = if path == Path::Sparse {
+                scale::decide(h, lanes(), m, deadline, opts.max_memory)
+            } else {
+                let spec = m.spec(h).expect("a store-order model");
+                let limits = crate::budget::Limits {
+                    deadline,
+                    memory: opts.max_memory,
+                };
+                // dense saturation and closures stop at their checkpoints
+                crate::budget::within(deadline, || decide(h, &spec, opts.engine, limits))
+                    .unwrap_or_else(crate::complete::Decision::timed_out)
+            };
+            if m == Model::Pso && path == Path::Sparse && scale::pso_undecided(&d) {
+                r.verdict = Verdict::Unknown;
+                r.reason = Some(format!(
+                    "pso on {} operations: its own graphs would need about {} (over --max-memory), so it is decided only through a TSO witness, and this history has none",
+                    h.n(),
+                    crate::budget::human(crate::models::pso::sparse_bytes(h, lanes()))
+                ));
+                r.seconds = t.elapsed().as_secs_f64();
+                return r;
+            }
+            r.engine = d.engine;
+            r.unordered = Some(d.unordered_after_saturation);
+            match d.result {
+                Ok(Completion::Found {
+                    order,
+                    interleaving,
+                }) => {
+                    if opts.validate {
+                        r.invalid = validate::store_order(h, sm, &order)
+                            .and_then(|()| {
+                                interleaving
+                                    .as_ref()
+                                    .map_or(Ok(()), |i| validate::interleaving(h, i))
+                            })
+                            .err()
+                            .map(rejected);
+                    }
+                    r.store_order = Some(StoreOrder::total(h, &order));
+                    if opts.kernel && path == Path::Dense {
+                        let spec = m.spec(h).expect("a store-order model");
+                        r.kernel = kernel(h, &spec, deadline);
+                    }
+                    r.interleaving = interleaving;
+                }
+                Ok(Completion::Exhausted) => {
+                    r.verdict = Verdict::Violation;
+                    r.violation = Some(Violation::cycle(Pattern::NoStoreOrder, Vec::new()));
+                }
+                Ok(Completion::OverMemory(what)) => {
+                    r.verdict = Verdict::Unknown;
+                    r.reason = Some(format!(
+                        "{what}: over the {} memory limit (--max-memory); {} unordered write pairs left after saturation",
+                        crate::budget::human(opts.max_memory),
+                        d.unordered_after_saturation
+                    ));
+                }
+                Ok(Completion::TimedOut) => {
+                    r.verdict = Verdict::Unknown;
+                    r.reason = Some(crate::budget::reason(&match d.engine {
+                        Some(_) => format!(
+                            "timeout: {} unordered write pairs left after saturation",
+                            d.unordered_after_saturation
+                        ),
+                        None => "timeout: saturation did not finish".to_string(),
+                    }));
+                }
+                Err(v) => {
+                    r.verdict = Verdict::Violation;
+                    r.violation = Some(v);
+                }
+            }
+        }
+    } else {
+        let checked = if path == Path::Sparse {
+            scale::check(h, lanes(), m, deadline)
+        } else {
+            crate::budget::within(deadline, || m.check(h))
+        };
+        match checked {
+            Some(Ok(order)) => r.store_order = order,
+            Some(Err(v)) => {
+                r.verdict = Verdict::Violation;
+                r.violation = Some(v);
+            }
+            None => {
+                r.verdict = Verdict::Unknown;
+                r.reason = Some(crate::budget::reason(&format!(
+                    "timeout: {m} was stopped before it finished"
+                )));
+            }
+        }
+    }
+    if let (true, Some(v)) = (opts.validate, &r.violation) {
+        r.invalid = validate::violation(h, v).err().map(rejected);
+    }
+    r.seconds = t.elapsed().as_secs_f64();
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{history, Memory, Shape};
+
+    /// A panic in a model's check is that model's `unknown` and an internal
+    /// error (exit 3), not the end of the batch.
+    #[test]
+    fn a_panicking_check_is_an_internal_error_of_its_model() {
+        let r = guarded(Model::Tso, || panic!("a bug"));
+        assert_eq!(r.verdict, Verdict::Unknown);
+        assert!(r.reason.as_deref().unwrap().contains("internal error"));
+        assert!(r.invalid.as_deref().unwrap().contains("a bug"));
+    }
+
+    /// Every dense model meets a budget checkpoint inside its loops: under a spent deadline it stops (issue 9, defect 9);
+    /// without one its result is unchanged.
+    #[test]
+    fn dense_checks_stop_inside_their_loops_when_the_budget_is_spent() {
+        let shape = Shape {
+            threads: 8,
+            ops_per_thread: 25,
+            vars: 3,
+            write_ratio: 0.5,
+        };
+        let h = history(Memory::Tso, shape, 7);
+        let spent = Some(Instant::now());
+        for m in Model::EVERY {
+            let stopped = crate::budget::within(spent, || m.check(&h)).is_none();
+            assert!(stopped, "{m}");
+            let free = crate::budget::within(None, || m.check(&h)).expect("no deadline");
+            assert_eq!(free.is_ok(), m.check(&h).is_ok(), "{m}");
+        }
+    }
+}

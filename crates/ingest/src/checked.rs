@@ -1,0 +1,422 @@
+//! One input checked: each history with its outcomes and what ingestion knew
+//! of it (its operations' origins, the damage of its trace, notes, the gem5
+//! run's command line), so that a report never reads the input again.
+
+use std::path::{Path, PathBuf};
+
+use std::ops::ControlFlow;
+
+use rayon::prelude::*;
+
+use memconform_core::check::shrink::{target_of, NotViolated, Target};
+use memconform_core::check::{check_gradual_with, Options, Outcome, Verdict};
+use memconform_core::history::History;
+use memconform_core::models::Model;
+
+use crate::gem5::tester::Origin;
+use crate::load::{load_file, stream_file, InputError};
+
+/// How inputs are read, beside how they are checked: the views of a gem5
+/// run, what a damaged trace may say, how long explanations get.
+#[derive(Debug, Clone, Copy)]
+pub struct Reading {
+    /// gem5 tester runs: add the history in real-time order across ports
+    /// (index 1) to the per-port one (index 0).
+    pub real_time: bool,
+    /// Check the prefix of a damaged gem5 trace and report its verdicts as
+    /// they are (the `damage` column still says so), instead of `unknown`.
+    pub allow_damage: bool,
+    /// The most ProtocolTrace transitions a gem5 violation's explanation
+    /// lists (0: none).
+    pub transitions: usize,
+}
+
+impl Default for Reading {
+    fn default() -> Reading {
+        Reading {
+            real_time: false,
+            allow_damage: false,
+            transitions: 40,
+        }
+    }
+}
+
+/// Where a gem5 tester history's operations come from.
+#[derive(Debug, Clone)]
+pub struct Origins {
+    /// By operation, after the initial writes: its port, value, ticks and
+    /// trace lines.
+    pub ops: Vec<Origin>,
+    /// The run's debug trace.
+    pub trace: Option<PathBuf>,
+}
+
+/// One checked history.
+pub struct Checked {
+    pub history: History,
+    pub outcomes: Vec<Outcome>,
+    /// Per outcome: its violation explained in the input's own terms (gem5
+    /// ports, ticks, trace lines), where the input allows.
+    pub explanations: Vec<Option<String>>,
+    /// Notes on the input (a damaged trace, ambiguous reads, ...).
+    pub notes: Vec<String>,
+    /// Where the input is damaged (`file:line:col: what`), if it is.
+    pub damage: Option<String>,
+    /// A gem5 tester run's history: where each operation comes from.
+    pub origins: Option<Origins>,
+    /// A gem5 run: the command line that made it (`simout.txt`).
+    pub command: Option<String>,
+}
+
+/// Checks one history of a history file (no origins beyond its positions).
+pub fn check_history(history: History, models: &[Model], opts: &Options) -> Checked {
+    let outcomes = check_gradual_with(&history, models, opts);
+    let explanations = vec![None; outcomes.len()];
+    Checked {
+        history,
+        outcomes,
+        explanations,
+        notes: Vec::new(),
+        damage: None,
+        origins: None,
+        command: None,
+    }
+}
+
+/// Loads one input (a history file, or a gem5 run directory) and checks
+/// every history in it against `models` (gradually), histories in parallel;
+/// results in input order. For a gem5 run, `reading.real_time` adds the
+/// history in real-time order across ports (index 1) to the per-port one
+/// (index 0).
+pub fn check_file(
+    path: &Path,
+    models: &[Model],
+    opts: &Options,
+    reading: &Reading,
+) -> Result<Vec<Checked>, InputError> {
+    if path.is_dir() {
+        return check_run(path, models, opts, reading);
+    }
+    Ok(load_file(path)?
+        .into_par_iter()
+        .map(|h| check_history(h, models, opts))
+        .collect())
+}
+
+/// A gem5 run: its tester history (and the real-time one), explained; or an
+/// SE-mode run's client histories.
+pub fn check_run(
+    dir: &Path,
+    models: &[Model],
+    opts: &Options,
+    reading: &Reading,
+) -> Result<Vec<Checked>, InputError> {
+    let run = crate::gem5::open_run(dir)?;
+    if let Some(output) = crate::gem5::client_output(&run) {
+        // an SE-mode run of the random client: its own histories
+        return Ok(load_file(&output)?
+            .into_par_iter()
+            .map(|mut h| {
+                h.meta.push(("protocol".into(), run.protocol.name().into()));
+                let mut c = check_history(h, models, opts);
+                c.notes.push(format!(
+                    "gem5 SE run: protocol {}, client output in {}",
+                    run.protocol.name(),
+                    output.display()
+                ));
+                c.command.clone_from(&run.command_line);
+                c
+            })
+            .collect());
+    }
+    let modes: &[bool] = if reading.real_time {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    // the trace is read once for both views
+    let trace = crate::gem5::read(&run)?;
+    modes
+        .par_iter()
+        .map(|&rt| {
+            let mut ing = crate::gem5::view(&run, &trace, rt)?;
+            ing.history.index = rt as usize;
+            let outcomes = match &ing.damage {
+                Some(d) => check_damaged(&ing.history, d, models, opts, reading, &mut ing.notes),
+                None => check_gradual_with(&ing.history, models, opts),
+            };
+            let explanations = outcomes
+                .iter()
+                .map(|o| {
+                    o.violation
+                        .as_ref()
+                        .map(|v| crate::gem5::explain(&run, &ing, v, reading.transitions))
+                })
+                .collect();
+            let mut notes = std::mem::take(&mut ing.notes);
+            notes.insert(
+                0,
+                format!(
+                    "gem5 run: protocol {}, {:?}",
+                    run.protocol.name(),
+                    run.tester
+                ),
+            );
+            if let Some(p) = &run.panic {
+                notes.push(format!("gem5 stopped: {}", without_pointers(p)));
+            }
+            Ok(Checked {
+                history: ing.history,
+                outcomes,
+                explanations,
+                notes,
+                damage: ing.damage.as_ref().map(|d| d.to_string()),
+                origins: Some(Origins {
+                    ops: ing.origins,
+                    trace: run.trace.clone(),
+                }),
+                command: run.command_line.clone(),
+            })
+        })
+        .collect()
+}
+
+/// A history picked from one input to be shrunk, with its violation and
+/// what names its operations' origins.
+pub struct Picked {
+    pub history: History,
+    pub target: Target,
+    /// For a gem5 tester run: each operation's origin in the trace.
+    pub origins: Option<Origins>,
+}
+
+/// What [`pick_violation`] found.
+pub enum Pick {
+    /// The history to shrink.
+    Violating(Box<Picked>),
+    /// No history examined violates the model: each one's index and verdict.
+    NoViolation(Vec<(usize, NotViolated)>),
+}
+
+/// The first history of `path` (a `.hist` or axe file, or a gem5 run: the
+/// per-port view as index 0 and with `reading.real_time` the real-time view
+/// as index 1) that violates `model` with `opts`, or the one at `index`. A
+/// damaged gem5 trace follows `check`'s rule: only the violations of a
+/// prefix cut at the end stand (any prefix's with `reading.allow_damage`).
+pub fn pick_violation(
+    path: &Path,
+    model: Model,
+    opts: &Options,
+    reading: &Reading,
+    index: Option<usize>,
+) -> Result<Pick, InputError> {
+    let real_time = reading.real_time;
+    let error = |msg: String| InputError {
+        file: path.to_path_buf(),
+        pos: None,
+        msg,
+    };
+    let mut not = Vec::new();
+    // the history's pick, or its verdict recorded in `not`
+    let examine = |not: &mut Vec<(usize, NotViolated)>, h: History, origins: Option<Origins>| {
+        let i = h.index;
+        match target_of(&h, model, opts) {
+            Ok(target) => Some(Pick::Violating(Box::new(Picked {
+                history: h,
+                target,
+                origins,
+            }))),
+            Err(e) => {
+                not.push((i, e));
+                None
+            }
+        }
+    };
+    if path.is_dir() {
+        let run = crate::gem5::open_run(path)?;
+        if let Some(output) = crate::gem5::client_output(&run) {
+            let hs = load_file(&output)?;
+            let n = hs.len();
+            for mut h in hs
+                .into_iter()
+                .filter(|h| index.is_none_or(|i| i == h.index))
+            {
+                h.meta.push(("protocol".into(), run.protocol.name().into()));
+                if let Some(p) = examine(&mut not, h, None) {
+                    return Ok(p);
+                }
+            }
+            return match index {
+                Some(i) if i >= n => Err(error(format!(
+                    "no history #{i}: the client output {} holds {n}",
+                    output.display()
+                ))),
+                _ => Ok(Pick::NoViolation(not)),
+            };
+        }
+        match index {
+            Some(1) if !real_time => {
+                return Err(error(
+                    "index 1 of a gem5 run is its real-time view: add --real-time".into(),
+                ))
+            }
+            Some(i) if i > 1 => {
+                return Err(error(format!(
+                    "no history #{i}: a gem5 run has its per-port history (#0) and, with --real-time, its real-time one (#1)"
+                )))
+            }
+            _ => {}
+        }
+        let trace = crate::gem5::read(&run)?;
+        for rt in [false, true] {
+            if (rt && !real_time) || index.is_some_and(|i| i != rt as usize) {
+                continue;
+            }
+            let mut ing = crate::gem5::view(&run, &trace, rt)?;
+            ing.history.index = rt as usize;
+            if let Some(d) = ing
+                .damage
+                .as_ref()
+                .filter(|d| !d.cut && !reading.allow_damage)
+            {
+                not.push((
+                    rt as usize,
+                    NotViolated {
+                        model,
+                        verdict: Verdict::Unknown,
+                        internal: false,
+                        reason: Some(format!(
+                            "damaged input: {d} (--allow-damage checks the prefix before it)"
+                        )),
+                    },
+                ));
+                continue;
+            }
+            let origins = Origins {
+                ops: ing.origins,
+                trace: run.trace.clone(),
+            };
+            if let Some(p) = examine(&mut not, ing.history, Some(origins)) {
+                return Ok(p);
+            }
+        }
+        return Ok(Pick::NoViolation(not));
+    }
+    let mut found = None;
+    let mut failed = None;
+    let mut seen = 0;
+    stream_file(path, |h| {
+        seen += 1;
+        if index.is_some_and(|i| i != seen - 1) {
+            return ControlFlow::Continue(());
+        }
+        match h {
+            Ok(h) => found = examine(&mut not, h, None),
+            Err(e) => failed = Some(e),
+        }
+        if found.is_some() || failed.is_some() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    match (found, index) {
+        (Some(p), _) => Ok(p),
+        (None, Some(i)) if i >= seen => Err(error(format!(
+            "no history #{i}: the file holds {seen} (numbered from 0)"
+        ))),
+        (None, _) => Ok(Pick::NoViolation(not)),
+    }
+}
+
+/// The outcomes of a run whose trace is damaged (its history is the prefix
+/// before the damage), by the rule of damaged input: never a verdict the
+/// whole run may not have.
+///
+/// - Corrupt (a line that does not parse, ticks out of order, requests and
+///   completions that do not pair up, bad compressed data): `unknown` for
+///   every model, nothing checked.
+/// - Cut at the end (a last line without its newline, a gzip stream cut
+///   short): the prefix is checked, and a violation stands; `consistent`
+///   becomes `unknown` (the rest of the run is missing). A violation of the
+///   prefix is one of the whole run: the prefix keeps the operations whose
+///   issue and completion lines were read whole, each read resolved to the
+///   same write as in the whole trace (a read's candidates are the writes
+///   completed before it was issued, all in the prefix), and every model
+///   here is kept by removing operations no kept read reads from (their bad
+///   patterns only need edges the whole run also has; a witness order of
+///   the whole restricts to the prefix). The failing read of a panic is kept
+///   only when its candidates are in the prefix too (`tester::read_trace`).
+/// - With `allow_damage` the prefix's verdicts are reported as they are.
+fn check_damaged(
+    history: &History,
+    damage: &crate::gem5::tester::Damage,
+    models: &[Model],
+    opts: &Options,
+    reading: &Reading,
+    notes: &mut Vec<String>,
+) -> Vec<Outcome> {
+    if reading.allow_damage {
+        notes.push(
+            "--allow-damage: the verdicts are those of the prefix before the damage, not of the whole run"
+                .into(),
+        );
+        return check_gradual_with(history, models, opts);
+    }
+    if !damage.cut {
+        return models
+            .iter()
+            .map(|&m| Outcome::unknown(m, format!("damaged input: {damage}")))
+            .collect();
+    }
+    notes.push(
+        "the trace is cut: a violation of its prefix is one of the whole run; `consistent` is not decided (--allow-damage reports the prefix's verdicts)"
+            .into(),
+    );
+    check_gradual_with(history, models, opts)
+        .into_iter()
+        .map(|o| match o.verdict {
+            Verdict::Consistent => Outcome {
+                seconds: o.seconds,
+                ..Outcome::unknown(
+                    o.model,
+                    format!("consistent up to the cut, the rest of the run is missing: {damage}"),
+                )
+            },
+            _ => o,
+        })
+        .collect()
+}
+
+/// gem5's panic text without the host pointers it prints (`data: 0x55f8…`),
+/// which say nothing about the run and differ between identical runs.
+fn without_pointers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("data: 0x") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + "data: 0x".len()..];
+        let hex = after.len()
+            - after
+                .trim_start_matches(|c: char| c.is_ascii_hexdigit())
+                .len();
+        rest = after[hex..].trim_start();
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn host_pointers_are_dropped_from_gem5_panics() {
+        assert_eq!(
+            super::without_pointers("proc: 1 address: 0x6e8 data: 0x55f8c8cff4b0 byte_number: 0"),
+            "proc: 1 address: 0x6e8 byte_number: 0"
+        );
+        assert_eq!(super::without_pointers("no pointer"), "no pointer");
+    }
+}

@@ -1,0 +1,397 @@
+//! gem5 output directories (`m5out/`): finding runs, recognising the protocol
+//! and tester, turning a Ruby random tester run into a history, and explaining
+//! a violation in gem5's terms (ports, ticks, trace lines, protocol transitions).
+
+mod explain;
+pub mod tester;
+
+pub use explain::{explain, origin_text};
+
+use std::path::{Path, PathBuf};
+
+use memconform_parsers::file::FileBytes;
+use memconform_parsers::gem5::config::{self, Config, Protocol, Tester};
+use memconform_parsers::gem5::rubytest::{parse_check_failure, CheckFailure};
+
+use crate::load::InputError;
+use memconform_core::history::History;
+
+/// One gem5 run: a directory with `config.ini` or `config.json`.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub dir: PathBuf,
+    pub config: Config,
+    pub protocol: Protocol,
+    pub tester: Tester,
+    /// The debug trace (`--debug-file`), plain or gzipped.
+    pub trace: Option<PathBuf>,
+    /// `--seed N` of the command line in `simout.txt`, if any.
+    pub seed: Option<u64>,
+    /// The protocol variant (e.g. a mutant's id): `variant` in
+    /// `memconform-run.json` (the wrapper's `--variant NAME`), if any.
+    pub variant: Option<String>,
+    /// The tester's failure panic, from `simerr.txt`/`simout.txt`.
+    pub failure: Option<CheckFailure>,
+    /// MemTest's failure panic: (tester, address, tick, returned, expected).
+    pub memtest_failure: Option<(u32, u64, u64, u8, u8)>,
+    /// Any other panic or fatal line.
+    pub panic: Option<String>,
+    /// From `stats.txt` (empty after a panic: gem5 writes it on a normal exit).
+    pub stats: Option<memconform_parsers::gem5::stats::Dump>,
+    /// The gem5 command line (`command line:` in `simout.txt`), if recorded.
+    pub command_line: Option<String>,
+}
+
+/// A run's histories: the tester's history, with each operation's origin.
+pub struct Ingested {
+    pub history: History,
+    pub origins: Vec<tester::Origin>,
+    /// Notes on what the trace held (truncation, requests in flight, ambiguities).
+    pub notes: Vec<String>,
+    /// Where the trace is damaged: the history is then the prefix before
+    /// the damage, and no verdict of it is a verdict of the run unless the
+    /// damage is a cut and the verdict a violation (see `batch`).
+    pub damage: Option<tester::Damage>,
+    /// Whether the trace holds ProtocolTrace lines (the explanations list
+    /// protocol transitions only then).
+    pub protocol_trace: bool,
+}
+
+/// The debug flags that give a tester trace everything memconform reads:
+/// the tester's requests and checks, the protocol's transitions, the
+/// sequencers' hits and misses.
+pub const DEBUG_FLAGS: &str = "RubyTest,ProtocolTrace,RubySequencer";
+
+/// Whether `dir` is a gem5 output directory.
+pub fn is_run(dir: &Path) -> bool {
+    dir.join("config.ini").is_file() || dir.join("config.json").is_file()
+}
+
+fn input_error(path: &Path, msg: String) -> InputError {
+    InputError {
+        file: path.to_path_buf(),
+        pos: None,
+        msg,
+    }
+}
+
+fn read_text(path: &Path) -> Option<String> {
+    let bytes = FileBytes::open(path).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Reads a run's configuration and finds its trace.
+pub fn open_run(dir: &Path) -> Result<Run, InputError> {
+    let (path, config) = if dir.join("config.ini").is_file() {
+        let p = dir.join("config.ini");
+        let bytes =
+            FileBytes::open(&p).map_err(|e| input_error(&p, format!("cannot read: {e}")))?;
+        let c = config::parse_config_ini(&bytes).map_err(|e| InputError {
+            file: p.clone(),
+            pos: Some(e.pos),
+            msg: e.msg,
+        })?;
+        (p, c)
+    } else {
+        let p = dir.join("config.json");
+        let bytes =
+            FileBytes::open(&p).map_err(|e| input_error(&p, format!("cannot read: {e}")))?;
+        let c = config::parse_config_json(&bytes).map_err(|e| InputError {
+            file: p.clone(),
+            pos: Some(e.pos),
+            msg: e.msg,
+        })?;
+        (p, c)
+    };
+    let _ = path;
+    let protocol = config::protocol(&config);
+    let tester = config::tester(&config);
+    let out = [dir.join("simerr.txt"), dir.join("simout.txt")]
+        .iter()
+        .filter_map(|p| read_text(p))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let failure = parse_check_failure(&out);
+    let memtest_failure = memconform_parsers::gem5::memtest::parse_memtest_panic(&out);
+    let panic = out
+        .lines()
+        .find(|l| l.contains("panic:") || l.contains("fatal:"))
+        .map(|l| l.trim().to_string());
+    let seed = out
+        .lines()
+        .find(|l| l.starts_with("command line:"))
+        .and_then(|l| {
+            let mut words = l.split_whitespace();
+            words
+                .find(|w| *w == "--seed")
+                .and_then(|_| words.next())
+                .and_then(|s| s.parse().ok())
+                .or_else(|| {
+                    l.split_whitespace()
+                        .find_map(|w| w.strip_prefix("--seed="))
+                        .and_then(|s| s.parse().ok())
+                })
+        });
+    let command_line = read_text(&dir.join("simout.txt")).and_then(|out| {
+        out.lines()
+            .find_map(|l| l.strip_prefix("command line:"))
+            .map(|l| l.trim().to_string())
+    });
+    let variant = std::fs::read(dir.join("memconform-run.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| v.get("variant")?.as_str().map(str::to_string))
+        .filter(|v| !v.is_empty());
+    Ok(Run {
+        dir: dir.to_path_buf(),
+        config,
+        protocol,
+        tester,
+        trace: find_trace(dir),
+        seed,
+        variant,
+        failure,
+        memtest_failure,
+        panic,
+        stats: FileBytes::open(&dir.join("stats.txt"))
+            .ok()
+            .and_then(|b| memconform_parsers::gem5::stats::parse_stats(&b).ok())
+            .and_then(|dumps| dumps.into_iter().last()),
+        command_line,
+    })
+}
+
+/// The debug trace: `trace.txt(.gz)` or another file whose first lines are
+/// gem5 debug lines (`  <tick>: <object>: ...`), gz preferred last.
+fn find_trace(dir: &Path) -> Option<PathBuf> {
+    for name in ["trace.txt", "trace.txt.gz", "trace.out", "trace.out.gz"] {
+        if dir.join(name).is_file() {
+            return Some(dir.join(name));
+        }
+    }
+    let mut candidates: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            p.is_file()
+                && !name.starts_with("config")
+                && !name.starts_with("stats")
+                && name != "citations.bib"
+        })
+        .collect();
+    candidates.sort();
+    candidates.into_iter().find(|p| looks_like_trace(p))
+}
+
+fn looks_like_trace(p: &Path) -> bool {
+    let mut hits = 0;
+    let _ = memconform_parsers::gem5::input::for_each_line(p, |n, line| {
+        let t = String::from_utf8_lossy(line);
+        let t = t.trim_start();
+        if let Some((tick, rest)) = t.split_once(": ") {
+            if tick.chars().all(|c| c.is_ascii_digit()) && !tick.is_empty() && rest.contains(": ") {
+                hits += 1;
+            }
+        }
+        if n >= 50 || hits >= 5 {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    hits >= 5
+}
+
+/// For a run without a tester (an SE-mode run): the file holding the
+/// random client's output (`simout.txt`, or the program's `--output` file).
+pub fn client_output(run: &Run) -> Option<PathBuf> {
+    if !matches!(run.tester, Tester::Other { .. }) {
+        return None;
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&run.dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && !p
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("config"))
+        })
+        .collect();
+    files.sort();
+    files.into_iter().find(|p| {
+        FileBytes::open(p).is_ok_and(|b| memconform_parsers::client::looks_like_client(&b))
+    })
+}
+
+/// Turns a Ruby random tester run into a history (ports as threads, or with
+/// `real_time` one thread in real-time order).
+pub fn ingest(run: &Run, real_time: bool) -> Result<Ingested, InputError> {
+    let trace = read(run)?;
+    view(run, &trace, real_time)
+}
+
+/// A run's debug trace, read once for every view of it.
+pub struct RunTrace {
+    trace: tester::Trace,
+    kind: &'static str,
+    path: PathBuf,
+}
+
+/// Reads a run's debug trace (Ruby random tester or MemTest).
+pub fn read(run: &Run) -> Result<RunTrace, InputError> {
+    let Some(trace_path) = &run.trace else {
+        return Err(input_error(
+            &run.dir,
+            format!("no debug trace found: run gem5 with --debug-flags={DEBUG_FLAGS} --debug-file=trace.txt"),
+        ));
+    };
+    let (trace, kind) =
+        match run.tester {
+            Tester::RubyRandom { .. } => (
+                tester::read_trace(trace_path, run.failure.as_ref()),
+                "ruby-random",
+            ),
+            Tester::MemTest { .. } => (
+                tester::read_memtest_trace(trace_path, run.memtest_failure),
+                "memtest",
+            ),
+            Tester::Other { .. } => return Err(input_error(
+                &run.dir,
+                "no Ruby random tester or MemTest in config.ini: nothing to turn into a history"
+                    .into(),
+            )),
+        };
+    let trace = trace.map_err(|e| input_error(trace_path, format!("cannot read: {e}")))?;
+    Ok(RunTrace {
+        trace,
+        kind,
+        path: trace_path.clone(),
+    })
+}
+
+/// One view of a read trace as a history: ports as threads, or with
+/// `real_time` one thread in real-time order.
+pub fn view(run: &Run, t: &RunTrace, real_time: bool) -> Result<Ingested, InputError> {
+    let (trace, kind, trace_path) = (&t.trace, t.kind, &t.path);
+    let mut notes = Vec::new();
+    if let Some(d) = &trace.damage {
+        notes.push(format!(
+            "damaged: {d}; the history is the prefix before the damage (lines 1 to {})",
+            d.line - 1
+        ));
+        if trace.accesses.is_empty() {
+            return Err(InputError {
+                file: d.path.clone(),
+                pos: d.col.map(|col| memconform_parsers::Pos {
+                    line: d.line.min(u32::MAX as u64) as u32,
+                    col: col.min(u32::MAX as usize) as u32,
+                }),
+                msg: format!(
+                    "{}{}; no operation before the damage",
+                    if d.col.is_none() {
+                        format!("line {}: ", d.line)
+                    } else {
+                        String::new()
+                    },
+                    d.what
+                ),
+            });
+        }
+    }
+    if trace.accesses.is_empty() {
+        return Err(input_error(
+            trace_path,
+            format!(
+                "no {kind} operations in the trace: was gem5 run with --debug-flags={}?",
+                if kind == "memtest" {
+                    "MemTest"
+                } else {
+                    "RubyTest"
+                }
+            ),
+        ));
+    }
+    if let Some(st) = &run.stats {
+        let hits = st.sum_matching(|n| n.ends_with(".m_demand_hits"));
+        let misses = st.sum_matching(|n| n.ends_with(".m_demand_misses"));
+        notes.push(format!(
+            "stats.txt: simTicks {}, hostSeconds {}, L1 demand hits {hits}, misses {misses}",
+            st.get("simTicks").map_or("?".into(), |v| v.to_string()),
+            st.get("hostSeconds").map_or("?".into(), |v| v.to_string()),
+        ));
+    }
+    if trace.failed_read_added {
+        notes.push("the failing read's completion is not in the trace; it was added from the panic message".into());
+    }
+    if trace.failed_read_left_out {
+        notes.push("the failing read (gem5's panic) was issued after the damage: left out".into());
+    }
+    if trace.in_flight > 0 {
+        notes.push(format!(
+            "{} requests in flight at the end (no completion; left out)",
+            trace.in_flight
+        ));
+    }
+    if trace.port_mismatches > 0 {
+        notes.push(format!(
+            "{} completions on another port than issued",
+            trace.port_mismatches
+        ));
+    }
+    let (mut raw, origins) = tester::to_history(&trace.accesses, real_time);
+    let ambiguous = origins
+        .iter()
+        .filter(|o| o.resolution == Some(tester::Resolution::Ambiguous))
+        .count();
+    if ambiguous > 0 {
+        notes.push(format!(
+            "{ambiguous} reads match several earlier writes of their value (the latest is taken)"
+        ));
+    }
+    let name = run
+        .dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("run")
+        .to_string();
+    raw.name = Some(if real_time {
+        format!("{name} (real time)")
+    } else {
+        name
+    });
+    let cpus = match run.tester {
+        Tester::RubyRandom { cpus, .. } | Tester::MemTest { cpus, .. } | Tester::Other { cpus } => {
+            cpus
+        }
+    };
+    raw.meta = vec![
+        (
+            "protocol".into(),
+            run.protocol.name().into(),
+            Default::default(),
+        ),
+        ("cpus".into(), cpus.to_string(), Default::default()),
+        ("tester".into(), kind.into(), Default::default()),
+    ];
+    if let Some(s) = run.seed {
+        raw.meta
+            .push(("seed".into(), s.to_string(), Default::default()));
+    }
+    if let Some(v) = &run.variant {
+        raw.meta
+            .push(("variant".into(), v.clone(), Default::default()));
+    }
+    let history = History::from_raw(&raw, 0)
+        .map_err(|e| input_error(trace_path, format!("internal: {}", e.msg)))?;
+    Ok(Ingested {
+        history,
+        origins,
+        notes,
+        damage: trace.damage.clone(),
+        protocol_trace: trace.has_protocol_trace,
+    })
+}

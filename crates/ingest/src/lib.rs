@@ -1,0 +1,21 @@
+//! memconform's ingestion: inputs become histories that keep their origins.
+//!
+//! An input is a history file ([`load`]: `.hist`, axe traces, the SE-mode
+//! client's output) or a gem5 output directory ([`gem5`]: the Ruby random
+//! tester's or MemTest's debug trace, or the client's output inside it).
+//! [`checked`] checks one input with the core's gradual pipeline and keeps,
+//! beside each history's outcomes, what ingestion knew of it — each
+//! operation's origin, the damage of a trace, the run's command line, its
+//! violations explained in gem5's terms — so that no report reads an input
+//! again. [`discover`] finds the inputs under the paths a user gives.
+
+pub mod checked;
+pub mod discover;
+pub mod gem5;
+pub mod load;
+
+pub use checked::{
+    check_file, check_history, pick_violation, Checked, Origins, Pick, Picked, Reading,
+};
+pub use discover::discover;
+pub use load::{build, load_bytes, load_file, parse_bytes, parse_file, stream_file, InputError};

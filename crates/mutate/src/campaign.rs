@@ -1,0 +1,1281 @@
+//! A mutation campaign (mutation-design §6–§7): a directory holding the
+//! settings (`campaign.toml`), the mutants (`mutants.jsonl`,
+//! `patches/ID.diff`) and append-only event logs (`events-K.jsonl`, one per
+//! shard). Every mutant is built and run with the user's own gem5 tree and
+//! commands, in private copies ("slots": `git clone --shared` of the user's
+//! tree, its uncommitted changes applied), never in the user's tree; each
+//! run is checked by memconform on its real-time view and classified by the
+//! first matching outcome. Resuming replays the logs: a mutant without its
+//! `mutant_done` event starts again from its patch, nothing done is redone.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::{coverage, Mutant};
+use memconform_core::check::{Options, Verdict};
+use memconform_core::models::Model;
+
+/// The settings of a campaign (`campaign.toml`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// The protocol mutated (e.g. `MI_example`).
+    pub protocol: String,
+    /// The user's gem5 tree (a git clone): read, never written.
+    pub gem5_root: PathBuf,
+    /// Its `HEAD` when the campaign began; slots check it out.
+    pub base_commit: String,
+    /// The user's build command, run by `sh -c` at a slot's root
+    /// (e.g. `scons build/NULL/gem5.opt -j2`).
+    pub build: String,
+    /// The binary the build makes, relative to a slot's root.
+    pub gem5: String,
+    /// A command run by `sh -c` at a slot's root after a mutant's patch and
+    /// before its build (`{gem5_root}`: the slot), e.g. gem5's own SLICC
+    /// front end (`gem5-configs/slicc_check.py`); a failure makes the
+    /// mutant unviable without a build.
+    #[serde(default)]
+    pub precheck: Option<String>,
+    /// A build directory of the user's tree (relative) copied into each
+    /// new slot so that its first build is incremental (e.g. `build/NULL`).
+    #[serde(default)]
+    pub seed_build_dir: Option<String>,
+    /// The run command template, run by `sh -c` at a slot's root: `{gem5}`,
+    /// `{gem5_root}` (the slot), `{outdir}`, `{seed}`, `{mutant}`.
+    pub run: String,
+    /// The seeds every mutant runs (until the first kill, unless `all_seeds`).
+    pub seeds: Vec<u64>,
+    /// Seconds a build may take.
+    pub build_timeout_s: u64,
+    /// Seconds a slot's first build may take: it redoes what the copied
+    /// build directory cannot reuse (gem5 recompiles every file that embeds
+    /// its absolute path: about 70 minutes on 2 cores).
+    #[serde(default = "first_build_timeout")]
+    pub first_build_timeout_s: u64,
+    /// Seconds a run may take; by default max(60, 3 × the slowest baseline run).
+    #[serde(default)]
+    pub run_timeout_s: Option<u64>,
+    /// The models memconform checks (names; default all).
+    pub models: Vec<String>,
+    /// Run every seed of a mutant (kill rates), not only up to the first kill.
+    #[serde(default)]
+    pub all_seeds: bool,
+    /// Skip (as `no_coverage`) a mutant whose transitions no baseline seed
+    /// took, read from the baseline's `stats.txt` (see [`super::coverage`]).
+    #[serde(default = "yes")]
+    pub coverage: bool,
+}
+
+/// Six hours, the default limit of a slot's first build.
+pub fn first_build_timeout() -> u64 {
+    6 * 3600
+}
+
+/// `true`, as a serde default.
+fn yes() -> bool {
+    true
+}
+
+/// What ended a gem5 run, read from its exit status and output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitKind {
+    /// Exit 0 (the tester completed).
+    Clean,
+    /// The tester's own check failed (`Action/check failure`; MemTest's
+    /// `read of … returns …, expected …`).
+    TesterCheck,
+    /// The protocol stopped itself: `Invalid transition`, a SLICC assert
+    /// (`Runtime Error at X.sm:N`).
+    ProtocolPanic,
+    /// `Deadlock detected` (the tester) or `Possible Deadlock detected`.
+    Deadlock,
+    /// The run passed its time limit and was killed.
+    Timeout,
+    /// Any other non-zero exit or signal.
+    Crash,
+}
+
+impl ExitKind {
+    /// The CSV name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExitKind::Clean => "clean",
+            ExitKind::TesterCheck => "tester_check",
+            ExitKind::ProtocolPanic => "protocol_panic",
+            ExitKind::Deadlock => "deadlock",
+            ExitKind::Timeout => "timeout",
+            ExitKind::Crash => "crash",
+        }
+    }
+
+    /// How a run ended, from its exit code (`None`: killed by a signal) and
+    /// its output (mutation-design §7, the evidence column).
+    pub fn classify(code: Option<i32>, output: &str) -> ExitKind {
+        if code == Some(124) || code == Some(137) && output.contains(TIMEOUT_MARK) {
+            ExitKind::Timeout
+        } else if output.contains("Action/check failure")
+            || (output.contains("read of")
+                && output.contains("returns")
+                && output.contains("expected"))
+        {
+            ExitKind::TesterCheck
+        } else if output.contains("Invalid transition") || output.contains("Runtime Error at") {
+            ExitKind::ProtocolPanic
+        } else if output.contains("Deadlock detected") {
+            ExitKind::Deadlock
+        } else if code == Some(0) {
+            ExitKind::Clean
+        } else {
+            ExitKind::Crash
+        }
+    }
+}
+
+/// Written to a run's log by the runner when it kills the run.
+const TIMEOUT_MARK: &str = "memconform: timed out";
+
+/// One event of a campaign's log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// A baseline seed: the unmutated protocol's run.
+    Baseline { seed: u64, run: Run },
+    /// A mutant's build (`ok` false: unviable).
+    Built {
+        mutant: String,
+        ok: bool,
+        wall_s: f64,
+        /// the end of the build's output when it failed
+        #[serde(default)]
+        log_tail: String,
+    },
+    /// One seed of a mutant.
+    Ran { mutant: String, seed: u64, run: Run },
+    /// The mutant is finished: its status.
+    MutantDone { mutant: String, status: Status },
+}
+
+/// One gem5 run and memconform's verdicts on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// The first matching outcome (§7): `violation:<model>`, an exit kind
+    /// other than clean, `unknown`, or `survived`.
+    pub outcome: String,
+    pub exit_kind: ExitKind,
+    pub exit_code: Option<i32>,
+    /// Seconds gem5 ran, and memconform checked.
+    pub run_s: f64,
+    pub check_s: f64,
+    /// Per model: consistent, violation or unknown (empty when nothing
+    /// could be checked: `check_error` says why).
+    pub verdicts: BTreeMap<String, String>,
+    /// The weakest model violated and its pattern, when one is.
+    #[serde(default)]
+    pub decided_by: String,
+    #[serde(default)]
+    pub pattern: String,
+    #[serde(default)]
+    pub check_error: String,
+    /// A baseline run's transition counters that fired (`Machine.State.Event`),
+    /// `None` when its `stats.txt` had none (or for a mutant's run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fired: Option<Vec<String>>,
+}
+
+impl Run {
+    /// Whether the run kills the mutant (a timeout is reported apart).
+    pub fn kills(&self) -> bool {
+        !matches!(self.outcome.as_str(), "survived" | "unknown" | "timeout")
+    }
+}
+
+/// A mutant's final status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Killed,
+    Survived,
+    Timeout,
+    /// It did not build (or its patch did not apply).
+    Unviable,
+    /// No baseline seed took one of its transitions: it would run exactly
+    /// as the baseline (not built, not run).
+    NoCoverage,
+    /// Some run's verdict stayed unknown and nothing killed it.
+    Unknown,
+}
+
+impl Status {
+    /// The CSV name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Killed => "killed",
+            Status::Survived => "survived",
+            Status::Timeout => "timeout",
+            Status::Unviable => "unviable",
+            Status::NoCoverage => "no_coverage",
+            Status::Unknown => "unknown",
+        }
+    }
+}
+
+/// A campaign error: what and where, for the user.
+#[derive(Debug)]
+pub struct Error(pub String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn err(what: impl Into<String>) -> Error {
+    Error(what.into())
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> Error {
+    err(format!("{}: {e}", path.display()))
+}
+
+/// A campaign directory.
+pub struct Campaign {
+    pub dir: PathBuf,
+    pub settings: Settings,
+    pub mutants: Vec<Mutant>,
+}
+
+/// Runs `git` in `dir`; its standard output, or an error with its message.
+fn git(dir: &Path, args: &[&str]) -> Result<String, Error> {
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| err(format!("cannot run git: {e}")))?;
+    if !o.status.success() {
+        return Err(err(format!(
+            "git {} in {}: {}",
+            args.join(" "),
+            dir.display(),
+            String::from_utf8_lossy(&o.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// Writes `bytes` to `path` whole (a temporary file renamed over it).
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, bytes).map_err(|e| io_err(&tmp, e))?;
+    fs::rename(&tmp, path).map_err(|e| io_err(path, e))
+}
+
+/// The SHA-256 of `bytes`, in hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+impl Campaign {
+    /// Creates a campaign in `dir` (new or empty): records the user's
+    /// `HEAD` and uncommitted changes (`base.patch`), the settings and the
+    /// mutants with their patches.
+    pub fn init(
+        dir: &Path,
+        mut settings: Settings,
+        mutants: Vec<Mutant>,
+    ) -> Result<Campaign, Error> {
+        if dir.exists()
+            && fs::read_dir(dir)
+                .map_err(|e| io_err(dir, e))?
+                .next()
+                .is_some()
+        {
+            return Err(err(format!(
+                "{}: not empty; a campaign starts in a new directory (`mutate run` resumes one)",
+                dir.display()
+            )));
+        }
+        if settings.seeds.is_empty() {
+            return Err(err("no seeds: a campaign needs at least one"));
+        }
+        for m in &settings.models {
+            Model::from_name(m).ok_or_else(|| err(format!("unknown model `{m}`")))?;
+        }
+        let root = &settings.gem5_root;
+        settings.base_commit = git(root, &["rev-parse", "HEAD"])?.trim().to_string();
+        let base_patch = git(root, &["diff", "HEAD", "--binary"])?;
+        let mut seen = HashSet::new();
+        for m in &mutants {
+            if !seen.insert(&m.id) {
+                return Err(err(format!("mutant id {} twice", m.id)));
+            }
+        }
+        fs::create_dir_all(dir.join("patches")).map_err(|e| io_err(dir, e))?;
+        write_atomic(&dir.join("base.patch"), base_patch.as_bytes())?;
+        let toml = toml::to_string_pretty(&settings).map_err(|e| err(e.to_string()))?;
+        write_atomic(&dir.join("campaign.toml"), toml.as_bytes())?;
+        let mut lines = String::new();
+        for m in &mutants {
+            write_atomic(
+                &dir.join("patches").join(format!("{}.diff", m.id)),
+                m.patch.as_bytes(),
+            )?;
+            lines.push_str(&serde_json::to_string(m).expect("a mutant serialises"));
+            lines.push('\n');
+        }
+        write_atomic(&dir.join("mutants.jsonl"), lines.as_bytes())?;
+        Ok(Campaign {
+            dir: dir.to_path_buf(),
+            settings,
+            mutants,
+        })
+    }
+
+    /// Opens the campaign in `dir`.
+    pub fn open(dir: &Path) -> Result<Campaign, Error> {
+        let path = dir.join("campaign.toml");
+        let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        let settings: Settings =
+            toml::from_str(&text).map_err(|e| err(format!("{}: {e}", path.display())))?;
+        let path = dir.join("mutants.jsonl");
+        let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        let mut mutants = Vec::new();
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            mutants.push(
+                serde_json::from_str(line)
+                    .map_err(|e| err(format!("{}:{}: {e}", path.display(), i + 1)))?,
+            );
+        }
+        Ok(Campaign {
+            dir: dir.to_path_buf(),
+            settings,
+            mutants,
+        })
+    }
+
+    /// Every event of every shard's log, in file order per shard. A last
+    /// line cut by a crash is left out (it was never acknowledged).
+    pub fn events(&self) -> Result<Vec<Event>, Error> {
+        let mut logs: Vec<PathBuf> = fs::read_dir(&self.dir)
+            .map_err(|e| io_err(&self.dir, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("events-") && n.ends_with(".jsonl"))
+            })
+            .collect();
+        logs.sort();
+        let mut out = Vec::new();
+        for log in logs {
+            let f = File::open(&log).map_err(|e| io_err(&log, e))?;
+            let lines: Vec<String> = BufReader::new(f)
+                .lines()
+                .collect::<Result<_, _>>()
+                .map_err(|e| io_err(&log, e))?;
+            let n = lines.len();
+            for (i, line) in lines.into_iter().enumerate() {
+                match serde_json::from_str(&line) {
+                    Ok(e) => out.push(e),
+                    Err(_) if i + 1 == n => {} // cut by a crash: not done
+                    Err(e) => return Err(err(format!("{}:{}: {e}", log.display(), i + 1))),
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The mutants of shard `k` of `n`: a pure function of the sorted ids.
+    pub fn shard(&self, k: usize, n: usize) -> Vec<&Mutant> {
+        let mut ids: Vec<&Mutant> = self.mutants.iter().collect();
+        ids.sort_by(|a, b| a.id.cmp(&b.id));
+        ids.into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % n == k)
+            .map(|(_, m)| m)
+            .collect()
+    }
+}
+
+/// How `run` goes: slots, shard, progress.
+pub struct RunOptions<'a> {
+    /// Private gem5 copies, each building and running one mutant at a time.
+    pub slots: usize,
+    /// This process's shard `(k, n)`.
+    pub shard: (usize, usize),
+    /// Where slots live (default: `DIR/slots`).
+    pub slot_dir: Option<PathBuf>,
+    /// Set (e.g. by Ctrl-C) to stop after the steps in flight.
+    pub stop: &'a AtomicBool,
+    /// A line per finished step, for the user.
+    pub progress: &'a (dyn Fn(&str) + Sync),
+}
+
+/// The append-only log of one shard: a line per event, synced.
+struct Log {
+    file: Mutex<File>,
+}
+
+impl Log {
+    fn open(path: &Path) -> Result<Log, Error> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| io_err(path, e))?;
+        Ok(Log {
+            file: Mutex::new(file),
+        })
+    }
+
+    fn push(&self, e: &Event) -> Result<(), Error> {
+        let mut line = serde_json::to_string(e).expect("an event serialises");
+        line.push('\n');
+        let mut f = self.file.lock().expect("the log lock");
+        f.write_all(line.as_bytes())
+            .and_then(|()| f.sync_data())
+            .map_err(|e| err(format!("cannot write the event log: {e}")))
+    }
+}
+
+/// A private copy of the user's gem5 tree.
+struct Slot {
+    root: PathBuf,
+}
+
+impl Slot {
+    /// Clones the user's tree at the base commit (sharing its objects),
+    /// applies its uncommitted changes and seeds the build directory; an
+    /// existing slot is reset to that state.
+    fn prepare(c: &Campaign, root: PathBuf, o: &RunOptions<'_>) -> Result<Slot, Error> {
+        let s = &c.settings;
+        let t0 = Instant::now();
+        if !root.join(".git").exists() {
+            (o.progress)(&format!(
+                "slot {}: cloning {}{}",
+                root.display(),
+                s.gem5_root.display(),
+                match &s.seed_build_dir {
+                    Some(b) => format!(" and copying its {}", b),
+                    None => String::new(),
+                }
+            ));
+            if let Some(parent) = root.parent() {
+                fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+            }
+            let o = Command::new("git")
+                .args(["clone", "--quiet", "--shared", "--no-checkout"])
+                .arg(&s.gem5_root)
+                .arg(&root)
+                .output()
+                .map_err(|e| err(format!("cannot run git: {e}")))?;
+            if !o.status.success() {
+                return Err(err(format!(
+                    "cannot copy {} into {}: {}",
+                    s.gem5_root.display(),
+                    root.display(),
+                    String::from_utf8_lossy(&o.stderr).trim()
+                )));
+            }
+            if let Some(b) = &s.seed_build_dir {
+                let from = s.gem5_root.join(b);
+                if from.is_dir() {
+                    let to = root.join(b);
+                    fs::create_dir_all(to.parent().expect("a build dir has a parent"))
+                        .map_err(|e| io_err(&to, e))?;
+                    let ok = Command::new("cp")
+                        .args(["-a", "--reflink=auto"])
+                        .arg(&from)
+                        .arg(&to)
+                        .status()
+                        .map_err(|e| err(format!("cannot run cp: {e}")))?
+                        .success();
+                    if !ok {
+                        return Err(err(format!("cannot copy {}", from.display())));
+                    }
+                }
+            }
+        }
+        let slot = Slot { root };
+        slot.reset(c)?;
+        // once per slot (a marker, so that an interrupted preparation redoes it)
+        let adopted = slot.root.join(".git/memconform-mtimes");
+        if !adopted.exists() {
+            adopt_mtimes(&slot.root, &s.gem5_root)?;
+            fs::write(&adopted, b"").map_err(|e| io_err(&adopted, e))?;
+            (o.progress)(&format!(
+                "slot {}: ready in {:.0} s",
+                slot.root.display(),
+                t0.elapsed().as_secs_f64()
+            ));
+        }
+        Ok(slot)
+    }
+
+    /// Whether a build has succeeded in this slot (its next builds are
+    /// incremental).
+    fn built(&self) -> bool {
+        self.root.join(".git/memconform-built").exists()
+    }
+
+    fn mark_built(&self) -> Result<(), Error> {
+        let m = self.root.join(".git/memconform-built");
+        fs::write(&m, b"").map_err(|e| io_err(&m, e))
+    }
+
+    /// The time limit of the slot's next build: the first one may redo much.
+    fn build_limit(&self, s: &Settings) -> u64 {
+        if self.built() {
+            s.build_timeout_s
+        } else {
+            s.build_timeout_s.max(s.first_build_timeout_s)
+        }
+    }
+
+    /// Back to the base: the commit, the user's changes, no mutant.
+    fn reset(&self, c: &Campaign) -> Result<(), Error> {
+        git(
+            &self.root,
+            &["checkout", "--quiet", "--force", &c.settings.base_commit],
+        )?;
+        let base = c.dir.join("base.patch");
+        if fs::metadata(&base).map(|m| m.len() > 0).unwrap_or(false) {
+            let base = base.canonicalize().map_err(|e| io_err(&base, e))?;
+            git(
+                &self.root,
+                &["apply", "--whitespace=nowarn", &base.to_string_lossy()],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Applies a mutant's patch after checking its base file.
+    fn apply(&self, c: &Campaign, m: &Mutant) -> Result<(), String> {
+        let file = self.root.join(&m.file);
+        let bytes = fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let sha = sha256_hex(&bytes);
+        if sha != m.base_sha256 {
+            return Err(format!(
+                "{}: the base file differs from the one the mutant was made from (sha256 {sha}, mutant's {})",
+                m.file, m.base_sha256
+            ));
+        }
+        let patch = c.dir.join("patches").join(format!("{}.diff", m.id));
+        let patch = patch
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", patch.display()))?;
+        git(
+            &self.root,
+            &["apply", "--whitespace=nowarn", &patch.to_string_lossy()],
+        )
+        .map(|_| ())
+        .map_err(|e| e.0)
+    }
+}
+
+/// Gives each tracked file of a new slot the modification time of the same
+/// file in the user's tree when their bytes are equal. A fresh checkout
+/// stamps every file "now", which makes timestamp-based builds redo
+/// everything in the seeded build directory: make compares times, and
+/// SCons's `MD5-timestamp` decider (gem5's) hashes a source only when its
+/// time changed, against a stored hash it never computed for a source whose
+/// time never changed, so every object was out of date. With the user's
+/// times, the seeded build is exactly as up to date as the user's own.
+fn adopt_mtimes(slot: &Path, user: &Path) -> Result<(), Error> {
+    let listed = git(slot, &["ls-files", "-z"])?;
+    for rel in listed.split('\0').filter(|p| !p.is_empty()) {
+        let (ours, theirs) = (slot.join(rel), user.join(rel));
+        let (Ok(a), Ok(b)) = (fs::symlink_metadata(&ours), fs::symlink_metadata(&theirs)) else {
+            continue;
+        };
+        if !a.is_file() || !b.is_file() || a.len() != b.len() {
+            continue;
+        }
+        let Ok(when) = b.modified() else { continue };
+        if fs::read(&ours).ok() != fs::read(&theirs).ok() {
+            continue;
+        }
+        // best effort: a time not set costs a longer first build, not a result
+        let _ = File::options()
+            .write(true)
+            .open(&ours)
+            .and_then(|f| f.set_modified(when));
+    }
+    // the index learns the new times, or the next `git checkout --force`
+    // would rewrite every file whose times it no longer knows
+    git(slot, &["update-index", "-q", "--refresh"]).map(|_| ())
+}
+
+/// How a command ended.
+struct Ended {
+    /// Its exit code (`None`: a signal; 124 when killed by the runner).
+    code: Option<i32>,
+    secs: f64,
+    /// Killed because the campaign was stopped (it will be redone).
+    stopped: bool,
+    /// Killed at its time limit.
+    timed_out: bool,
+}
+
+/// Runs `command` by `sh -c` in `dir` with output to `log`, killed (its
+/// whole process group) after `limit_s` seconds or when `stop` is set.
+fn run_command(
+    command: &str,
+    dir: &Path,
+    log: &Path,
+    limit_s: u64,
+    stop: &AtomicBool,
+) -> Result<Ended, Error> {
+    use std::os::unix::process::CommandExt;
+    let out = File::create(log).map_err(|e| io_err(log, e))?;
+    let t = Instant::now();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().map_err(|e| io_err(log, e))?)
+        .stderr(out)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| err(format!("cannot run `{command}`: {e}")))?;
+    let pgid = child.id();
+    let kill = |sig: &str| {
+        let _ = Command::new("kill")
+            .args([sig, "--", &format!("-{pgid}")])
+            .stderr(Stdio::null())
+            .status();
+    };
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| err(e.to_string()))? {
+            return Ok(Ended {
+                code: status.code(),
+                secs: t.elapsed().as_secs_f64(),
+                stopped: false,
+                timed_out: false,
+            });
+        }
+        let over = t.elapsed().as_secs() >= limit_s;
+        if over || stop.load(Ordering::Relaxed) {
+            kill("-TERM");
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            kill("-KILL");
+            let _ = child.wait();
+            if over {
+                let mut f = OpenOptions::new()
+                    .append(true)
+                    .open(log)
+                    .map_err(|e| io_err(log, e))?;
+                let _ = writeln!(f, "\n{TIMEOUT_MARK} after {limit_s} s (the limit)");
+            }
+            return Ok(Ended {
+                code: Some(124),
+                secs: t.elapsed().as_secs_f64(),
+                stopped: !over,
+                timed_out: over,
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The run command with its placeholders filled.
+pub fn fill(
+    template: &str,
+    gem5: &Path,
+    root: &Path,
+    outdir: &Path,
+    seed: u64,
+    mutant: &str,
+) -> String {
+    template
+        .replace("{gem5}", &gem5.to_string_lossy())
+        .replace("{gem5_root}", &root.to_string_lossy())
+        .replace("{outdir}", &outdir.to_string_lossy())
+        .replace("{seed}", &seed.to_string())
+        .replace("{mutant}", mutant)
+}
+
+/// Checks a run's output directory with memconform (real-time view as
+/// well) and classifies the run (§7: a violation first, then how gem5
+/// ended, then unknown, else survived). The history rows (`check`'s CSV,
+/// `variant` = the mutant) go to `rows_csv`, for `summarize`, `compare`
+/// and `plot`.
+pub fn judge(
+    outdir: &Path,
+    code: Option<i32>,
+    output: &str,
+    models: &[Model],
+    run_s: f64,
+    variant: &str,
+    rows_csv: &Path,
+) -> Run {
+    let exit_kind = ExitKind::classify(code, output);
+    let t = Instant::now();
+    let opts = Options::default();
+    let mut verdicts: BTreeMap<String, String> = BTreeMap::new();
+    let (mut decided_by, mut pattern, mut check_error) =
+        (String::new(), String::new(), String::new());
+    let mut violated: Option<Model> = None;
+    match memconform_ingest::check_file(
+        outdir,
+        models,
+        &opts,
+        &memconform_ingest::Reading {
+            real_time: true,
+            ..Default::default()
+        },
+    ) {
+        Ok(checked) => {
+            let mut csv = Vec::new();
+            for c in &checked {
+                let mut rows = memconform_report::rows(outdir, c);
+                rows.iter_mut().for_each(|r| r.variant = variant.into());
+                let header = csv.is_empty();
+                let _ = memconform_report::write_csv(&mut csv, &rows, header);
+            }
+            if let Err(e) = write_atomic(rows_csv, &csv) {
+                check_error = e.0;
+            }
+            for c in &checked {
+                for o in &c.outcomes {
+                    let name = o.model.name().to_string();
+                    let v = o.verdict.name();
+                    // per model, a violation in either view beats the rest
+                    let e = verdicts.entry(name).or_insert_with(|| v.to_string());
+                    if v == "violation" || (v == "unknown" && e == "consistent") {
+                        *e = v.to_string();
+                    }
+                    if o.verdict == Verdict::Violation {
+                        let weakest = o.decided_by;
+                        if violated.is_none_or(|w| {
+                            Model::EVERY.iter().position(|&m| m == weakest)
+                                < Model::EVERY.iter().position(|&m| m == w)
+                        }) {
+                            violated = Some(weakest);
+                            pattern = o
+                                .violation
+                                .as_ref()
+                                .map_or(String::new(), |v| v.pattern.name().to_string());
+                        }
+                    }
+                }
+            }
+        }
+        Err(e) => check_error = e.to_string(),
+    }
+    if let Some(w) = violated {
+        decided_by = w.name().to_string();
+    }
+    let outcome = if let Some(w) = violated {
+        format!("violation:{}", w.name())
+    } else if exit_kind != ExitKind::Clean {
+        exit_kind.name().to_string()
+    } else if !check_error.is_empty() || verdicts.values().any(|v| v == "unknown") {
+        "unknown".to_string()
+    } else {
+        "survived".to_string()
+    };
+    Run {
+        outcome,
+        exit_kind,
+        exit_code: code,
+        run_s,
+        check_s: t.elapsed().as_secs_f64(),
+        verdicts,
+        decided_by,
+        pattern,
+        check_error,
+        fired: None,
+    }
+}
+
+/// The text of a run's log and gem5's own output files in `outdir`.
+fn run_output(log: &Path, outdir: &Path) -> String {
+    let mut text = fs::read_to_string(log).unwrap_or_default();
+    for f in ["simout.txt", "simerr.txt", "simout", "simerr"] {
+        if let Ok(t) = fs::read_to_string(outdir.join(f)) {
+            text.push_str(&t);
+        }
+    }
+    text
+}
+
+/// The last `n` lines of a file.
+fn tail(path: &Path, n: usize) -> String {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Runs the campaign's shard: the baseline first (once per campaign), then
+/// every mutant without a `mutant_done` event. Returns how many mutants
+/// this call finished.
+pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
+    let (k, n) = o.shard;
+    let models: Vec<Model> = c
+        .settings
+        .models
+        .iter()
+        .map(|m| Model::from_name(m).ok_or_else(|| err(format!("unknown model `{m}`"))))
+        .collect::<Result<_, _>>()?;
+    let log = Log::open(&c.dir.join(format!("events-{k}.jsonl")))?;
+    let events = c.events()?;
+    let done: HashSet<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::MutantDone { mutant, .. } => Some(mutant.as_str()),
+            _ => None,
+        })
+        .collect();
+    let todo: Vec<&Mutant> = c
+        .shard(k, n)
+        .into_iter()
+        .filter(|m| !done.contains(m.id.as_str()))
+        .collect();
+    let slot_dir = o.slot_dir.clone().unwrap_or_else(|| c.dir.join("slots"));
+    // the baseline: the first slot, unmutated (shards running at once may
+    // each run it: the last run of a seed counts)
+    let baseline: Vec<(u64, Run)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Baseline { seed, run } => Some((*seed, run.clone())),
+            _ => None,
+        })
+        .collect::<BTreeMap<u64, Run>>()
+        .into_iter()
+        .collect();
+    let baseline = if baseline.is_empty() {
+        let slot = Slot::prepare(c, slot_dir.join(format!("{k}-0")), o)?;
+        let b = run_baseline(c, &slot, &models, &log, o)?;
+        if o.stop.load(Ordering::Relaxed) {
+            return Ok(0);
+        }
+        b
+    } else {
+        baseline
+    };
+    let clean: Vec<u64> = baseline
+        .iter()
+        .filter(|(_, r)| r.outcome == "survived")
+        .map(|(s, _)| *s)
+        .collect();
+    if clean.is_empty() {
+        return Err(err(format!(
+            "no baseline seed ended clean and consistent ({}): fix the build or run command first",
+            baseline
+                .iter()
+                .map(|(s, r)| format!("seed {s}: {}", r.outcome))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let covered = if c.settings.coverage {
+        baseline_coverage(&baseline)
+    } else {
+        None
+    };
+    if let Some(cov) = &covered {
+        (o.progress)(&format!(
+            "baseline coverage: {} transitions taken",
+            cov.len()
+        ));
+    }
+    let slowest = baseline.iter().map(|(_, r)| r.run_s).fold(0.0, f64::max);
+    let limit = c
+        .settings
+        .run_timeout_s
+        .unwrap_or_else(|| 60u64.max((3.0 * slowest).ceil() as u64));
+    let queue = Mutex::new(todo.into_iter());
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let failure: Mutex<Option<Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for s in 0..o.slots.max(1) {
+            let (queue, finished, failure, log, models, clean, covered) =
+                (&queue, &finished, &failure, &log, &models, &clean, &covered);
+            let slot_root = slot_dir.join(format!("{k}-{s}"));
+            scope.spawn(move || {
+                let slot = match Slot::prepare(c, slot_root, o) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        *failure.lock().expect("lock") = Some(e);
+                        return;
+                    }
+                };
+                loop {
+                    if o.stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let Some(m) = queue.lock().expect("lock").next() else {
+                        return;
+                    };
+                    match run_mutant(c, &slot, m, models, clean, covered.as_ref(), limit, log, o) {
+                        Ok(true) => {
+                            finished.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok(false) => return, // stopped
+                        Err(e) => {
+                            *failure.lock().expect("lock") = Some(e);
+                            o.stop.store(true, Ordering::Relaxed);
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().expect("lock") {
+        return Err(e);
+    }
+    Ok(finished.into_inner())
+}
+
+/// The transitions the clean baseline seeds took, all together; `None` when
+/// one of them has no counters to tell (then every mutant runs).
+pub fn baseline_coverage(baseline: &[(u64, Run)]) -> Option<BTreeSet<String>> {
+    let mut out = BTreeSet::new();
+    for (_, r) in baseline.iter().filter(|(_, r)| r.outcome == "survived") {
+        out.extend(r.fired.as_ref()?.iter().cloned());
+    }
+    Some(out)
+}
+
+/// Builds the unmutated slot and runs every seed; each seed's run is logged.
+fn run_baseline(
+    c: &Campaign,
+    slot: &Slot,
+    models: &[Model],
+    log: &Log,
+    o: &RunOptions<'_>,
+) -> Result<Vec<(u64, Run)>, Error> {
+    let s = &c.settings;
+    let dir = c.dir.join("runs").join("baseline");
+    fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+    let build_log = dir.join("build.log");
+    (o.progress)(&format!(
+        "baseline: building (the first build of a slot may recompile files that embed their path; log: {})",
+        build_log.display()
+    ));
+    let limit = slot.build_limit(s);
+    let Ended {
+        code,
+        secs,
+        stopped,
+        timed_out,
+    } = run_command(&s.build, &slot.root, &build_log, limit, o.stop)?;
+    if stopped {
+        return Ok(Vec::new());
+    }
+    if timed_out {
+        return Err(err(format!(
+            "the baseline build timed out after {limit} s ({}); raise --build-timeout \
+             (and --first-build-timeout for a slot's first build) in campaign.toml \
+             (build_timeout_s, first_build_timeout_s) and run again: the build resumes",
+            build_log.display()
+        )));
+    }
+    if code != Some(0) {
+        return Err(err(format!(
+            "the baseline does not build (exit {code:?} after {secs:.0} s; {}):\n{}",
+            build_log.display(),
+            tail(&build_log, 20)
+        )));
+    }
+    slot.mark_built()?;
+    (o.progress)(&format!("baseline built in {secs:.0} s"));
+    let mut out = Vec::new();
+    for &seed in &s.seeds {
+        let limit = s.run_timeout_s.unwrap_or(3600);
+        let run = run_seed(c, slot, "baseline", seed, &dir, models, limit, o)?;
+        let Some(mut run) = run else {
+            return Ok(out);
+        };
+        run.fired = coverage::fired(&dir.join(format!("s{seed}")).join("stats.txt"))
+            .map(|f| f.into_iter().collect());
+        (o.progress)(&format!(
+            "baseline seed {seed}: {} ({:.1} s)",
+            run.outcome, run.run_s
+        ));
+        log.push(&Event::Baseline {
+            seed,
+            run: run.clone(),
+        })?;
+        out.push((seed, run));
+    }
+    Ok(out)
+}
+
+/// One seed of `mutant` (or the baseline) in `slot`: run, check, classify.
+/// `None` when stopped.
+#[allow(clippy::too_many_arguments)]
+fn run_seed(
+    c: &Campaign,
+    slot: &Slot,
+    mutant: &str,
+    seed: u64,
+    dir: &Path,
+    models: &[Model],
+    limit: u64,
+    o: &RunOptions<'_>,
+) -> Result<Option<Run>, Error> {
+    let outdir = dir.join(format!("s{seed}"));
+    if outdir.exists() {
+        fs::remove_dir_all(&outdir).map_err(|e| io_err(&outdir, e))?;
+    }
+    fs::create_dir_all(&outdir).map_err(|e| io_err(&outdir, e))?;
+    let outdir = outdir.canonicalize().map_err(|e| io_err(&outdir, e))?;
+    let root = slot
+        .root
+        .canonicalize()
+        .map_err(|e| io_err(&slot.root, e))?;
+    let command = fill(
+        &c.settings.run,
+        &root.join(&c.settings.gem5),
+        &root,
+        &outdir,
+        seed,
+        mutant,
+    );
+    let log = outdir.join("run.log");
+    let Ended {
+        code,
+        secs,
+        stopped,
+        ..
+    } = run_command(&command, &slot.root, &log, limit, o.stop)?;
+    if stopped {
+        return Ok(None);
+    }
+    let text = run_output(&log, &outdir);
+    let rows = dir.join(format!("s{seed}.csv"));
+    Ok(Some(judge(
+        &outdir, code, &text, models, secs, mutant, &rows,
+    )))
+}
+
+/// Ends a mutant before its runs (no coverage, unviable): logged as done,
+/// with the reason on the progress line.
+fn finish_early(
+    log: &Log,
+    o: &RunOptions<'_>,
+    m: &Mutant,
+    status: Status,
+    why: &str,
+) -> Result<bool, Error> {
+    log.push(&Event::MutantDone {
+        mutant: m.id.clone(),
+        status,
+    })?;
+    (o.progress)(&format!("{} {}: {why}", m.id, m.op));
+    Ok(true)
+}
+
+/// Patches, builds and runs one mutant (none of it when the baseline never
+/// reaches its edit: `no_coverage`); logs each step. `Ok(false)` when
+/// stopped before its end (it will start again on resume).
+#[allow(clippy::too_many_arguments)]
+fn run_mutant(
+    c: &Campaign,
+    slot: &Slot,
+    m: &Mutant,
+    models: &[Model],
+    seeds: &[u64],
+    covered: Option<&BTreeSet<String>>,
+    limit: u64,
+    log: &Log,
+    o: &RunOptions<'_>,
+) -> Result<bool, Error> {
+    if covered.is_some_and(|cov| !coverage::covered(m.fires.as_deref(), cov)) {
+        return finish_early(
+            log,
+            o,
+            m,
+            Status::NoCoverage,
+            "no coverage (no baseline seed takes its transitions)",
+        );
+    }
+    let s = &c.settings;
+    slot.reset(c)?;
+    let dir = c.dir.join("runs").join(&m.id);
+    fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+    if let Err(why) = slot.apply(c, m) {
+        log.push(&Event::Built {
+            mutant: m.id.clone(),
+            ok: false,
+            wall_s: 0.0,
+            log_tail: format!("the patch does not apply: {why}"),
+        })?;
+        return finish_early(log, o, m, Status::Unviable, "unviable (patch)");
+    }
+    if let Some(pre) = &s.precheck {
+        let root = slot
+            .root
+            .canonicalize()
+            .map_err(|e| io_err(&slot.root, e))?;
+        let pre = fill(pre, &root.join(&s.gem5), &root, &dir, 0, &m.id);
+        let pre_log = dir.join("precheck.log");
+        let Ended {
+            code,
+            secs,
+            stopped,
+            ..
+        } = run_command(&pre, &slot.root, &pre_log, s.build_timeout_s, o.stop)?;
+        if stopped {
+            return Ok(false);
+        }
+        if code != Some(0) {
+            log.push(&Event::Built {
+                mutant: m.id.clone(),
+                ok: false,
+                wall_s: secs,
+                log_tail: format!("the pre-check rejects it: {}", tail(&pre_log, 5)),
+            })?;
+            return finish_early(log, o, m, Status::Unviable, "unviable (pre-check)");
+        }
+    }
+    let build_log = dir.join("build.log");
+    let build_limit = slot.build_limit(s);
+    let Ended {
+        code,
+        secs,
+        stopped,
+        timed_out,
+    } = run_command(&s.build, &slot.root, &build_log, build_limit, o.stop)?;
+    if stopped {
+        return Ok(false);
+    }
+    if timed_out {
+        // not a verdict on the mutant: it is `unknown`, with the reason
+        log.push(&Event::Built {
+            mutant: m.id.clone(),
+            ok: false,
+            wall_s: secs,
+            log_tail: format!("the build timed out after {build_limit} s"),
+        })?;
+        return finish_early(
+            log,
+            o,
+            m,
+            Status::Unknown,
+            &format!(
+                "unknown (the build timed out after {build_limit} s; see {})",
+                build_log.display()
+            ),
+        );
+    }
+    let ok = code == Some(0);
+    if ok {
+        slot.mark_built()?;
+    }
+    log.push(&Event::Built {
+        mutant: m.id.clone(),
+        ok,
+        wall_s: secs,
+        log_tail: if ok {
+            String::new()
+        } else {
+            tail(&build_log, 20)
+        },
+    })?;
+    if !ok {
+        return finish_early(
+            log,
+            o,
+            m,
+            Status::Unviable,
+            &format!("unviable (build exit {code:?})"),
+        );
+    }
+    let mut status = Status::Survived;
+    for &seed in seeds {
+        let Some(run) = run_seed(c, slot, &m.id, seed, &dir, models, limit, o)? else {
+            return Ok(false);
+        };
+        let kills = run.kills();
+        if kills {
+            status = Status::Killed;
+        } else if run.outcome == "timeout" && status != Status::Killed {
+            status = Status::Timeout;
+        } else if run.outcome == "unknown" && status == Status::Survived {
+            status = Status::Unknown;
+        }
+        (o.progress)(&format!("{} {} seed {seed}: {}", m.id, m.op, run.outcome));
+        let survived = run.outcome == "survived";
+        log.push(&Event::Ran {
+            mutant: m.id.clone(),
+            seed,
+            run,
+        })?;
+        // only a killing seed's output is worth keeping
+        if survived {
+            let _ = fs::remove_dir_all(dir.join(format!("s{seed}")));
+        }
+        if kills && !s.all_seeds {
+            break;
+        }
+    }
+    log.push(&Event::MutantDone {
+        mutant: m.id.clone(),
+        status,
+    })?;
+    Ok(true)
+}
+
+/// The campaign's state from its logs: per mutant, its status (if done)
+/// and its runs (the last per seed).
+pub struct State<'c> {
+    pub campaign: &'c Campaign,
+    pub baseline: Vec<(u64, Run)>,
+    pub status: HashMap<String, Status>,
+    pub runs: HashMap<String, BTreeMap<u64, Run>>,
+    pub build_s: HashMap<String, f64>,
+}
+
+impl<'c> State<'c> {
+    /// Replays the logs.
+    pub fn of(c: &'c Campaign) -> Result<State<'c>, Error> {
+        let mut s = State {
+            campaign: c,
+            baseline: Vec::new(),
+            status: HashMap::new(),
+            runs: HashMap::new(),
+            build_s: HashMap::new(),
+        };
+        for e in c.events()? {
+            match e {
+                Event::Baseline { seed, run } => {
+                    // shards running at once may each run it: the last counts
+                    s.baseline.retain(|(b, _)| *b != seed);
+                    s.baseline.push((seed, run));
+                }
+                Event::Built { mutant, wall_s, .. } => {
+                    s.build_s.insert(mutant, wall_s);
+                }
+                Event::Ran { mutant, seed, run } => {
+                    s.runs.entry(mutant).or_default().insert(seed, run);
+                }
+                Event::MutantDone { mutant, status } => {
+                    s.status.insert(mutant, status);
+                }
+            }
+        }
+        Ok(s)
+    }
+}

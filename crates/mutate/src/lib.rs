@@ -1,0 +1,123 @@
+//! Mutation campaigns: a protocol's SLICC files read structurally
+//! ([`slicc`]), mutated by line-preserving operators ([`ops`]), each mutant
+//! a unified diff with a stable id ([`patch`]); a campaign ([`campaign`])
+//! builds and runs every mutant with the user's own gem5 tree and
+//! commands, in private copies, and says what caught it.
+//! Design: `mutation-design.md` (operators §2, sites §3, identity §5,
+//! runner §6, outcomes §7, reports §8).
+
+pub mod campaign;
+pub mod coverage;
+pub mod plot;
+pub mod report;
+pub mod slurm;
+
+use serde::{Deserialize, Serialize};
+
+/// One mutant: a single line-preserving edit of one SLICC file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mutant {
+    /// The first 12 hex digits of the descriptor's SHA-256: stable under
+    /// reformatting and edits elsewhere in the file.
+    pub id: String,
+    /// `<file name>::<site>::<operator>`, e.g.
+    /// `MI_example-cache.sm::transition(M,Fwd_GETX,I)::e_sendData::TDA`.
+    pub descriptor: String,
+    /// The operator's short name (`TDA`, `TSW`, `TNS-stay`, `ADS`, ...).
+    pub op: String,
+    /// `tier1`, `tier2`, `liveness`, `crash` (see `ops`), with tags such as
+    /// `needs:o3` after a `+`.
+    pub class: String,
+    /// The file, relative to the gem5 root (`src/mem/ruby/protocol/...`).
+    pub file: String,
+    /// The first line the edit touches (1-based).
+    pub line: usize,
+    /// The site in words (`transition(M, Fwd_GETX, I)`, `action(e_sendData)`).
+    pub site: String,
+    /// SHA-256 (hex) of the base file the patch applies to.
+    pub base_sha256: String,
+    /// The unified diff against the gem5 root, with its preamble
+    /// (`memconform-mutant: ID`, `site: DESCRIPTOR`, `base-sha256: ...`).
+    pub patch: String,
+    /// The transition counters of gem5's `stats.txt` (`Machine.State.Event`,
+    /// of `<Machine>_Controller.<State>.<Event>`) one of which a run must
+    /// increment to execute the edited code; `None` when no counter tells
+    /// (a `z_stall` header). A mutant none of whose counters fired in a
+    /// baseline seed runs exactly as the baseline on that seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fires: Option<Vec<String>>,
+}
+
+/// What a catalogue bug's class carries after its default class, with its
+/// name (`tier1+catalogue:MI-5`).
+const CATALOGUE_TAG: &str = "+catalogue:";
+
+impl Mutant {
+    /// Marks this mutant as the catalogue's bug `name`.
+    pub fn tag_catalogue(&mut self, name: &str) {
+        self.class.push_str(CATALOGUE_TAG);
+        self.class.push_str(name);
+    }
+
+    /// The catalogue bug this mutant is, if it is one.
+    pub fn catalogue_name(&self) -> Option<&str> {
+        self.class.split_once(CATALOGUE_TAG).map(|(_, name)| name)
+    }
+}
+
+pub mod catalogue;
+pub mod listing;
+pub mod ops;
+pub mod patch;
+pub mod slicc;
+
+pub use ops::{generate, Options};
+
+use std::fmt;
+
+/// Why mutants could not be generated.
+#[derive(Debug)]
+pub enum Error {
+    /// A protocol file that cannot be found, read or parsed (syntax errors
+    /// carry `file:line:col`).
+    Load(slicc::LoadError),
+    /// A catalogue entry that names no site of the parsed files.
+    Catalogue(String),
+    /// An edit that broke its own invariants (line count, unique ids): a bug.
+    Internal(String),
+}
+
+impl fmt::Display for Error {
+    /// The load error, or the message.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Load(e) => e.fmt(f),
+            Error::Catalogue(m) | Error::Internal(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<slicc::LoadError> for Error {
+    /// A load error as a generation error.
+    fn from(e: slicc::LoadError) -> Self {
+        Error::Load(e)
+    }
+}
+
+/// The SHA-256 of `bytes` in lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// A mutant's id: the first 12 hex digits of its descriptor's SHA-256.
+pub fn mutant_id(descriptor: &str) -> String {
+    sha256_hex(descriptor.as_bytes())[..12].to_string()
+}

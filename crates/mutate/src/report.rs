@@ -1,0 +1,440 @@
+//! A mutation campaign's reports (mutation-design §8): the summary and
+//! score, operators, detectors (gem5's tester, the protocol's own panics,
+//! deadlocks, memconform per model, and memconform-only kills: violations
+//! in runs gem5 ended cleanly), seeds-to-kill, survivors; the kill matrix
+//! (one CSV row per mutant and seed) and the history rows of every run
+//! (`check`'s CSV with `variant` = the mutant, for `summarize`, `compare`,
+//! `plot`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use crate::campaign::{ExitKind, Run, State, Status};
+use memconform_core::models::Model;
+
+/// The kill-matrix columns before the per-model verdicts.
+const MATRIX_HEAD: [&str; 16] = [
+    "protocol",
+    "variant",
+    "mutant_id",
+    "op",
+    "class",
+    "file",
+    "line",
+    "site",
+    "status",
+    "seed",
+    "outcome",
+    "exit_kind",
+    "exit_code",
+    "build_s",
+    "run_s",
+    "check_s",
+];
+
+/// Writes the kill matrix: a row per (mutant, seed) run, mutants by id,
+/// then one row per finished mutant that ran no seed (unviable).
+pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let mut head: Vec<&str> = MATRIX_HEAD.to_vec();
+    head.extend(Model::EVERY.iter().map(|m| m.name()));
+    head.extend(["decided_by", "pattern", "memconform_only"]);
+    w.write_record(&head)?;
+    let c = s.campaign;
+    let mut mutants: Vec<_> = c.mutants.iter().collect();
+    mutants.sort_by(|a, b| a.id.cmp(&b.id));
+    for m in mutants {
+        let Some(status) = s.status.get(&m.id) else {
+            continue;
+        };
+        let build = s
+            .build_s
+            .get(&m.id)
+            .map_or(String::new(), |b| format!("{b:.1}"));
+        let fixed = |seed: String, run: Option<&Run>| -> Vec<String> {
+            let mut row = vec![
+                c.settings.protocol.clone(),
+                m.id.clone(),
+                m.id.clone(),
+                m.op.clone(),
+                m.class.clone(),
+                m.file.clone(),
+                m.line.to_string(),
+                m.site.clone(),
+                status.name().to_string(),
+                seed,
+            ];
+            match run {
+                Some(r) => {
+                    row.extend([
+                        r.outcome.clone(),
+                        r.exit_kind.name().to_string(),
+                        r.exit_code.map_or(String::new(), |c| c.to_string()),
+                        build.clone(),
+                        format!("{:.2}", r.run_s),
+                        format!("{:.2}", r.check_s),
+                    ]);
+                    row.extend(
+                        Model::EVERY
+                            .iter()
+                            .map(|m| r.verdicts.get(m.name()).cloned().unwrap_or_default()),
+                    );
+                    row.extend([
+                        r.decided_by.clone(),
+                        r.pattern.clone(),
+                        memconform_only(r).to_string(),
+                    ]);
+                }
+                None => {
+                    row.extend([
+                        status.name().to_string(),
+                        String::new(),
+                        String::new(),
+                        build.clone(),
+                    ]);
+                    row.extend(std::iter::repeat_n(
+                        String::new(),
+                        2 + Model::EVERY.len() + 3,
+                    ));
+                }
+            }
+            row
+        };
+        match s.runs.get(&m.id) {
+            Some(runs) if !runs.is_empty() => {
+                for (seed, r) in runs {
+                    w.write_record(fixed(seed.to_string(), Some(r)))?;
+                }
+            }
+            _ => w.write_record(fixed(String::new(), None))?,
+        }
+    }
+    w.flush()
+}
+
+/// A violation found in a run that gem5 ended cleanly: a bug only the
+/// memory-model check saw.
+pub fn memconform_only(r: &Run) -> bool {
+    r.exit_kind == ExitKind::Clean && r.outcome.starts_with("violation:")
+}
+
+/// Counts of one group of mutants.
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    n: usize,
+    killed: usize,
+    survived: usize,
+    timeout: usize,
+    unviable: usize,
+    unknown: usize,
+    no_coverage: usize,
+}
+
+impl Tally {
+    fn add(&mut self, s: Status) {
+        self.n += 1;
+        match s {
+            Status::Killed => self.killed += 1,
+            Status::Survived => self.survived += 1,
+            Status::Timeout => self.timeout += 1,
+            Status::Unviable => self.unviable += 1,
+            Status::Unknown => self.unknown += 1,
+            Status::NoCoverage => self.no_coverage += 1,
+        }
+    }
+
+    /// killed / (killed + survived + no_coverage): the score when a mutant
+    /// the seeds never reach counts as surviving them (design §8).
+    fn score_covering(&self) -> String {
+        let d = self.killed + self.survived + self.no_coverage;
+        if d == 0 {
+            "-".into()
+        } else {
+            format!("{:.2}", self.killed as f64 / d as f64)
+        }
+    }
+
+    /// killed / (killed + survived), the mutation score.
+    fn score(&self) -> String {
+        let d = self.killed + self.survived;
+        if d == 0 {
+            "-".into()
+        } else {
+            format!("{:.2}", self.killed as f64 / d as f64)
+        }
+    }
+}
+
+/// The text report: summary, operators, detectors, seeds-to-kill,
+/// survivors, times.
+pub fn text(s: &State) -> String {
+    let c = s.campaign;
+    let mut out = String::new();
+    let mut all = Tally::default();
+    let mut by_op: BTreeMap<&str, Tally> = BTreeMap::new();
+    for m in &c.mutants {
+        if let Some(&st) = s.status.get(&m.id) {
+            all.add(st);
+            by_op.entry(&m.op).or_default().add(st);
+        }
+    }
+    let pending = c.mutants.len() - all.n;
+    let _ = writeln!(
+        out,
+        "campaign {} ({}): {} mutants, {} done, {} pending",
+        c.dir.display(),
+        c.settings.protocol,
+        c.mutants.len(),
+        all.n,
+        pending
+    );
+    let clean = s
+        .baseline
+        .iter()
+        .filter(|(_, r)| r.outcome == "survived")
+        .count();
+    let _ = writeln!(
+        out,
+        "baseline: {clean} of {} seeds clean and consistent{}",
+        s.baseline.len(),
+        if clean < s.baseline.len() {
+            " (the others are not used)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        out,
+        "\nsummary: killed {}, survived {}, timeout {}, unviable {}, unknown {}, no coverage {}; \
+         score {} (killed / (killed + survived)), {} counting no coverage as survived",
+        all.killed,
+        all.survived,
+        all.timeout,
+        all.unviable,
+        all.unknown,
+        all.no_coverage,
+        all.score(),
+        all.score_covering()
+    );
+    let _ = writeln!(
+        out,
+        "\noperator       n  killed  survived  timeout  unviable  no-cov  score"
+    );
+    for (op, t) in &by_op {
+        let _ = writeln!(
+            out,
+            "{op:<12} {:>3}  {:>6}  {:>8}  {:>7}  {:>8}  {:>6}  {:>5}",
+            t.n,
+            t.killed,
+            t.survived,
+            t.timeout,
+            t.unviable,
+            t.no_coverage,
+            t.score()
+        );
+    }
+    // detectors: a mutant counts for each detector that saw any of its runs
+    let mut detectors: BTreeMap<String, usize> = BTreeMap::new();
+    let mut only = 0;
+    for (id, runs) in &s.runs {
+        if s.status.get(id) != Some(&Status::Killed) {
+            continue;
+        }
+        let mut seen: Vec<String> = Vec::new();
+        for r in runs.values() {
+            if r.exit_kind != ExitKind::Clean && r.exit_kind != ExitKind::Timeout {
+                seen.push(format!("gem5: {}", r.exit_kind.name()));
+            }
+            for (m, v) in &r.verdicts {
+                if v == "violation" {
+                    seen.push(format!("memconform: {m}"));
+                }
+            }
+        }
+        if runs.values().any(memconform_only) {
+            only += 1;
+        }
+        seen.sort();
+        seen.dedup();
+        for d in seen {
+            *detectors.entry(d).or_default() += 1;
+        }
+    }
+    let _ = writeln!(out, "\ndetector (killed mutants each detector saw)");
+    for (d, n) in &detectors {
+        let _ = writeln!(out, "  {d:<24} {n}");
+    }
+    let _ = writeln!(
+        out,
+        "  memconform only         {only}   (a violation in a run gem5 ended cleanly)"
+    );
+    // seeds to kill
+    let seeds = &c.settings.seeds;
+    let firsts: Vec<usize> = s
+        .runs
+        .iter()
+        .filter(|(id, _)| s.status.get(*id) == Some(&Status::Killed))
+        .filter_map(|(_, runs)| {
+            seeds
+                .iter()
+                .position(|seed| runs.get(seed).is_some_and(Run::kills))
+        })
+        .collect();
+    if !firsts.is_empty() {
+        let _ = write!(out, "\nseeds to kill:");
+        for k in 0..seeds.len() {
+            let within = firsts.iter().filter(|&&f| f <= k).count();
+            let _ = write!(
+                out,
+                "  ≤{}: {:.0}%",
+                k + 1,
+                100.0 * within as f64 / firsts.len() as f64
+            );
+        }
+        out.push('\n');
+    }
+    // times
+    let builds: Vec<f64> = s.build_s.values().copied().collect();
+    let runs: Vec<&Run> = s.runs.values().flat_map(|r| r.values()).collect();
+    if !builds.is_empty() && !runs.is_empty() {
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let _ = writeln!(
+            out,
+            "\nmean seconds: build {:.1}, run {:.1}, check {:.2} (over {} builds, {} runs)",
+            mean(&builds),
+            mean(&runs.iter().map(|r| r.run_s).collect::<Vec<_>>()),
+            mean(&runs.iter().map(|r| r.check_s).collect::<Vec<_>>()),
+            builds.len(),
+            runs.len()
+        );
+    }
+    per_mutant(&mut out, s);
+    let survivors: Vec<_> = c
+        .mutants
+        .iter()
+        .filter(|m| s.status.get(&m.id) == Some(&Status::Survived))
+        .collect();
+    if !survivors.is_empty() {
+        let _ = writeln!(out, "\nsurvivors (patches in patches/ID.diff):");
+        for m in survivors {
+            let _ = writeln!(
+                out,
+                "  {} {:<10} {}:{} {}",
+                m.id, m.op, m.file, m.line, m.site
+            );
+        }
+    }
+    out
+}
+
+/// The per-mutant table: status, what killed it (the first killing
+/// seed's outcome), seeds run, and wall seconds for build, runs and checks.
+fn per_mutant(out: &mut String, s: &State) {
+    let c = s.campaign;
+    let mut mutants: Vec<_> = c
+        .mutants
+        .iter()
+        .filter(|m| s.status.contains_key(&m.id))
+        .collect();
+    if mutants.is_empty() {
+        return;
+    }
+    mutants.sort_by(|a, b| (&a.op, &a.id).cmp(&(&b.op, &b.id)));
+    let _ = writeln!(
+        out,
+        "\nmutant        op        catalogue  status       by                   seeds  build_s  run_s  check_s"
+    );
+    for m in mutants {
+        let status = s.status[&m.id];
+        let runs = s.runs.get(&m.id);
+        let by = runs
+            .and_then(|r| r.values().find(|r| r.kills()))
+            .map_or("-", |r| r.outcome.as_str());
+        let sum = |f: fn(&Run) -> f64| runs.map_or(0.0, |r| r.values().map(f).sum::<f64>());
+        let catalogue = m.catalogue_name().unwrap_or("-");
+        let _ = writeln!(
+            out,
+            "{:<13} {:<9} {:<10} {:<12} {:<20} {:>5}  {:>7}  {:>5.1}  {:>7.2}",
+            m.id,
+            m.op,
+            catalogue,
+            status.name(),
+            by,
+            runs.map_or(0, BTreeMap::len),
+            s.build_s
+                .get(&m.id)
+                .map_or("-".to_string(), |b| format!("{b:.0}")),
+            sum(|r| r.run_s),
+            sum(|r| r.check_s),
+        );
+    }
+}
+
+/// The ids of the mutants with `status`, a line each (`killed.txt`, ...).
+pub fn ids_with(s: &State, status: Status) -> String {
+    let mut ids: Vec<&str> = s
+        .status
+        .iter()
+        .filter(|(_, &st)| st == status)
+        .map(|(id, _)| id.as_str())
+        .collect();
+    ids.sort_unstable();
+    ids.iter().map(|id| format!("{id}\n")).collect()
+}
+
+/// Writes every report into the campaign directory (each file whole:
+/// `report.txt`, `kill-matrix.csv`, `histories.csv`, `killed.txt`,
+/// `survived.txt`, `timeout.txt`, `unviable.txt`, `no-coverage.txt`);
+/// returns the text report.
+pub fn write_all(s: &State) -> Result<String, crate::campaign::Error> {
+    use crate::campaign::write_atomic;
+    let dir = &s.campaign.dir;
+    let text = text(s);
+    write_atomic(&dir.join("report.txt"), text.as_bytes())?;
+    let mut matrix = Vec::new();
+    write_kill_matrix(&mut matrix, s).map_err(|e| crate::campaign::Error(e.to_string()))?;
+    write_atomic(&dir.join("kill-matrix.csv"), &matrix)?;
+    // the runs' history rows, one header
+    let mut histories = Vec::new();
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for id in std::iter::once("baseline".to_string())
+        .chain(s.campaign.mutants.iter().map(|m| m.id.clone()))
+    {
+        if let Ok(rd) = std::fs::read_dir(dir.join("runs").join(&id)) {
+            files.extend(
+                rd.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "csv")),
+            );
+        }
+    }
+    files.sort();
+    for f in files {
+        let Ok(t) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let mut lines = t.lines();
+        let head = lines.next();
+        if histories.is_empty() {
+            if let Some(h) = head {
+                histories.extend_from_slice(h.as_bytes());
+                histories.push(b'\n');
+            }
+        }
+        for l in lines {
+            histories.extend_from_slice(l.as_bytes());
+            histories.push(b'\n');
+        }
+    }
+    write_atomic(&dir.join("histories.csv"), &histories)?;
+    for (name, st) in [
+        ("killed.txt", Status::Killed),
+        ("survived.txt", Status::Survived),
+        ("timeout.txt", Status::Timeout),
+        ("unviable.txt", Status::Unviable),
+        ("no-coverage.txt", Status::NoCoverage),
+    ] {
+        write_atomic(&dir.join(name), ids_with(s, st).as_bytes())?;
+    }
+    Ok(text)
+}

@@ -1,0 +1,847 @@
+//! gem5's `config.ini` (`[section]` and `key=value` lines) and `config.json`
+//! (the same SimObject tree, nested), the protocol fingerprint of a Ruby
+//! system, and the tester that drove a run (research notes §6).
+
+use std::borrow::Cow;
+
+use nom::branch::alt;
+use nom::bytes::complete::tag;
+use nom::character::complete::{char, digit1, multispace0, one_of};
+use nom::combinator::{opt, recognize, value};
+use nom::error::ErrorKind;
+use nom::sequence::{pair, preceded, tuple};
+use nom::{Err, IResult, Offset};
+
+use crate::{ParseError, Pos};
+
+/// A gem5 configuration: each SimObject's path with its parameters, as text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Config {
+    pub sections: Vec<(String, Vec<(String, String)>)>,
+}
+
+impl Config {
+    /// The value of `key` in `section`.
+    pub fn get(&self, section: &str, key: &str) -> Option<&str> {
+        self.section(section)?
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The names of the sections whose `type` is `ty`, in file order.
+    pub fn sections_of_type(&self, ty: &str) -> Vec<&str> {
+        self.sections
+            .iter()
+            .filter(|(_, kv)| kv.iter().any(|(k, v)| k == "type" && v == ty))
+            .map(|(name, _)| name.as_str())
+            .collect()
+    }
+
+    /// The keys and values of `section`.
+    fn section(&self, section: &str) -> Option<&[(String, String)]> {
+        self.sections
+            .iter()
+            .find(|(name, _)| name == section)
+            .map(|(_, kv)| kv.as_slice())
+    }
+
+    /// Whether `section` has the key `key`.
+    fn has(&self, section: &str, key: &str) -> bool {
+        self.get(section, key).is_some()
+    }
+}
+
+/// A 1-based position of byte `offset` in `src`.
+fn pos_at(src: &[u8], offset: usize) -> Pos {
+    let offset = offset.min(src.len());
+    let before = &src[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |nl| nl + 1);
+    Pos {
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+        col: u32::try_from(offset - line_start + 1).unwrap_or(u32::MAX),
+    }
+}
+
+/// Parses `config.ini`: `[name]` headers, `key=value` lines, blank lines, and
+/// `;`/`#` comment lines.
+pub fn parse_config_ini(src: &[u8]) -> Result<Config, ParseError> {
+    let mut config = Config::default();
+    let mut offset = 0;
+    for raw in src.split(|&b| b == b'\n') {
+        let here = offset;
+        offset += raw.len() + 1;
+        let err = |col: usize, msg: &str| ParseError {
+            pos: pos_at(src, here + col),
+            msg: msg.to_owned(),
+        };
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let line = std::str::from_utf8(raw)
+            .map_err(|e| err(e.valid_up_to(), "invalid utf-8 in config.ini"))?;
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with([';', '#']) {
+            continue;
+        }
+        if let Some(name) = trimmed.strip_prefix('[') {
+            let name = name
+                .strip_suffix(']')
+                .ok_or_else(|| err(line.len(), "a section header must end with `]`"))?;
+            config.sections.push((name.trim().to_owned(), Vec::new()));
+            continue;
+        }
+        let Some((key, val)) = line.split_once('=') else {
+            return Err(err(
+                line.len() - line.trim_start().len(),
+                "expected `[section]` or `key=value`",
+            ));
+        };
+        let Some((_, keys)) = config.sections.last_mut() else {
+            return Err(err(0, "`key=value` before the first `[section]`"));
+        };
+        keys.push((key.trim().to_owned(), val.to_owned()));
+    }
+    Ok(config)
+}
+
+/// A JSON value; numbers keep their text (gem5 writes floats like
+/// `0.23500000000000001`, which config.ini repeats verbatim).
+#[derive(Debug, Clone, PartialEq)]
+enum Json<'a> {
+    Null,
+    Bool(bool),
+    Num(&'a str),
+    Str(Cow<'a, str>),
+    Arr(Vec<Json<'a>>),
+    Obj(Vec<(Cow<'a, str>, Json<'a>)>),
+}
+
+/// Nesting deeper than this is refused (config.json nests about ten levels).
+const MAX_DEPTH: usize = 256;
+
+/// A JSON error: where and what.
+#[derive(Debug)]
+struct JsonErr<'a> {
+    at: &'a str,
+    msg: &'static str,
+}
+
+impl<'a> nom::error::ParseError<&'a str> for JsonErr<'a> {
+    fn from_error_kind(at: &'a str, _: ErrorKind) -> Self {
+        JsonErr {
+            at,
+            msg: "invalid JSON",
+        }
+    }
+    fn append(_: &'a str, _: ErrorKind, other: Self) -> Self {
+        other
+    }
+}
+
+type JRes<'a, T> = IResult<&'a str, T, JsonErr<'a>>;
+
+/// A failure (no backtracking) at `at`.
+fn jfail<'a, T>(at: &'a str, msg: &'static str) -> JRes<'a, T> {
+    Err(Err::Failure(JsonErr { at, msg }))
+}
+
+/// A JSON number (or Python's `NaN`, `Infinity`, `-Infinity`), as text.
+fn json_number(input: &str) -> JRes<'_, &str> {
+    alt((
+        recognize(tuple((
+            opt(char('-')),
+            digit1,
+            opt(pair(char('.'), digit1)),
+            opt(tuple((one_of("eE"), opt(one_of("+-")), digit1))),
+        ))),
+        tag("NaN"),
+        tag("Infinity"),
+        tag("-Infinity"),
+    ))(input)
+}
+
+/// A JSON string; borrowed unless it has escapes.
+fn json_string(input: &str) -> JRes<'_, Cow<'_, str>> {
+    let (body, _) = char('"')(input)?;
+    let plain = body
+        .find(|c: char| c == '"' || c == '\\' || c < ' ')
+        .unwrap_or(body.len());
+    if body[plain..].starts_with('"') {
+        return Ok((&body[plain + 1..], Cow::Borrowed(&body[..plain])));
+    }
+    let mut out = String::from(&body[..plain]);
+    let mut rest = &body[plain..];
+    loop {
+        let mut chars = rest.chars();
+        match chars.next() {
+            None => return jfail(input, "unterminated string"),
+            Some('"') => return Ok((chars.as_str(), Cow::Owned(out))),
+            Some('\\') => {
+                let esc = chars.as_str();
+                let (after, c) = json_escape(esc)?;
+                out.push(c);
+                rest = after;
+            }
+            Some(c) if c < ' ' => return jfail(rest, "control character in a string"),
+            Some(c) => {
+                out.push(c);
+                rest = chars.as_str();
+            }
+        }
+    }
+}
+
+/// The character of an escape, after its backslash.
+fn json_escape(input: &str) -> JRes<'_, char> {
+    let simple = |c: char| match c {
+        '"' => Some('"'),
+        '\\' => Some('\\'),
+        '/' => Some('/'),
+        'b' => Some('\u{8}'),
+        'f' => Some('\u{c}'),
+        'n' => Some('\n'),
+        'r' => Some('\r'),
+        't' => Some('\t'),
+        _ => None,
+    };
+    let mut chars = input.chars();
+    match chars.next() {
+        Some('u') => {
+            let (rest, hi) = hex4(chars.as_str())?;
+            if (0xd800..0xdc00).contains(&hi) {
+                if let Ok((rest, lo)) = preceded(tag("\\u"), hex4)(rest) {
+                    if (0xdc00..0xe000).contains(&lo) {
+                        let code = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+                        if let Some(c) = char::from_u32(code) {
+                            return Ok((rest, c));
+                        }
+                    }
+                }
+                return Ok((rest, '\u{fffd}'));
+            }
+            Ok((rest, char::from_u32(hi).unwrap_or('\u{fffd}')))
+        }
+        Some(c) => match simple(c) {
+            Some(e) => Ok((chars.as_str(), e)),
+            None => jfail(input, "unknown escape in a string"),
+        },
+        None => jfail(input, "unterminated string"),
+    }
+}
+
+/// Four hex digits.
+fn hex4(input: &str) -> JRes<'_, u32> {
+    let digits = input
+        .get(..4)
+        .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()));
+    match digits.and_then(|d| u32::from_str_radix(d, 16).ok()) {
+        Some(v) => Ok((&input[4..], v)),
+        None => jfail(input, "expected four hex digits after \\u"),
+    }
+}
+
+/// A JSON value with surrounding white space.
+fn json_value(input: &str, depth: usize) -> JRes<'_, Json<'_>> {
+    if depth > MAX_DEPTH {
+        return jfail(input, "JSON nested too deeply");
+    }
+    let (input, _) = multispace0(input)?;
+    let (rest, v) = match input.chars().next() {
+        Some('{') => json_object(input, depth)?,
+        Some('[') => json_array(input, depth)?,
+        Some('"') => {
+            let (r, s) = json_string(input)?;
+            (r, Json::Str(s))
+        }
+        Some('t' | 'f' | 'n') => alt((
+            value(Json::Bool(true), tag("true")),
+            value(Json::Bool(false), tag("false")),
+            value(Json::Null, tag("null")),
+        ))(input)
+        .or_else(|_: Err<JsonErr>| jfail(input, "expected a JSON value"))?,
+        Some(_) => match json_number(input) {
+            Ok((r, n)) => (r, Json::Num(n)),
+            Err(_) => return jfail(input, "expected a JSON value"),
+        },
+        None => return jfail(input, "unexpected end of JSON"),
+    };
+    let (rest, _) = multispace0(rest)?;
+    Ok((rest, v))
+}
+
+/// `[ value, … ]`.
+fn json_array(input: &str, depth: usize) -> JRes<'_, Json<'_>> {
+    let (mut rest, _) = pair(char('['), multispace0)(input)?;
+    let mut items = Vec::new();
+    if let Some(r) = rest.strip_prefix(']') {
+        return Ok((r, Json::Arr(items)));
+    }
+    loop {
+        let (r, v) = json_value(rest, depth + 1)?;
+        items.push(v);
+        if let Some(r) = r.strip_prefix(',') {
+            rest = r;
+        } else if let Some(r) = r.strip_prefix(']') {
+            return Ok((r, Json::Arr(items)));
+        } else {
+            return jfail(r, "expected `,` or `]`");
+        }
+    }
+}
+
+/// `{ "key": value, … }`.
+fn json_object(input: &str, depth: usize) -> JRes<'_, Json<'_>> {
+    let (mut rest, _) = pair(char('{'), multispace0)(input)?;
+    let mut members = Vec::new();
+    if let Some(r) = rest.strip_prefix('}') {
+        return Ok((r, Json::Obj(members)));
+    }
+    loop {
+        let (r, _) = multispace0(rest)?;
+        let (r, key) = match json_string(r) {
+            Ok(ok) => ok,
+            Err(Err::Error(_)) => return jfail(r, "expected a string key"),
+            Err(e) => return Err(e),
+        };
+        let (r, _) = multispace0(r)?;
+        let Some(r) = r.strip_prefix(':') else {
+            return jfail(r, "expected `:`");
+        };
+        let (r, v) = json_value(r, depth + 1)?;
+        members.push((key, v));
+        if let Some(r) = r.strip_prefix(',') {
+            rest = r;
+        } else if let Some(r) = r.strip_prefix('}') {
+            return Ok((r, Json::Obj(members)));
+        } else {
+            return jfail(r, "expected `,` or `}`");
+        }
+    }
+}
+
+/// The member `key` of an object.
+fn member<'j, 'a>(members: &'j [(Cow<'a, str>, Json<'a>)], key: &str) -> Option<&'j Json<'a>> {
+    members.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// The path of a SimObject's JSON object (one with a string `path`).
+fn simobject_path<'j>(v: &'j Json<'_>) -> Option<&'j str> {
+    match v {
+        Json::Obj(m) => match member(m, "path") {
+            Some(Json::Str(p)) if member(m, "type").is_some() => Some(p),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Flattens one SimObject (and, depth first, its children) into `out`.
+fn flatten(members: &[(Cow<'_, str>, Json<'_>)], out: &mut Config) {
+    let path = match member(members, "path") {
+        Some(Json::Str(p)) => p.to_string(),
+        _ => String::new(),
+    };
+    let index = out.sections.len();
+    out.sections.push((path, Vec::new()));
+    let mut keys = Vec::new();
+    let mut children = Vec::new();
+    for (key, v) in members {
+        if matches!(key.as_ref(), "path" | "name" | "cxx_class") {
+            continue;
+        }
+        if let Some(text) = render(key, v, out, &mut children) {
+            keys.push((key.to_string(), text));
+        }
+    }
+    if !children.is_empty() {
+        children.sort();
+        let at = usize::from(keys.first().is_some_and(|(k, _)| k == "type"));
+        keys.insert(at, ("children".to_owned(), children.join(" ")));
+    }
+    out.sections[index].1 = keys;
+}
+
+/// A parameter's value as config.ini writes it; SimObjects met on the way
+/// are flattened and their names added to `children`. None for an object
+/// that is neither a SimObject nor a port.
+fn render(key: &str, v: &Json<'_>, out: &mut Config, children: &mut Vec<String>) -> Option<String> {
+    Some(match v {
+        Json::Null => "Null".to_owned(),
+        Json::Bool(b) => b.to_string(),
+        Json::Num(n) => (*n).to_owned(),
+        Json::Str(s) => s.to_string(),
+        Json::Arr(items) => {
+            let parts: Vec<String> = items
+                .iter()
+                .filter_map(|item| render(key, item, out, children))
+                .collect();
+            parts.join(" ")
+        }
+        Json::Obj(m) => {
+            if let Some(path) = simobject_path(v) {
+                let name = match member(m, "name") {
+                    Some(Json::Str(n)) => n.to_string(),
+                    _ => key.to_owned(),
+                };
+                children.push(name);
+                flatten(m, out);
+                path.to_owned()
+            } else if let Some(peer) = member(m, "peer") {
+                render(key, peer, out, &mut Vec::new())?
+            } else {
+                return None;
+            }
+        }
+    })
+}
+
+/// Flattens config.json into the same shape (section = dotted path of each SimObject, keys = its scalar params; `type` key = its "type").
+///
+/// Values are written as config.ini writes them: lists joined by spaces,
+/// booleans `true`/`false`, a null SimObject `Null`, a port as its peers, a
+/// `children` key with the sorted child names. Unlike config.ini, every child
+/// SimObject also appears as a key (`cpu=system.cpu`), since the JSON does not
+/// tell children from parameters that hold one.
+pub fn parse_config_json(src: &[u8]) -> Result<Config, ParseError> {
+    let text = std::str::from_utf8(src).map_err(|e| ParseError {
+        pos: pos_at(src, e.valid_up_to()),
+        msg: "invalid utf-8 in config.json".to_owned(),
+    })?;
+    let at = |rest: &str, msg: &str| ParseError {
+        pos: pos_at(src, text.offset(rest)),
+        msg: msg.to_owned(),
+    };
+    let (rest, root) = json_value(text, 0).map_err(|e| match e {
+        Err::Error(e) | Err::Failure(e) => at(e.at, e.msg),
+        Err::Incomplete(_) => at(&text[text.len()..], "unexpected end of JSON"),
+    })?;
+    if !rest.is_empty() {
+        return Err(at(rest, "text after the JSON value"));
+    }
+    match &root {
+        Json::Obj(m) if simobject_path(&root).is_some() => {
+            let mut config = Config::default();
+            flatten(m, &mut config);
+            Ok(config)
+        }
+        _ => Err(at(
+            text,
+            "the top level is not a SimObject (an object with `type` and `path`)",
+        )),
+    }
+}
+
+/// A Ruby coherence protocol, as recognised from the controllers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Protocol {
+    MiExample,
+    MesiTwoLevel,
+    MoesiHammer,
+    MoesiAmdBase,
+    Unknown,
+}
+
+impl Protocol {
+    /// gem5's name of the protocol (`PROTOCOL=` in build options).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Protocol::MiExample => "MI_example",
+            Protocol::MesiTwoLevel => "MESI_Two_Level",
+            Protocol::MoesiHammer => "MOESI_hammer",
+            Protocol::MoesiAmdBase => "MOESI_AMD_Base",
+            Protocol::Unknown => "unknown",
+        }
+    }
+}
+
+/// By the fingerprints of research notes §6 (controller types and parameters).
+///
+/// * MOESI_AMD_Base: a `CorePair_Controller` with `sequencer1` (and no GPU `TCP_Controller`);
+/// * MESI_Two_Level: an `L2Cache_Controller` and an L1 with `L1Dcache` and
+///   `l2_select_num_bits` (and neither MOESI_CMP_token's `N_tokens` nor
+///   MESI_Three_Level's `L0Cache_Controller`);
+/// * MOESI_hammer: an L1 with `L2cache` and `no_mig_atomic`, a Directory with `probeFilter`;
+/// * MI_example: an L1 with `cacheMemory` and no `L2Cache_Controller`.
+pub fn protocol(c: &Config) -> Protocol {
+    let l1s = c.sections_of_type("L1Cache_Controller");
+    let l1_with = |keys: &[&str]| l1s.iter().any(|s| keys.iter().all(|k| c.has(s, k)));
+    let any_of_type = |ty: &str| !c.sections_of_type(ty).is_empty();
+    if c.sections_of_type("CorePair_Controller")
+        .iter()
+        .any(|s| c.has(s, "sequencer1"))
+        && !any_of_type("TCP_Controller")
+    {
+        return Protocol::MoesiAmdBase;
+    }
+    if any_of_type("L2Cache_Controller")
+        && !any_of_type("L0Cache_Controller")
+        && l1_with(&["L1Dcache", "l2_select_num_bits"])
+        && !l1_with(&["N_tokens"])
+    {
+        return Protocol::MesiTwoLevel;
+    }
+    if l1_with(&["L2cache", "no_mig_atomic"])
+        && c.sections_of_type("Directory_Controller")
+            .iter()
+            .any(|s| c.has(s, "probeFilter"))
+    {
+        return Protocol::MoesiHammer;
+    }
+    if l1_with(&["cacheMemory"]) && !any_of_type("L2Cache_Controller") {
+        return Protocol::MiExample;
+    }
+    Protocol::Unknown
+}
+
+/// The tester that drove the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tester {
+    /// `type=RubyTester` (`ruby_random_test.py`).
+    RubyRandom {
+        cpus: u32,
+        checks: u64,
+        wakeup_frequency: u64,
+        check_flush: bool,
+    },
+    /// One `type=MemTest` section per tester (`ruby_mem_test.py`); the
+    /// parameters of the first.
+    MemTest {
+        cpus: u32,
+        max_loads: u64,
+        percent_reads: u32,
+    },
+    /// Anything else; `cpus` counts the sections whose type ends in `CPU`.
+    Other { cpus: u32 },
+}
+
+/// The number in a key, 0 when absent or malformed.
+fn num<T: std::str::FromStr + Default>(c: &Config, section: &str, key: &str) -> T {
+    c.get(section, key)
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_default()
+}
+
+/// The tester of a run, from its `type=RubyTester` or `type=MemTest` sections.
+pub fn tester(c: &Config) -> Tester {
+    if let Some(s) = c.sections_of_type("RubyTester").first() {
+        let cpus = c
+            .get(s, "num_cpus")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| u32::try_from(ports(c).len()).unwrap_or(u32::MAX));
+        return Tester::RubyRandom {
+            cpus,
+            checks: num(c, s, "checks_to_complete"),
+            wakeup_frequency: num(c, s, "wakeup_frequency"),
+            check_flush: c.get(s, "check_flush") == Some("true"),
+        };
+    }
+    let memtests = memtests(c);
+    if let Some((_, first)) = memtests.first() {
+        return Tester::MemTest {
+            cpus: u32::try_from(memtests.len()).unwrap_or(u32::MAX),
+            max_loads: num(c, first, "max_loads"),
+            percent_reads: num(c, first, "percent_reads"),
+        };
+    }
+    let cpus = c
+        .sections
+        .iter()
+        .filter(|(_, kv)| kv.iter().any(|(k, v)| k == "type" && v.ends_with("CPU")))
+        .count();
+    Tester::Other {
+        cpus: u32::try_from(cpus).unwrap_or(u32::MAX),
+    }
+}
+
+/// The MemTest sections with their tester number (the trailing digits of the
+/// name, 0 for none), sorted by it.
+fn memtests(c: &Config) -> Vec<(u32, &str)> {
+    let mut v: Vec<(u32, &str)> = c
+        .sections_of_type("MemTest")
+        .into_iter()
+        .map(|s| {
+            let digits = s.len() - s.trim_end_matches(|ch: char| ch.is_ascii_digit()).len();
+            (s[s.len() - digits..].parse().unwrap_or(0), s)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The object owning a port: `system.ruby.l1_cntrl0.sequencer.in_ports[0]` → `system.ruby.l1_cntrl0.sequencer`.
+fn port_owner(peer: &str) -> String {
+    peer.rsplit_once('.')
+        .map_or(peer, |(owner, _)| owner)
+        .to_owned()
+}
+
+/// For a Ruby tester: the sequencer name of each port index (from `cpuInstDataPort`), e.g. ["system.ruby.l1_cntrl0.sequencer", ...].
+///
+/// For MemTest: the object each tester's `port` connects to, by tester
+/// number. Empty for other runs.
+pub fn ports(c: &Config) -> Vec<String> {
+    if let Some(s) = c.sections_of_type("RubyTester").first() {
+        return c
+            .get(s, "cpuInstDataPort")
+            .unwrap_or("")
+            .split_whitespace()
+            .map(port_owner)
+            .collect();
+    }
+    memtests(c)
+        .into_iter()
+        .filter_map(|(_, s)| c.get(s, "port").map(port_owner))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(run: &str, file: &str) -> Vec<u8> {
+        std::fs::read(crate::gem5::runs::mi_example(run).join(file)).unwrap()
+    }
+
+    /// (run, tester kind, cpus, checks) as in tests/data/README.md and traces/README.md.
+    const RUNS: [(&str, &str, u32, u64); 7] = [
+        ("clean-n2-s1-rich", "ruby", 2, 20),
+        ("clean-n4-s2", "ruby", 4, 200),
+        ("clean-n8-s3-gz", "ruby", 8, 300),
+        ("memtest-n4", "memtest", 4, 300),
+        ("bug-mi5-n4-s1-rich", "ruby", 4, 200),
+        ("bug-mi3-n4-s2-rich", "ruby", 4, 200),
+        ("bug-mi5-n2-s3-gztrunc", "ruby", 2, 200),
+    ];
+
+    #[test]
+    fn real_runs_ini_and_json_agree() {
+        for (run, kind, cpus, checks) in RUNS {
+            let ini = parse_config_ini(&read(run, "config.ini")).unwrap();
+            let json = parse_config_json(&read(run, "config.json")).unwrap();
+            for c in [&ini, &json] {
+                assert_eq!(protocol(c), Protocol::MiExample, "{run}");
+                assert_eq!(protocol(c).name(), "MI_example");
+                let t = tester(c);
+                match (kind, &t) {
+                    (
+                        "ruby",
+                        Tester::RubyRandom {
+                            cpus: n,
+                            checks: k,
+                            wakeup_frequency,
+                            check_flush,
+                        },
+                    ) => {
+                        assert_eq!(
+                            (*n, *k, *wakeup_frequency, *check_flush),
+                            (cpus, checks, 10, false),
+                            "{run}"
+                        );
+                    }
+                    (
+                        "memtest",
+                        Tester::MemTest {
+                            cpus: n,
+                            max_loads,
+                            percent_reads,
+                        },
+                    ) => {
+                        assert_eq!(
+                            (*n, *max_loads, *percent_reads),
+                            (cpus, checks, 65),
+                            "{run}"
+                        );
+                    }
+                    _ => panic!("{run}: {t:?}"),
+                }
+                let p = ports(c);
+                let want: Vec<String> = (0..cpus)
+                    .map(|i| format!("system.ruby.l1_cntrl{i}.sequencer"))
+                    .collect();
+                assert_eq!(p, want, "{run}");
+                assert_eq!(c.get("system.ruby", "randomization"), Some("true"), "{run}");
+            }
+            // Same sections; every ini value equal in the json; the json's
+            // extra keys are child references.
+            let names = |c: &Config| {
+                let mut v: Vec<String> = c.sections.iter().map(|(n, _)| n.clone()).collect();
+                v.sort();
+                v
+            };
+            assert_eq!(names(&ini), names(&json), "{run}");
+            for (section, keys) in &ini.sections {
+                for (k, v) in keys {
+                    assert_eq!(
+                        json.get(section, k),
+                        Some(v.as_str()),
+                        "{run} [{section}] {k}"
+                    );
+                }
+            }
+            for (section, keys) in &json.sections {
+                for (k, v) in keys {
+                    if ini.get(section, k).is_none() {
+                        let children = ini.get(section, "children").unwrap_or("");
+                        assert!(
+                            v.split(' ').all(|path| {
+                                let name = path.rsplit('.').next().unwrap_or(path);
+                                ini.section(path).is_some()
+                                    && children.split(' ').any(|c| c == name)
+                            }),
+                            "{run} [{section}] {k}={v}"
+                        );
+                    }
+                }
+            }
+            assert_eq!(
+                json.get("system.ruby.l1_cntrl0", "type"),
+                Some("L1Cache_Controller")
+            );
+        }
+    }
+
+    /// The real MESI_Two_Level runs (tests/data/gem5/mesi_two_level).
+    #[test]
+    fn real_mesi_two_level_runs() {
+        for (run, checks) in [("clean-n4-s2-rich", 300), ("bug-me7-n4-s1-rich", 1000)] {
+            let dir = std::path::Path::new(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../tests/data/gem5/mesi_two_level"
+            ))
+            .join(run);
+            for file in ["config.ini", "config.json"] {
+                let bytes = std::fs::read(dir.join(file)).unwrap();
+                let c = if file.ends_with("ini") {
+                    parse_config_ini(&bytes)
+                } else {
+                    parse_config_json(&bytes)
+                }
+                .unwrap();
+                assert_eq!(protocol(&c), Protocol::MesiTwoLevel, "{run} {file}");
+                assert_eq!(
+                    tester(&c),
+                    Tester::RubyRandom {
+                        cpus: 4,
+                        checks,
+                        wakeup_frequency: 10,
+                        check_flush: false
+                    },
+                    "{run} {file}"
+                );
+                let want: Vec<String> = (0..4)
+                    .map(|i| format!("system.ruby.l1_cntrl{i}.sequencer"))
+                    .collect();
+                assert_eq!(ports(&c), want, "{run} {file}");
+            }
+        }
+    }
+
+    #[test]
+    fn ini_details() {
+        let c = parse_config_ini(b"; comment\n[a]\ntype=X\r\nk = v=w\n\n[b]\ntype=X\nempty=\n")
+            .unwrap();
+        assert_eq!(c.get("a", "k"), Some(" v=w"));
+        assert_eq!(c.get("b", "empty"), Some(""));
+        assert_eq!(c.get("b", "none"), None);
+        assert_eq!(c.get("c", "type"), None);
+        assert_eq!(c.sections_of_type("X"), ["a", "b"]);
+        let e = parse_config_ini(b"k=v\n").unwrap_err();
+        assert_eq!((e.pos.line, e.pos.col), (1, 1));
+        let e = parse_config_ini(b"[a]\nnonsense\n").unwrap_err();
+        assert_eq!(e.pos.line, 2);
+        let e = parse_config_ini(b"[a\n").unwrap_err();
+        assert_eq!(e.pos.line, 1);
+        assert_eq!(parse_config_ini(b"").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn json_details() {
+        let src = br#"{"type": "Root", "path": "root", "name": null, "f": 0.23500000000000001,
+            "s": "a\"b\u00e9\ud83d\ude00", "l": [1, 2.5e3, true], "n": null, "e": [],
+            "kid": {"type": "K", "name": "kid", "path": "kid", "x": -1,
+                    "port": {"role": "GEM5 REQUESTOR", "peer": "other.in_ports[0]", "is_source": "True"}},
+            "list": [{"type": "K", "name": "list0", "path": "list0"}, {"type": "K", "name": "list1", "path": "list1"}],
+            "weird": {"a": 1}}"#;
+        let c = parse_config_json(src).unwrap();
+        assert_eq!(c.get("root", "type"), Some("Root"));
+        assert_eq!(c.get("root", "children"), Some("kid list0 list1"));
+        assert_eq!(c.sections[0].1[1].0, "children");
+        assert_eq!(c.get("root", "f"), Some("0.23500000000000001"));
+        assert_eq!(c.get("root", "s"), Some("a\"b\u{e9}\u{1f600}"));
+        assert_eq!(c.get("root", "l"), Some("1 2.5e3 true"));
+        assert_eq!(c.get("root", "n"), Some("Null"));
+        assert_eq!(c.get("root", "e"), Some(""));
+        assert_eq!(c.get("root", "kid"), Some("kid"));
+        assert_eq!(c.get("root", "list"), Some("list0 list1"));
+        assert_eq!(c.get("root", "weird"), None);
+        assert_eq!(c.get("root", "name"), None);
+        assert_eq!(c.get("kid", "x"), Some("-1"));
+        assert_eq!(c.get("kid", "port"), Some("other.in_ports[0]"));
+        assert_eq!(c.sections_of_type("K"), ["kid", "list0", "list1"]);
+
+        for (bad, line) in [
+            (&b"{\"type\": \"R\", \"path\": \"r\",\n \"x\": }"[..], 2),
+            (b"[1, 2]", 1),
+            (b"{\"a\": 1} x", 1),
+            (b"{\"a\": \"\\q\"}", 1),
+            (b"{\"a\": \"abc", 1),
+            (b"{\"a\" 1}", 1),
+            (b"", 1),
+            (b"\xff", 1),
+        ] {
+            let e = parse_config_json(bad).unwrap_err();
+            assert_eq!(e.pos.line, line, "{e}");
+        }
+        let deep = "[".repeat(100_000);
+        assert!(parse_config_json(deep.as_bytes()).is_err());
+    }
+
+    /// A config with one L1 (keys given), plus extra sections.
+    fn synthetic(l1_keys: &str, extra: &str) -> Config {
+        let src = format!(
+            "[system.ruby.l1_cntrl0]\ntype=L1Cache_Controller\n{l1_keys}\nsequencer=system.ruby.l1_cntrl0.sequencer\n\n{extra}"
+        );
+        parse_config_ini(src.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn protocol_fingerprints() {
+        let mi = synthetic(
+            "cacheMemory=system.ruby.l1_cntrl0.cacheMemory",
+            "[system.ruby.dir_cntrl0]\ntype=Directory_Controller\n",
+        );
+        assert_eq!(protocol(&mi), Protocol::MiExample);
+        let mesi = synthetic(
+            "L1Icache=system.ruby.l1_cntrl0.L1Icache\nL1Dcache=system.ruby.l1_cntrl0.L1Dcache\nl2_select_num_bits=0\nto_l2_latency=1",
+            "[system.ruby.l2_cntrl0]\ntype=L2Cache_Controller\nL2cache=system.ruby.l2_cntrl0.L2cache\n",
+        );
+        assert_eq!(protocol(&mesi), Protocol::MesiTwoLevel);
+        assert_eq!(protocol(&mesi).name(), "MESI_Two_Level");
+        let token = synthetic(
+            "L1Dcache=x\nl2_select_num_bits=0\nN_tokens=8\nno_mig_atomic=true",
+            "[system.ruby.l2_cntrl0]\ntype=L2Cache_Controller\n",
+        );
+        assert_eq!(protocol(&token), Protocol::Unknown);
+        let hammer = synthetic(
+            "L1Icache=a\nL1Dcache=b\nL2cache=c\nno_mig_atomic=true",
+            "[system.ruby.dir_cntrl0]\ntype=Directory_Controller\nprobeFilter=system.ruby.dir_cntrl0.probeFilter\nprobe_filter_enabled=false\n",
+        );
+        assert_eq!(protocol(&hammer), Protocol::MoesiHammer);
+        assert_eq!(protocol(&hammer).name(), "MOESI_hammer");
+        let amd = parse_config_ini(
+            b"[system.cp_cntrl0]\ntype=CorePair_Controller\nsequencer=system.cp_cntrl0.sequencer\nsequencer1=system.cp_cntrl0.sequencer1\nL2cache=x\n\n[system.dir_cntrl0]\ntype=Directory_Controller\n",
+        )
+        .unwrap();
+        assert_eq!(protocol(&amd), Protocol::MoesiAmdBase);
+        assert_eq!(protocol(&amd).name(), "MOESI_AMD_Base");
+        assert_eq!(protocol(&Config::default()), Protocol::Unknown);
+        assert_eq!(Protocol::Unknown.name(), "unknown");
+        assert_eq!(tester(&Config::default()), Tester::Other { cpus: 0 });
+        let se = parse_config_ini(b"[system.cpu0]\ntype=X86TimingSimpleCPU\n[system.cpu1]\ntype=X86TimingSimpleCPU\n[system.cpu0.isa]\ntype=X86ISA\n").unwrap();
+        assert_eq!(tester(&se), Tester::Other { cpus: 2 });
+        assert!(ports(&se).is_empty());
+    }
+}
