@@ -151,7 +151,7 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
 fn a_patch_for_another_base_file_is_refused_as_unviable() {
     let (base, root) = fresh("campaign-base");
     let mut m = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
-    m.base_sha256 = campaign::sha256_hex(b"another file");
+    m.base_sha256 = memconform::mutate::sha256_hex(b"another file");
     let dir = base.join("campaign");
     let c = Campaign::init(&dir, settings(&root), vec![m.clone()]).unwrap();
     assert_eq!(run_all(&c), 1);

@@ -779,7 +779,7 @@ fn gem5_protocols_counts_and_catalogue() {
             cells[0], cells[1], cells[2], cells[3]
         );
     }
-    // the operators the design measured the same way
+    // the operators docs/design/campaigns.md §2 measured the same way
     let mi = &raw[0];
     assert_eq!(
         (
@@ -793,7 +793,7 @@ fn gem5_protocols_counts_and_catalogue() {
         ),
         (115, 77, 29, 20, 1, 3, 6)
     );
-    // the catalogue resolves, with the design's id for ME-4
+    // the catalogue resolves, with the id docs/design/campaigns.md §5 gives ME-4
     let mut names = Vec::new();
     for protocol in ["MI_example", "MESI_Two_Level"] {
         for (name, m) in catalogue::catalogue(&gem5, protocol).unwrap() {

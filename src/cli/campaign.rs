@@ -284,7 +284,9 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
     }
     if let Some(n) = args.sample {
         // by the hash of seed and id: the same sample every time
-        let key = |id: &str| campaign::sha256_hex(format!("{}:{id}", args.sample_seed).as_bytes());
+        let key = |id: &str| {
+            memconform_mutate::sha256_hex(format!("{}:{id}", args.sample_seed).as_bytes())
+        };
         mutants.sort_by_cached_key(|m| key(&m.id));
         mutants.truncate(n);
         mutants.sort_by(|a, b| a.id.cmp(&b.id));

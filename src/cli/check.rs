@@ -7,12 +7,13 @@ use clap::{Args, ValueEnum};
 
 use super::exit;
 use crate::batch::{run_batch, Item};
-use memconform_core::check::Options;
+use memconform_core::check::{Options, Verdict};
 use memconform_core::complete::Engine;
 use memconform_core::models::Model;
 use memconform_ingest::{discover, Reading};
 use memconform_report::html::HtmlReport;
 use memconform_report::shrunk::{shrink_checked, shrink_outcomes};
+use memconform_report::Output;
 use memconform_report::{contradicts_expectation, rows, write_csv, write_json, write_text};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -232,6 +233,29 @@ fn memconform_default_max_memory() -> u64 {
     memconform_core::check::scale::default_max_memory()
 }
 
+/// Where the results go: `-o FILE` (written whole, see [`Output`]) or
+/// standard output.
+enum Sink {
+    File(Output),
+    Stdout(io::StdoutLock<'static>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::File(o) => o.write(buf),
+            Sink::Stdout(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::File(o) => o.flush(),
+            Sink::Stdout(s) => s.flush(),
+        }
+    }
+}
+
 /// Runs `check`; returns the exit code.
 pub fn run(args: CheckArgs) -> i32 {
     if let Some(j) = args.jobs {
@@ -316,8 +340,7 @@ pub fn run(args: CheckArgs) -> i32 {
     // -o: written to a temporary file beside it and renamed over it only
     // when every write succeeded, so old results survive a failed run;
     // never over one of the inputs
-    let mut staged: Option<(PathBuf, PathBuf)> = None;
-    let sink_out: Box<dyn Write> = match &args.out {
+    let sink_out = match &args.out {
         Some(path) => {
             if let Ok(target) = std::fs::canonicalize(path) {
                 let is_input = files
@@ -332,22 +355,15 @@ pub fn run(args: CheckArgs) -> i32 {
                     return exit::INPUT_ERROR;
                 }
             }
-            let name = path
-                .file_name()
-                .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-            let tmp = path.with_file_name(format!(".{name}.memconform-{}.tmp", std::process::id()));
-            match std::fs::File::create(&tmp) {
-                Ok(f) => {
-                    staged = Some((tmp, path.clone()));
-                    Box::new(f)
-                }
+            match Output::create(path) {
+                Ok(o) => Sink::File(o),
                 Err(e) => {
                     eprintln!("memconform: cannot create {}: {e}", path.display());
                     return exit::INPUT_ERROR;
                 }
             }
         }
-        None => Box::new(io::stdout().lock()),
+        None => Sink::Stdout(io::stdout().lock()),
     };
     let mut out = BufWriter::new(sink_out);
     let (mut violations, mut unforeseen, mut unexpected, mut histories, mut unknown) =
@@ -417,8 +433,14 @@ pub fn run(args: CheckArgs) -> i32 {
                     .filter(|r| r.variant.is_empty())
                     .for_each(|r| r.variant = v.as_str().into());
             }
-            violations += rows.iter().filter(|r| r.verdict == "violation").count();
-            unknown += rows.iter().filter(|r| r.verdict == "unknown").count();
+            violations += rows
+                .iter()
+                .filter(|r| r.verdict == Verdict::Violation)
+                .count();
+            unknown += rows
+                .iter()
+                .filter(|r| r.verdict == Verdict::Unknown)
+                .count();
             damaged += c.damage.is_some() as usize;
             for (r, o) in rows.iter().zip(&c.outcomes) {
                 if let Some(why) = &o.invalid {
@@ -427,7 +449,7 @@ pub fn run(args: CheckArgs) -> i32 {
             }
             unforeseen += rows
                 .iter()
-                .filter(|r| r.verdict == "violation" && r.expected.is_empty())
+                .filter(|r| r.verdict == Verdict::Violation && r.expected.is_none())
                 .count();
             unexpected += rows.iter().filter(|r| contradicts_expectation(r)).count();
             progress.set_message(format!("{histories} histories, {violations} violations"));
@@ -450,25 +472,23 @@ pub fn run(args: CheckArgs) -> i32 {
             .map_err(|e| e.into_error())
             .and_then(|mut w| w.flush().map(|()| w)),
     };
-    let finished = flushed.and_then(|w| {
-        drop(w);
-        match &staged {
-            // nothing checked: the old file (if any) stays as it was
-            Some((tmp, _)) if histories == 0 => std::fs::remove_file(tmp),
-            Some((tmp, dest)) => std::fs::rename(tmp, dest),
-            None => Ok(()),
+    let to_file = args.out.is_some();
+    let finished = flushed.and_then(|w| match w {
+        // nothing checked: the old file (if any) stays as it was
+        Sink::File(o) if histories == 0 => {
+            o.discard();
+            Ok(())
         }
+        Sink::File(o) => o.commit(),
+        Sink::Stdout(_) => Ok(()),
     });
     if let Err(e) = finished {
-        if let Some((tmp, _)) = &staged {
-            let _ = std::fs::remove_file(tmp);
-        }
-        if e.kind() == io::ErrorKind::BrokenPipe && staged.is_none() {
+        if e.kind() == io::ErrorKind::BrokenPipe && !to_file {
             return exit::CONSISTENT;
         }
         eprintln!(
             "memconform: cannot write output{}: {e}",
-            staged.as_ref().map_or(String::new(), |(_, d)| format!(
+            args.out.as_ref().map_or(String::new(), |d| format!(
                 " {} (left as it was)",
                 d.display()
             ))

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::exit;
-use memconform_report::merge::{merge, write_whole};
+use memconform_report::merge::merge;
+use memconform_report::write_atomic;
 
 #[derive(Args)]
 #[command(after_help = "\
@@ -56,7 +57,7 @@ pub fn run(args: MergeArgs) -> i32 {
         }
     };
     let written = match &args.out {
-        Some(p) => write_whole(p, &bytes),
+        Some(p) => write_atomic(p, &bytes),
         None => std::io::stdout().lock().write_all(&bytes),
     };
     match written {

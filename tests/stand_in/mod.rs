@@ -97,14 +97,14 @@ pub fn mutant(root: &Path, op: &str, from: &str, to: &str) -> Mutant {
     std::fs::write(&path, &base).unwrap();
     let descriptor = format!("Toy-dir.sm::{from}::{op}");
     Mutant {
-        id: campaign::sha256_hex(descriptor.as_bytes())[..12].to_string(),
+        id: memconform::mutate::sha256_hex(descriptor.as_bytes())[..12].to_string(),
         descriptor,
         op: op.into(),
         class: "tier1".into(),
         file: PROTOCOL_FILE.into(),
         line: base.lines().position(|l| l.contains(from)).unwrap() + 1,
         site: from.trim().into(),
-        base_sha256: campaign::sha256_hex(base.as_bytes()),
+        base_sha256: memconform::mutate::sha256_hex(base.as_bytes()),
         patch: String::from_utf8(diff).unwrap(),
         fires: None,
     }

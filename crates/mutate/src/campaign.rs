@@ -1,4 +1,4 @@
-//! A mutation campaign (mutation-design §6–§7): a directory holding the
+//! A mutation campaign (docs/design/campaigns.md §6–§7): a directory holding the
 //! settings (`campaign.toml`), the mutants (`mutants.jsonl`,
 //! `patches/ID.diff`) and append-only event logs (`events-K.jsonl`, one per
 //! shard). Every mutant is built and run with the user's own gem5 tree and
@@ -17,8 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use crate::sha256_hex;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::{coverage, Mutant};
 use memconform_core::check::{Options, Verdict};
@@ -118,7 +118,7 @@ impl ExitKind {
     }
 
     /// How a run ended, from its exit code (`None`: killed by a signal) and
-    /// its output (mutation-design §7, the evidence column).
+    /// its output (docs/design/campaigns.md §7, the evidence column).
     pub fn classify(code: Option<i32>, output: &str) -> ExitKind {
         if code == Some(124) || code == Some(137) && output.contains(TIMEOUT_MARK) {
             ExitKind::Timeout
@@ -275,17 +275,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, Error> {
 
 /// Writes `bytes` to `path` whole (a temporary file renamed over it).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let tmp = path.with_extension("tmp");
-    fs::write(&tmp, bytes).map_err(|e| io_err(&tmp, e))?;
-    fs::rename(&tmp, path).map_err(|e| io_err(path, e))
-}
-
-/// The SHA-256 of `bytes`, in hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    memconform_report::write_atomic(path, bytes).map_err(|e| io_err(path, e))
 }
 
 impl Campaign {
@@ -656,12 +646,10 @@ fn run_command(
         .process_group(0)
         .spawn()
         .map_err(|e| err(format!("cannot run `{command}`: {e}")))?;
-    let pgid = child.id();
-    let kill = |sig: &str| {
-        let _ = Command::new("kill")
-            .args([sig, "--", &format!("-{pgid}")])
-            .stderr(Stdio::null())
-            .status();
+    let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let kill = |sig| {
+        // the group may be gone already: nothing to signal then
+        let _ = nix::sys::signal::killpg(pgid, sig);
     };
     loop {
         if let Some(status) = child.try_wait().map_err(|e| err(e.to_string()))? {
@@ -674,9 +662,9 @@ fn run_command(
         }
         let over = t.elapsed().as_secs() >= limit_s;
         if over || stop.load(Ordering::Relaxed) {
-            kill("-TERM");
+            kill(nix::sys::signal::Signal::SIGTERM);
             std::thread::sleep(std::time::Duration::from_millis(500));
-            kill("-KILL");
+            kill(nix::sys::signal::Signal::SIGKILL);
             let _ = child.wait();
             if over {
                 let mut f = OpenOptions::new()

@@ -1,4 +1,4 @@
-//! The hand-picked bugs (`gem5-formats.md` §9) as named mutants: each entry
+//! The hand-picked bugs (docs/design/gem5.md §9) as named mutants: each entry
 //! is an operator and a site, resolved against the parsed files, so the
 //! catalogue's patches are the generator's own and keep their ids.
 

@@ -1,4 +1,4 @@
-//! Baseline coverage (design §3): gem5 counts every transition a controller
+//! Baseline coverage (docs/design/campaigns.md §4): gem5 counts every transition a controller
 //! takes in `stats.txt` as `<prefix>.<Machine>_Controller.<State>.<Event>`
 //! (a `::total` line beside it when there are several controllers). gem5
 //! is deterministic: a mutant run with a baseline seed executes exactly as

@@ -3,7 +3,7 @@
 //! a unified diff with a stable id ([`patch`]); a campaign ([`campaign`])
 //! builds and runs every mutant with the user's own gem5 tree and
 //! commands, in private copies, and says what caught it.
-//! Design: `mutation-design.md` (operators §2, sites §3, identity §5,
+//! Design: docs/design/campaigns.md (operators §2, sites §3, identity §5,
 //! runner §6, outcomes §7, reports §8).
 
 pub mod campaign;

@@ -1,4 +1,4 @@
-//! The mutation operators (`mutation-design.md` §2) over parsed SLICC, each
+//! The mutation operators (docs/design/campaigns.md §2) over parsed SLICC, each
 //! a line-preserving edit of one file, with the validity and equivalence
 //! rules of §4 and the stable descriptors of §5.
 //!
@@ -900,7 +900,7 @@ impl<'a> MachineInfo<'a> {
 
     /// The `(machine, state, event)` counters of gem5's `stats.txt` that a
     /// run of header `t` increments (`Machine.State.Event`); `None` for a
-    /// `z_stall` header, which SLICC never counts (design §3, coverage).
+    /// `z_stall` header, which SLICC never counts (docs/design/campaigns.md §4, coverage).
     fn transition_fires(&self, t: &Transition) -> Option<Vec<String>> {
         if stalls(t) {
             return None;

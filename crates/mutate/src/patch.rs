@@ -1,4 +1,4 @@
-//! Mutant patches (`mutation-design.md` §5): unified diffs against the gem5
+//! Mutant patches (docs/design/campaigns.md §5): unified diffs against the gem5
 //! root (`--- a/src/mem/ruby/protocol/X.sm`), with three context lines and a
 //! preamble that `git apply` and `patch -p1` skip as commentary:
 //!

@@ -1,4 +1,4 @@
-//! A mutation campaign's reports (mutation-design §8): the summary and
+//! A mutation campaign's reports (docs/design/campaigns.md §8): the summary and
 //! score, operators, detectors (gem5's tester, the protocol's own panics,
 //! deadlocks, memconform per model, and memconform-only kills: violations
 //! in runs gem5 ended cleanly), seeds-to-kill, survivors; the kill matrix
@@ -145,7 +145,7 @@ impl Tally {
     }
 
     /// killed / (killed + survived + no_coverage): the score when a mutant
-    /// the seeds never reach counts as surviving them (design §8).
+    /// the seeds never reach counts as surviving them (docs/design/campaigns.md §8).
     fn score_covering(&self) -> String {
         let d = self.killed + self.survived + self.no_coverage;
         if d == 0 {

@@ -1,4 +1,4 @@
-//! A campaign as a Slurm job array (mutation-design §9): task k runs
+//! A campaign as a Slurm job array (docs/design/campaigns.md §9): task k runs
 //! `mutate run --shard k/N` with its slot on the node's scratch and its own
 //! event log (no locking, no shared writes); a merge job, after all tasks
 //! (`afterany`), writes the reports. Shards are a pure function of the
@@ -59,7 +59,7 @@ fn quote(s: &str) -> String {
 pub fn array_script(c: &Campaign, o: &SlurmOptions) -> String {
     let dir = c.dir.canonicalize().unwrap_or_else(|_| c.dir.clone());
     let dir_s = dir.to_string_lossy();
-    let tag = &super::campaign::sha256_hex(dir_s.as_bytes())[..8];
+    let tag = &crate::sha256_hex(dir_s.as_bytes())[..8];
     let mut s = String::from("#!/bin/sh\n");
     let _ = writeln!(s, "#SBATCH --job-name=memconform-{}", c.settings.protocol);
     let _ = writeln!(s, "#SBATCH --output={dir_s}/slurm/%A_%a.out");

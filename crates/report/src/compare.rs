@@ -100,7 +100,7 @@ impl KeySpec {
                 })
                 .collect(),
         };
-        format!("{} model={}", parts.join(" "), r.model)
+        format!("{} model={}", parts.join(" "), r.model.name())
     }
 }
 
@@ -272,12 +272,14 @@ pub fn compare(
     };
     let ia = index(a)?;
     let ib = index(b)?;
+    // times are compared only where every file has them
+    let timed = res.headers.iter().all(|h| h.iter().any(|c| c == "time_ms"));
 
     let mut names: Vec<String> = a
         .rows
         .iter()
         .chain(&b.rows)
-        .map(|r| r.model.clone())
+        .map(|r| r.model.name().to_string())
         .collect();
     sort_models(&mut names);
     let mut models: Vec<ModelComparison> = names
@@ -304,7 +306,7 @@ pub fn compare(
 
     for rb in &b.rows {
         let k = key.key(res, rb);
-        let s = slot(&rb.model);
+        let s = slot(rb.model.name());
         let Some(&ja) = ia.get(&k) else {
             models[s].only_b += 1;
             continue;
@@ -326,14 +328,14 @@ pub fn compare(
                 b: (*rb).clone(),
             });
         }
-        if let (Some(ta), Some(tb)) = (ra.time_ms, rb.time_ms) {
-            times[s].0.push(ta);
-            times[s].1.push(tb);
+        if timed {
+            times[s].0.push(ra.time_ms);
+            times[s].1.push(rb.time_ms);
         }
     }
     for ra in &a.rows {
         if !ib.contains_key(&key.key(res, ra)) {
-            models[slot(&ra.model)].only_a += 1;
+            models[slot(ra.model.name())].only_a += 1;
         }
     }
     for (mc, (ta, tb)) in models.iter_mut().zip(&times) {
@@ -350,14 +352,12 @@ pub fn compare(
 }
 
 fn verdict_detail(r: &Rec) -> String {
-    if r.is_violation() && !r.decided_by.is_empty() {
-        if r.pattern.is_empty() {
-            format!("{} (by {})", r.verdict, r.decided_by)
-        } else {
-            format!("{} (by {}: {})", r.verdict, r.decided_by, r.pattern)
+    match (r.is_violation(), r.decided_by, r.pattern) {
+        (true, Some(by), None) => format!("{} (by {})", r.verdict.name(), by.name()),
+        (true, Some(by), Some(p)) => {
+            format!("{} (by {}: {})", r.verdict.name(), by.name(), p.name())
         }
-    } else {
-        r.verdict.clone()
+        _ => r.verdict.name().to_string(),
     }
 }
 
@@ -540,22 +540,23 @@ pub fn write_flips_csv(out: impl Write, comparisons: &[Comparison]) -> io::Resul
     .map_err(csv_io)?;
     for c in comparisons {
         for f in &c.flips {
+            let named = |m: Option<&'static str>| m.unwrap_or("");
             w.write_record([
-                &c.a_label,
+                c.a_label.as_str(),
                 &c.b_label,
-                &f.b.model,
+                f.b.model.name(),
                 &f.key,
                 &f.a.file,
-                &f.a.index,
+                &f.a.index.to_string(),
                 &f.b.file,
-                &f.b.index,
+                &f.b.index.to_string(),
                 &f.b.name,
-                &f.a.verdict,
-                &f.b.verdict,
-                &f.a.decided_by,
-                &f.b.decided_by,
-                &f.a.pattern,
-                &f.b.pattern,
+                f.a.verdict.name(),
+                f.b.verdict.name(),
+                named(f.a.decided_by.map(|m| m.name())),
+                named(f.b.decided_by.map(|m| m.name())),
+                named(f.a.pattern.map(|p| p.name())),
+                named(f.b.pattern.map(|p| p.name())),
             ])
             .map_err(csv_io)?;
         }

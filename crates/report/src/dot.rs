@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::timeline::letter;
+use crate::markup::letter;
 use memconform_core::certificate::{Rel, Violation};
 use memconform_core::history::{History, OpId};
 

@@ -15,33 +15,15 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::timeline::{colour, letter, meaning, timeline_svg, Layout};
 use super::{path_text, write_atomic};
+use crate::markup::{escape, letter};
+use crate::timeline::{colour, meaning, timeline_svg, Layout};
 use memconform_core::certificate::Rel;
 use memconform_core::check::shrink::Shrunk;
 use memconform_core::check::Verdict;
 use memconform_core::models::Model;
 use memconform_ingest::gem5::tester::Origin;
 use memconform_ingest::Checked;
-
-/// `s` as HTML text or attribute value: `& < > " '` escaped.
-pub fn escape(s: &str) -> Cow<'_, str> {
-    if !s.contains(['&', '<', '>', '"', '\'']) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
-}
 
 /// At most this many rows of a certificate's events are listed (and a
 /// certificate with a longer cycle is not given as DOT on the page).

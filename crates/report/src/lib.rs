@@ -8,8 +8,11 @@ pub mod commands;
 pub mod compare;
 pub mod dot;
 pub mod html;
+pub mod markup;
 pub mod merge;
+pub mod output;
 pub mod plot;
+pub mod row;
 pub mod shrunk;
 pub mod summary;
 pub mod timeline;
@@ -18,73 +21,11 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 use std::path::Path;
 
-use serde::Serialize;
-
 use memconform_core::check::Verdict;
 use memconform_ingest::Checked;
 
-/// One row of the tidy table: one history × one model. Its text borrows
-/// from the checked history where it can (no allocation per row but the
-/// certificate's).
-#[derive(Debug, Clone, Serialize)]
-pub struct Row<'a> {
-    /// The input file.
-    pub file: Cow<'a, str>,
-    /// 0-based position of the history in its file.
-    pub index: usize,
-    /// Its `@name` (empty if none).
-    pub name: Cow<'a, str>,
-    /// From the history's metadata (`@protocol`, `@variant`, `@seed`,
-    /// `@cpus`; set by gem5 ingestion and `gen`), empty if absent.
-    pub protocol: Cow<'a, str>,
-    pub variant: Cow<'a, str>,
-    pub seed: Cow<'a, str>,
-    pub cpus: Cow<'a, str>,
-    pub model: &'static str,
-    /// consistent, violation or unknown.
-    pub verdict: &'static str,
-    /// The model whose check decided (itself, or a weaker one of its gradual chain).
-    pub decided_by: &'static str,
-    /// The bad pattern of a violation.
-    pub pattern: &'static str,
-    /// Number of edges of the violation's cycle (0 if none).
-    pub cycle_len: usize,
-    /// The certificate, as text.
-    pub certificate: Cow<'a, str>,
-    /// Operations in the input (an RMW counts twice), threads, writes.
-    pub ops: usize,
-    pub threads: usize,
-    pub writes: usize,
-    /// Milliseconds spent deciding this model (its gradual chain included).
-    pub time_ms: f64,
-    /// Same-variable write pairs, and how many the model's partial store
-    /// order orders (empty when it has none; for sc/tso/pso: how many
-    /// saturation ordered before completion).
-    pub write_pairs: usize,
-    pub ordered_pairs: Option<usize>,
-    pub coverage: Option<f64>,
-    /// SC/TSO/PSO: the completion engine that decided (empty when
-    /// saturation decided), and the write pairs saturation left unordered.
-    pub engine: &'static str,
-    pub unordered_pairs: Option<usize>,
-    /// With `--kernel`, for consistent SC/TSO/PSO: the kernel's size (write
-    /// pairs every witness orders alike) and the fraction saturation found.
-    pub kernel_pairs: Option<usize>,
-    pub kernel_coverage: Option<f64>,
-    /// Why the verdict is unknown (e.g. the timeout), empty otherwise.
-    pub reason: Cow<'a, str>,
-    /// Where the input is damaged (`file:line:col: what`), empty when it is
-    /// whole: the history is then the prefix before the damage.
-    pub damage: Cow<'a, str>,
-    /// Whether the independent validator accepted the certificate
-    /// (`no` is an internal error, reported with exit status 3).
-    pub certified: &'static str,
-    /// The `@expect` verdict for this model (yes/no), empty if none.
-    pub expected: &'static str,
-    /// A violation explained in the input's terms (gem5: ports, ticks,
-    /// trace lines, protocol transitions), empty otherwise.
-    pub explanation: Cow<'a, str>,
-}
+pub use output::{write_atomic, Output};
+pub use row::{Row, COLUMNS};
 
 /// A path as text without loss: UTF-8 as it is, each byte that is not
 /// UTF-8 as `\xNN`, and a backslash as `\\` (so the two cannot meet).
@@ -138,10 +79,10 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                 variant: variant.into(),
                 seed: seed.into(),
                 cpus: cpus.into(),
-                model: o.model.name(),
-                verdict: o.verdict.name(),
-                decided_by: o.decided_by.name(),
-                pattern: o.violation.as_ref().map_or("", |v| v.pattern.name()),
+                model: o.model,
+                verdict: o.verdict,
+                decided_by: Some(o.decided_by),
+                pattern: o.violation.as_ref().map(|v| v.pattern),
                 cycle_len: o.violation.as_ref().map_or(0, |v| v.cycle.len()),
                 certificate: o
                     .violation
@@ -158,7 +99,7 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                     (Some(k), p) => Some(k as f64 / p as f64),
                     (None, _) => order.map(|s| s.coverage()),
                 },
-                engine: o.engine.map_or("", |e| e.name()),
+                engine: o.engine,
                 unordered_pairs: o.unordered_after_saturation,
                 kernel_pairs: o.kernel.map(|k| k.pairs),
                 kernel_coverage: o.kernel.map(|k| {
@@ -171,15 +112,15 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                 reason: o.reason.as_deref().unwrap_or_default().into(),
                 damage: c.damage.as_deref().unwrap_or_default().into(),
                 certified: match (&o.invalid, o.verdict) {
-                    (Some(_), _) => "no",
-                    (None, Verdict::Unknown) => "",
-                    (None, _) => "yes",
+                    (Some(_), _) => Some(false),
+                    (None, Verdict::Unknown) => None,
+                    (None, _) => Some(true),
                 },
                 expected: h
                     .expect
                     .iter()
                     .find(|(m, _)| m == o.model.name())
-                    .map_or("", |(_, y)| if *y { "yes" } else { "no" }),
+                    .map(|&(_, y)| y),
                 explanation: explanation.as_deref().unwrap_or_default().into(),
             }
         })
@@ -196,11 +137,7 @@ fn meta<'a>(h: &'a memconform_core::history::History, key: &str) -> &'a str {
 
 /// Whether a row's verdict contradicts its `@expect`.
 pub fn contradicts_expectation(r: &Row<'_>) -> bool {
-    match r.expected {
-        "yes" => r.verdict != Verdict::Consistent.name(),
-        "no" => r.verdict != Verdict::Violation.name(),
-        _ => false,
-    }
+    r.contradicts_expectation()
 }
 
 /// Writes rows as CSV (with a header when `header`).
@@ -209,15 +146,30 @@ pub fn write_csv(out: impl Write, rows: &[Row<'_>], header: bool) -> io::Result<
         .has_headers(header)
         .from_writer(out);
     for r in rows {
-        if starts_like_formula(&r.name) {
-            // a spreadsheet would run `=HYPERLINK(…)`: the cell is text
-            let r = Row {
-                name: format!("'{}", r.name).into(),
-                ..r.clone()
+        if [&r.file, &r.name, &r.protocol, &r.variant, &r.seed, &r.cpus]
+            .into_iter()
+            .any(|c| starts_like_formula(c))
+        {
+            // a spreadsheet would run `=HYPERLINK(…)`: each such cell is text
+            let text = |c: &Cow<'_, str>| -> Cow<'static, str> {
+                if starts_like_formula(c) {
+                    format!("'{c}").into()
+                } else {
+                    c.to_string().into()
+                }
             };
-            w.serialize(&r).map_err(io::Error::other)?;
+            let r = Row {
+                file: text(&r.file),
+                name: text(&r.name),
+                protocol: text(&r.protocol),
+                variant: text(&r.variant),
+                seed: text(&r.seed),
+                cpus: text(&r.cpus),
+                ..r.clone().into_owned()
+            };
+            w.serialize(&r).map_err(summary::csv_io)?;
         } else {
-            w.serialize(r).map_err(io::Error::other)?;
+            w.serialize(r).map_err(summary::csv_io)?;
         }
     }
     w.flush()
@@ -226,21 +178,6 @@ pub fn write_csv(out: impl Write, rows: &[Row<'_>], header: bool) -> io::Result<
 /// Whether a spreadsheet would read the cell as a formula.
 fn starts_like_formula(s: &str) -> bool {
     s.starts_with(['=', '+', '-', '@', '\t', '\r'])
-}
-
-/// Writes `bytes` to `path` whole: into a temporary file beside it, renamed
-/// over it (a reader never sees a half-written file; a failure leaves the
-/// old one).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let name = path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.memconform-{}.tmp", std::process::id()));
-    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
 }
 
 /// A history name from the input, printable: control characters (terminal
@@ -254,111 +191,17 @@ fn printable(s: &str) -> Cow<'_, str> {
         .collect()
 }
 
-/// Writes rows as JSON lines: each as serde_json writes a [`Row`] (its
-/// fields in order, the same escapes and numbers), one write per row.
+/// Writes rows as JSON lines, one object per row (the CSV's columns as
+/// fields), one write per row.
 pub fn write_json(mut out: impl Write, rows: &[Row<'_>]) -> io::Result<()> {
     let mut line = Vec::with_capacity(1024);
     for r in rows {
         line.clear();
-        json_row(&mut line, r);
+        serde_json::to_writer(&mut line, r).map_err(io::Error::other)?;
         line.push(b'\n');
         out.write_all(&line)?;
     }
     Ok(())
-}
-
-/// One row as a JSON object.
-fn json_row(o: &mut Vec<u8>, r: &Row<'_>) {
-    let str_field = |o: &mut Vec<u8>, key: &[u8], value: &str| {
-        o.extend_from_slice(key);
-        json_str(o, value);
-    };
-    let int_field = |o: &mut Vec<u8>, key: &[u8], value: Option<usize>| {
-        o.extend_from_slice(key);
-        match value {
-            Some(n) => json_uint(o, n as u64),
-            None => o.extend_from_slice(b"null"),
-        }
-    };
-    let float_field = |o: &mut Vec<u8>, key: &[u8], value: Option<f64>| {
-        o.extend_from_slice(key);
-        match value {
-            Some(x) => serde_json::to_writer(&mut *o, &x).expect("a Vec takes every write"),
-            None => o.extend_from_slice(b"null"),
-        }
-    };
-    str_field(o, b"{\"file\":", &r.file);
-    int_field(o, b",\"index\":", Some(r.index));
-    str_field(o, b",\"name\":", &r.name);
-    str_field(o, b",\"protocol\":", &r.protocol);
-    str_field(o, b",\"variant\":", &r.variant);
-    str_field(o, b",\"seed\":", &r.seed);
-    str_field(o, b",\"cpus\":", &r.cpus);
-    str_field(o, b",\"model\":", r.model);
-    str_field(o, b",\"verdict\":", r.verdict);
-    str_field(o, b",\"decided_by\":", r.decided_by);
-    str_field(o, b",\"pattern\":", r.pattern);
-    int_field(o, b",\"cycle_len\":", Some(r.cycle_len));
-    str_field(o, b",\"certificate\":", &r.certificate);
-    int_field(o, b",\"ops\":", Some(r.ops));
-    int_field(o, b",\"threads\":", Some(r.threads));
-    int_field(o, b",\"writes\":", Some(r.writes));
-    float_field(o, b",\"time_ms\":", Some(r.time_ms));
-    int_field(o, b",\"write_pairs\":", Some(r.write_pairs));
-    int_field(o, b",\"ordered_pairs\":", r.ordered_pairs);
-    float_field(o, b",\"coverage\":", r.coverage);
-    str_field(o, b",\"engine\":", r.engine);
-    int_field(o, b",\"unordered_pairs\":", r.unordered_pairs);
-    int_field(o, b",\"kernel_pairs\":", r.kernel_pairs);
-    float_field(o, b",\"kernel_coverage\":", r.kernel_coverage);
-    str_field(o, b",\"reason\":", &r.reason);
-    str_field(o, b",\"damage\":", &r.damage);
-    str_field(o, b",\"certified\":", r.certified);
-    str_field(o, b",\"expected\":", r.expected);
-    str_field(o, b",\"explanation\":", &r.explanation);
-    o.push(b'}');
-}
-
-/// A JSON string with serde_json's escapes: `\"`, `\\`, `\b`, `\t`, `\n`,
-/// `\f`, `\r`, `\u00xx` for the other control characters; the rest as is.
-fn json_str(o: &mut Vec<u8>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    o.push(b'"');
-    let bytes = s.as_bytes();
-    let mut run = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape = match b {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            0x08 => b'b',
-            b'\t' => b't',
-            b'\n' => b'n',
-            0x0c => b'f',
-            b'\r' => b'r',
-            0x00..=0x1f => b'u',
-            _ => continue,
-        };
-        o.extend_from_slice(&bytes[run..i]);
-        o.push(b'\\');
-        o.push(escape);
-        if escape == b'u' {
-            o.extend_from_slice(&[
-                b'0',
-                b'0',
-                HEX[usize::from(b >> 4)],
-                HEX[usize::from(b & 15)],
-            ]);
-        }
-        run = i + 1;
-    }
-    o.extend_from_slice(&bytes[run..]);
-    o.push(b'"');
-}
-
-/// A number in decimal.
-fn json_uint(o: &mut Vec<u8>, n: u64) {
-    let mut buf = [0u8; 20];
-    o.extend_from_slice(memconform_parsers::decimal(n, &mut buf));
 }
 
 /// Writes the human-readable report of one history, with notes on its input.
@@ -374,64 +217,88 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
     writeln!(
         out,
         "{}#{}{}  ({} ops, {} threads)",
-        first.file, first.index, name, first.ops, first.threads
+        printable(&first.file),
+        first.index,
+        name,
+        first.ops,
+        first.threads
     )?;
     for n in notes {
-        writeln!(out, "  note: {n}")?;
+        writeln!(out, "  note: {}", printable_lines(n))?;
     }
+    let pattern = |r: &Row<'_>| r.pattern.map_or("", |p| p.name());
     // each deciding model's certificate once: under its own row, or under
     // the first row it decided when it was not asked for itself
-    let mut explained: Vec<&str> = Vec::new();
+    let mut explained: Vec<Option<memconform_core::models::Model>> = Vec::new();
     for r in rows {
-        let mut line = format!("  {:<5} {:<10}", r.model, r.verdict);
-        if r.decided_by != r.model && r.verdict == "consistent" {
-            line.push_str(&format!(" implied by {}", r.decided_by));
-        } else if r.decided_by != r.model {
-            line.push_str(&format!(" caught by {}: {}", r.decided_by, r.pattern));
-        } else if !r.pattern.is_empty() {
-            line.push_str(&format!(" {}", r.pattern));
+        let decided_by = r.decided_by.map_or("", |m| m.name());
+        let by_other = r.decided_by.is_some_and(|m| m != r.model);
+        let mut line = format!("  {:<5} {:<10}", r.model.name(), r.verdict.name());
+        if by_other && r.verdict == Verdict::Consistent {
+            line.push_str(&format!(" implied by {decided_by}"));
+        } else if by_other {
+            line.push_str(&format!(" caught by {decided_by}: {}", pattern(r)));
+        } else if let Some(p) = r.pattern {
+            line.push_str(&format!(" {}", p.name()));
         } else if !r.reason.is_empty() {
             // the damage itself is in the notes above
             let reason = match r.reason.strip_suffix(&*r.damage) {
                 Some(short) if !r.damage.is_empty() => short.trim_end_matches(": "),
                 _ => &r.reason,
             };
-            line.push_str(&format!(" {reason}"));
+            line.push_str(&format!(" {}", printable_lines(reason)));
         } else if let (Some(k), true) = (r.ordered_pairs, r.write_pairs > 0) {
             line.push_str(&format!(" orders {k}/{} write pairs", r.write_pairs));
         }
         if let (Some(u), false) = (
             r.unordered_pairs,
-            r.engine.is_empty() && r.verdict == "violation",
+            r.engine.is_none() && r.verdict == Verdict::Violation,
         ) {
-            let by = if r.engine.is_empty() {
-                "saturation".to_string()
-            } else {
-                format!("engine {}", r.engine)
+            let by = match r.engine {
+                None => "saturation".to_string(),
+                Some(e) => format!("engine {}", e.name()),
             };
             line.push_str(&format!(" ({u} pairs left by saturation; decided by {by})"));
         }
         line.push_str(&format!("  [{:.3} ms]", r.time_ms));
-        if r.certified == "no" && r.verdict == "unknown" {
+        if r.certified == Some(false) && r.verdict == Verdict::Unknown {
             line.push_str("  !! internal error (see standard error)");
-        } else if r.certified == "no" {
+        } else if r.certified == Some(false) {
             line.push_str("  !! certificate rejected by the validator");
         }
-        if contradicts_expectation(r) {
-            line.push_str(&format!("  !! @expect {}={}", r.model, r.expected));
+        if let (true, Some(y)) = (r.contradicts_expectation(), r.expected) {
+            let y = if y { "yes" } else { "no" };
+            line.push_str(&format!("  !! @expect {}={y}", r.model.name()));
         }
         writeln!(out, "{line}")?;
         let first = !explained.contains(&r.decided_by)
-            && (r.decided_by == r.model || !rows.iter().any(|o| o.model == r.decided_by));
+            && (!by_other || !rows.iter().any(|o| Some(o.model) == r.decided_by));
         if !r.certificate.is_empty() && first {
             explained.push(r.decided_by);
             writeln!(out, "        {}", r.certificate)?;
             if !r.explanation.is_empty() {
-                write!(out, "{}", r.explanation)?;
+                write!(out, "{}", printable_lines(&r.explanation))?;
             }
         }
     }
     Ok(())
+}
+
+/// Text from the input for a terminal: line breaks kept, other control
+/// characters (terminal escapes among them) as `�`.
+fn printable_lines(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() && c != '\n') {
+        return Cow::Borrowed(s);
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -450,65 +317,97 @@ mod tests {
         assert_eq!(text(b"a\\b"), r"a\\b");
     }
 
-    #[test]
-    fn json_rows_are_serde_json_rows() {
+    /// Rows of every shape: each column empty and set, text with quotes,
+    /// separators, line breaks and non-ASCII.
+    fn sample_rows() -> Vec<Row<'static>> {
+        use memconform_core::certificate::Pattern;
+        use memconform_core::complete::Engine;
+        use memconform_core::models::Model;
         let texts = [
             "",
             "plain",
-            "quote \" backslash \\ slash / tab \t nl \n cr \r",
-            "\u{0}\u{1}\u{8}\u{b}\u{c}\u{1f}\u{7f} ünïcödé ✓ 🦀",
+            "quote \" backslash \\ comma , tab \t nl \n cr \r",
+            "ünïcödé ✓ 🦀",
             "t0:W(m0,1)@3:5 -po-> t1:R(m0,0)@4:5",
         ];
-        let floats = [
-            0.0,
-            1.0,
-            0.5,
-            1e-7,
-            123456.789,
-            0.294763,
-            f64::NAN,
-            f64::INFINITY,
-            1e21,
-        ];
+        let floats = [0.0, 1.0, 0.5, 1e-7, 123456.789, 0.294763];
+        let mut out = Vec::new();
         for (i, text) in texts.iter().enumerate() {
             for (j, &x) in floats.iter().enumerate() {
                 let some = (i + j) % 2 == 0;
-                let row = Row {
-                    file: (*text).into(),
+                out.push(Row {
+                    file: text.to_string().into(),
                     index: i * 1000 + j,
-                    name: texts[(i + 1) % texts.len()].into(),
-                    protocol: (*text).into(),
+                    name: texts[(i + 1) % texts.len()].to_string().into(),
+                    protocol: text.to_string().into(),
                     variant: "".into(),
                     seed: "42".into(),
-                    cpus: (*text).into(),
-                    model: "tso",
-                    verdict: "violation",
-                    decided_by: "wccm",
-                    pattern: "CyclicWpww(ppo)",
+                    cpus: text.to_string().into(),
+                    model: Model::EVERY[(i + j) % 9],
+                    verdict: [Verdict::Consistent, Verdict::Violation, Verdict::Unknown][j % 3],
+                    decided_by: Some(Model::EVERY[j % 9]),
+                    pattern: some.then_some(Pattern::ALL[(i * 7 + j) % Pattern::ALL.len()]),
                     cycle_len: j,
-                    certificate: (*text).into(),
+                    certificate: text.to_string().into(),
                     ops: usize::MAX,
                     threads: 0,
                     writes: 7,
                     time_ms: x,
                     write_pairs: 10,
                     ordered_pairs: some.then_some(3),
-                    coverage: some.then_some(x),
-                    engine: if some { "enum" } else { "" },
+                    coverage: some.then_some(x.min(1.0)),
+                    engine: some.then_some(Engine::CHOOSABLE[j % 5]),
                     unordered_pairs: (!some).then_some(0),
                     kernel_pairs: some.then_some(u64::MAX as usize),
-                    kernel_coverage: (!some).then_some(x / 3.0),
-                    reason: (*text).into(),
-                    damage: texts[(i + 2) % texts.len()].into(),
-                    certified: "yes",
-                    expected: "no",
-                    explanation: (*text).into(),
-                };
-                let mut ours = Vec::new();
-                write_json(&mut ours, std::slice::from_ref(&row)).unwrap();
-                let theirs = serde_json::to_string(&row).unwrap() + "\n";
-                assert_eq!(String::from_utf8(ours).unwrap(), theirs);
+                    kernel_coverage: (!some).then_some(x.min(1.0) / 4.0),
+                    reason: text.to_string().into(),
+                    damage: texts[(i + 2) % texts.len()].to_string().into(),
+                    certified: [Some(true), Some(false), None][i % 3],
+                    expected: [None, Some(true), Some(false)][j % 3],
+                    explanation: text.to_string().into(),
+                });
             }
+        }
+        out
+    }
+
+    #[test]
+    fn rows_written_as_json_read_back_equal() {
+        for row in sample_rows() {
+            let mut line = Vec::new();
+            write_json(&mut line, std::slice::from_ref(&row)).unwrap();
+            assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+            let back: Row<'static> = serde_json::from_slice(&line).unwrap();
+            assert_eq!(back, row);
+        }
+    }
+
+    #[test]
+    fn rows_written_as_csv_read_back_equal() {
+        let rows = sample_rows();
+        let mut csv = Vec::new();
+        write_csv(&mut csv, &rows, true).unwrap();
+        let text = String::from_utf8(csv).unwrap();
+        assert!(text.starts_with(&COLUMNS.join(",")));
+        let back = summary::read_results_str("t.csv", &text, &[]).unwrap();
+        assert_eq!(back.rows.len(), rows.len());
+        for (b, r) in back.rows.iter().zip(&rows) {
+            assert_eq!(&b.row, r);
+        }
+    }
+
+    #[test]
+    fn csv_cells_that_a_spreadsheet_would_run_are_text() {
+        let mut row = sample_rows().remove(0);
+        row.file = "=HYPERLINK(\"x\")".into();
+        row.protocol = "+1".into();
+        row.variant = "-2".into();
+        row.name = "@SUM(A1)".into();
+        let mut csv = Vec::new();
+        write_csv(&mut csv, &[row], false).unwrap();
+        let text = String::from_utf8(csv).unwrap();
+        for cell in ["'=HYPERLINK", "'+1", "'-2", "'@SUM(A1)"] {
+            assert!(text.contains(cell), "{cell} in {text}");
         }
     }
 }

@@ -4,10 +4,10 @@
 //! so merging again, or merging a part twice, changes nothing.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// The key columns of a results row.
-const KEY: [&str; 3] = ["file", "index", "model"];
+use crate::summary::read_results;
+use crate::{write_csv, Row};
 
 /// A merge error, located (`file:line: what`).
 #[derive(Debug)]
@@ -19,37 +19,29 @@ impl std::fmt::Display for MergeError {
     }
 }
 
-/// Merges `parts` into CSV bytes (header first).
+/// Merges `parts` into CSV bytes (header first): each part is read as
+/// results ([`Row`]s, strictly), and one row is kept per key
+/// (file, index, model).
 pub fn merge(parts: &[PathBuf]) -> Result<Vec<u8>, MergeError> {
-    let mut header: Option<(csv::StringRecord, PathBuf)> = None;
-    let mut rows: Vec<csv::StringRecord> = Vec::new();
-    let mut at: HashMap<Vec<String>, usize> = HashMap::new();
-    let mut key_cols: Vec<usize> = Vec::new();
+    let mut rows: Vec<Row<'static>> = Vec::new();
+    let mut at: HashMap<(String, usize, &'static str), usize> = HashMap::new();
+    let mut first: Option<(Vec<String>, &PathBuf)> = None;
     for part in parts {
-        let mut r = csv::ReaderBuilder::new()
-            .flexible(false)
-            .from_path(part)
-            .map_err(|e| MergeError(format!("{}: {e}", part.display())))?;
-        let h = r
-            .headers()
-            .map_err(|e| MergeError(format!("{}:1: {e}", part.display())))?
-            .clone();
-        match &header {
-            None => {
-                key_cols = KEY
-                    .iter()
-                    .map(|k| {
-                        h.iter().position(|c| c == *k).ok_or_else(|| {
-                            MergeError(format!(
-                                "{}:1: no `{k}` column: not a results CSV of `memconform check -f csv`",
-                                part.display()
-                            ))
-                        })
-                    })
-                    .collect::<Result<_, _>>()?;
-                header = Some((h, part.clone()));
-            }
-            Some((first, from)) if *first != h => {
+        let res = read_results(std::slice::from_ref(part), &[]).map_err(|e| {
+            MergeError(
+                if e.message.starts_with("no `model` column")
+                    || e.message.starts_with("no `verdict` column")
+                {
+                    format!("{e}: not a results CSV of `memconform check -f csv`")
+                } else {
+                    e.to_string()
+                },
+            )
+        })?;
+        let header = res.headers.into_iter().next().unwrap_or_default();
+        match &first {
+            None => first = Some((header, part)),
+            Some((h, from)) if *h != header => {
                 return Err(MergeError(format!(
                     "{}:1: its columns differ from those of {} (results of different memconform versions or options?)",
                     part.display(),
@@ -58,42 +50,18 @@ pub fn merge(parts: &[PathBuf]) -> Result<Vec<u8>, MergeError> {
             }
             Some(_) => {}
         }
-        for (i, rec) in r.records().enumerate() {
-            let line = i + 2;
-            let rec = rec.map_err(|e| MergeError(format!("{}:{line}: {e}", part.display())))?;
-            if rec == *header.as_ref().map(|(h, _)| h).expect("a header") {
-                continue; // a second header of concatenated results
-            }
-            let key: Vec<String> = key_cols.iter().map(|&c| rec[c].to_string()).collect();
+        for r in res.rows {
+            let key = (r.file.to_string(), r.index, r.model.name());
             match at.get(&key) {
-                Some(&j) => rows[j] = rec,
+                Some(&j) => rows[j] = r.row,
                 None => {
                     at.insert(key, rows.len());
-                    rows.push(rec);
+                    rows.push(r.row);
                 }
             }
         }
     }
-    let mut w = csv::Writer::from_writer(Vec::new());
-    if let Some((h, _)) = &header {
-        w.write_record(h).map_err(|e| MergeError(e.to_string()))?;
-    }
-    for r in &rows {
-        w.write_record(r).map_err(|e| MergeError(e.to_string()))?;
-    }
-    w.into_inner().map_err(|e| MergeError(e.to_string()))
-}
-
-/// Writes `bytes` to `path` whole: a temporary file beside it, renamed
-/// over it (an old file survives a failed write).
-pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let name = path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.memconform-{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
+    let mut out = Vec::new();
+    write_csv(&mut out, &rows, true).map_err(|e| MergeError(e.to_string()))?;
+    Ok(out)
 }

@@ -88,8 +88,8 @@ impl XAxis {
 
     fn of(self, r: &Rec) -> Option<usize> {
         match self {
-            XAxis::Threads => r.threads,
-            XAxis::Ops => r.ops,
+            XAxis::Threads => Some(r.threads),
+            XAxis::Ops => Some(r.ops),
         }
     }
 }
@@ -175,8 +175,13 @@ fn need(res: &Results, column: &str, kind: Kind) -> Result<(), CsvError> {
     }
 }
 
+/// The rows of the model named `name`, in input order.
+fn rows_of<'a>(res: &'a Results, name: &'a str) -> impl Iterator<Item = &'a Rec> + 'a {
+    res.rows.iter().filter(move |r| r.model.name() == name)
+}
+
 fn selected(res: &Results, opts: &PlotOptions) -> Result<Vec<String>, CsvError> {
-    let present = res.models();
+    let present: Vec<String> = res.models().iter().map(|m| m.name().to_string()).collect();
     let models = match &opts.models {
         None => present,
         Some(want) => {
@@ -217,8 +222,12 @@ pub fn line_series(res: &Results, opts: &PlotOptions) -> Result<Vec<Series>, Csv
     let mut out = Vec::new();
     for m in selected(res, opts)? {
         let mut at: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
-        for r in res.of_model(&m) {
-            let y = if coverage { r.coverage } else { r.time_ms };
+        for r in rows_of(res, &m) {
+            let y = if coverage {
+                r.coverage
+            } else {
+                Some(r.time_ms)
+            };
             if let (Some(xv), Some(yv)) = (x.of(r), y) {
                 at.entry(xv).or_default().push(yv);
             }
@@ -256,31 +265,21 @@ pub fn detection(res: &Results, opts: &PlotOptions) -> Result<Detection, CsvErro
     let mut stages: Vec<String> = res
         .rows
         .iter()
-        .filter(|r| r.is_violation() && models.contains(&r.model))
-        .map(|r| {
-            if r.decided_by.is_empty() {
-                r.model.clone()
-            } else {
-                r.decided_by.clone()
-            }
-        })
+        .filter(|r| r.is_violation() && models.iter().any(|m| m == r.model.name()))
+        .map(|r| r.decided_by.unwrap_or(r.model).name().to_string())
         .collect();
     sort_models(&mut stages);
     let bars = models
         .iter()
         .map(|m| {
-            let rows: Vec<&Rec> = res.of_model(m).collect();
+            let rows: Vec<&Rec> = rows_of(res, m).collect();
             let n = rows.len();
             let pcts = stages
                 .iter()
                 .map(|s| {
                     let k = rows
                         .iter()
-                        .filter(|r| {
-                            r.is_violation()
-                                && (&r.decided_by == s
-                                    || (r.decided_by.is_empty() && &r.model == s))
-                        })
+                        .filter(|r| r.is_violation() && r.decided_by.unwrap_or(r.model).name() == s)
                         .count();
                     if n == 0 {
                         0.0
@@ -326,8 +325,8 @@ pub fn model_color(name: &str) -> RGBColor {
 fn histories(res: &Results, models: &[String]) -> usize {
     res.rows
         .iter()
-        .filter(|r| models.contains(&r.model))
-        .map(|r| (r.source, r.file.as_str(), r.index.as_str()))
+        .filter(|r| models.iter().any(|m| m == r.model.name()))
+        .map(|r| (r.source, r.file.as_ref(), r.index))
         .collect::<HashSet<_>>()
         .len()
 }

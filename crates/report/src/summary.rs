@@ -13,7 +13,10 @@ use std::fmt;
 use std::io::{self, Read, Write};
 use std::path::Path;
 
+use memconform_core::check::Verdict;
 use memconform_core::models::Model;
+
+use crate::row::{column_accepts, column_kind, Row};
 
 /// A bad input: the file, the line of the record (if any) and what is wrong.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,40 +47,33 @@ impl fmt::Display for CsvError {
 
 impl std::error::Error for CsvError {}
 
-/// One row of a results CSV: the columns the reports use. Empty strings
-/// and `None` stand for absent columns or empty cells.
-#[derive(Debug, Clone, Default)]
+/// One row of a results CSV as read: the [`Row`] (its columns by name),
+/// where it came from, and the extra columns asked for.
+#[derive(Debug, Clone)]
 pub struct Rec {
     /// Index of the CSV this row came from in [`Results::files`].
     pub source: usize,
     /// Line of the file where the record starts (1-based; the header is line 1).
     pub line: u64,
-    pub file: String,
-    pub index: String,
-    pub name: String,
-    pub seed: String,
-    pub cpus: String,
-    pub model: String,
-    /// `consistent`, `violation` or `unknown`.
-    pub verdict: String,
-    pub decided_by: String,
-    pub pattern: String,
-    pub ops: Option<usize>,
-    pub threads: Option<usize>,
-    pub time_ms: Option<f64>,
-    pub coverage: Option<f64>,
-    pub kernel_coverage: Option<f64>,
+    pub row: Row<'static>,
     /// The values of the extra columns asked for when reading, in order.
     pub extra: Vec<String>,
 }
 
+impl std::ops::Deref for Rec {
+    type Target = Row<'static>;
+    fn deref(&self) -> &Row<'static> {
+        &self.row
+    }
+}
+
 impl Rec {
     pub fn is_violation(&self) -> bool {
-        self.verdict == "violation"
+        self.verdict == Verdict::Violation
     }
 
     pub fn is_unknown(&self) -> bool {
-        self.verdict == "unknown"
+        self.verdict == Verdict::Unknown
     }
 
     /// `file#index`, as in the text report.
@@ -105,14 +101,15 @@ impl Results {
     }
 
     /// The rows of one model, in input order.
-    pub fn of_model<'a>(&'a self, model: &'a str) -> impl Iterator<Item = &'a Rec> + 'a {
+    pub fn of_model(&self, model: Model) -> impl Iterator<Item = &Rec> + '_ {
         self.rows.iter().filter(move |r| r.model == model)
     }
 
-    /// The models present, weakest first (the order of `check`), unknown names last.
-    pub fn models(&self) -> Vec<String> {
-        let mut m: Vec<String> = self.rows.iter().map(|r| r.model.clone()).collect();
-        sort_models(&mut m);
+    /// The models present, weakest first (the order of `check`).
+    pub fn models(&self) -> Vec<Model> {
+        let mut m: Vec<Model> = self.rows.iter().map(|r| r.model).collect();
+        m.sort();
+        m.dedup();
         m
     }
 }
@@ -226,6 +223,11 @@ impl Record<'_> {
         self.table.has(column)
     }
 
+    /// The header, as a record (for deserializing a record by column names).
+    pub fn header(&self) -> csv::StringRecord {
+        self.table.header.iter().collect()
+    }
+
     /// An error at this record's line.
     pub fn error(&self, message: impl Into<String>) -> CsvError {
         CsvError::new(self.table.name, Some(self.line), message)
@@ -254,6 +256,8 @@ pub fn read_table<'n, H>(
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
+        // text cells keep their blanks (an explanation is indented)
+        .trim(csv::Trim::Headers)
         .from_reader(reader);
     let csv_err = |e: csv::Error| {
         let line = e.position().map(|p| p.line());
@@ -348,37 +352,42 @@ fn read_one(res: &mut Results, name: &str, reader: impl Read) -> Result<(), CsvE
     // counted twice
     let mut seen: HashMap<String, u64> = HashMap::new();
     let mut rows = Vec::new();
+    let mut header: Option<csv::StringRecord> = None;
     let table = read_table(name, reader, check_header, |extra_idx, r| {
         let line = r.line;
-        let get = |c: &str| r.get(c);
-        let count = |c: &str| -> Result<Option<usize>, CsvError> {
-            match get(c) {
-                "" => Ok(None),
-                s => s.parse().map(Some).map_err(|_| r.bad(c, "a count")),
+        let header = header.get_or_insert_with(|| r.header());
+        let row: Row<'static> = match r.fields.deserialize(Some(header)) {
+            Ok(row) => row,
+            Err(e) => {
+                let column = match e.kind() {
+                    csv::ErrorKind::Deserialize { err, .. } => err
+                        .field()
+                        .and_then(|i| header.get(i as usize))
+                        .map(str::to_string)
+                        // serde's own errors (an unknown name) carry no field
+                        .or_else(|| {
+                            header
+                                .iter()
+                                .zip(r.fields)
+                                .find(|(c, v)| !column_accepts(c, v))
+                                .map(|(c, _)| c.to_string())
+                        }),
+                    _ => None,
+                };
+                return Err(match column {
+                    Some(c) => r.bad(&c, column_kind(&c)),
+                    None => r.error(e.to_string()),
+                });
             }
         };
-        // a number within `range` (`what` says which)
-        let number = |c: &str, range: std::ops::RangeInclusive<f64>, what: &str| match get(c) {
-            "" => Ok(None),
-            s => match s.parse::<f64>() {
-                Ok(v) if v.is_finite() && range.contains(&v) => Ok(Some(v)),
-                _ => Err(r.bad(c, what)),
-            },
+        // numbers within their ranges
+        let in_range = |c: &str, v: Option<f64>, range: std::ops::RangeInclusive<f64>| match v {
+            Some(v) if !(v.is_finite() && range.contains(&v)) => Err(r.bad(c, column_kind(c))),
+            _ => Ok(()),
         };
-        let model = get("model");
-        if model.is_empty() {
-            return Err(r.error("empty `model`"));
-        }
-        if memconform_core::models::Model::from_name(model).is_none() {
-            let names: Vec<&str> = memconform_core::models::Model::EVERY
-                .iter()
-                .map(|m| m.name())
-                .collect();
-            return Err(r.error(format!(
-                "column `model`: `{model}` is not a model ({})",
-                names.join(", ")
-            )));
-        }
+        in_range("time_ms", Some(row.time_ms), 0.0..=f64::MAX)?;
+        in_range("coverage", row.coverage, 0.0..=1.0)?;
+        in_range("kernel_coverage", row.kernel_coverage, 0.0..=1.0)?;
         // the same row twice in one input: results concatenated twice
         let fields = r.fields.iter().collect::<Vec<_>>().join("\u{1f}");
         if let Some(at) = seen.insert(fields, line) {
@@ -386,29 +395,10 @@ fn read_one(res: &mut Results, name: &str, reader: impl Read) -> Result<(), CsvE
                 "the same row as line {at} (the same results concatenated twice?)"
             )));
         }
-        let verdict = get("verdict");
-        if !matches!(verdict, "consistent" | "violation" | "unknown") {
-            return Err(r.error(format!(
-                "column `verdict`: `{verdict}` is not consistent, violation or unknown"
-            )));
-        }
         rows.push(Rec {
             source,
             line,
-            file: get("file").to_string(),
-            index: get("index").to_string(),
-            name: get("name").to_string(),
-            seed: get("seed").to_string(),
-            cpus: get("cpus").to_string(),
-            model: model.to_string(),
-            verdict: verdict.to_string(),
-            decided_by: get("decided_by").to_string(),
-            pattern: get("pattern").to_string(),
-            ops: count("ops")?,
-            threads: count("threads")?,
-            time_ms: number("time_ms", 0.0..=f64::MAX, "a time in ms (0 or more)")?,
-            coverage: number("coverage", 0.0..=1.0, "a coverage from 0 to 1")?,
-            kernel_coverage: number("kernel_coverage", 0.0..=1.0, "a coverage from 0 to 1")?,
+            row,
             extra: extra_idx
                 .iter()
                 .map(|&i| r.fields.get(i).unwrap_or("").trim().to_string())
@@ -533,8 +523,8 @@ pub fn summarize(res: &Results, by: &[String]) -> Summary {
     let mut stages: Vec<String> = res
         .rows
         .iter()
-        .filter(|r| r.is_violation() && !r.decided_by.is_empty())
-        .map(|r| r.decided_by.clone())
+        .filter(|r| r.is_violation())
+        .filter_map(|r| r.decided_by.map(|m| m.name().to_string()))
         .collect();
     sort_models(&mut stages);
 
@@ -564,12 +554,19 @@ pub fn summarize(res: &Results, by: &[String]) -> Summary {
                 .iter()
                 .map(|s| {
                     (!violations.is_empty()).then(|| {
-                        let k = violations.iter().filter(|r| &r.decided_by == s).count();
+                        let k = violations
+                            .iter()
+                            .filter(|r| r.decided_by.is_some_and(|m| m.name() == s))
+                            .count();
                         100.0 * k as f64 / violations.len() as f64
                     })
                 })
                 .collect();
-            let times: Vec<f64> = rs.iter().filter_map(|r| r.time_ms).collect();
+            let times: Vec<f64> = if res.has_column("time_ms") {
+                rs.iter().map(|r| r.time_ms).collect()
+            } else {
+                Vec::new()
+            };
             let cov: Vec<f64> = rs.iter().filter_map(|r| r.coverage).collect();
             let kcov: Vec<f64> = rs.iter().filter_map(|r| r.kernel_coverage).collect();
             SummaryRow {

@@ -12,7 +12,7 @@
 
 use std::fmt::Write as _;
 
-use super::html::escape;
+use crate::markup::{escape, letter};
 use memconform_core::certificate::{Rel, Violation};
 use memconform_core::history::{History, OpId, OpKind};
 use memconform_ingest::gem5::tester::Origin;
@@ -230,15 +230,6 @@ pub fn window(h: &History, layout: &Layout, keys: &[OpId], radius: usize) -> Win
         shown,
         total,
         elided_after: total - next.min(total),
-    }
-}
-
-/// A name for the `i`-th event of a certificate: a, b, ..., z, a1, b1, ...
-pub fn letter(i: usize) -> String {
-    let c = (b'a' + (i % 26) as u8) as char;
-    match i / 26 {
-        0 => c.to_string(),
-        k => format!("{c}{k}"),
     }
 }
 
@@ -881,12 +872,5 @@ mod tests {
         assert_eq!(d.svg.matches("class=\"cycle-edge\"").count(), v.cycle.len());
         assert!(d.svg.contains("id=\"t-op-a\""));
         assert!(d.svg.starts_with("<svg") && d.svg.ends_with("</svg>"));
-    }
-
-    #[test]
-    fn letters_go_on_past_z() {
-        assert_eq!(letter(0), "a");
-        assert_eq!(letter(25), "z");
-        assert_eq!(letter(26), "a1");
     }
 }

@@ -63,8 +63,9 @@ impl Rel {
     }
 }
 
-/// The bad pattern or acyclicity condition a history breaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+/// The bad pattern or acyclicity condition a history breaks (written and
+/// read by its [`Pattern::name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pattern {
     /// `co = (po ∪ wr)⁺` is cyclic.
     CyclicCO,
@@ -124,6 +125,46 @@ impl Pattern {
             Pattern::CyclicPso => "CyclicPso",
             Pattern::NoStoreOrder => "NoStoreOrder",
         }
+    }
+
+    /// Every pattern.
+    pub const ALL: [Pattern; 17] = [
+        Pattern::CyclicCO,
+        Pattern::WriteCOInitRead,
+        Pattern::ThinAirRead,
+        Pattern::ThinAirFinal,
+        Pattern::WriteCORead,
+        Pattern::CyclicCF,
+        Pattern::WriteHBInitRead,
+        Pattern::CyclicHB,
+        Pattern::CyclicPww,
+        Pattern::CyclicWpwwPpo,
+        Pattern::CyclicWpwwPoLoc,
+        Pattern::CyclicSt,
+        Pattern::CyclicSc,
+        Pattern::CyclicUniproc,
+        Pattern::CyclicTso,
+        Pattern::CyclicPso,
+        Pattern::NoStoreOrder,
+    ];
+
+    /// The pattern of a name [`Pattern::name`] gives.
+    pub fn from_name(s: &str) -> Option<Pattern> {
+        Pattern::ALL.into_iter().find(|p| p.name() == s)
+    }
+}
+
+impl Serialize for Pattern {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Pattern {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pattern, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Pattern::from_name(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("`{s}` is not a pattern")))
     }
 }
 

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::certificate::validate::{self, StoreModel};
 use crate::certificate::{Pattern, Violation};
@@ -16,7 +16,7 @@ use crate::models::{Model, StoreOrder};
 use crate::relation::program::{lanes, Lanes};
 
 /// A model's answer for one history.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Consistent,

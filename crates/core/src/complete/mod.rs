@@ -25,7 +25,7 @@ use crate::history::{History, OpId};
 use crate::models::Spec;
 
 /// A completion engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
     /// choose by the shape left after saturation

@@ -44,7 +44,7 @@ pub fn check(h: &History) -> Result<(), Violation> {
     Ok(())
 }
 
-/// CC at scale (scale-design §5): `co` as frontiers of `po ∪ wr` on lanes.
+/// CC at scale (docs/design/scale.md §5): `co` as frontiers of `po ∪ wr` on lanes.
 /// For a read `r1` of `w1` and each sequence, the last write `w2` of the
 /// variable there with `w2 co r1` is the only candidate: an earlier one
 /// `co`-after `w1` would put `w1 co w2` too. That write is found on the

@@ -31,7 +31,9 @@ use crate::history::History;
 pub type Checked = Result<Option<StoreOrder>, Violation>;
 
 /// The models, cheapest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Model {
     /// weak causal consistency (causal-consistency-datalog, bad patterns)

@@ -2,7 +2,7 @@
 //! thread, a lane of a timed thread, or a sub-chain of one), a few static
 //! generating edges per operation (CSR), and `succ` frontiers — for each
 //! operation and each *slot*, the first position of that slot's sequence it
-//! reaches — so that `a` reaches `b` is one comparison (scale-design §4).
+//! reaches — so that `a` reaches `b` is one comparison (docs/design/scale.md §4).
 //!
 //! Edges are added incrementally ([`Frontier::insert`]): the new frontier is
 //! merged backwards from the edge's source and stops where nothing drops;

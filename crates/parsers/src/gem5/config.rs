@@ -1,6 +1,6 @@
 //! gem5's `config.ini` (`[section]` and `key=value` lines) and `config.json`
 //! (the same SimObject tree, nested), the protocol fingerprint of a Ruby
-//! system, and the tester that drove a run (research notes §6).
+//! system, and the tester that drove a run (docs/design/gem5.md §6).
 
 use std::borrow::Cow;
 
@@ -457,7 +457,7 @@ impl Protocol {
     }
 }
 
-/// By the fingerprints of research notes §6 (controller types and parameters).
+/// By the fingerprints of docs/design/gem5.md §6 (controller types and parameters).
 ///
 /// * MOESI_AMD_Base: a `CorePair_Controller` with `sequencer1` (and no GPU `TCP_Controller`);
 /// * MESI_Two_Level: an `L2Cache_Controller` and an L1 with `L1Dcache` and

@@ -1,6 +1,6 @@
 //! Reading gem5 debug traces line by line: plain files (memory-mapped) or
 //! gzip streams (decoded incrementally), including a `.gz` that gem5 left
-//! without its trailer because it aborted (see the research notes §1).
+//! without its trailer because it aborted (see docs/design/gem5.md §1).
 //!
 //! Also [`split_dprintf`], which splits a `DPRINTF` line into tick, object
 //! name and message.

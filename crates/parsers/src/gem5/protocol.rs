@@ -1,5 +1,5 @@
 //! Ruby's ProtocolTrace transition lines and RubySequencer/RubyHitMiss lines
-//! (research notes §4–5).
+//! (docs/design/gem5.md §4–§5).
 //!
 //! ```text
 //!             541   1        Seq               Begin       >       [0x3ea, line 0x3c0] ST
