@@ -11,6 +11,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use memconform::mutate::campaign::{self, Campaign, Event, RunOptions, State, Status};
+use memconform::mutate::Mutant;
 use stand_in::{four_mutants, fresh, mutant, run_all, settings, PROTOCOL_FILE};
 
 #[test]
@@ -158,6 +159,112 @@ fn a_patch_for_another_base_file_is_refused_as_unviable() {
     let s = State::of(&c).unwrap();
     assert_eq!(s.status[&m.id], Status::Unviable);
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Issue 21, part 5: a configuration mutant (a gem5 parameter, `--param`,
+/// no patch, no build) is judged like a SLICC mutant, in the same reports:
+/// the stand-in replays the MI-5 run for a parameter naming its bug, stops
+/// before simulating for one naming no object (unviable, not a kill), and
+/// runs clean otherwise; after a SLICC mutant the slot is rebuilt to the
+/// base first.
+#[test]
+fn configuration_mutants_are_killed_survive_or_do_not_apply() {
+    let (base, root) = fresh("campaign-config");
+    let killed = Mutant::config("system.bug=True").unwrap();
+    let survived = Mutant::config("system.cpu[:].harmless=1").unwrap();
+    let unviable = Mutant::config("system.nosuch.x=1").unwrap();
+    // a SLICC mutant that kills: whichever runs before a config mutant in
+    // the slot, the config mutant must run on the base build
+    let slicc = mutant(
+        &root,
+        "ADS",
+        "    out_msg.DataBlk := in_msg.DataBlk;",
+        "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
+    );
+    assert!(Mutant::config("no assignment").is_err());
+    assert!(killed.is_config() && killed.op == "CFG" && killed.class == "config");
+    assert_eq!(
+        killed.id,
+        Mutant::config(" system.bug=True ").unwrap().id,
+        "ids are stable"
+    );
+    // a harmless config mutant that runs after the SLICC one (ids sort the
+    // run order): it survives only if the slot is rebuilt to the base
+    let after = (0..)
+        .map(|k| Mutant::config(&format!("system.cpu[:].later{k}=1")).unwrap())
+        .find(|m| m.id > slicc.id)
+        .unwrap();
+    let ms = vec![
+        killed.clone(),
+        survived.clone(),
+        unviable.clone(),
+        slicc.clone(),
+        after.clone(),
+    ];
+    let c = Campaign::init(&base.join("campaign"), settings(&root), ms).unwrap();
+    assert_eq!(run_all(&c), 5);
+    let s = State::of(&c).unwrap();
+    assert_eq!(s.status[&after.id], Status::Survived, "the base rebuilt");
+    assert!(
+        s.build_s.contains_key(&after.id),
+        "rebuilt after the SLICC mutant"
+    );
+    assert!(!s.build_s.contains_key(&survived.id) || s.build_s[&survived.id] == 0.0);
+    let s = State::of(&c).unwrap();
+    assert_eq!(s.status[&killed.id], Status::Killed);
+    assert_eq!(s.status[&survived.id], Status::Survived);
+    assert_eq!(s.status[&unviable.id], Status::Unviable);
+    assert_eq!(s.status[&slicc.id], Status::Killed);
+    let text = memconform::mutate::report::write_all(&s).unwrap();
+    assert!(text.contains("CFG"), "{text}");
+    let matrix = std::fs::read_to_string(base.join("campaign/kill-matrix.csv")).unwrap();
+    assert!(
+        matrix.lines().any(|l| l.contains(&killed.id)
+            && l.contains(",CFG,config,")
+            && l.contains("violation:cc")),
+        "{matrix}"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Placeholders reach the shell as one word each: a campaign path with a
+/// space works, and a configuration mutant's parameters go where
+/// `{params}` is (or at the end).
+#[test]
+fn placeholders_are_quoted_and_params_placed() {
+    use std::path::Path;
+    let cmd = campaign::fill(
+        "{gem5} -d {outdir} se.py {params} --cmd=x",
+        Path::new("/g 5/gem5.opt"),
+        Path::new("/g 5"),
+        Path::new("/c d/it's"),
+        3,
+        "abc",
+        &["system.cpu[:].needsTSO=False".to_string()],
+    );
+    assert_eq!(
+        cmd,
+        "'/g 5/gem5.opt' -d '/c d/it'\\''s' se.py --param 'system.cpu[:].needsTSO=False' --cmd=x"
+    );
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("printf '%s|' {}", cmd.replace("se.py", "")))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "/g 5/gem5.opt|-d|/c d/it's|--param|system.cpu[:].needsTSO=False|--cmd=x|"
+    );
+    let at_end = campaign::fill(
+        "{gem5} run",
+        Path::new("g"),
+        Path::new("r"),
+        Path::new("o"),
+        1,
+        "m",
+        &["a=1".into()],
+    );
+    assert_eq!(at_end, "g run --param a=1");
 }
 
 #[test]

@@ -806,7 +806,7 @@ fn gem5_protocols_counts_and_catalogue() {
         got,
         [
             "MI-1", "MI-2", "MI-3", "MI-4", "MI-5", "MI-6", "ME-1", "ME-2", "ME-3", "ME-4", "ME-5",
-            "ME-6", "ME-7"
+            "ME-6", "ME-7", "ME-8", "ME-9"
         ]
     );
     let me4 = &names.iter().find(|(n, _)| n == "ME-4").unwrap().1;
@@ -814,8 +814,17 @@ fn gem5_protocols_counts_and_catalogue() {
     assert_eq!(me4.class, "tier1+needs:o3");
     let mi6 = &names.iter().find(|(n, _)| n == "MI-6").unwrap().1;
     assert_eq!(mi6.class, "equivalent");
+    // 6599dd87c8's missing eviction forward is seen only by an O3 core
+    let me8 = &names.iter().find(|(n, _)| n == "ME-8").unwrap().1;
+    assert_eq!(me8.class, "tier1+needs:o3");
+    assert_eq!(me8.op, "TDA");
+    let me9 = &names.iter().find(|(n, _)| n == "ME-9").unwrap().1;
+    assert_eq!(
+        (me9.op.as_str(), me9.class.as_str()),
+        ("TNS-sibling", "tier2")
+    );
     for (name, m) in &names {
-        if name != "MI-6" && name != "ME-4" {
+        if !["MI-6", "ME-4", "ME-8", "ME-9"].contains(&name.as_str()) {
             assert_eq!(m.class, "tier1", "{name}");
         }
     }

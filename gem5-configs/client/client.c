@@ -1,27 +1,31 @@
 /*
- * memconform random client: a small SE-mode program for gem5 (and for native
- * runs) whose threads race on a few shared 64-bit words and record what they
- * did, so that memconform can check the run against SC, TSO, PSO, ...
+ * memconform client: a small SE-mode program for gem5 (and for native runs)
+ * whose threads race on shared 64-bit words and record what they did, so
+ * that memconform can check the run against SC, TSO, PSO, ...
  *
- *   client THREADS OPS WORDS SEED [ROUNDS [STRIDE [WRITE_PERCENT]]]
+ * Two command lines (see gem5-configs/README.md):
+ *
+ *   client THREADS OPS WORDS SEED [ROUNDS [STRIDE [WRITE_PERCENT]]]     (v1)
+ *   client --threads N [--rounds R] [--seed S] [--shape SHAPE] ...       (v2)
  *
  * THREADS threads in all: the main thread is thread t0 and creates THREADS-1
  * more (in gem5 SE mode every thread needs its own simulated CPU, so run with
- * `-n THREADS`). In each of ROUNDS rounds (default 1), every thread does OPS
- * random operations, each a read or (with probability WRITE_PERCENT %,
- * default 50) a write of one of WORDS shared words. Every round uses a fresh,
- * zeroed region of words, so every word starts at 0; a barrier separates the
- * rounds. Word k of a round lies STRIDE words (default 1) after word k-1, so
- * STRIDE=8 puts every word in its own 64-byte cache line.
+ * `-n THREADS`). Every round uses fresh, zeroed words, so every word starts
+ * at 0; a barrier separates the rounds. Plain accesses are relaxed atomics on
+ * volatile words: plain loads and stores, which the compiler may not reorder
+ * or merge. After the last round (all threads joined) the main thread prints
+ * every round as a history in memconform's .hist format, framed by a header
+ * `# memconform-client vN ...` and `# memconform-client end histories=N`.
  *
- * Accesses are relaxed atomics on volatile words: plain loads and stores, no
- * fences, no locked instructions, and the compiler may not reorder them.
- * Values are unique in the whole run: (thread+1) << 48 | counter.
- * Operation kinds and words are drawn before the first round from SEED (the
- * same SEED gives the same programs; the values read depend on the run).
- *
- * After the last round (all threads joined) the history is printed to stdout
- * in memconform's .hist format, framed so that it can be found in any output:
+ * v1 (positional arguments: random rounds). In each of ROUNDS rounds
+ * (default 1), every thread does OPS random operations, each a read or (with
+ * probability WRITE_PERCENT %, default 50) a write of one of WORDS shared
+ * words. Word k of a round lies STRIDE words (default 1) after word k-1, so
+ * STRIDE=8 puts every word in its own 64-byte cache line. No fences, no
+ * locked instructions. Values are unique in the whole run:
+ * (thread+1) << 48 | counter. Operation kinds and words are drawn before the
+ * first round from SEED (the same SEED gives the same programs; the values
+ * read depend on the run).
  *
  *   # memconform-client v1 threads=2 ops=3 words=2 seed=1 rounds=2 stride=1 writes=50
  *   @name client-s1-r0
@@ -29,8 +33,26 @@
  *   t0: W(w1,0x1000000000001) R(w0,0) R(w1,0x1000000000001)
  *   t1: W(w0,0x2000000000001) R(w1,0) W(w0,0x2000000000002)
  *   ---
- *   @name client-s1-r1
- *   @round 1
+ *   ...
+ *   # memconform-client end histories=2
+ *
+ * v2 (named options: litmus shapes). Every round runs one shape on two
+ * variables x and y (the shape's threads P0, P1, ... placed on some of the
+ * THREADS threads; the others wait at the barrier and have empty lines), with
+ * optional mfences, locked RMWs, a warm-up read and an address-dependency
+ * delay before the load a reordering needs to be late. usage() lists the
+ * options; the README describes the shapes and the output:
+ *
+ *   # memconform-client v2 threads=2 rounds=2 seed=7 shape=mp place=random ...
+ *   @name client-s7-r0
+ *   @round 0
+ *   @shape MP
+ *   @place t1 t0
+ *   @sharing own-line
+ *   @final x=1 y=2
+ *   t0: R(x,0) R(y,2) R(x,0)
+ *   t1: W(x,1) F W(y,2)
+ *   ---
  *   ...
  *   # memconform-client end histories=2
  *
@@ -45,6 +67,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define MAX_THREADS 4096u
 #define MAX_COUNTER ((UINT64_C(1) << 48) - 1)
@@ -147,19 +171,39 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static const char USAGE[] =
+    "usage: client THREADS OPS WORDS SEED [ROUNDS [STRIDE [WRITE_PERCENT]]]   (v1)\n"
+    "  THREADS        threads, main included (1..%u; gem5 SE: -n THREADS)\n"
+    "  OPS            operations per thread and round (>= 1)\n"
+    "  WORDS          shared 64-bit words per round (>= 1)\n"
+    "  SEED           seed of the random programs (unsigned 64-bit)\n"
+    "  ROUNDS         rounds, one history each (default 1)\n"
+    "  STRIDE         distance between words, in words (default 1; 8 = one per line)\n"
+    "  WRITE_PERCENT  probability of a write, %% (default 50)\n"
+    "usage: client --threads N [OPTION VALUE]...                              (v2)\n"
+    "  --threads N        threads, main included (1..%u; gem5 SE: -n N); required\n"
+    "  --rounds R         rounds, one history each (default 1)\n"
+    "  --seed S           seed of the programs (unsigned 64-bit, default 1)\n"
+    "  --shape SHAPE      random mp sb lb iriw wrc 2+2w mix (default mix)\n"
+    "  --place P          first: shape thread Pi on ti; random: anywhere,\n"
+    "                     new each round (default random)\n"
+    "  --sharing S        same-line, own-line, random (default random)\n"
+    "  --fence F          none, mfence (at every fence position), random (default none)\n"
+    "  --rmw M            none, xchg (stores), cmpxchg (stores and loads),\n"
+    "                     random (per access) (default none)\n"
+    "  --warm-up W        on, off, random: a plain read of the second-read\n"
+    "                     variable before a delayed load (default on)\n"
+    "  --delay-chain N    dependent divisions before a delayed load, 0 = none\n"
+    "                     (default 12)\n"
+    "  --spin MAX         random spin of 0..MAX iterations before each thread's\n"
+    "                     program (default 32)\n"
+    "  --ops N            accesses per thread of a random round (default 4)\n"
+    "  --writes PERCENT   probability of a write in a random round (default 50)\n";
+
 static void usage(const char *msg)
 {
-    fprintf(stderr,
-            "memconform client: %s\n"
-            "usage: client THREADS OPS WORDS SEED [ROUNDS [STRIDE [WRITE_PERCENT]]]\n"
-            "  THREADS        threads, main included (1..%u; gem5 SE: -n THREADS)\n"
-            "  OPS            operations per thread and round (>= 1)\n"
-            "  WORDS          shared 64-bit words per round (>= 1)\n"
-            "  SEED           seed of the random programs (unsigned 64-bit)\n"
-            "  ROUNDS         rounds, one history each (default 1)\n"
-            "  STRIDE         distance between words, in words (default 1; 8 = one per line)\n"
-            "  WRITE_PERCENT  probability of a write, %% (default 50)\n",
-            msg, MAX_THREADS);
+    fprintf(stderr, "memconform client: %s\n", msg);
+    fprintf(stderr, USAGE, MAX_THREADS, MAX_THREADS);
     exit(2);
 }
 
@@ -175,7 +219,7 @@ static uint64_t number(const char *s, const char *what, uint64_t min, uint64_t m
     return v;
 }
 
-int main(int argc, char **argv)
+static int main_v1(int argc, char **argv)
 {
     if (argc < 5 || argc > 8)
         usage("wrong number of arguments");
@@ -219,6 +263,7 @@ int main(int argc, char **argv)
     worker((void *)(uintptr_t)0);
     for (unsigned t = 1; t < nthreads; t++)
         pthread_join(tids[t], NULL);
+    free(tids);
 
     static char buf[1 << 16];
     setvbuf(stdout, buf, _IOFBF, sizeof buf);
@@ -249,4 +294,524 @@ int main(int argc, char **argv)
         return 1;
     }
     return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * v2: litmus shapes.
+ *
+ * A shape is a list of threads P0, P1, ..., each a short list of accesses to
+ * x or y; a written value is fixed by the shape (unique per variable, never
+ * 0). A `delayed` load gets its address through a chain of dependent
+ * divisions, so that an out-of-order core executes the next (independent)
+ * load first; a thread with a delayed load may start with a plain warm-up
+ * read of the variable its last load reads, to bring that line into its
+ * cache (so that the last load hits and can execute early).
+ */
+
+enum { VX = 0, VY = 1 };
+
+struct tacc {
+    char kind;             /* 'R' or 'W' */
+    unsigned char var;     /* VX or VY */
+    unsigned char value;   /* written value (W) */
+    unsigned char delayed; /* load: address depends on the delay chain */
+};
+
+struct role {
+    unsigned char n;    /* accesses */
+    unsigned char warm; /* warm-up read of variable warm-1; 0: none */
+    struct tacc acc[2];
+};
+
+struct shape {
+    const char *opt; /* --shape value */
+    const char *tag; /* @shape value */
+    unsigned nroles; /* 0: every thread (random rounds) */
+    struct role role[4];
+};
+
+#define WR(v, val) {'W', v, val, 0}
+#define RD(v) {'R', v, 0, 0}
+#define RDELAY(v) {'R', v, 0, 1}
+
+enum { SH_RANDOM, SH_MP, SH_SB, SH_LB, SH_IRIW, SH_WRC, SH_2P2W, SH_COUNT, SH_MIX = SH_COUNT };
+
+static const struct shape shapes[SH_COUNT] = {
+    [SH_RANDOM] = {"random", "RANDOM", 0, {{0}}}, /* every thread: --ops random accesses */
+    /* W(x,1) W(y,2) || [R(x)] R(y)* R(x) */
+    [SH_MP] = {"mp", "MP", 2,
+               {{2, 0, {WR(VX, 1), WR(VY, 2)}}, {2, VX + 1, {RDELAY(VY), RD(VX)}}}},
+    /* W(x,1) R(y) || W(y,2) R(x) */
+    [SH_SB] = {"sb", "SB", 2, {{2, 0, {WR(VX, 1), RD(VY)}}, {2, 0, {WR(VY, 2), RD(VX)}}}},
+    /* R(x) W(y,1) || R(y) W(x,2) */
+    [SH_LB] = {"lb", "LB", 2, {{2, 0, {RD(VX), WR(VY, 1)}}, {2, 0, {RD(VY), WR(VX, 2)}}}},
+    /* W(x,1) || W(y,2) || [R(y)] R(x)* R(y) || [R(x)] R(y)* R(x) */
+    [SH_IRIW] = {"iriw", "IRIW", 4,
+                 {{1, 0, {WR(VX, 1)}},
+                  {1, 0, {WR(VY, 2)}},
+                  {2, VY + 1, {RDELAY(VX), RD(VY)}},
+                  {2, VX + 1, {RDELAY(VY), RD(VX)}}}},
+    /* W(x,1) || R(x) W(y,2) || [R(x)] R(y)* R(x) */
+    [SH_WRC] = {"wrc", "WRC", 3,
+                {{1, 0, {WR(VX, 1)}},
+                 {2, 0, {RD(VX), WR(VY, 2)}},
+                 {2, VX + 1, {RDELAY(VY), RD(VX)}}}},
+    /* W(x,1) W(y,2) || W(y,3) W(x,4), final values observed after the round */
+    [SH_2P2W] = {"2+2w", "2+2W", 2,
+                 {{2, 0, {WR(VX, 1), WR(VY, 2)}}, {2, 0, {WR(VY, 3), WR(VX, 4)}}}},
+};
+
+/* How an access is executed. */
+enum {
+    K_READ,  /* plain load */
+    K_WRITE, /* plain store */
+    K_FENCE, /* mfence */
+    K_XCHG,  /* locked exchange: a store that also reads */
+    K_CASW,  /* lock cmpxchg expecting 0: a store if the word still holds 0, else a read */
+    K_CASR,  /* lock cmpxchg expecting a value never stored: always a (locked) read */
+};
+
+/* A value no client write stores: a K_CASR never succeeds. */
+#define NEVER UINT64_MAX
+
+struct op2 {
+    uint64_t value; /* written, or read */
+    uint64_t old;   /* read by an RMW */
+    uint8_t kind;
+    uint8_t var;
+    uint8_t delayed;
+    uint8_t ok; /* K_CASW: the store happened */
+};
+
+/* One thread's program in one round. */
+struct prog {
+    struct op2 *ops;
+    unsigned n;
+    unsigned spin;
+};
+
+/* One round. */
+struct round2 {
+    uint64_t final[2];
+    unsigned char shape;
+    unsigned char own_line; /* x and y on their own lines */
+    unsigned char used[2];  /* variable accessed in this round */
+    unsigned place[4];      /* thread of each shape thread (not random rounds) */
+};
+
+enum { PLACE_FIRST, PLACE_RANDOM };
+enum { SHARE_SAME, SHARE_OWN, SHARE_RANDOM };
+enum { FENCE_NONE, FENCE_MFENCE, FENCE_RANDOM };
+enum { RMW_NONE, RMW_XCHG, RMW_CMPXCHG, RMW_RANDOM };
+enum { WARM_ON, WARM_OFF, WARM_RANDOM };
+
+static const char *const place_names[] = {"first", "random", NULL};
+static const char *const sharing_names[] = {"same-line", "own-line", "random", NULL};
+static const char *const fence_names[] = {"none", "mfence", "random", NULL};
+static const char *const rmw_names[] = {"none", "xchg", "cmpxchg", "random", NULL};
+static const char *const warm_names[] = {"on", "off", "random", NULL};
+
+static unsigned opt_shape = SH_MIX, opt_place = PLACE_RANDOM, opt_sharing = SHARE_RANDOM,
+                opt_fence = FENCE_NONE, opt_rmw = RMW_NONE, opt_warm = WARM_ON,
+                opt_chain = 12, opt_spin = 32;
+static unsigned slots; /* struct op2 per thread and round */
+static struct prog *progs; /* [round][thread] */
+static struct round2 *rounds2;
+static size_t line_words = 8; /* 64-byte lines */
+static size_t page_lines;     /* lines per page */
+/* The delay chain divides 1 by 1: values the compiler cannot know, so it
+ * keeps every division. (In gem5's x86 microcode, a 64-bit division of 1 by
+ * 1 is always the same few micro-ops: the chain's length is predictable.) */
+static volatile uint64_t chain_dividend = 1, chain_divisor = 1;
+
+static struct prog *prog_of(unsigned round, unsigned thread)
+{
+    return progs + (size_t)round * nthreads + thread;
+}
+
+/* Word index of line k of the rounds' lines: line 0 of every page is left
+ * out (it is the one the main thread writes to map the page). */
+static size_t line_word(size_t k)
+{
+    size_t usable = page_lines - 1;
+    return (k / usable * page_lines + 1 + k % usable) * line_words;
+}
+
+/* The words of x and y in round r: x on the round's first line, y beside it
+ * (same-line) or on the second line (own-line). */
+static volatile uint64_t *var_word(unsigned r, unsigned var)
+{
+    size_t k = (size_t)r * 2;
+    if (var == VY && rounds2[r].own_line)
+        return mem + line_word(k + 1);
+    return mem + line_word(k) + var;
+}
+
+static unsigned draw(uint64_t *rng, unsigned n)
+{
+    return (unsigned)(splitmix64(rng) % n);
+}
+
+/* Appends a fence (if the fence option says so) before every access but the
+ * first, then the access. */
+static void add_access(struct prog *p, uint64_t *rng, char kind, unsigned var, uint64_t value,
+                       int delayed, int locked_ok)
+{
+    if (p->n > 0 && (opt_fence == FENCE_MFENCE || (opt_fence == FENCE_RANDOM && draw(rng, 2))))
+        p->ops[p->n++] = (struct op2){.kind = K_FENCE};
+    unsigned rmw = locked_ok ? opt_rmw : RMW_NONE;
+    if (rmw == RMW_RANDOM)
+        rmw = kind == 'W' ? draw(rng, 3) : draw(rng, 2) * RMW_CMPXCHG;
+    struct op2 o = {.var = (uint8_t)var, .delayed = (uint8_t)(delayed && opt_chain > 0)};
+    if (kind == 'W') {
+        o.value = value;
+        o.kind = rmw == RMW_XCHG ? K_XCHG : rmw == RMW_CMPXCHG ? K_CASW : K_WRITE;
+    } else {
+        o.kind = rmw == RMW_CMPXCHG ? K_CASR : K_READ;
+    }
+    p->ops[p->n++] = o;
+}
+
+/* Draws every round's program (in the main thread, before any other thread
+ * exists): shape, placement, sharing, fences, RMWs, warm-up reads, spins. */
+static void plan2(void)
+{
+    uint64_t rng = seed;
+    unsigned fitting[SH_COUNT], nfitting = 0;
+    for (unsigned s = 0; s < SH_COUNT; s++)
+        if (shapes[s].nroles <= nthreads)
+            fitting[nfitting++] = s;
+    unsigned *perm = malloc(nthreads * sizeof *perm);
+    if (!perm) {
+        fprintf(stderr, "memconform client: out of memory\n");
+        exit(1);
+    }
+    for (unsigned r = 0; r < nrounds; r++) {
+        struct round2 *rd = &rounds2[r];
+        rd->shape = (unsigned char)(opt_shape == SH_MIX ? fitting[draw(&rng, nfitting)] : opt_shape);
+        rd->own_line = (unsigned char)(opt_sharing == SHARE_RANDOM ? draw(&rng, 2)
+                                                                   : opt_sharing == SHARE_OWN);
+        const struct shape *sh = &shapes[rd->shape];
+        for (unsigned t = 0; t < nthreads; t++) {
+            struct prog *p = prog_of(r, t);
+            p->n = 0;
+            p->spin = opt_spin ? draw(&rng, opt_spin + 1) : 0;
+        }
+        if (sh->nroles == 0) { /* random round: every thread */
+            uint64_t counter = 0;
+            for (unsigned t = 0; t < nthreads; t++) {
+                struct prog *p = prog_of(r, t);
+                for (unsigned i = 0; i < nops; i++) {
+                    unsigned var = draw(&rng, 2);
+                    int write = draw(&rng, 100) < write_pct;
+                    add_access(p, &rng, write ? 'W' : 'R', var, write ? ++counter : 0, 0, 1);
+                    rd->used[var] = 1;
+                }
+            }
+            continue;
+        }
+        for (unsigned t = 0; t < nthreads; t++)
+            perm[t] = t;
+        for (unsigned i = 0; i < sh->nroles; i++) {
+            unsigned j = opt_place == PLACE_RANDOM ? i + draw(&rng, nthreads - i) : i;
+            unsigned tmp = perm[i];
+            perm[i] = perm[j];
+            perm[j] = tmp;
+            rd->place[i] = perm[i];
+        }
+        for (unsigned i = 0; i < sh->nroles; i++) {
+            const struct role *ro = &sh->role[i];
+            struct prog *p = prog_of(r, rd->place[i]);
+            if (ro->warm && (opt_warm == WARM_ON || (opt_warm == WARM_RANDOM && draw(&rng, 2))))
+                add_access(p, &rng, 'R', ro->warm - 1u, 0, 0, 0);
+            for (unsigned a = 0; a < ro->n; a++) {
+                const struct tacc *ac = &ro->acc[a];
+                add_access(p, &rng, ac->kind, ac->var, ac->value, ac->delayed, 1);
+                rd->used[ac->var] = 1;
+            }
+        }
+    }
+    free(perm);
+}
+
+/* The delay chain: `n` dependent divisions of `d0` by `divisor` (both 1);
+ * returns 0, which the compiler cannot know, so an address plus it depends on
+ * the chain. */
+static inline size_t chain_offset(uint64_t d0, uint64_t divisor, unsigned n)
+{
+    uint64_t d = d0;
+    for (unsigned k = 0; k < n; k++) {
+        d /= divisor;
+        __asm__ volatile("" : "+r"(d));
+    }
+    return (size_t)(d - d0);
+}
+
+static inline void full_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("mfence" ::: "memory");
+#else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+static void run2(unsigned thread)
+{
+    unsigned sense = 0;
+    const uint64_t dividend = chain_dividend, divisor = chain_divisor;
+    const unsigned chain = opt_chain;
+    barrier(&sense); /* every thread has started */
+    for (unsigned r = 0; r < nrounds; r++) {
+        const struct prog *p = prog_of(r, thread);
+        volatile uint64_t *const w[2] = {var_word(r, VX), var_word(r, VY)};
+        const unsigned n = p->n;
+        struct op2 *o = p->ops;
+        barrier(&sense);
+        for (unsigned s = p->spin; s > 0; s--)
+            __asm__ volatile("");
+        for (unsigned i = 0; i < n; i++, o++) {
+            volatile uint64_t *a = w[o->var];
+            if (o->delayed)
+                a += chain_offset(dividend, divisor, chain);
+            switch (o->kind) {
+            case K_READ:
+                o->value = __atomic_load_n(a, __ATOMIC_RELAXED);
+                break;
+            case K_WRITE:
+                __atomic_store_n(a, o->value, __ATOMIC_RELAXED);
+                break;
+            case K_FENCE:
+                full_fence();
+                break;
+            case K_XCHG:
+                o->old = __atomic_exchange_n(a, o->value, __ATOMIC_SEQ_CST);
+                break;
+            case K_CASW: {
+                uint64_t expected = 0;
+                o->ok = __atomic_compare_exchange_n(a, &expected, o->value, 0, __ATOMIC_SEQ_CST,
+                                                    __ATOMIC_SEQ_CST);
+                o->old = expected;
+                break;
+            }
+            case K_CASR: {
+                uint64_t expected = NEVER;
+                __atomic_compare_exchange_n(a, &expected, NEVER, 0, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_SEQ_CST);
+                o->value = expected;
+                break;
+            }
+            }
+        }
+    }
+    barrier(&sense);
+}
+
+static void *worker2(void *arg)
+{
+    run2((unsigned)(uintptr_t)arg);
+    return NULL;
+}
+
+static unsigned choice(const char *s, const char *const *names, const char *what)
+{
+    for (unsigned i = 0; names[i]; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    usage(what);
+    return 0;
+}
+
+static void print_op(const struct op2 *o)
+{
+    const char v = o->var == VX ? 'x' : 'y';
+    switch (o->kind) {
+    case K_FENCE:
+        fputs(" F", stdout);
+        break;
+    case K_WRITE:
+        printf(" W(%c,%" PRIu64 ")", v, o->value);
+        break;
+    case K_XCHG:
+        printf(" U(%c,%" PRIu64 ",%" PRIu64 ")", v, o->old, o->value);
+        break;
+    case K_CASW:
+        if (o->ok)
+            printf(" U(%c,%" PRIu64 ",%" PRIu64 ")", v, o->old, o->value);
+        else /* a failed cmpxchg writes nothing: a read */
+            printf(" R(%c,%" PRIu64 ")", v, o->old);
+        break;
+    default: /* K_READ, K_CASR */
+        printf(" R(%c,%" PRIu64 ")", v, o->value);
+        break;
+    }
+}
+
+static int main_v2(int argc, char **argv)
+{
+    int have_threads = 0;
+    nrounds = 1;
+    seed = 1;
+    nops = 4;
+    write_pct = 50;
+    for (int i = 1; i < argc; i++) {
+        const char *name = argv[i], *value;
+        const char *eq = strchr(name, '=');
+        char key[32];
+        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+            printf(USAGE, MAX_THREADS, MAX_THREADS);
+            exit(0);
+        }
+        if (strncmp(name, "--", 2) != 0)
+            usage("expected an option --NAME VALUE (or a v1 command line: THREADS OPS ...)");
+        if (eq) { /* --name=value */
+            size_t len = (size_t)(eq - name);
+            if (len >= sizeof key)
+                usage("unknown option (too long)");
+            memcpy(key, name, len);
+            key[len] = '\0';
+            name = key;
+            value = eq + 1;
+        } else {
+            if (i + 1 >= argc)
+                usage("an option without its value");
+            value = argv[++i];
+        }
+        if (strcmp(name, "--threads") == 0) {
+            nthreads = (unsigned)number(value, "--threads must be 1..4096", 1, MAX_THREADS);
+            have_threads = 1;
+        } else if (strcmp(name, "--rounds") == 0) {
+            nrounds = (unsigned)number(value, "--rounds must be >= 1", 1, UINT32_MAX);
+        } else if (strcmp(name, "--seed") == 0) {
+            seed = number(value, "--seed must be an unsigned 64-bit number", 0, UINT64_MAX);
+        } else if (strcmp(name, "--shape") == 0) {
+            static const char *const names[] = {"random", "mp", "sb",  "lb", "iriw",
+                                                "wrc",    "2+2w", "mix", NULL};
+            opt_shape = choice(value, names, "--shape must be random, mp, sb, lb, iriw, wrc, 2+2w or mix");
+        } else if (strcmp(name, "--place") == 0) {
+            opt_place = choice(value, place_names, "--place must be first or random");
+        } else if (strcmp(name, "--sharing") == 0) {
+            opt_sharing = choice(value, sharing_names, "--sharing must be same-line, own-line or random");
+        } else if (strcmp(name, "--fence") == 0) {
+            opt_fence = choice(value, fence_names, "--fence must be none, mfence or random");
+        } else if (strcmp(name, "--rmw") == 0) {
+            opt_rmw = choice(value, rmw_names, "--rmw must be none, xchg, cmpxchg or random");
+        } else if (strcmp(name, "--warm-up") == 0) {
+            opt_warm = choice(value, warm_names, "--warm-up must be on, off or random");
+        } else if (strcmp(name, "--delay-chain") == 0) {
+            opt_chain = (unsigned)number(value, "--delay-chain must be 0..100000", 0, 100000);
+        } else if (strcmp(name, "--spin") == 0) {
+            opt_spin = (unsigned)number(value, "--spin must be 0..1000000000", 0, 1000000000);
+        } else if (strcmp(name, "--ops") == 0) {
+            nops = (unsigned)number(value, "--ops must be 1..100000", 1, 100000);
+        } else if (strcmp(name, "--writes") == 0) {
+            write_pct = (unsigned)number(value, "--writes must be 0..100", 0, 100);
+        } else {
+            static char msg[80];
+            snprintf(msg, sizeof msg, "unknown option %.40s", name);
+            usage(msg);
+        }
+    }
+    if (!have_threads)
+        usage("--threads is required (gem5 SE: equal to -n)");
+    if (opt_shape != SH_MIX && shapes[opt_shape].nroles > nthreads) {
+        fprintf(stderr, "memconform client: shape %s needs %u threads (--threads %u)\n",
+                shapes[opt_shape].opt, shapes[opt_shape].nroles, nthreads);
+        exit(2);
+    }
+
+    long page = sysconf(_SC_PAGESIZE);
+    page_lines = page >= 128 ? (size_t)page / 64 : 64;
+    slots = 5; /* warm-up + 2 accesses + 2 fences */
+    if (2 * nops - 1 > slots)
+        slots = 2 * nops - 1;
+    size_t nlines = (size_t)nrounds * 2;
+    size_t npages = nlines / (page_lines - 1) + 1;
+    size_t nprog = (size_t)nrounds * nthreads;
+    if (npages > SIZE_MAX / 64 / page_lines || nprog > SIZE_MAX / sizeof(struct op2) / slots) {
+        fprintf(stderr, "memconform client: out of memory\n");
+        return 1;
+    }
+    size_t bytes = npages * page_lines * 64;
+    /* fresh anonymous memory is zero; lines are untouched until their round,
+     * except line 0 of each page, written here to map the page */
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct op2 *all = calloc(nprog * slots, sizeof *all);
+    progs = calloc(nprog, sizeof *progs);
+    rounds2 = calloc(nrounds, sizeof *rounds2);
+    pthread_t *tids = calloc(nthreads, sizeof(pthread_t));
+    if (m == MAP_FAILED || !all || !progs || !rounds2 || !tids) {
+        fprintf(stderr, "memconform client: out of memory\n");
+        return 1;
+    }
+    mem = m;
+    for (size_t pg = 0; pg < npages; pg++)
+        mem[pg * page_lines * line_words] = 0;
+    for (size_t i = 0; i < nprog; i++)
+        progs[i].ops = all + i * slots;
+    plan2();
+
+    for (unsigned t = 1; t < nthreads; t++) {
+        int e = pthread_create(&tids[t], NULL, worker2, (void *)(uintptr_t)t);
+        if (e) {
+            fprintf(stderr,
+                    "memconform client: cannot create thread %u of %u: %s"
+                    " (gem5 SE: run with -n %u, one CPU per thread)\n",
+                    t, nthreads, strerror(e), nthreads);
+            return 1;
+        }
+    }
+    worker2((void *)(uintptr_t)0);
+    for (unsigned t = 1; t < nthreads; t++)
+        pthread_join(tids[t], NULL);
+    free(tids);
+    /* the final values, after every thread's last write */
+    for (unsigned r = 0; r < nrounds; r++)
+        for (unsigned v = 0; v < 2; v++)
+            rounds2[r].final[v] = __atomic_load_n(var_word(r, v), __ATOMIC_RELAXED);
+
+    static char buf[1 << 16];
+    setvbuf(stdout, buf, _IOFBF, sizeof buf);
+    printf("# memconform-client v2 threads=%u rounds=%u seed=%" PRIu64
+           " shape=%s place=%s sharing=%s fence=%s rmw=%s warm-up=%s delay-chain=%u"
+           " spin=%u ops=%u writes=%u\n",
+           nthreads, nrounds, seed, opt_shape == SH_MIX ? "mix" : shapes[opt_shape].opt,
+           place_names[opt_place], sharing_names[opt_sharing], fence_names[opt_fence],
+           rmw_names[opt_rmw], warm_names[opt_warm], opt_chain, opt_spin, nops, write_pct);
+    for (unsigned r = 0; r < nrounds; r++) {
+        const struct round2 *rd = &rounds2[r];
+        const struct shape *sh = &shapes[rd->shape];
+        if (r > 0)
+            fputs("---\n", stdout);
+        printf("@name client-s%" PRIu64 "-r%u\n@round %u\n@shape %s\n@place", seed, r, r,
+               sh->tag);
+        unsigned nroles = sh->nroles ? sh->nroles : nthreads;
+        for (unsigned i = 0; i < nroles; i++)
+            printf(" t%u", sh->nroles ? rd->place[i] : i);
+        printf("\n@sharing %s\n@final", rd->own_line ? "own-line" : "same-line");
+        for (unsigned v = 0; v < 2; v++)
+            if (rd->used[v])
+                printf(" %c=%" PRIu64, v == VX ? 'x' : 'y', rd->final[v]);
+        putchar('\n');
+        for (unsigned t = 0; t < nthreads; t++) {
+            const struct prog *p = prog_of(r, t);
+            printf("t%u:", t);
+            for (unsigned i = 0; i < p->n; i++)
+                print_op(&p->ops[i]);
+            putchar('\n');
+        }
+    }
+    printf("# memconform-client end histories=%u\n", nrounds);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        perror("memconform client: writing the history");
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && argv[1][0] == '-')
+        return main_v2(argc, argv);
+    return main_v1(argc, argv);
 }

@@ -229,6 +229,12 @@ pub(crate) struct InitArgs {
     /// Only these mutant ids (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub only: Vec<String>,
+    /// A configuration mutant: gem5 run with `--param PATH=VALUE` (se.py's
+    /// option; no patch, no rebuild), e.g. 'system.cpu[:].needsTSO=False'.
+    /// Repeatable; added beside the selected SLICC mutants. The run
+    /// template's `{params}` places the options (else they go at its end).
+    #[arg(long = "param", value_name = "PATH=VALUE")]
+    pub params: Vec<String>,
     /// A sample of N mutants, drawn by --sample-seed (the same N and seed
     /// draw the same mutants).
     #[arg(long, value_name = "N")]
@@ -318,6 +324,39 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
             mutants.sort_by(|a, b| a.id.cmp(&b.id));
         }
     }
+    // configuration mutants: the catalogue's for se.py runs, and --param
+    let mut config: Vec<(Option<String>, memconform_mutate::Mutant)> = Vec::new();
+    if (args.catalogue || args.with_catalogue) && args.run.contains("se.py") {
+        config.extend(
+            memconform_mutate::catalogue::config_catalogue()
+                .into_iter()
+                .map(|(n, m)| (Some(n), m)),
+        );
+    }
+    for p in &args.params {
+        match memconform_mutate::Mutant::config(p) {
+            Ok(m) => config.push((None, m)),
+            Err(e) => {
+                eprintln!("memconform mutate init: --param: {e}");
+                return exit::INPUT_ERROR;
+            }
+        }
+    }
+    for (name, mut m) in config {
+        if let Some(g) = mutants.iter_mut().find(|g| g.id == m.id) {
+            if let Some(n) = name {
+                if g.catalogue_name().is_none() {
+                    g.tag_catalogue(&n);
+                }
+            }
+            continue;
+        }
+        if let Some(n) = name {
+            m.tag_catalogue(&n);
+        }
+        mutants.push(m);
+    }
+    mutants.sort_by(|a, b| a.id.cmp(&b.id));
     let settings = campaign::Settings {
         protocol: args.protocol.clone(),
         gem5_root: args

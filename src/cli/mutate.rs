@@ -97,7 +97,7 @@ DMA controllers are skipped unless --dma (the random tester never drives them).
 Deleted lines become `// [mutant] ...` comments and partial-line edits happen in place, so \
 SLICC's line numbers (and panics citing them) stay those of the original file.
 
---catalogue lists the hand-picked bugs instead (MI-1..6 for MI_example, ME-1..7 for \
+--catalogue lists the hand-picked bugs instead (MI-1..6 for MI_example, ME-1..9 for \
 MESI_Two_Level), resolved against the files: an entry that names no site is an error.
 
 Exit codes: 0 listed; 2 bad input (a missing file, a syntax error reported as file:line:col, a \

@@ -19,7 +19,9 @@ const TOY: &str = "machine(MachineType:Directory, \"toy\") {\n  action(l_queueMe
 /// The stand-in build: `gem5.opt` replays the MI-5 run when the write-back
 /// data copy is gone, hangs when `go;` is gone; the build fails when `ok;`
 /// is gone and hangs when `slow;` is; a slot's first build takes 2 s.
-/// Otherwise it replays the clean run.
+/// Otherwise it replays the clean run. At run time, `--param` values
+/// holding `bug` replay the MI-5 run, holding `nosuch` stop before any
+/// simulation (exit 1), as gem5 does with a parameter of no object.
 const BUILD: &str = r#"#!/bin/sh
 set -e
 f=src/mem/ruby/protocol/Toy-dir.sm
@@ -33,9 +35,16 @@ grep -q '^    go;' $f || run=hang
 cat > build/TOY/gem5.opt <<EOF
 #!/bin/sh
 # stand-in for gem5: replays a bundled real run
-out=""; while [ \$# -gt 0 ]; do case "\$1" in -d) out="\$2"; shift;; esac; shift; done
+out=""; param=""
+while [ \$# -gt 0 ]; do case "\$1" in -d) out="\$2"; shift;; --param) param="\$param \$2"; shift;; esac; shift; done
 [ "$run" = hang ] && exec sleep 60
 src="$src"
+# a configuration mutant: --param naming no object stops before simulating;
+# one naming the stand-in's bug replays the bug run
+case "\$param" in
+  *nosuch*) echo "AttributeError: object has no attribute 'nosuch'" >&2; exit 1;;
+  *bug*) src="$BUNDLE_bug";;
+esac
 cp "\$src"/config.ini "\$src"/trace.txt.gz "\$src"/stats.txt "\$out"/
 cat "\$src"/simout.txt; cat "\$src"/simerr.txt >&2
 exit \$(cat "\$src"/exit-status.txt | tr -dc 0-9)
@@ -107,6 +116,7 @@ pub fn mutant(root: &Path, op: &str, from: &str, to: &str) -> Mutant {
         base_sha256: memconform::mutate::sha256_hex(base.as_bytes()),
         patch: String::from_utf8(diff).unwrap(),
         fires: None,
+        params: Vec::new(),
     }
 }
 

@@ -117,13 +117,9 @@ pub fn check_run(
         return Ok(load_file(&output)?
             .into_par_iter()
             .map(|mut h| {
-                h.meta.push(("protocol".into(), run.protocol.name().into()));
+                se_meta(&run, &mut h);
                 let mut c = check_history(h, models, opts);
-                c.notes.push(format!(
-                    "gem5 SE run: protocol {}, client output in {}",
-                    run.protocol.name(),
-                    output.display()
-                ));
+                c.notes.push(se_note(&run, &output));
                 c.command.clone_from(&run.command_line);
                 c
             })
@@ -179,6 +175,44 @@ pub fn check_run(
             })
         })
         .collect()
+}
+
+/// An SE-mode run's facts on each client history: the protocol, the CPU
+/// model and the memory model the configuration promises.
+fn se_meta(run: &crate::gem5::Run, h: &mut History) {
+    h.meta.push(("protocol".into(), run.protocol.name().into()));
+    if let Some(t) = run.cpu_type() {
+        h.meta.push(("cpu_type".into(), t.into()));
+    }
+    if let Some(m) = run.promised_model() {
+        h.meta.push(("expected_model".into(), m.name().into()));
+    }
+}
+
+/// The note on an SE-mode run: protocol, cores, the promised model, and
+/// cores whose configuration breaks that promise.
+fn se_note(run: &crate::gem5::Run, output: &Path) -> String {
+    let mut note = format!(
+        "gem5 SE run: protocol {}, {} x {}, promises {}, client output in {}",
+        run.protocol.name(),
+        run.cpus.len(),
+        run.cpu_type().unwrap_or("no CPU"),
+        run.promised_model()
+            .map_or("no model it can be held to", |m| m.name()),
+        output.display()
+    );
+    let off = run
+        .cpus
+        .iter()
+        .filter(|c| c.needs_tso == Some(false))
+        .count();
+    if off > 0 && run.promised_model() == Some(Model::Tso) {
+        note.push_str(&format!(
+            "; needsTSO=false on {off} of {} cores: gem5 does not keep x86's TSO there (a configuration mutant)",
+            run.cpus.len()
+        ));
+    }
+    note
 }
 
 /// A history picked from one input to be shrunk, with its violation and
@@ -241,7 +275,7 @@ pub fn pick_violation(
                 .into_iter()
                 .filter(|h| index.is_none_or(|i| i == h.index))
             {
-                h.meta.push(("protocol".into(), run.protocol.name().into()));
+                se_meta(&run, &mut h);
                 if let Some(p) = examine(&mut not, h, None) {
                     return Ok(p);
                 }

@@ -525,9 +525,16 @@ impl Slot {
         self.root.join(".git/memconform-built").exists()
     }
 
-    fn mark_built(&self) -> Result<(), Error> {
+    /// Records a successful build of `what` (`base`, or a mutant's id).
+    fn mark_built(&self, what: &str) -> Result<(), Error> {
         let m = self.root.join(".git/memconform-built");
-        fs::write(&m, b"").map_err(|e| io_err(&m, e))
+        fs::write(&m, what.as_bytes()).map_err(|e| io_err(&m, e))
+    }
+
+    /// Whether the slot's last successful build was of the base itself
+    /// (what a configuration mutant runs).
+    fn built_base(&self) -> bool {
+        fs::read(self.root.join(".git/memconform-built")).is_ok_and(|b| b == b"base")
     }
 
     /// The time limit of the slot's next build: the first one may redo much.
@@ -684,7 +691,10 @@ fn run_command(
     }
 }
 
-/// The run command with its placeholders filled.
+/// The run command with its placeholders filled, each value one shell
+/// word (quoted where it must be: a campaign path with a space works).
+/// `{params}` becomes a configuration mutant's `--param` options; a
+/// template without it gets them at its end (the config script's options).
 pub fn fill(
     template: &str,
     gem5: &Path,
@@ -692,18 +702,45 @@ pub fn fill(
     outdir: &Path,
     seed: u64,
     mutant: &str,
+    params: &[String],
 ) -> String {
-    template
-        .replace("{gem5}", &gem5.to_string_lossy())
-        .replace("{gem5_root}", &root.to_string_lossy())
-        .replace("{outdir}", &outdir.to_string_lossy())
+    let params = params
+        .iter()
+        .map(|p| format!("--param {}", shell_word(p)))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut command = template
+        .replace("{gem5}", &shell_word(&gem5.to_string_lossy()))
+        .replace("{gem5_root}", &shell_word(&root.to_string_lossy()))
+        .replace("{outdir}", &shell_word(&outdir.to_string_lossy()))
         .replace("{seed}", &seed.to_string())
-        .replace("{mutant}", mutant)
+        .replace("{mutant}", &shell_word(mutant));
+    if template.contains("{params}") {
+        command = command.replace("{params}", &params);
+    } else if !params.is_empty() {
+        command.push(' ');
+        command.push_str(&params);
+    }
+    command
+}
+
+/// `s` as one shell word: as it is when plain, else single-quoted.
+pub fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 /// Checks a run's output directory with memconform (real-time view as
 /// well) and classifies the run (§7: a violation first, then how gem5
-/// ended, then unknown, else survived). The history rows (`check`'s CSV,
+/// ended, then unknown, else survived). Where the run's configuration
+/// promises a model (an SE run: SC for blocking in-order cores, TSO for
+/// x86 O3), only violations of it and of the models it implies count. The history rows (`check`'s CSV,
 /// `variant` = the mutant) go to `rows_csv`, for `summarize`, `compare`
 /// and `plot`.
 pub fn judge(
@@ -743,7 +780,19 @@ pub fn judge(
                 check_error = e.0;
             }
             for c in &checked {
-                for o in &c.outcomes {
+                // an SE run's cores promise a model: violating a stronger
+                // one is what they may do (store buffering), not a kill
+                let promised = c
+                    .history
+                    .meta
+                    .iter()
+                    .find(|(k, _)| k == "expected_model")
+                    .and_then(|(_, v)| Model::from_name(v));
+                for o in c
+                    .outcomes
+                    .iter()
+                    .filter(|o| promised.is_none_or(|e| e.implies(o.model)))
+                {
                     let name = o.model.name().to_string();
                     let v = o.verdict.name();
                     // per model, a violation in either view beats the rest
@@ -986,12 +1035,12 @@ fn run_baseline(
             tail(&build_log, 20)
         )));
     }
-    slot.mark_built()?;
+    slot.mark_built("base")?;
     (o.progress)(&format!("baseline built in {secs:.0} s"));
     let mut out = Vec::new();
     for &seed in &s.seeds {
         let limit = s.run_timeout_s.unwrap_or(3600);
-        let run = run_seed(c, slot, "baseline", seed, &dir, models, limit, o)?;
+        let run = run_seed(c, slot, "baseline", &[], seed, &dir, models, limit, o)?;
         let Some(mut run) = run else {
             return Ok(out);
         };
@@ -1017,6 +1066,7 @@ fn run_seed(
     c: &Campaign,
     slot: &Slot,
     mutant: &str,
+    params: &[String],
     seed: u64,
     dir: &Path,
     models: &[Model],
@@ -1040,6 +1090,7 @@ fn run_seed(
         &outdir,
         seed,
         mutant,
+        params,
     );
     let log = outdir.join("run.log");
     let Ended {
@@ -1056,6 +1107,16 @@ fn run_seed(
     Ok(Some(judge(
         &outdir, code, &text, models, secs, mutant, &rows,
     )))
+}
+
+/// Whether gem5 started simulating in a run (`Starting simulation...`,
+/// gem5's message as its event queue starts): a configuration it could
+/// not build (a `--param` naming no object) stops before.
+fn simulated(outdir: &Path) -> bool {
+    const STARTED: &[u8] = b"Starting simulation";
+    ["run.log", "simout.txt", "simerr.txt"].iter().any(|f| {
+        fs::read(outdir.join(f)).is_ok_and(|b| b.windows(STARTED.len()).any(|w| w == STARTED))
+    })
 }
 
 /// Ends a mutant before its runs (no coverage, unviable): logged as done,
@@ -1103,7 +1164,12 @@ fn run_mutant(
     slot.reset(c)?;
     let dir = c.dir.join("runs").join(&m.id);
     fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
-    if let Err(why) = slot.apply(c, m) {
+    if m.is_config() {
+        // no patch: the slot's base build, rebuilt if a SLICC mutant was last
+        if !slot.built_base() {
+            (o.progress)(&format!("{} {}: rebuilding the base", m.id, m.op));
+        }
+    } else if let Err(why) = slot.apply(c, m) {
         log.push(&Event::Built {
             mutant: m.id.clone(),
             ok: false,
@@ -1112,12 +1178,12 @@ fn run_mutant(
         })?;
         return finish_early(log, o, m, Status::Unviable, "unviable (patch)");
     }
-    if let Some(pre) = &s.precheck {
+    if let Some(pre) = s.precheck.as_ref().filter(|_| !m.is_config()) {
         let root = slot
             .root
             .canonicalize()
             .map_err(|e| io_err(&slot.root, e))?;
-        let pre = fill(pre, &root.join(&s.gem5), &root, &dir, 0, &m.id);
+        let pre = fill(pre, &root.join(&s.gem5), &root, &dir, 0, &m.id, &[]);
         let pre_log = dir.join("precheck.log");
         let Ended {
             code,
@@ -1145,7 +1211,16 @@ fn run_mutant(
         secs,
         stopped,
         timed_out,
-    } = run_command(&s.build, &slot.root, &build_log, build_limit, o.stop)?;
+    } = if m.is_config() && slot.built_base() {
+        Ended {
+            code: Some(0),
+            secs: 0.0,
+            stopped: false,
+            timed_out: false,
+        }
+    } else {
+        run_command(&s.build, &slot.root, &build_log, build_limit, o.stop)?
+    };
     if stopped {
         return Ok(false);
     }
@@ -1170,7 +1245,7 @@ fn run_mutant(
     }
     let ok = code == Some(0);
     if ok {
-        slot.mark_built()?;
+        slot.mark_built(if m.is_config() { "base" } else { &m.id })?;
     }
     log.push(&Event::Built {
         mutant: m.id.clone(),
@@ -1193,9 +1268,32 @@ fn run_mutant(
     }
     let mut status = Status::Survived;
     for &seed in seeds {
-        let Some(run) = run_seed(c, slot, &m.id, seed, &dir, models, limit, o)? else {
+        let Some(run) = run_seed(c, slot, &m.id, &m.params, seed, &dir, models, limit, o)? else {
             return Ok(false);
         };
+        if m.is_config()
+            && run.exit_kind != ExitKind::Clean
+            && !simulated(&dir.join(format!("s{seed}")))
+        {
+            // gem5 stopped before simulating: the parameter does not apply
+            // to this configuration (no such object), which is no kill
+            log.push(&Event::Ran {
+                mutant: m.id.clone(),
+                seed,
+                run,
+            })?;
+            return finish_early(
+                log,
+                o,
+                m,
+                Status::Unviable,
+                &format!(
+                    "unviable (gem5 did not start simulating with --param {}; see {})",
+                    m.params.join(" --param "),
+                    dir.join(format!("s{seed}")).join("run.log").display()
+                ),
+            );
+        }
         let kills = run.kills();
         if kills {
             status = Status::Killed;

@@ -39,7 +39,7 @@ pub struct Entry {
     pub symptom: &'static str,
 }
 
-/// The catalogue: MI-1..6 (MI_example) and ME-1..7 (MESI_Two_Level).
+/// The catalogue: MI-1..6 (MI_example) and ME-1..9 (MESI_Two_Level).
 pub const ENTRIES: &[Entry] = &[
     Entry {
         name: "MI-1",
@@ -185,7 +185,49 @@ pub const ENTRIES: &[Entry] = &[
         op: "TDA",
         symptom: "L2 keeps the pre-downgrade data: stale GETS, lost bytes",
     },
+    Entry {
+        name: "ME-8",
+        protocol: "MESI_Two_Level",
+        file: "MESI_Two_Level-L1cache.sm",
+        site: Site::Transition {
+            header: "transition(SM,Inv,IM)",
+            operand: "forward_eviction_to_cpu",
+        },
+        op: "TDA",
+        symptom: "gem5 6599dd87c8 (found by McVerSi): an O3 core keeps a load of a line invalidated during its upgrade: load->load reordering, TSO broken; invisible to the testers (needs:o3)",
+    },
+    Entry {
+        name: "ME-9",
+        protocol: "MESI_Two_Level",
+        file: "MESI_Two_Level-L1cache.sm",
+        site: Site::Transition {
+            header: "transition(M_I,Fwd_GETX,SINK_WB_ACK)",
+            operand: "SINK_WB_ACK->I",
+        },
+        op: "TNS-sibling",
+        symptom: "MTraceCheck's bug 3 in one edit: a writeback raced by a forwarded GETX no longer waits for its WB_Ack (the L1 forgets the race)",
+    },
 ];
+
+/// The catalogue's configuration bugs: gem5 parameters that break what a
+/// configuration promises, set at run time (`--param`), no rebuild.
+pub const CONFIG_ENTRIES: &[(&str, &str, &str)] = &[(
+    "CF-1",
+    "system.cpu[:].needsTSO=False",
+    "gem5 b884fcf412 undone: the O3 load queue no longer squashes a load whose line another core takes; message passing breaks x86-TSO (an SE run on X86O3CPU; testers never see it)",
+)];
+
+/// The configuration bugs as named mutants (for runs of se.py: the Ruby
+/// testers' scripts take no `--param`).
+pub fn config_catalogue() -> Vec<(String, Mutant)> {
+    CONFIG_ENTRIES
+        .iter()
+        .map(|(name, param, _)| {
+            let m = Mutant::config(param).expect("the catalogue's parameters are assignments");
+            (name.to_string(), m)
+        })
+        .collect()
+}
 
 /// The whitespace- and comment-free form of a statement's text.
 fn compact(text: &str) -> String {

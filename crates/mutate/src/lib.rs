@@ -46,13 +46,59 @@ pub struct Mutant {
     /// baseline seed runs exactly as the baseline on that seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fires: Option<Vec<String>>,
+    /// A configuration mutant's gem5 parameter assignments, given to the
+    /// run as `--param` (`system.cpu[:].needsTSO=False`): no patch, no
+    /// build. Empty for a SLICC mutant.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<String>,
 }
+
+/// The operator of configuration mutants: a gem5 parameter set at run time.
+pub const CONFIG_OP: &str = "CFG";
+/// Their class.
+pub const CONFIG_CLASS: &str = "config";
 
 /// What a catalogue bug's class carries after its default class, with its
 /// name (`tier1+catalogue:MI-5`).
 const CATALOGUE_TAG: &str = "+catalogue:";
 
 impl Mutant {
+    /// A configuration mutant: gem5 run with `param` (`PATH=VALUE`, as
+    /// se.py's `--param` takes it) and no other change. Its id is the
+    /// SHA-256 of `gem5-param::PARAM::CFG`, like a SLICC mutant's.
+    pub fn config(param: &str) -> Result<Mutant, String> {
+        let param = param.trim();
+        let Some((path, value)) = param.split_once('=') else {
+            return Err(format!(
+                "`{param}` is not a gem5 parameter assignment PATH=VALUE"
+            ));
+        };
+        if path.trim().is_empty() || value.trim().is_empty() || param.contains(['\n', '\r']) {
+            return Err(format!(
+                "`{param}` is not a gem5 parameter assignment PATH=VALUE"
+            ));
+        }
+        let descriptor = format!("gem5-param::{param}::{CONFIG_OP}");
+        Ok(Mutant {
+            id: mutant_id(&descriptor),
+            descriptor,
+            op: CONFIG_OP.to_string(),
+            class: CONFIG_CLASS.to_string(),
+            file: String::new(),
+            line: 0,
+            site: format!("--param {param}"),
+            base_sha256: String::new(),
+            patch: String::new(),
+            fires: None,
+            params: vec![param.to_string()],
+        })
+    }
+
+    /// Whether this is a configuration mutant (no patch, no build).
+    pub fn is_config(&self) -> bool {
+        !self.params.is_empty()
+    }
+
     /// Marks this mutant as the catalogue's bug `name`.
     pub fn tag_catalogue(&mut self, name: &str) {
         self.class.push_str(CATALOGUE_TAG);

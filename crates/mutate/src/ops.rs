@@ -240,6 +240,7 @@ pub fn materialize(p: &Protocol, c: &Candidate) -> Result<Mutant, Error> {
         site: c.site.clone(),
         base_sha256: base,
         fires: c.fires.clone(),
+        params: Vec::new(),
     })
 }
 

@@ -1,8 +1,9 @@
-//! The output of memconform's SE-mode random client (`gem5-configs/client`).
+//! The output of memconform's SE-mode client (`gem5-configs/client`).
 //!
 //! The client prints its histories in the `.hist` format, framed by a header
 //! and an end line so that they can be recognised by content and found in
-//! any surrounding output (gem5's banner when the program's stdout is gem5's):
+//! any surrounding output (gem5's banner when the program's stdout is gem5's).
+//! Version 1 (random rounds, the positional command line):
 //!
 //! ```text
 //! # memconform-client v1 threads=2 ops=3 words=2 seed=1 rounds=2 stride=1 writes=50
@@ -18,34 +19,185 @@
 //! # memconform-client end histories=2
 //! ```
 //!
-//! A *block* runs from a header line (`# memconform-client v1` and
+//! Version 2 (litmus shapes, the named options), one shape per round on the
+//! variables `x` and `y`, with the round's shape, the threads that ran the
+//! shape's threads P0, P1, ... (the others are idle: empty thread lines), the
+//! sharing of x's and y's lines and the final values:
+//!
+//! ```text
+//! # memconform-client v2 threads=3 rounds=1 seed=7 shape=mp place=random sharing=random fence=random rmw=random warm-up=on delay-chain=12 spin=32 ops=4 writes=50
+//! @name client-s7-r0
+//! @round 0
+//! @shape MP
+//! @place t2 t0
+//! @sharing own-line
+//! @final x=1 y=2
+//! t0: R(x,0) F R(y,2) R(x,0)
+//! t1:
+//! t2: U(x,0,1) W(y,2)
+//! # memconform-client end histories=1
+//! ```
+//!
+//! A *block* runs from a header line (`# memconform-client v1` or `v2` and
 //! `key=value` fields) to the next end line; its lines are parsed with
 //! [`parse_hist`], so the whole block is also a valid `.hist` file. Lines
 //! outside blocks are not the client's and are skipped; a file may hold
 //! several blocks (several runs). Each block is checked against its header:
 //! `rounds` histories (also the end line's `histories`), each with `@round`
-//! equal to its index, threads `t0..t{threads-1}` in order with `ops`
-//! operations each, variables `w0..w{words-1}`. A block with no end line is
-//! an error (the client prints everything at once after its threads joined,
-//! so a missing end means it crashed or the simulation stopped early).
+//! equal to its index and threads `t0..t{threads-1}` in order; in v1, `ops`
+//! operations per thread on variables `w0..w{words-1}`; in v2, the round's
+//! `@shape`, `@place` and `@sharing` as the header allows, and every thread's
+//! operations as its part of the shape, with the header's fence, RMW and
+//! warm-up options (see [`SHAPES`]). A block with no end line is an error
+//! (the client prints everything at once after its threads joined, so a
+//! missing end means it crashed or the simulation stopped early).
 //!
 //! Every history gets the metadata `source=client`, then the header's fields
-//! in order (`threads`, `ops`, `words`, `seed`, `rounds`, ...), then
-//! `cpus` (= `threads`: one thread per simulated CPU), before its own
-//! `@round` line; so a header field must be one: a `.hist` key, `=`, a value
-//! without `#` or control characters. Positions are those of the whole input.
+//! in order (`threads`, `ops`, `words`, `seed`, `rounds`, ...; in v2 without
+//! the ones the history restates for itself, `shape`, `place` and `sharing`),
+//! then `cpus` (= `threads`: one thread per simulated CPU), before its own
+//! `@round` (and v2's `@shape`, ...) lines; so a header field must be one: a
+//! `.hist` key, `=`, a value without `#` or control characters. Positions are
+//! those of the whole input.
 
-use crate::hist::{is_name, parse_hist, RawHistory, RawOpKind};
+use crate::hist::{is_name, parse_hist, RawHistory, RawOp, RawOpKind, RawThread};
 use crate::{ParseError, Pos};
 
 /// What every header line starts with (then `v<version>`).
 const PREFIX: &str = "# memconform-client ";
-/// The version this parser reads.
-const VERSION: &str = "v1";
+/// The versions this parser reads.
+const VERSIONS: [&str; 2] = ["v1", "v2"];
 /// The end line, after [`PREFIX`].
 const END: &str = "end";
 /// Header fields every v1 block must have (all decimal numbers).
-const REQUIRED: [&str; 5] = ["threads", "ops", "words", "seed", "rounds"];
+const REQUIRED_V1: [&str; 5] = ["threads", "ops", "words", "seed", "rounds"];
+/// Header fields every v2 block must have.
+const REQUIRED_V2: [&str; 13] = [
+    "threads",
+    "rounds",
+    "seed",
+    "shape",
+    "place",
+    "sharing",
+    "fence",
+    "rmw",
+    "warm-up",
+    "delay-chain",
+    "spin",
+    "ops",
+    "writes",
+];
+
+/// One access of a shape's thread.
+#[derive(Debug, Clone, Copy)]
+pub struct Access {
+    /// A write (else a read).
+    pub write: bool,
+    /// `x` or `y`.
+    pub var: &'static str,
+    /// The value written (writes).
+    pub value: u64,
+}
+
+/// One thread of a shape (P0, P1, ...).
+#[derive(Debug, Clone, Copy)]
+pub struct Role {
+    /// The variable of the optional warm-up read before the accesses (the
+    /// threads whose first access is the delayed load).
+    pub warm: Option<&'static str>,
+    pub accesses: &'static [Access],
+}
+
+/// A v2 shape: one round's program.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// The header's `shape=` value.
+    pub name: &'static str,
+    /// The history's `@shape` value.
+    pub tag: &'static str,
+    /// Its threads; none for `random` (every thread runs random accesses).
+    pub roles: &'static [Role],
+}
+
+const fn w(var: &'static str, value: u64) -> Access {
+    Access {
+        write: true,
+        var,
+        value,
+    }
+}
+
+const fn r(var: &'static str) -> Access {
+    Access {
+        write: false,
+        var,
+        value: 0,
+    }
+}
+
+const fn role(warm: Option<&'static str>, accesses: &'static [Access]) -> Role {
+    Role { warm, accesses }
+}
+
+/// The v2 shapes, as the client runs them (`gem5-configs/client/client.c`).
+pub const SHAPES: [Shape; 7] = [
+    Shape {
+        name: "random",
+        tag: "RANDOM",
+        roles: &[],
+    },
+    Shape {
+        name: "mp",
+        tag: "MP",
+        roles: &[
+            role(None, &[w("x", 1), w("y", 2)]),
+            role(Some("x"), &[r("y"), r("x")]),
+        ],
+    },
+    Shape {
+        name: "sb",
+        tag: "SB",
+        roles: &[
+            role(None, &[w("x", 1), r("y")]),
+            role(None, &[w("y", 2), r("x")]),
+        ],
+    },
+    Shape {
+        name: "lb",
+        tag: "LB",
+        roles: &[
+            role(None, &[r("x"), w("y", 1)]),
+            role(None, &[r("y"), w("x", 2)]),
+        ],
+    },
+    Shape {
+        name: "iriw",
+        tag: "IRIW",
+        roles: &[
+            role(None, &[w("x", 1)]),
+            role(None, &[w("y", 2)]),
+            role(Some("y"), &[r("x"), r("y")]),
+            role(Some("x"), &[r("y"), r("x")]),
+        ],
+    },
+    Shape {
+        name: "wrc",
+        tag: "WRC",
+        roles: &[
+            role(None, &[w("x", 1)]),
+            role(None, &[r("x"), w("y", 2)]),
+            role(Some("x"), &[r("y"), r("x")]),
+        ],
+    },
+    Shape {
+        name: "2+2w",
+        tag: "2+2W",
+        roles: &[
+            role(None, &[w("x", 1), w("y", 2)]),
+            role(None, &[w("y", 3), w("x", 4)]),
+        ],
+    },
+];
 
 /// Whether `src` holds client output: some line starts with
 /// `# memconform-client v` followed by a digit (any version; [`parse_client`]
@@ -77,7 +229,7 @@ pub fn parse_client(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
                 return Err(error(
                     line_no,
                     1,
-                    "client end line without a `# memconform-client v1` header before it",
+                    "client end line without a `# memconform-client v1|v2` header before it",
                 ));
             };
             let end_at = Pos { line: line_no, col };
@@ -116,7 +268,7 @@ pub fn parse_client(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
         return Err(error(
             1,
             1,
-            "no `# memconform-client v1` header line: not client output",
+            "no `# memconform-client v1|v2` header line: not client output",
         ));
     }
     Ok(histories)
@@ -131,9 +283,50 @@ struct Header {
     /// `key=value` fields in order, with the position of the key.
     fields: Vec<(String, String, Pos)>,
     threads: u64,
-    ops: u64,
-    words: u64,
     rounds: u64,
+    format: Format,
+}
+
+/// What a version's header says beyond threads and rounds.
+enum Format {
+    V1 { ops: u64, words: u64 },
+    V2(V2),
+}
+
+/// A v2 header's options.
+struct V2 {
+    /// `None`: `mix`.
+    shape: Option<&'static Shape>,
+    /// `place=first`: P0, P1, ... run on t0, t1, ...
+    place_first: bool,
+    /// `None`: `random`.
+    sharing: Option<&'static str>,
+    fence: Fence,
+    rmw: Rmw,
+    warm_up: WarmUp,
+    ops: u64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fence {
+    None,
+    Mfence,
+    Random,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rmw {
+    None,
+    Xchg,
+    Cmpxchg,
+    Random,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WarmUp {
+    On,
+    Off,
+    Random,
 }
 
 impl Header {
@@ -142,17 +335,20 @@ impl Header {
     }
 }
 
-/// Parses `v1 key=value ...` (after the prefix) on line `line_no`; the block's
-/// body starts at byte `body` of the input.
+/// Parses `v1 key=value ...` or `v2 ...` (after the prefix) on line
+/// `line_no`; the block's body starts at byte `body` of the input.
 fn header(rest: &str, line_no: u32, body: usize) -> Result<Header, ParseError> {
     let base = PREFIX.len();
     let mut tokens = tokens(rest);
     let version = tokens.next().map_or("", |(_, t)| t);
-    if version != VERSION {
+    if !VERSIONS.contains(&version) {
         return Err(error(
             line_no,
             to_u32(base + 1),
-            &format!("unsupported client format `{version}` (this memconform reads {VERSION})"),
+            &format!(
+                "unsupported client format `{version}` (this memconform reads {})",
+                VERSIONS.join(" and ")
+            ),
         ));
     }
     let pos = Pos {
@@ -195,41 +391,145 @@ fn header(rest: &str, line_no: u32, body: usize) -> Result<Header, ParseError> {
         }
         fields.push((key.to_owned(), value.to_owned(), at));
     }
-    let mut numbers = [0u64; REQUIRED.len()];
-    for (n, key) in numbers.iter_mut().zip(REQUIRED) {
-        let Some((_, value, at)) = fields.iter().find(|(k, _, _)| k == key) else {
+    let required: &[&str] = if version == "v1" {
+        &REQUIRED_V1
+    } else {
+        &REQUIRED_V2
+    };
+    for key in required {
+        if !fields.iter().any(|(k, _, _)| k == key) {
             return Err(ParseError {
                 pos,
                 msg: format!("client header has no `{key}=` field"),
             });
-        };
-        *n = decimal(value).ok_or_else(|| ParseError {
-            pos: *at,
-            msg: format!("client header field `{key}` must be a decimal number, found `{value}`"),
-        })?;
-    }
-    let [threads, ops, words, _seed, rounds] = numbers;
-    for (key, n) in [("threads", threads), ("ops", ops), ("words", words)] {
-        if n == 0 {
-            let at = fields
-                .iter()
-                .find(|(k, _, _)| k == key)
-                .map_or(pos, |f| f.2);
-            return Err(ParseError {
-                pos: at,
-                msg: format!("client header field `{key}` must be at least 1"),
-            });
         }
     }
+    let f = Fields(&fields);
+    let (threads, rounds, format) = if version == "v1" {
+        let [threads, ops, words, _seed, rounds] = REQUIRED_V1.map(|key| f.number(key));
+        let (threads, ops, words) = (f.positive("threads", threads?)?, ops?, words?);
+        let (ops, words) = (f.positive("ops", ops)?, f.positive("words", words)?);
+        (threads, rounds?, Format::V1 { ops, words })
+    } else {
+        for key in ["seed", "delay-chain", "spin"] {
+            f.number(key)?;
+        }
+        let threads = f.positive("threads", f.number("threads")?)?;
+        let ops = f.positive("ops", f.number("ops")?)?;
+        let writes = f.number("writes")?;
+        if writes > 100 {
+            return Err(f.bad("writes", "a percentage, at most 100"));
+        }
+        let shape = f.one_of(
+            "shape",
+            &SHAPES
+                .iter()
+                .map(|s| (s.name, Some(s)))
+                .chain([("mix", None)])
+                .collect::<Vec<_>>(),
+        )?;
+        if let Some(s) = shape {
+            if s.roles.len() as u64 > threads {
+                return Err(f.bad(
+                    "shape",
+                    &format!("a shape of at most threads={threads} threads"),
+                ));
+            }
+        }
+        let v2 = V2 {
+            shape,
+            place_first: f.one_of("place", &[("first", true), ("random", false)])?,
+            sharing: f.one_of(
+                "sharing",
+                &[
+                    ("same-line", Some("same-line")),
+                    ("own-line", Some("own-line")),
+                    ("random", None),
+                ],
+            )?,
+            fence: f.one_of(
+                "fence",
+                &[
+                    ("none", Fence::None),
+                    ("mfence", Fence::Mfence),
+                    ("random", Fence::Random),
+                ],
+            )?,
+            rmw: f.one_of(
+                "rmw",
+                &[
+                    ("none", Rmw::None),
+                    ("xchg", Rmw::Xchg),
+                    ("cmpxchg", Rmw::Cmpxchg),
+                    ("random", Rmw::Random),
+                ],
+            )?,
+            warm_up: f.one_of(
+                "warm-up",
+                &[
+                    ("on", WarmUp::On),
+                    ("off", WarmUp::Off),
+                    ("random", WarmUp::Random),
+                ],
+            )?,
+            ops,
+        };
+        (threads, f.number("rounds")?, Format::V2(v2))
+    };
     Ok(Header {
         pos,
         body,
         fields,
         threads,
-        ops,
-        words,
         rounds,
+        format,
     })
+}
+
+/// A header's fields, every required one present.
+struct Fields<'a>(&'a [(String, String, Pos)]);
+
+impl Fields<'_> {
+    fn get(&self, key: &str) -> &(String, String, Pos) {
+        self.0
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .expect("a required field")
+    }
+
+    fn bad(&self, key: &str, what: &str) -> ParseError {
+        let (_, value, at) = self.get(key);
+        ParseError {
+            pos: *at,
+            msg: format!("client header field `{key}` must be {what}, found `{value}`"),
+        }
+    }
+
+    fn number(&self, key: &str) -> Result<u64, ParseError> {
+        decimal(&self.get(key).1).ok_or_else(|| self.bad(key, "a decimal number"))
+    }
+
+    fn positive(&self, key: &str, n: u64) -> Result<u64, ParseError> {
+        if n == 0 {
+            return Err(ParseError {
+                pos: self.get(key).2,
+                msg: format!("client header field `{key}` must be at least 1"),
+            });
+        }
+        Ok(n)
+    }
+
+    fn one_of<T: Copy>(&self, key: &str, choices: &[(&str, T)]) -> Result<T, ParseError> {
+        let value = &self.get(key).1;
+        choices
+            .iter()
+            .find(|(name, _)| name == value)
+            .map(|&(_, t)| t)
+            .ok_or_else(|| {
+                let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+                self.bad(key, &format!("one of {}", names.join(", ")))
+            })
+    }
 }
 
 /// Parses the end line's fields (` histories=N`, optional); `base` is the
@@ -312,37 +612,48 @@ fn block(
         meta.push(("cpus".to_owned(), threads.clone(), *at));
     }
     for (round, h) in histories.iter_mut().enumerate() {
-        check_history(h, header, round)?;
+        check_round(h, round)?;
+        check_threads(h, header.threads)?;
+        match &header.format {
+            Format::V1 { ops, words } => check_v1(h, *ops, *words)?,
+            Format::V2(v2) => check_v2(h, header.threads, v2)?,
+        }
         let own = std::mem::take(&mut h.meta);
-        h.meta = meta.iter().cloned().chain(own).collect();
+        // a v2 history restates `shape`, `place` and `sharing` for itself
+        let mut merged: Vec<_> = meta
+            .iter()
+            .filter(|(k, _, _)| !own.iter().any(|(o, _, _)| o == k))
+            .cloned()
+            .collect();
+        merged.extend(own);
+        h.meta = merged;
     }
     Ok(histories)
 }
 
-/// Checks one history of a block against the header.
-fn check_history(h: &RawHistory, header: &Header, round: usize) -> Result<(), ParseError> {
-    match h.meta.iter().find(|(k, _, _)| k == "round") {
-        None => {
-            return Err(ParseError {
-                pos: h.pos,
-                msg: format!("client history {round} of its block has no `@round` line"),
-            })
-        }
-        Some((_, v, at)) if decimal(v) != Some(round as u64) => {
-            return Err(ParseError {
-                pos: *at,
-                msg: format!("`@round {v}` on the client history at index {round} of its block"),
-            })
-        }
-        Some(_) => {}
+/// Checks a history's `@round` line: its index in the block.
+fn check_round(h: &RawHistory, round: usize) -> Result<(), ParseError> {
+    match own_meta(h, "round") {
+        None => Err(ParseError {
+            pos: h.pos,
+            msg: format!("client history {round} of its block has no `@round` line"),
+        }),
+        Some((v, at)) if decimal(v) != Some(round as u64) => Err(ParseError {
+            pos: at,
+            msg: format!("`@round {v}` on the client history at index {round} of its block"),
+        }),
+        Some(_) => Ok(()),
     }
-    if h.threads.len() as u64 != header.threads {
+}
+
+/// Checks a history's threads: `t0..t{threads-1}`, in order.
+fn check_threads(h: &RawHistory, threads: u64) -> Result<(), ParseError> {
+    if h.threads.len() as u64 != threads {
         return Err(ParseError {
             pos: h.pos,
             msg: format!(
-                "client history has {} threads, its header says threads={}",
+                "client history has {} threads, its header says threads={threads}",
                 h.threads.len(),
-                header.threads
             ),
         });
     }
@@ -353,42 +664,432 @@ fn check_history(h: &RawHistory, header: &Header, round: usize) -> Result<(), Pa
                 msg: format!("client thread {i} is named `{}`, expected `t{i}`", t.name),
             });
         }
-        if t.ops.len() as u64 != header.ops {
+    }
+    Ok(())
+}
+
+/// Checks one v1 history's operations against the header.
+fn check_v1(h: &RawHistory, ops: u64, words: u64) -> Result<(), ParseError> {
+    for t in &h.threads {
+        if t.ops.len() as u64 != ops {
             return Err(ParseError {
                 pos: t.pos,
                 msg: format!(
-                    "client thread `{}` has {} operations, its header says ops={}",
+                    "client thread `{}` has {} operations, its header says ops={ops}",
                     t.name,
                     t.ops.len(),
-                    header.ops
                 ),
             });
         }
         for op in &t.ops {
-            let var = match &op.kind {
-                RawOpKind::Read { var, .. }
-                | RawOpKind::Write { var, .. }
-                | RawOpKind::Rmw { var, .. } => var,
-                RawOpKind::Fence => continue,
-            };
+            let Some(var) = var_of(op) else { continue };
             let in_range = var
                 .strip_prefix('w')
                 .filter(|d| !d.starts_with('0') || *d == "0")
                 .and_then(decimal)
-                .is_some_and(|w| w < header.words);
+                .is_some_and(|w| w < words);
             if !in_range {
                 return Err(ParseError {
                     pos: op.pos,
                     msg: format!(
-                        "client variable `{var}` is not one of w0..w{} (header words={})",
-                        header.words - 1,
-                        header.words
+                        "client variable `{var}` is not one of w0..w{} (header words={words})",
+                        words - 1,
                     ),
                 });
             }
         }
     }
     Ok(())
+}
+
+/// Checks one v2 history (its round and thread names checked) against the
+/// header: `@shape`, `@place`, `@sharing`, `@final`, and every thread's
+/// operations.
+fn check_v2(h: &RawHistory, threads: u64, v2: &V2) -> Result<(), ParseError> {
+    let shape = round_shape(h, threads, v2)?;
+    let place = round_place(h, shape, v2)?;
+    let Some((sharing, at)) = own_meta(h, "sharing") else {
+        return Err(missing(h, "@sharing"));
+    };
+    if !["same-line", "own-line"].contains(&sharing) || v2.sharing.is_some_and(|s| s != sharing) {
+        return Err(ParseError {
+            pos: at,
+            msg: format!(
+                "`@sharing {sharing}`: expected {} (the header's sharing=)",
+                v2.sharing.unwrap_or("same-line or own-line")
+            ),
+        });
+    }
+    for (var, _, at) in &h.finals {
+        if var != "x" && var != "y" {
+            return Err(ParseError {
+                pos: *at,
+                msg: format!("client `@final` names `{var}`, not x or y"),
+            });
+        }
+    }
+    if shape.tag == "2+2W" && h.finals.len() != 2 {
+        return Err(ParseError {
+            pos: h.pos,
+            msg: "a client 2+2W history needs the final values, `@final x=.. y=..`".to_owned(),
+        });
+    }
+    if shape.roles.is_empty() {
+        for t in &h.threads {
+            check_random_thread(t, threads, v2)?;
+        }
+        return Ok(());
+    }
+    for (i, t) in h.threads.iter().enumerate() {
+        match place.iter().position(|&p| p == i) {
+            Some(role) => check_role(t, shape, role, v2)?,
+            None => {
+                if let Some(op) = t.ops.first() {
+                    return Err(ParseError {
+                        pos: op.pos,
+                        msg: format!(
+                            "client thread `{}` is not in `@place`, so idle in this {} \
+                             round, but has operations",
+                            t.name, shape.tag
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The history's `@shape`, one the header allows.
+fn round_shape(h: &RawHistory, threads: u64, v2: &V2) -> Result<&'static Shape, ParseError> {
+    let Some((tag, at)) = own_meta(h, "shape") else {
+        return Err(missing(h, "@shape"));
+    };
+    let Some(shape) = SHAPES.iter().find(|s| s.tag == tag) else {
+        let tags: Vec<&str> = SHAPES.iter().map(|s| s.tag).collect();
+        return Err(ParseError {
+            pos: at,
+            msg: format!("unknown client shape `{tag}` (one of {})", tags.join(", ")),
+        });
+    };
+    if let Some(s) = v2.shape.filter(|s| s.tag != tag) {
+        return Err(ParseError {
+            pos: at,
+            msg: format!("`@shape {tag}` in a block of shape={}", s.name),
+        });
+    }
+    if shape.roles.len() as u64 > threads {
+        return Err(ParseError {
+            pos: at,
+            msg: format!(
+                "`@shape {tag}` needs {} threads, the header says threads={threads}",
+                shape.roles.len()
+            ),
+        });
+    }
+    Ok(shape)
+}
+
+/// The history's `@place`: the thread of each of the shape's threads (every
+/// thread in order, for a random round).
+fn round_place(h: &RawHistory, shape: &Shape, v2: &V2) -> Result<Vec<usize>, ParseError> {
+    let Some((value, at)) = own_meta(h, "place") else {
+        return Err(missing(h, "@place"));
+    };
+    let bad = |msg: String| ParseError { pos: at, msg };
+    let roles = if shape.roles.is_empty() {
+        h.threads.len()
+    } else {
+        shape.roles.len()
+    };
+    let mut place = Vec::with_capacity(roles);
+    for name in value.split_whitespace() {
+        let t = h
+            .threads
+            .iter()
+            .position(|t| t.name == name)
+            .ok_or_else(|| {
+                bad(format!(
+                    "`@place`: `{name}` is not a thread of this history"
+                ))
+            })?;
+        if place.contains(&t) {
+            return Err(bad(format!("`@place` names `{name}` twice")));
+        }
+        place.push(t);
+    }
+    if place.len() != roles {
+        return Err(bad(format!(
+            "`@place` names {} threads, a {} round has {roles}",
+            place.len(),
+            shape.tag
+        )));
+    }
+    let in_order = place.iter().enumerate().all(|(i, &t)| i == t);
+    if !in_order && (v2.place_first || shape.roles.is_empty()) {
+        return Err(bad(format!(
+            "`@place {value}`: expected t0 t1 ... ({})",
+            if shape.roles.is_empty() {
+                "a random round runs on every thread"
+            } else {
+                "the header's place=first"
+            }
+        )));
+    }
+    Ok(place)
+}
+
+/// The accesses of a thread (its operations but the fences), its fences
+/// checked: allowed by the header, each between two accesses.
+fn accesses(t: &RawThread, fence: Fence) -> Result<Vec<&RawOp>, ParseError> {
+    let mut out = Vec::with_capacity(t.ops.len());
+    let mut after_access = false;
+    for op in &t.ops {
+        if op.kind != RawOpKind::Fence {
+            out.push(op);
+            after_access = true;
+            continue;
+        }
+        if fence == Fence::None {
+            return Err(ParseError {
+                pos: op.pos,
+                msg: format!(
+                    "client thread `{}` has a fence, its header says fence=none",
+                    t.name
+                ),
+            });
+        }
+        if !after_access {
+            return Err(ParseError {
+                pos: op.pos,
+                msg: format!(
+                    "client thread `{}`: a fence must lie between two accesses",
+                    t.name
+                ),
+            });
+        }
+        after_access = false;
+    }
+    if let Some(last) = t.ops.last().filter(|_| !after_access) {
+        return Err(ParseError {
+            pos: last.pos,
+            msg: format!(
+                "client thread `{}`: a fence must lie between two accesses",
+                t.name
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// Checks a thread that ran thread `role` of `shape`.
+fn check_role(t: &RawThread, shape: &Shape, role: usize, v2: &V2) -> Result<(), ParseError> {
+    let ro = &shape.roles[role];
+    let what = || format!("P{role} of {}: {}", shape.tag, role_text(ro));
+    let accs = accesses(t, v2.fence)?;
+    let n = ro.accesses.len();
+    let warm = match (ro.warm, v2.warm_up, accs.len()) {
+        (Some(var), WarmUp::On | WarmUp::Random, m) if m == n + 1 => Some((var, accs[0])),
+        (Some(_), WarmUp::Off | WarmUp::Random, m) | (None, _, m) if m == n => None,
+        (_, _, m) => {
+            let expected = match (ro.warm, v2.warm_up) {
+                (Some(_), WarmUp::On) => format!("{}, with the warm-up read", n + 1),
+                (Some(_), WarmUp::Random) => format!("{n} or {}", n + 1),
+                _ => n.to_string(),
+            };
+            return Err(ParseError {
+                pos: t.pos,
+                msg: format!(
+                    "client thread `{}` ({}) has {m} accesses, expected {expected}",
+                    t.name,
+                    what()
+                ),
+            });
+        }
+    };
+    if let Some((var, op)) = warm {
+        if !matches!(&op.kind, RawOpKind::Read { var: v, .. } if v == var) {
+            return Err(ParseError {
+                pos: op.pos,
+                msg: format!(
+                    "client thread `{}` ({}): expected the warm-up read R({var},_)",
+                    t.name,
+                    what()
+                ),
+            });
+        }
+    }
+    let skip = usize::from(warm.is_some());
+    for (acc, op) in ro.accesses.iter().zip(&accs[skip..]) {
+        let ok = match &op.kind {
+            RawOpKind::Read { var, value } if var == acc.var => {
+                // a failed cmpxchg of a write: it found a non-zero value
+                !acc.write || matches!(v2.rmw, Rmw::Cmpxchg | Rmw::Random) && *value != 0
+            }
+            RawOpKind::Write { var, value } => {
+                acc.write
+                    && var == acc.var
+                    && *value == acc.value
+                    && matches!(v2.rmw, Rmw::None | Rmw::Random)
+            }
+            RawOpKind::Rmw { var, old, new } => {
+                acc.write
+                    && var == acc.var
+                    && *new == acc.value
+                    && match v2.rmw {
+                        Rmw::None => false,
+                        Rmw::Cmpxchg => *old == 0,
+                        Rmw::Xchg | Rmw::Random => true,
+                    }
+            }
+            _ => false,
+        };
+        if !ok {
+            return Err(ParseError {
+                pos: op.pos,
+                msg: format!(
+                    "client thread `{}` ({}): expected {} here (header rmw={})",
+                    t.name,
+                    what(),
+                    access_text(acc, v2.rmw),
+                    rmw_name(v2.rmw)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks a thread of a random round: `ops` accesses to x and y, written
+/// values 1..=threads*ops.
+fn check_random_thread(t: &RawThread, threads: u64, v2: &V2) -> Result<(), ParseError> {
+    let accs = accesses(t, v2.fence)?;
+    if accs.len() as u64 != v2.ops {
+        return Err(ParseError {
+            pos: t.pos,
+            msg: format!(
+                "client thread `{}` has {} accesses, its header says ops={}",
+                t.name,
+                accs.len(),
+                v2.ops
+            ),
+        });
+    }
+    let max = threads.saturating_mul(v2.ops);
+    for op in accs {
+        let (var, value) = match &op.kind {
+            RawOpKind::Read { var, .. } => (var, None),
+            RawOpKind::Write { var, value } if matches!(v2.rmw, Rmw::None | Rmw::Random) => {
+                (var, Some(*value))
+            }
+            RawOpKind::Rmw { var, old, new } if v2.rmw != Rmw::None => {
+                if v2.rmw == Rmw::Cmpxchg && *old != 0 {
+                    return Err(ParseError {
+                        pos: op.pos,
+                        msg: "a successful client cmpxchg reads 0 (header rmw=cmpxchg)".to_owned(),
+                    });
+                }
+                (var, Some(*new))
+            }
+            _ => {
+                return Err(ParseError {
+                    pos: op.pos,
+                    msg: format!(
+                        "client thread `{}`: a {} access under header rmw={}",
+                        t.name,
+                        if matches!(op.kind, RawOpKind::Rmw { .. }) {
+                            "locked"
+                        } else {
+                            "plain write"
+                        },
+                        rmw_name(v2.rmw)
+                    ),
+                })
+            }
+        };
+        if var != "x" && var != "y" {
+            return Err(ParseError {
+                pos: op.pos,
+                msg: format!("client variable `{var}` is not x or y"),
+            });
+        }
+        if value.is_some_and(|v| v == 0 || v > max) {
+            return Err(ParseError {
+                pos: op.pos,
+                msg: format!(
+                    "a client random round writes values 1..={max} (threads x ops), \
+                     found {}",
+                    value.unwrap_or(0)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A role's program, e.g. `[R(x)] R(y) R(x)` (the warm-up read in brackets).
+fn role_text(ro: &Role) -> String {
+    let warm = ro.warm.map(|v| format!("[R({v})] "));
+    let accs: Vec<String> = ro
+        .accesses
+        .iter()
+        .map(|a| {
+            if a.write {
+                format!("W({},{})", a.var, a.value)
+            } else {
+                format!("R({})", a.var)
+            }
+        })
+        .collect();
+    format!("{}{}", warm.unwrap_or_default(), accs.join(" "))
+}
+
+/// What an access of a shape may look like in the history under `rmw`.
+fn access_text(a: &Access, rmw: Rmw) -> String {
+    let (x, v) = (a.var, a.value);
+    if !a.write {
+        return format!("R({x},_)");
+    }
+    match rmw {
+        Rmw::None => format!("W({x},{v})"),
+        Rmw::Xchg => format!("U({x},_,{v})"),
+        Rmw::Cmpxchg => format!("U({x},0,{v}) or a failed cmpxchg R({x},_) (not 0)"),
+        Rmw::Random => format!("W({x},{v}), U({x},_,{v}) or a failed cmpxchg R({x},_)"),
+    }
+}
+
+fn rmw_name(rmw: Rmw) -> &'static str {
+    match rmw {
+        Rmw::None => "none",
+        Rmw::Xchg => "xchg",
+        Rmw::Cmpxchg => "cmpxchg",
+        Rmw::Random => "random",
+    }
+}
+
+/// The variable an operation accesses (none for a fence).
+fn var_of(op: &RawOp) -> Option<&str> {
+    match &op.kind {
+        RawOpKind::Read { var, .. } | RawOpKind::Write { var, .. } | RawOpKind::Rmw { var, .. } => {
+            Some(var)
+        }
+        RawOpKind::Fence => None,
+    }
+}
+
+/// A history's own `@key value` line (before the header's are added).
+fn own_meta<'a>(h: &'a RawHistory, key: &str) -> Option<(&'a str, Pos)> {
+    h.meta
+        .iter()
+        .find(|(k, _, _)| k == key)
+        .map(|(_, v, at)| (v.as_str(), *at))
+}
+
+fn missing(h: &RawHistory, line: &str) -> ParseError {
+    ParseError {
+        pos: h.pos,
+        msg: format!("client history has no `{line}` line (its header is v2)"),
+    }
 }
 
 /// Moves a position of a block's body (line 1 = the line after the header
@@ -607,9 +1308,12 @@ t1: R(w0,0) W(w0,0x2000000000004) R(w0,0x2000000000004)
         );
         let e = err("");
         assert!(e.msg.contains("not client output"), "{e}");
-        let e = err("# memconform-client v2 threads=1\n");
+        let e = err("# memconform-client v3 threads=1\n");
         assert_eq!(e.pos, Pos { line: 1, col: 21 });
-        assert!(e.msg.contains("`v2`"), "{e}");
+        assert!(e.msg.contains("`v3`") && e.msg.contains("v1 and v2"), "{e}");
+        let e = err("# memconform-client v2 threads=1\n");
+        assert_eq!(e.pos, Pos { line: 1, col: 1 });
+        assert!(e.msg.contains("no `rounds=`"), "{e}");
         let e = err("x\n# memconform-client end histories=0\n");
         assert_eq!(e.pos, Pos { line: 2, col: 1 });
         assert!(e.msg.contains("without"), "{e}");
@@ -686,6 +1390,431 @@ t1: R(w0,0) W(w0,0x2000000000004) R(w0,0x2000000000004)
             "",
         ));
         assert!(e.msg.contains("1 threads"), "{e}");
+    }
+
+    /// v2: a round of each kind (MP with its warm-up read and a fence,
+    /// RANDOM, 2+2W with a failed cmpxchg, WRC without warm-up), idle threads.
+    const MIX: &str = "\
+# memconform-client v2 threads=4 rounds=4 seed=3 shape=mix place=random sharing=random fence=random rmw=random warm-up=random delay-chain=12 spin=32 ops=2 writes=50
+@name client-s3-r0
+@round 0
+@shape MP
+@place t2 t0
+@sharing same-line
+@final x=1 y=2
+t0: R(x,0) F R(y,2) R(x,0)
+t1:
+t2: U(x,0,1) W(y,2)
+t3:
+---
+@name client-s3-r1
+@round 1
+@shape RANDOM
+@place t0 t1 t2 t3
+@sharing own-line
+@final x=5 y=2
+t0: W(x,1) F R(y,0)
+t1: U(y,0,2) R(x,1)
+t2: R(x,1) R(x,1)
+t3: R(y,2) W(x,5)
+---
+@name client-s3-r2
+@round 2
+@shape 2+2W
+@place t3 t1
+@sharing own-line
+@final x=1 y=3
+t0:
+t1: W(y,3) F R(x,1)
+t2:
+t3: W(x,1) W(y,2)
+---
+@name client-s3-r3
+@round 3
+@shape WRC
+@place t1 t2 t0
+@sharing same-line
+@final x=1 y=2
+t0: R(y,2) R(x,1)
+t1: W(x,1)
+t2: R(x,1) F U(y,0,2)
+t3:
+# memconform-client end histories=4
+";
+
+    /// The bundled output of a native v2 run (4 threads, every shape).
+    const BUNDLED: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/client/v2-mix-n4-s3.out"
+    ));
+
+    /// `MIX` with the header field `from` replaced by `to`.
+    fn mix_with(from: &str, to: &str) -> String {
+        let header = MIX.lines().next().unwrap();
+        assert!(header.contains(from), "{from}");
+        MIX.replacen(header, &header.replacen(from, to, 1), 1)
+    }
+
+    fn err_at(src: &str, line: u32, col: u32, msg: &str) {
+        let e = err(src);
+        assert_eq!(e.pos, Pos { line, col }, "{e}");
+        assert!(e.msg.contains(msg), "`{msg}` not in: {e}");
+    }
+
+    #[test]
+    fn parses_v2_rounds_with_header_metadata() {
+        assert!(looks_like_client(MIX.as_bytes()));
+        let hs = parse_client(MIX.as_bytes()).unwrap();
+        assert_eq!(hs.len(), 4);
+        assert_eq!(hs[3].name.as_deref(), Some("client-s3-r3"));
+        // the header's shape, place and sharing give way to the round's own
+        assert_eq!(
+            meta(&hs[0]),
+            [
+                ("source", "client"),
+                ("threads", "4"),
+                ("rounds", "4"),
+                ("seed", "3"),
+                ("fence", "random"),
+                ("rmw", "random"),
+                ("warm-up", "random"),
+                ("delay-chain", "12"),
+                ("spin", "32"),
+                ("ops", "2"),
+                ("writes", "50"),
+                ("cpus", "4"),
+                ("round", "0"),
+                ("shape", "MP"),
+                ("place", "t2 t0"),
+                ("sharing", "same-line"),
+            ]
+        );
+        assert_eq!(hs[0].meta[13].2, Pos { line: 4, col: 1 });
+        assert_eq!(
+            hs[2].finals,
+            [
+                ("x".to_owned(), 1, Pos { line: 29, col: 8 }),
+                ("y".to_owned(), 3, Pos { line: 29, col: 12 })
+            ]
+        );
+        assert!(hs[0].threads[1].ops.is_empty() && hs[0].threads[3].ops.is_empty());
+        assert_eq!(hs[0].threads[0].ops.len(), 4);
+        assert_eq!(hs[3].threads[2].ops[2].pos, Pos { line: 43, col: 14 });
+        assert_eq!(
+            hs[3].threads[2].ops[2].kind,
+            RawOpKind::Rmw {
+                var: "y".into(),
+                old: 0,
+                new: 2
+            }
+        );
+        assert_eq!(hs[2].threads[1].ops[1].kind, RawOpKind::Fence);
+        // a v1 block and a v2 block in one file
+        let both = format!("{TWO_ROUNDS}{MIX}");
+        let hs = parse_client(both.as_bytes()).unwrap();
+        assert_eq!(hs.len(), 6);
+        assert_eq!(hs[2].pos.line, 11 + 2);
+    }
+
+    #[test]
+    fn a_v2_block_is_a_hist_file() {
+        let plain = parse_hist(MIX.as_bytes()).unwrap();
+        let client = parse_client(MIX.as_bytes()).unwrap();
+        for (p, c) in plain.iter().zip(&client) {
+            assert_eq!((&p.threads, &p.finals), (&c.threads, &c.finals));
+        }
+        crate::hist::tests::assert_round_trip(&client);
+        crate::hist::tests::assert_round_trip(&parse_client(BUNDLED.as_bytes()).unwrap());
+    }
+
+    #[test]
+    fn reads_the_bundled_native_run() {
+        let hs = parse_client(BUNDLED.as_bytes()).unwrap();
+        assert_eq!(hs.len(), 48);
+        for s in &SHAPES {
+            assert!(
+                hs.iter()
+                    .any(|h| h.meta.iter().any(|(k, v, _)| k == "shape" && v == s.tag)),
+                "no {} round",
+                s.tag
+            );
+        }
+    }
+
+    /// The README's examples are client output.
+    #[test]
+    fn the_readme_examples_parse() {
+        let readme = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../gem5-configs/README.md"
+        ));
+        for needle in [
+            "# memconform-client v1 threads=2",
+            "# memconform-client v2 threads=3",
+        ] {
+            let block = readme
+                .split("```")
+                .skip(1)
+                .step_by(2)
+                .find(|b| b.contains(needle))
+                .unwrap_or_else(|| panic!("no README example `{needle}`"));
+            let hs = parse_client(block.as_bytes()).unwrap_or_else(|e| panic!("{needle}: {e}"));
+            assert_eq!(hs.len(), 2, "{needle}");
+        }
+    }
+
+    #[test]
+    fn rejects_bad_v2_header_fields() {
+        let e = err(&mix_with(" shape=mix", ""));
+        assert_eq!(e.pos, Pos { line: 1, col: 1 });
+        assert!(e.msg.contains("no `shape=`"), "{e}");
+        err_at(
+            &mix_with("shape=mix", "shape=mpp"),
+            1,
+            50,
+            "one of random, mp,",
+        );
+        err_at(&mix_with("shape=mix", "shape=MP"), 1, 50, "found `MP`");
+        err_at(
+            &mix_with("threads=4", "threads=2").replace("shape=mix", "shape=iriw"),
+            1,
+            50,
+            "at most threads=2",
+        );
+        err_at(&mix_with("threads=4", "threads=0"), 1, 24, "at least 1");
+        err_at(&mix_with("ops=2", "ops=0"), 1, 150, "at least 1");
+        err_at(&mix_with("writes=50", "writes=101"), 1, 156, "at most 100");
+        err_at(&mix_with("spin=32", "spin=-1"), 1, 142, "decimal");
+        for (field, bad) in [
+            ("place=random", "place=last"),
+            ("sharing=random", "sharing=both"),
+            ("fence=random", "fence=sfence"),
+            ("rmw=random", "rmw=xadd"),
+            ("warm-up=random", "warm-up=yes"),
+        ] {
+            let e = err(&mix_with(field, bad));
+            let key = field.split('=').next().unwrap();
+            assert!(e.msg.contains(&format!("`{key}` must be one of")), "{e}");
+            assert_eq!(e.pos.line, 1);
+        }
+    }
+
+    #[test]
+    fn rejects_v2_rounds_that_do_not_match_the_header() {
+        // @shape
+        err_at(
+            &MIX.replace("@shape MP", "@shape XX"),
+            4,
+            1,
+            "unknown client shape `XX`",
+        );
+        err_at(&MIX.replace("@shape MP\n", ""), 2, 1, "no `@shape` line");
+        err_at(
+            &mix_with("shape=mix", "shape=mp"),
+            15,
+            1,
+            "`@shape RANDOM` in a block of shape=mp",
+        );
+        err_at(
+            &mix_with("threads=4", "threads=3")
+                .replace("t3:\n", "")
+                .replace("@place t0 t1 t2 t3", "@place t0 t1 t2")
+                .replace("\nt3: R(y,2) W(x,5)", "")
+                .replacen("@shape MP", "@shape IRIW", 1),
+            4,
+            1,
+            "`@shape IRIW` needs 4 threads",
+        );
+        // @place
+        err_at(
+            &MIX.replace("@place t2 t0", "@place t2 t2"),
+            5,
+            1,
+            "`t2` twice",
+        );
+        err_at(
+            &MIX.replace("@place t2 t0", "@place t2"),
+            5,
+            1,
+            "names 1 threads, a MP round has 2",
+        );
+        err_at(
+            &MIX.replace("@place t2 t0", "@place t2 t9"),
+            5,
+            1,
+            "`t9` is not a thread",
+        );
+        err_at(&MIX.replace("@place t2 t0\n", ""), 2, 1, "no `@place` line");
+        err_at(
+            &mix_with("place=random", "place=first"),
+            5,
+            1,
+            "place=first",
+        );
+        err_at(
+            &MIX.replace("@place t0 t1 t2 t3", "@place t1 t0 t2 t3"),
+            16,
+            1,
+            "a random round runs on every thread",
+        );
+        // @sharing
+        err_at(
+            &MIX.replacen("@sharing same-line", "@sharing both", 1),
+            6,
+            1,
+            "`@sharing both`",
+        );
+        err_at(
+            &mix_with("sharing=random", "sharing=own-line"),
+            6,
+            1,
+            "expected own-line",
+        );
+        err_at(
+            &MIX.replacen("@sharing same-line\n", "", 1),
+            2,
+            1,
+            "no `@sharing` line",
+        );
+        // @final
+        err_at(
+            &MIX.replacen("@final x=1 y=2", "@final x=1 z=2", 1),
+            7,
+            12,
+            "`z`, not x or y",
+        );
+        err_at(
+            &MIX.replace("@final x=1 y=3\n", ""),
+            24,
+            1,
+            "2+2W history needs the final values",
+        );
+        // threads: the idle ones too
+        err_at(
+            &MIX.replacen("t3:\n", "", 1),
+            2,
+            1,
+            "3 threads, its header says threads=4",
+        );
+        err_at(
+            &MIX.replacen("t1:\n", "t1: R(x,0)\n", 1),
+            9,
+            5,
+            "`t1` is not in `@place`",
+        );
+    }
+
+    #[test]
+    fn rejects_v2_threads_that_do_not_run_their_shape() {
+        // fences: allowed by the header, between two accesses
+        err_at(&mix_with("fence=random", "fence=none"), 8, 12, "fence=none");
+        err_at(
+            &MIX.replace("t2: U(x,0,1) W(y,2)", "t2: U(x,0,1) W(y,2) F"),
+            10,
+            21,
+            "between two",
+        );
+        err_at(
+            &MIX.replace("t2: U(x,0,1) W(y,2)", "t2: F U(x,0,1) W(y,2)"),
+            10,
+            5,
+            "between two",
+        );
+        err_at(
+            &MIX.replace("t2: U(x,0,1) W(y,2)", "t2: U(x,0,1) F F W(y,2)"),
+            10,
+            16,
+            "between two",
+        );
+        // RMWs as the header says
+        err_at(
+            &mix_with("rmw=random", "rmw=none"),
+            10,
+            5,
+            "expected W(x,1) here (header rmw=none)",
+        );
+        let xchg = mix_with("rmw=random", "rmw=xchg");
+        err_at(&xchg, 10, 14, "expected U(y,_,2) here (header rmw=xchg)");
+        let cmpxchg = mix_with("rmw=random", "rmw=cmpxchg");
+        err_at(&cmpxchg, 10, 14, "expected U(y,0,2) or a failed cmpxchg");
+        err_at(
+            &cmpxchg.replace("U(x,0,1) W(y,2)", "U(x,0,1) U(y,1,2)"),
+            10,
+            14,
+            "header rmw=cmpxchg",
+        );
+        // a failed cmpxchg found a non-zero value
+        err_at(
+            &MIX.replace("W(y,3) F R(x,1)", "W(y,3) F R(x,0)"),
+            31,
+            14,
+            "failed cmpxchg",
+        );
+        // values and variables of the shape
+        err_at(
+            &MIX.replace("U(x,0,1) W(y,2)", "U(x,0,1) W(y,3)"),
+            10,
+            14,
+            "expected W(y,2), U(y,_,2)",
+        );
+        err_at(
+            &MIX.replace("R(x,0) F R(y,2) R(x,0)", "R(x,0) F R(x,2) R(x,0)"),
+            8,
+            14,
+            "expected R(y,_)",
+        );
+        err_at(
+            &MIX.replace("t1: W(x,1)\n", "t1: R(x,0)\n"),
+            42,
+            5,
+            "P0 of WRC: W(x,1)",
+        );
+        // the warm-up read
+        err_at(
+            &mix_with("warm-up=random", "warm-up=on"),
+            41,
+            1,
+            "has 2 accesses, expected 3, with the warm-up read",
+        );
+        err_at(
+            &mix_with("warm-up=random", "warm-up=off"),
+            8,
+            1,
+            "(P1 of MP: [R(x)] R(y) R(x)) has 3 accesses, expected 2",
+        );
+        err_at(
+            &MIX.replace("t0: R(x,0) F", "t0: R(y,0) F"),
+            8,
+            5,
+            "the warm-up read R(x,_)",
+        );
+        err_at(
+            &MIX.replace("t0: R(y,2) R(x,1)", "t0: R(x,1)"),
+            41,
+            1,
+            "has 1 accesses, expected 2 or 3",
+        );
+        // random rounds: `ops` accesses to x and y, values 1..=threads*ops
+        err_at(
+            &MIX.replace("t2: R(x,1) R(x,1)", "t2: R(x,1)"),
+            21,
+            1,
+            "1 accesses, its header says ops=2",
+        );
+        err_at(&MIX.replace("W(x,5)", "W(x,9)"), 22, 12, "values 1..=8");
+        err_at(
+            &MIX.replace("t3: R(y,2)", "t3: R(z,2)"),
+            22,
+            5,
+            "`z` is not x or y",
+        );
+        err_at(
+            &mix_with("rmw=random", "rmw=xchg")
+                .replace("t2: U(x,0,1) W(y,2)", "t2: U(x,0,1) U(y,0,2)"),
+            19,
+            5,
+            "a plain write access under header rmw=xchg",
+        );
     }
 
     #[test]

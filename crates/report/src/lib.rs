@@ -58,6 +58,8 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
         meta(h, "seed"),
         meta(h, "cpus"),
     );
+    let cpu_type = meta(h, "cpu_type");
+    let expected_model = memconform_core::models::Model::from_name(meta(h, "expected_model"));
     let write_pairs = h.same_var_write_pairs();
     let writes = (0..h.n())
         .filter(|&w| h.is_write(w) && !h.is_init(w))
@@ -79,6 +81,8 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                 variant: variant.into(),
                 seed: seed.into(),
                 cpus: cpus.into(),
+                cpu_type: cpu_type.into(),
+                expected_model,
                 model: o.model,
                 verdict: o.verdict,
                 decided_by: Some(o.decided_by),
@@ -146,9 +150,17 @@ pub fn write_csv(out: impl Write, rows: &[Row<'_>], header: bool) -> io::Result<
         .has_headers(header)
         .from_writer(out);
     for r in rows {
-        if [&r.file, &r.name, &r.protocol, &r.variant, &r.seed, &r.cpus]
-            .into_iter()
-            .any(|c| starts_like_formula(c))
+        if [
+            &r.file,
+            &r.name,
+            &r.protocol,
+            &r.variant,
+            &r.seed,
+            &r.cpus,
+            &r.cpu_type,
+        ]
+        .into_iter()
+        .any(|c| starts_like_formula(c))
         {
             // a spreadsheet would run `=HYPERLINK(…)`: each such cell is text
             let text = |c: &Cow<'_, str>| -> Cow<'static, str> {
@@ -165,6 +177,7 @@ pub fn write_csv(out: impl Write, rows: &[Row<'_>], header: bool) -> io::Result<
                 variant: text(&r.variant),
                 seed: text(&r.seed),
                 cpus: text(&r.cpus),
+                cpu_type: text(&r.cpu_type),
                 ..r.clone().into_owned()
             };
             w.serialize(&r).map_err(summary::csv_io)?;
@@ -260,6 +273,16 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
             };
             line.push_str(&format!(" ({u} pairs left by saturation; decided by {by})"));
         }
+        match (r.verdict, r.expected_model) {
+            (Verdict::Violation, Some(e)) if r.breaks_promise() => {
+                line.push_str(&format!(" [breaks the promised {}]", e.name()))
+            }
+            (Verdict::Violation, Some(e)) => line.push_str(&format!(
+                " [allowed: the configuration promises only {}]",
+                e.name()
+            )),
+            _ => {}
+        }
         line.push_str(&format!("  [{:.3} ms]", r.time_ms));
         if r.certified == Some(false) && r.verdict == Verdict::Unknown {
             line.push_str("  !! internal error (see standard error)");
@@ -343,6 +366,8 @@ mod tests {
                     variant: "".into(),
                     seed: "42".into(),
                     cpus: text.to_string().into(),
+                    cpu_type: ["", "X86O3CPU"][i % 2].into(),
+                    expected_model: [None, Some(Model::Sc), Some(Model::Tso)][j % 3],
                     model: Model::EVERY[(i + j) % 9],
                     verdict: [Verdict::Consistent, Verdict::Violation, Verdict::Unknown][j % 3],
                     decided_by: Some(Model::EVERY[j % 9]),

@@ -37,6 +37,15 @@ pub struct Row<'a> {
     pub seed: Cow<'a, str>,
     #[serde(default)]
     pub cpus: Cow<'a, str>,
+    /// A gem5 SE run's CPU model (`X86O3CPU`, `X86TimingSimpleCPU`), from
+    /// its `config.ini`; empty for other inputs (`@cpu_type` may set it).
+    #[serde(default)]
+    pub cpu_type: Cow<'a, str>,
+    /// The memory model the run's configuration promises (SC for blocking
+    /// in-order cores, TSO for x86 out-of-order ones): a violation of it is
+    /// a bug; empty when none is known (`@expected_model` may set it).
+    #[serde(default, with = "named")]
+    pub expected_model: Option<Model>,
     pub model: Model,
     pub verdict: Verdict,
     /// The model whose check decided (itself, a weaker one of its gradual
@@ -105,6 +114,15 @@ pub struct Row<'a> {
 }
 
 impl Row<'_> {
+    /// Whether this row is a violation of the model the run's
+    /// configuration promises, or of a weaker one it implies — a bug in
+    /// the simulator, not a behaviour its cores may show (an O3 run that
+    /// breaks SC is legal store buffering).
+    pub fn breaks_promise(&self) -> bool {
+        self.verdict == Verdict::Violation
+            && self.expected_model.is_some_and(|e| e.implies(self.model))
+    }
+
     /// Whether the verdict contradicts the history's `@expect`.
     pub fn contradicts_expectation(&self) -> bool {
         match self.expected {
@@ -124,6 +142,7 @@ impl Row<'_> {
             variant: own(self.variant),
             seed: own(self.seed),
             cpus: own(self.cpus),
+            cpu_type: own(self.cpu_type),
             certificate: own(self.certificate),
             reason: own(self.reason),
             damage: own(self.damage),
@@ -134,7 +153,7 @@ impl Row<'_> {
 }
 
 /// The columns, in order: the header of a results CSV.
-pub const COLUMNS: [&str; 29] = [
+pub const COLUMNS: [&str; 31] = [
     "file",
     "index",
     "name",
@@ -142,6 +161,8 @@ pub const COLUMNS: [&str; 29] = [
     "variant",
     "seed",
     "cpus",
+    "cpu_type",
+    "expected_model",
     "model",
     "verdict",
     "decided_by",
@@ -170,7 +191,9 @@ pub const COLUMNS: [&str; 29] = [
 /// not WHAT`).
 pub fn column_kind(column: &str) -> &'static str {
     match column {
-        "model" | "decided_by" => "a model (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso)",
+        "model" | "decided_by" | "expected_model" => {
+            "a model (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso)"
+        }
         "verdict" => "consistent, violation or unknown",
         "pattern" => "a pattern",
         "engine" => "an engine (auto, enum, sat, dp, interleave, ticks, zones)",
@@ -187,7 +210,7 @@ pub fn column_accepts(column: &str, value: &str) -> bool {
     let v = value.trim();
     match column {
         "model" => <Model as Named>::from_name(v).is_some(),
-        "decided_by" => v.is_empty() || <Model as Named>::from_name(v).is_some(),
+        "decided_by" | "expected_model" => v.is_empty() || <Model as Named>::from_name(v).is_some(),
         "verdict" => matches!(v, "consistent" | "violation" | "unknown"),
         "pattern" => v.is_empty() || Pattern::from_name(v).is_some(),
         "engine" => v.is_empty() || <Engine as Named>::from_name(v).is_some(),

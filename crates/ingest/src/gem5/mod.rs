@@ -15,6 +15,7 @@ use memconform_parsers::gem5::rubytest::{parse_check_failure, CheckFailure};
 
 use crate::load::InputError;
 use memconform_core::history::History;
+use memconform_core::models::Model;
 
 /// One gem5 run: a directory with `config.ini` or `config.json`.
 #[derive(Debug, Clone)]
@@ -40,6 +41,51 @@ pub struct Run {
     pub stats: Option<memconform_parsers::gem5::stats::Dump>,
     /// The gem5 command line (`command line:` in `simout.txt`), if recorded.
     pub command_line: Option<String>,
+    /// The simulated CPUs (an SE-mode run's cores; a tester run has none).
+    pub cpus: Vec<config::Cpu>,
+}
+
+impl Run {
+    /// The CPU model of every core (`X86O3CPU`), or `mixed`; `None`
+    /// without CPUs.
+    pub fn cpu_type(&self) -> Option<&str> {
+        let first = self.cpus.first()?.model.as_str();
+        Some(if self.cpus.iter().all(|c| c.model == first) {
+            first
+        } else {
+            "mixed"
+        })
+    }
+
+    /// The memory model the run's configuration promises its programs
+    /// (see [`promised_model`]).
+    pub fn promised_model(&self) -> Option<Model> {
+        promised_model(&self.cpus)
+    }
+}
+
+/// The model a configuration promises: SC for cores that perform one
+/// blocking access at a time (`TimingSimpleCPU`, `AtomicSimpleCPU`), the
+/// ISA's TSO for x86 cores with a store buffer and out-of-order or
+/// pipelined loads (`X86O3CPU`, `X86MinorCPU`); none for another ISA's
+/// pipelined cores, KVM, or cores of different models. An O3 core with
+/// `needsTSO=false` still promises x86's TSO: gem5 then does not keep it
+/// (a configuration mutant).
+pub fn promised_model(cpus: &[config::Cpu]) -> Option<Model> {
+    let first = cpus.first()?;
+    if cpus.iter().any(|c| c.model != first.model) {
+        return None;
+    }
+    let m = first.model.as_str();
+    if m.ends_with("TimingSimpleCPU") || m.ends_with("AtomicSimpleCPU") {
+        Some(Model::Sc)
+    } else if first.isa.as_deref() == Some("X86")
+        && (m.ends_with("O3CPU") || m.ends_with("MinorCPU"))
+    {
+        Some(Model::Tso)
+    } else {
+        None
+    }
 }
 
 /// A run's histories: the tester's history, with each operation's origin.
@@ -106,6 +152,7 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
     let _ = path;
     let protocol = config::protocol(&config);
     let tester = config::tester(&config);
+    let cpus = config::cpus(&config);
     let out = [dir.join("simerr.txt"), dir.join("simout.txt")]
         .iter()
         .filter_map(|p| read_text(p))
@@ -158,6 +205,7 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
             .and_then(|b| memconform_parsers::gem5::stats::parse_stats(&b).ok())
             .and_then(|dumps| dumps.into_iter().last()),
         command_line,
+        cpus,
     })
 }
 
@@ -227,6 +275,39 @@ pub fn client_output(run: &Run) -> Option<PathBuf> {
     })
 }
 
+/// Why an SE-mode run (CPUs, no tester) gave no client output: what the
+/// client or gem5 said last, read from the run's files.
+fn se_without_output(run: &Run) -> String {
+    let mut said: Option<String> = None;
+    if let Ok(entries) = std::fs::read_dir(&run.dir) {
+        let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        files.sort();
+        for p in files.iter().filter(|p| p.is_file()) {
+            let Some(text) = read_text(p) else { continue };
+            if let Some(l) = text.lines().find(|l| l.contains("memconform client:")) {
+                said = Some(format!("{}: {}", p.display(), l.trim()));
+                break;
+            }
+        }
+    }
+    let cpus = run.cpus.len();
+    match (said, &run.panic) {
+        (Some(l), _) if l.contains("cannot create thread") => format!(
+            "gem5 SE run without client histories: the client could not start its threads \
+             ({l}); gem5 gives a thread only to a free CPU, so run se.py with -n equal to the \
+             client's THREADS (this run has {cpus} CPUs)"
+        ),
+        (Some(l), _) => format!("gem5 SE run without client histories: the client failed ({l})"),
+        (None, Some(p)) => format!(
+            "gem5 SE run without client histories: gem5 stopped before the client printed them ({p})"
+        ),
+        (None, None) => format!(
+            "gem5 SE run ({cpus} CPUs, no tester) without client output: no file of the run holds \
+             `# memconform-client` histories (run the client with se.py --output=client.out)"
+        ),
+    }
+}
+
 /// Turns a Ruby random tester run into a history (ports as threads, or with
 /// `real_time` one thread in real-time order).
 pub fn ingest(run: &Run, real_time: bool) -> Result<Ingested, InputError> {
@@ -243,6 +324,9 @@ pub struct RunTrace {
 
 /// Reads a run's debug trace (Ruby random tester or MemTest).
 pub fn read(run: &Run) -> Result<RunTrace, InputError> {
+    if matches!(run.tester, Tester::Other { .. }) && !run.cpus.is_empty() {
+        return Err(input_error(&run.dir, se_without_output(run)));
+    }
     let Some(trace_path) = &run.trace else {
         return Err(input_error(
             &run.dir,

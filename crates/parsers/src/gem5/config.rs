@@ -556,6 +556,77 @@ pub fn tester(c: &Config) -> Tester {
     }
 }
 
+/// One simulated CPU of a run (an SE-mode run's cores).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cpu {
+    /// Its SimObject path (`system.cpu0`).
+    pub path: String,
+    /// Its model as a user names it: the ISA's prefix and the C++ type
+    /// without `Base` (`BaseO3CPU` with an `X86ISA` is `X86O3CPU`); the
+    /// type as it is when the ISA is not named.
+    pub model: String,
+    /// The ISA (`X86`, `Arm`, `RiscV`, ...), when a child `isa` says.
+    pub isa: Option<String>,
+    /// An O3 CPU's `needsTSO` (whether its load queue squashes a load
+    /// whose line another core takes: x86's TSO).
+    pub needs_tso: Option<bool>,
+    /// The command line of the process it runs (`workload.cmd`), if any.
+    pub workload: Option<String>,
+}
+
+/// The CPUs of a run, in path order: every section whose type ends in
+/// `CPU` (checkers and KVM CPUs included).
+pub fn cpus(c: &Config) -> Vec<Cpu> {
+    let mut out: Vec<Cpu> = c
+        .sections
+        .iter()
+        .filter_map(|(path, kv)| {
+            let ty = kv.iter().find(|(k, _)| k == "type")?.1.as_str();
+            if !ty.ends_with("CPU") {
+                return None;
+            }
+            let child = |suffix: &str| format!("{path}.{suffix}");
+            let isa = c
+                .sections
+                .iter()
+                .find(|(p, kv)| {
+                    p.strip_prefix(&child("isa"))
+                        .is_some_and(|rest| rest.chars().all(|ch| ch.is_ascii_digit()))
+                        && kv.iter().any(|(k, v)| k == "type" && v.ends_with("ISA"))
+                })
+                .and_then(|(p, _)| c.get(p, "type"))
+                .map(|t| t.trim_end_matches("ISA").to_owned());
+            let bare = ty.strip_prefix("Base").unwrap_or(ty);
+            let model = match &isa {
+                Some(isa) if !bare.starts_with(isa.as_str()) => format!("{isa}{bare}"),
+                _ => bare.to_owned(),
+            };
+            let workload = c
+                .get(path, "workload")
+                .and_then(|w| w.split_whitespace().next())
+                .and_then(|w| c.get(w, "cmd"))
+                .or_else(|| c.get(&child("workload"), "cmd"))
+                .map(str::to_owned);
+            Some(Cpu {
+                path: path.clone(),
+                model,
+                isa,
+                needs_tso: c.get(path, "needsTSO").map(|v| v == "true"),
+                workload,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| natural(&a.path).cmp(&natural(&b.path)));
+    out
+}
+
+/// A path's sort key with its trailing number as a number (`cpu10` after `cpu9`).
+fn natural(path: &str) -> (&str, u64) {
+    let digits = path.len() - path.trim_end_matches(|ch: char| ch.is_ascii_digit()).len();
+    let (stem, n) = path.split_at(path.len() - digits);
+    (stem, n.parse().unwrap_or(0))
+}
+
 /// The MemTest sections with their tester number (the trailing digits of the
 /// name, 0 for none), sorted by it.
 fn memtests(c: &Config) -> Vec<(u32, &str)> {
@@ -615,6 +686,47 @@ mod tests {
         ("bug-mi3-n4-s2-rich", "ruby", 4, 200),
         ("bug-mi5-n2-s3-gztrunc", "ruby", 2, 200),
     ];
+
+    #[test]
+    fn se_cpus_are_named_as_users_name_them() {
+        let ini =
+            b"[system.cpu1]\ntype=BaseO3CPU\nneedsTSO=false\nworkload=system.cpu1.workload\n\n\
+[system.cpu1.isa]\ntype=X86ISA\n\n[system.cpu1.workload]\ntype=Process\ncmd=client 2 10 2 1\n\n\
+[system.cpu0]\ntype=BaseO3CPU\nneedsTSO=true\nworkload=system.cpu0.workload\n\n\
+[system.cpu0.isa]\ntype=X86ISA\n\n[system.cpu0.workload]\ntype=Process\ncmd=client 2 10 2 1\n\n\
+[system.cpu10]\ntype=BaseTimingSimpleCPU\n";
+        let c = parse_config_ini(ini).unwrap();
+        let cpus = cpus(&c);
+        let got: Vec<(&str, &str, Option<bool>, Option<&str>)> = cpus
+            .iter()
+            .map(|c| {
+                (
+                    c.path.as_str(),
+                    c.model.as_str(),
+                    c.needs_tso,
+                    c.workload.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "system.cpu0",
+                    "X86O3CPU",
+                    Some(true),
+                    Some("client 2 10 2 1")
+                ),
+                (
+                    "system.cpu1",
+                    "X86O3CPU",
+                    Some(false),
+                    Some("client 2 10 2 1")
+                ),
+                ("system.cpu10", "TimingSimpleCPU", None, None),
+            ]
+        );
+    }
 
     #[test]
     fn real_runs_ini_and_json_agree() {
@@ -843,5 +955,7 @@ mod tests {
         let se = parse_config_ini(b"[system.cpu0]\ntype=X86TimingSimpleCPU\n[system.cpu1]\ntype=X86TimingSimpleCPU\n[system.cpu0.isa]\ntype=X86ISA\n").unwrap();
         assert_eq!(tester(&se), Tester::Other { cpus: 2 });
         assert!(ports(&se).is_empty());
+        let models: Vec<String> = cpus(&se).into_iter().map(|c| c.model).collect();
+        assert_eq!(models, ["X86TimingSimpleCPU", "X86TimingSimpleCPU"]);
     }
 }
