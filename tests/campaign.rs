@@ -227,6 +227,47 @@ fn configuration_mutants_are_killed_survive_or_do_not_apply() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// Issue 25, part 2: a slot's builds and runs see it at the user's tree's
+/// path (a private mount namespace), so gem5's embedded absolute paths
+/// match the seeded build; where the machine allows no namespace, the
+/// campaign says so and builds at the slot's own path. The user's tree is
+/// never written either way.
+#[test]
+fn a_slot_builds_at_the_users_path_where_the_machine_allows() {
+    let (base, root) = fresh("campaign-ns");
+    let m = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
+    let c = Campaign::init(&base.join("campaign"), settings(&root), vec![m]).unwrap();
+    let said = std::sync::Mutex::new(Vec::<String>::new());
+    let stop = AtomicBool::new(false);
+    let o = RunOptions {
+        slots: 1,
+        shard: (0, 1),
+        slot_dir: None,
+        stop: &stop,
+        progress: &|m| said.lock().unwrap().push(m.to_string()),
+    };
+    assert_eq!(campaign::run(&c, &o).unwrap(), 1);
+    let said = said.into_inner().unwrap();
+    let fallback = said
+        .iter()
+        .any(|m| m.contains("builds run at the slot's own path"));
+    let slot = base.join("campaign/slots/0-0");
+    let built_at = std::fs::read_to_string(slot.join("build/TOY/built-at")).unwrap();
+    let want = if fallback {
+        slot.canonicalize().unwrap()
+    } else {
+        root.canonicalize().unwrap()
+    };
+    assert_eq!(built_at.trim(), want.to_string_lossy(), "{said:?}");
+    // the user's tree: no build, no marker, its file as it was
+    assert!(!root.join("build").exists());
+    assert!(!root.join(".git/memconform-slot").exists());
+    if !fallback {
+        eprintln!("the slot built at the user's path {}", want.display());
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// Placeholders reach the shell as one word each: a campaign path with a
 /// space works, and a configuration mutant's parameters go where
 /// `{params}` is (or at the end).

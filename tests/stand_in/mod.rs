@@ -29,6 +29,7 @@ grep -q '^    ok;' $f || { echo "error: Toy-dir.sm: ok missing" >&2; exit 1; }
 [ -x build/TOY/gem5.opt ] || sleep 2
 grep -q '^    slow;' $f || sleep 60
 mkdir -p build/TOY
+pwd > build/TOY/built-at
 run=clean; src="$BUNDLE_clean"
 grep -q '^    out_msg.DataBlk := in_msg.DataBlk;' $f || { run=bug; src="$BUNDLE_bug"; }
 grep -q '^    go;' $f || run=hang

@@ -448,6 +448,12 @@ impl Log {
 /// A private copy of the user's gem5 tree.
 struct Slot {
     root: PathBuf,
+    /// Where the slot's builds and runs see it: at the user's tree's own
+    /// path, in a private mount namespace of each command's own (gem5
+    /// embeds absolute paths in its build: at the user's path a seeded
+    /// build stays valid and the slot's first build is incremental), with
+    /// the `unshare` options that made one here; `None`: at its own path.
+    at_user_path: Option<(PathBuf, &'static str)>,
 }
 
 impl Slot {
@@ -503,8 +509,22 @@ impl Slot {
                 }
             }
         }
-        let slot = Slot { root };
+        let mut slot = Slot {
+            root,
+            at_user_path: None,
+        };
         slot.reset(c)?;
+        slot.at_user_path = match slot.probe_namespace(c) {
+            Ok(found) => Some(found),
+            Err(why) => {
+                (o.progress)(&format!(
+                    "slot {}: builds run at the slot's own path ({why}); gem5 embeds absolute \
+                     paths, so its first build recompiles much (an hour on 2 cores)",
+                    slot.root.display()
+                ));
+                None
+            }
+        };
         // once per slot (a marker, so that an interrupted preparation redoes it)
         let adopted = slot.root.join(".git/memconform-mtimes");
         if !adopted.exists() {
@@ -517,6 +537,79 @@ impl Slot {
             ));
         }
         Ok(slot)
+    }
+
+    /// Whether this machine lets the slot's commands see it at the user's
+    /// tree's path (a private mount namespace with the slot bound there:
+    /// root's `unshare -m`, else a user namespace's `unshare -Urm`); the
+    /// user's tree is hidden from those commands only, never written.
+    /// Not when the campaign lives inside the user's tree (the binding
+    /// would hide it).
+    fn probe_namespace(&self, c: &Campaign) -> Result<(PathBuf, &'static str), String> {
+        let user = c
+            .settings
+            .gem5_root
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", c.settings.gem5_root.display()))?;
+        let slot = self.root.canonicalize().map_err(|e| e.to_string())?;
+        let camp = c.dir.canonicalize().map_err(|e| e.to_string())?;
+        if camp.starts_with(&user) || slot.starts_with(&user) {
+            return Err("the campaign is inside the gem5 tree".into());
+        }
+        let marker = self.root.join(".git/memconform-slot");
+        fs::write(&marker, slot.to_string_lossy().as_bytes()).map_err(|e| e.to_string())?;
+        let check = format!(
+            "mount --bind {} {} && cmp -s {} {}",
+            shell_word(&slot.to_string_lossy()),
+            shell_word(&user.to_string_lossy()),
+            shell_word(&marker.to_string_lossy()),
+            shell_word(&user.join(".git/memconform-slot").to_string_lossy()),
+        );
+        let mut tried = Vec::new();
+        for opts in ["-m", "-Urm"] {
+            let ok = Command::new("unshare")
+                .args([opts, "--propagation", "private", "--", "sh", "-c", &check])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+            match ok {
+                Ok(st) if st.success() => return Ok((user, opts)),
+                Ok(st) => tried.push(format!("unshare {opts}: {st}")),
+                Err(e) => tried.push(format!("unshare {opts}: {e}")),
+            }
+        }
+        Err(format!("no private mount namespace: {}", tried.join("; ")))
+    }
+
+    /// The path the slot's commands see it at.
+    fn seen_root(&self) -> Result<PathBuf, Error> {
+        match &self.at_user_path {
+            Some((user, _)) => Ok(user.clone()),
+            None => self.root.canonicalize().map_err(|e| io_err(&self.root, e)),
+        }
+    }
+
+    /// `command` as the slot runs it: in its mount namespace, from the
+    /// user's path, when it has one.
+    fn command(&self, command: &str) -> String {
+        let Some((user, opts)) = &self.at_user_path else {
+            return command.to_string();
+        };
+        let slot = self
+            .root
+            .canonicalize()
+            .unwrap_or_else(|_| self.root.clone());
+        let user = shell_word(&user.to_string_lossy());
+        let inner = format!(
+            "mount --bind {} {user} && cd {user} && exec sh -c {}",
+            shell_word(&slot.to_string_lossy()),
+            shell_word(command)
+        );
+        format!(
+            "exec unshare {opts} --propagation private -- sh -c {}",
+            shell_word(&inner)
+        )
     }
 
     /// Whether a build has succeeded in this slot (its next builds are
@@ -1016,7 +1109,13 @@ fn run_baseline(
         secs,
         stopped,
         timed_out,
-    } = run_command(&s.build, &slot.root, &build_log, limit, o.stop)?;
+    } = run_command(
+        &slot.command(&s.build),
+        &slot.root,
+        &build_log,
+        limit,
+        o.stop,
+    )?;
     if stopped {
         return Ok(Vec::new());
     }
@@ -1079,10 +1178,7 @@ fn run_seed(
     }
     fs::create_dir_all(&outdir).map_err(|e| io_err(&outdir, e))?;
     let outdir = outdir.canonicalize().map_err(|e| io_err(&outdir, e))?;
-    let root = slot
-        .root
-        .canonicalize()
-        .map_err(|e| io_err(&slot.root, e))?;
+    let root = slot.seen_root()?;
     let command = fill(
         &c.settings.run,
         &root.join(&c.settings.gem5),
@@ -1098,7 +1194,7 @@ fn run_seed(
         secs,
         stopped,
         ..
-    } = run_command(&command, &slot.root, &log, limit, o.stop)?;
+    } = run_command(&slot.command(&command), &slot.root, &log, limit, o.stop)?;
     if stopped {
         return Ok(None);
     }
@@ -1179,10 +1275,7 @@ fn run_mutant(
         return finish_early(log, o, m, Status::Unviable, "unviable (patch)");
     }
     if let Some(pre) = s.precheck.as_ref().filter(|_| !m.is_config()) {
-        let root = slot
-            .root
-            .canonicalize()
-            .map_err(|e| io_err(&slot.root, e))?;
+        let root = slot.seen_root()?;
         let pre = fill(pre, &root.join(&s.gem5), &root, &dir, 0, &m.id, &[]);
         let pre_log = dir.join("precheck.log");
         let Ended {
@@ -1190,7 +1283,13 @@ fn run_mutant(
             secs,
             stopped,
             ..
-        } = run_command(&pre, &slot.root, &pre_log, s.build_timeout_s, o.stop)?;
+        } = run_command(
+            &slot.command(&pre),
+            &slot.root,
+            &pre_log,
+            s.build_timeout_s,
+            o.stop,
+        )?;
         if stopped {
             return Ok(false);
         }
@@ -1219,7 +1318,13 @@ fn run_mutant(
             timed_out: false,
         }
     } else {
-        run_command(&s.build, &slot.root, &build_log, build_limit, o.stop)?
+        run_command(
+            &slot.command(&s.build),
+            &slot.root,
+            &build_log,
+            build_limit,
+            o.stop,
+        )?
     };
     if stopped {
         return Ok(false);
