@@ -83,6 +83,7 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                 cpus: cpus.into(),
                 cpu_type: cpu_type.into(),
                 expected_model,
+                shape: meta(h, "shape").into(),
                 model: o.model,
                 verdict: o.verdict,
                 decided_by: Some(o.decided_by),
@@ -178,6 +179,7 @@ pub fn write_csv(out: impl Write, rows: &[Row<'_>], header: bool) -> io::Result<
                 seed: text(&r.seed),
                 cpus: text(&r.cpus),
                 cpu_type: text(&r.cpu_type),
+                shape: text(&r.shape),
                 ..r.clone().into_owned()
             };
             w.serialize(&r).map_err(summary::csv_io)?;
@@ -367,6 +369,7 @@ mod tests {
                     seed: "42".into(),
                     cpus: text.to_string().into(),
                     cpu_type: ["", "X86O3CPU"][i % 2].into(),
+                    shape: ["MP", ""][j % 2].into(),
                     expected_model: [None, Some(Model::Sc), Some(Model::Tso)][j % 3],
                     model: Model::EVERY[(i + j) % 9],
                     verdict: [Verdict::Consistent, Verdict::Violation, Verdict::Unknown][j % 3],

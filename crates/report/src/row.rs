@@ -46,6 +46,10 @@ pub struct Row<'a> {
     /// a bug; empty when none is known (`@expected_model` may set it).
     #[serde(default, with = "named")]
     pub expected_model: Option<Model>,
+    /// The litmus shape of an SE client's round (`MP`, `SB`, `IRIW`, ...;
+    /// its `@shape`), empty for other histories.
+    #[serde(default)]
+    pub shape: Cow<'a, str>,
     pub model: Model,
     pub verdict: Verdict,
     /// The model whose check decided (itself, a weaker one of its gradual
@@ -143,6 +147,7 @@ impl Row<'_> {
             seed: own(self.seed),
             cpus: own(self.cpus),
             cpu_type: own(self.cpu_type),
+            shape: own(self.shape),
             certificate: own(self.certificate),
             reason: own(self.reason),
             damage: own(self.damage),
@@ -153,7 +158,7 @@ impl Row<'_> {
 }
 
 /// The columns, in order: the header of a results CSV.
-pub const COLUMNS: [&str; 31] = [
+pub const COLUMNS: [&str; 32] = [
     "file",
     "index",
     "name",
@@ -163,6 +168,7 @@ pub const COLUMNS: [&str; 31] = [
     "cpus",
     "cpu_type",
     "expected_model",
+    "shape",
     "model",
     "verdict",
     "decided_by",
