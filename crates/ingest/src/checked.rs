@@ -199,7 +199,7 @@ fn se_note(run: &crate::gem5::Run, output: &Path) -> String {
         run.cpu_type().unwrap_or("no CPU"),
         run.promised_model()
             .map_or("no model it can be held to", |m| m.name()),
-        output.display()
+        memconform_parsers::text::shown_path(output)
     );
     let off = run
         .cpus
@@ -283,7 +283,7 @@ pub fn pick_violation(
             return match index {
                 Some(i) if i >= n => Err(error(format!(
                     "no history #{i}: the client output {} holds {n}",
-                    output.display()
+                    memconform_parsers::text::shown_path(&output)
                 ))),
                 _ => Ok(Pick::NoViolation(not)),
             };

@@ -243,7 +243,12 @@ fn err(what: impl Into<String>) -> Error {
 }
 
 fn io_err(path: &Path, e: std::io::Error) -> Error {
-    err(format!("{}: {e}", path.display()))
+    err(format!("{}: {e}", shown(path)))
+}
+
+/// `p` as messages show it (see `report::shown_path`).
+fn shown(p: &Path) -> std::borrow::Cow<'_, str> {
+    memconform_report::shown_path(p)
 }
 
 /// A campaign directory.
@@ -266,7 +271,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, Error> {
         return Err(err(format!(
             "git {} in {}: {}",
             args.join(" "),
-            dir.display(),
+            shown(dir),
             String::from_utf8_lossy(&o.stderr).trim()
         )));
     }
@@ -295,7 +300,7 @@ impl Campaign {
         {
             return Err(err(format!(
                 "{}: not empty; a campaign starts in a new directory (`mutate run` resumes one)",
-                dir.display()
+                shown(dir)
             )));
         }
         if settings.seeds.is_empty() {
@@ -339,7 +344,7 @@ impl Campaign {
         let path = dir.join("campaign.toml");
         let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
         let settings: Settings =
-            toml::from_str(&text).map_err(|e| err(format!("{}: {e}", path.display())))?;
+            toml::from_str(&text).map_err(|e| err(format!("{}: {e}", shown(&path))))?;
         let path = dir.join("mutants.jsonl");
         let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
         let mut mutants = Vec::new();
@@ -350,7 +355,7 @@ impl Campaign {
         {
             mutants.push(
                 serde_json::from_str(line)
-                    .map_err(|e| err(format!("{}:{}: {e}", path.display(), i + 1)))?,
+                    .map_err(|e| err(format!("{}:{}: {e}", shown(&path), i + 1)))?,
             );
         }
         Ok(Campaign {
@@ -385,7 +390,7 @@ impl Campaign {
                 match serde_json::from_str(&line) {
                     Ok(e) => out.push(e),
                     Err(_) if i + 1 == n => {} // cut by a crash: not done
-                    Err(e) => return Err(err(format!("{}:{}: {e}", log.display(), i + 1))),
+                    Err(e) => return Err(err(format!("{}:{}: {e}", shown(&log), i + 1))),
                 }
             }
         }
@@ -460,8 +465,8 @@ impl Slot {
         if !root.join(".git").exists() {
             (o.progress)(&format!(
                 "slot {}: cloning {}{}",
-                root.display(),
-                s.gem5_root.display(),
+                shown(&root),
+                shown(&s.gem5_root),
                 match &s.seed_build_dir {
                     Some(b) => format!(" and copying its {}", b),
                     None => String::new(),
@@ -479,8 +484,8 @@ impl Slot {
             if !o.status.success() {
                 return Err(err(format!(
                     "cannot copy {} into {}: {}",
-                    s.gem5_root.display(),
-                    root.display(),
+                    shown(&s.gem5_root),
+                    shown(&root),
                     String::from_utf8_lossy(&o.stderr).trim()
                 )));
             }
@@ -498,7 +503,7 @@ impl Slot {
                         .map_err(|e| err(format!("cannot run cp: {e}")))?
                         .success();
                     if !ok {
-                        return Err(err(format!("cannot copy {}", from.display())));
+                        return Err(err(format!("cannot copy {}", shown(&from))));
                     }
                 }
             }
@@ -512,7 +517,7 @@ impl Slot {
             fs::write(&adopted, b"").map_err(|e| io_err(&adopted, e))?;
             (o.progress)(&format!(
                 "slot {}: ready in {:.0} s",
-                slot.root.display(),
+                shown(&slot.root),
                 t0.elapsed().as_secs_f64()
             ));
         }
@@ -566,7 +571,7 @@ impl Slot {
     /// Applies a mutant's patch after checking its base file.
     fn apply(&self, c: &Campaign, m: &Mutant) -> Result<(), String> {
         let file = self.root.join(&m.file);
-        let bytes = fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let bytes = fs::read(&file).map_err(|e| format!("{}: {e}", shown(&file)))?;
         let sha = sha256_hex(&bytes);
         if sha != m.base_sha256 {
             return Err(format!(
@@ -577,7 +582,7 @@ impl Slot {
         let patch = c.dir.join("patches").join(format!("{}.diff", m.id));
         let patch = patch
             .canonicalize()
-            .map_err(|e| format!("{}: {e}", patch.display()))?;
+            .map_err(|e| format!("{}: {e}", shown(&patch)))?;
         git(
             &self.root,
             &["apply", "--whitespace=nowarn", &patch.to_string_lossy()],
@@ -620,6 +625,42 @@ fn adopt_mtimes(slot: &Path, user: &Path) -> Result<(), Error> {
     git(slot, &["update-index", "-q", "--refresh"]).map(|_| ())
 }
 
+/// The process groups of the commands running now (builds, runs), so
+/// that a process ending at once (a second Ctrl-C) kills them first.
+static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// A command's process group, listed in [`RUNNING`] while it runs.
+struct Running(i32);
+
+impl Running {
+    fn register(pgid: nix::unistd::Pid) -> Running {
+        let raw = pgid.as_raw();
+        RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push(raw);
+        Running(raw)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&g| g != self.0);
+    }
+}
+
+/// Kills (SIGKILL) the process group of every build and run this process
+/// has running: for a process about to end at once.
+pub fn kill_running() {
+    let running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+    for &g in running.iter() {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(g),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
 /// How a command ended.
 struct Ended {
     /// Its exit code (`None`: a signal; 124 when killed by the runner).
@@ -643,17 +684,19 @@ fn run_command(
     use std::os::unix::process::CommandExt;
     let out = File::create(log).map_err(|e| io_err(log, e))?;
     let t = Instant::now();
-    let mut child = Command::new("sh")
-        .arg("-c")
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(command)
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(out.try_clone().map_err(|e| io_err(log, e))?)
         .stderr(out)
-        .process_group(0)
+        .process_group(0);
+    let mut child = cmd
         .spawn()
         .map_err(|e| err(format!("cannot run `{command}`: {e}")))?;
     let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let _running = Running::register(pgid);
     let kill = |sig| {
         // the group may be gone already: nothing to signal then
         let _ = nix::sys::signal::killpg(pgid, sig);
@@ -1008,7 +1051,7 @@ fn run_baseline(
     let build_log = dir.join("build.log");
     (o.progress)(&format!(
         "baseline: building (the first build of a slot may recompile files that embed their path; log: {})",
-        build_log.display()
+        shown(&build_log)
     ));
     let limit = slot.build_limit(s);
     let Ended {
@@ -1025,13 +1068,13 @@ fn run_baseline(
             "the baseline build timed out after {limit} s ({}); raise --build-timeout \
              (and --first-build-timeout for a slot's first build) in campaign.toml \
              (build_timeout_s, first_build_timeout_s) and run again: the build resumes",
-            build_log.display()
+            shown(&build_log)
         )));
     }
     if code != Some(0) {
         return Err(err(format!(
             "the baseline does not build (exit {code:?} after {secs:.0} s; {}):\n{}",
-            build_log.display(),
+            shown(&build_log),
             tail(&build_log, 20)
         )));
     }
@@ -1100,6 +1143,8 @@ fn run_seed(
         ..
     } = run_command(&command, &slot.root, &log, limit, o.stop)?;
     if stopped {
+        // a run cut short: nothing of it counts, and it runs again on resume
+        let _ = fs::remove_dir_all(&outdir);
         return Ok(None);
     }
     let text = run_output(&log, &outdir);
@@ -1239,7 +1284,7 @@ fn run_mutant(
             Status::Unknown,
             &format!(
                 "unknown (the build timed out after {build_limit} s; see {})",
-                build_log.display()
+                shown(&build_log)
             ),
         );
     }
@@ -1290,7 +1335,7 @@ fn run_mutant(
                 &format!(
                     "unviable (gem5 did not start simulating with --param {}; see {})",
                     m.params.join(" --param "),
-                    dir.join(format!("s{seed}")).join("run.log").display()
+                    shown(&dir.join(format!("s{seed}")).join("run.log"))
                 ),
             );
         }

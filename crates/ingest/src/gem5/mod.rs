@@ -285,7 +285,11 @@ fn se_without_output(run: &Run) -> String {
         for p in files.iter().filter(|p| p.is_file()) {
             let Some(text) = read_text(p) else { continue };
             if let Some(l) = text.lines().find(|l| l.contains("memconform client:")) {
-                said = Some(format!("{}: {}", p.display(), l.trim()));
+                said = Some(format!(
+                    "{}: {}",
+                    memconform_parsers::text::shown_path(p),
+                    l.trim()
+                ));
                 break;
             }
         }
