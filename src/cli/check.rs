@@ -376,6 +376,7 @@ pub fn run(args: CheckArgs) -> i32 {
     let mut header = true;
     let mut write_failed: Option<io::Error> = None;
     let mut last_file: Option<PathBuf> = None;
+    let mut warnings: Vec<String> = Vec::new();
     // enough histories per parallel step that small ones do not pay a
     // hand-off each (results still stream: a step is a few ms of work)
     let chunk = 64 * rayon::current_num_threads();
@@ -401,6 +402,14 @@ pub fn run(args: CheckArgs) -> i32 {
                     progress.inc(1);
                 }
                 last_file = Some(file.to_path_buf());
+                // what could not be read of a gem5 run's other files: in the
+                // notes, and once per input on stderr (any format)
+                warnings.extend(
+                    c.notes
+                        .iter()
+                        .filter(|n| n.starts_with(memconform_ingest::checked::WARNING))
+                        .cloned(),
+                );
             }
             if write_failed.is_some() {
                 return;
@@ -514,6 +523,9 @@ pub fn run(args: CheckArgs) -> i32 {
     }
     let interrupted = super::signals::received();
 
+    for w in &warnings {
+        say!("{w}");
+    }
     for e in &errors {
         say!("error: {e}");
     }
