@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Args;
 
 use super::exit;
-use memconform_mutate::campaign::{self, Campaign, RunOptions, State, Status};
+use memconform_mutate::campaign::{
+    self, Campaign, LockError, RunOptions, ShardLock, State, Status,
+};
 
 #[derive(Args)]
 pub(crate) struct RunArgs {
@@ -36,11 +38,23 @@ pub(crate) struct DirArgs {
 
 /// `mutate run`: the baseline, then every mutant not yet done; a first
 /// Ctrl-C, SIGTERM or SIGHUP stops after the runs in flight (resume with
-/// the same command), exit 128 + the signal.
+/// the same command), exit 128 + the signal. A shard another process runs
+/// is refused with exit 7, naming it.
 pub(crate) fn run(args: &RunArgs) -> i32 {
     let c = match Campaign::open(&args.dir) {
         Ok(c) => c,
         Err(e) => {
+            say!("memconform mutate run: {e}");
+            return exit::INPUT_ERROR;
+        }
+    };
+    let lock = match ShardLock::take(&c, args.shard) {
+        Ok(l) => l,
+        Err(LockError::Busy(why)) => {
+            say!("memconform mutate run: {why}");
+            return exit::BUSY;
+        }
+        Err(LockError::Io(e)) => {
             say!("memconform mutate run: {e}");
             return exit::INPUT_ERROR;
         }
@@ -61,7 +75,7 @@ pub(crate) fn run(args: &RunArgs) -> i32 {
         stop: &STOP,
         progress: &progress,
     };
-    let ran = campaign::run(&c, &o);
+    let ran = campaign::run_locked(&c, &o, &lock);
     let stopped = super::signals::received();
     match ran {
         Ok(n) => {

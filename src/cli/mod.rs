@@ -85,6 +85,8 @@ pub mod exit {
     pub const NOTHING_CHECKED: i32 = 5;
     /// No violation, but some verdict is `unknown` (time or memory budget).
     pub const UNKNOWN: i32 = 6;
+    /// `mutate run`: another process holds the campaign's shard (its lock).
+    pub const BUSY: i32 = 7;
     /// The reader of standard output closed it early (a broken pipe, as
     /// `| head` does): 128 + SIGPIPE, as a shell reports a process SIGPIPE
     /// ended. What was written before is whole, but the output is cut.

@@ -47,8 +47,13 @@ checked by memconform on its real-time view and classified by the first matching
 violation:<model> (the weakest model violated), tester_check, protocol_panic (Invalid \
 transition, a SLICC assert), deadlock, crash, timeout (reported apart), unknown, survived.
 
-Exit status of `mutate run`: 0 the shard is done, 2 an error (the campaign, the baseline), \
-130/143/129 stopped by Ctrl-C, SIGTERM or SIGHUP (128 + the \
+One process runs a shard at a time: `mutate run` locks lock-K in the campaign directory for \
+shard K (and refuses while a run with another shard count holds any shard); a second run of it \
+is refused with exit 7, naming the holder's pid and host. The lock ends with its process, \
+however it ends (kill -9 included), so the next `mutate run` resumes with nothing to clear.
+
+Exit status of `mutate run`: 0 the shard is done, 2 an error (the campaign, the baseline), 7 \
+another process runs the shard, 130/143/129 stopped by Ctrl-C, SIGTERM or SIGHUP (128 + the \
 signal) after the runs in flight: they are killed and run again on resume, the event log holds \
 every finished step. `mutate report`: 0 every mutant done, 6 some pending or unknown.
 

@@ -409,6 +409,155 @@ impl Campaign {
     }
 }
 
+/// The advisory lock of one shard of a campaign: `lock-K` in the campaign
+/// directory, locked (`flock`) by the `mutate run` of shard K for as long
+/// as it runs, with its pid, host and shard written in it. A second runner
+/// of the same shard is refused, naming the first; the kernel releases the
+/// lock when its holder ends, however it ends (kill -9, a node's crash
+/// where the file system's locks follow it), so a runner that died needs
+/// no clearing up: the next one takes the lock and resumes from the log.
+/// A runner with another shard count is refused too while any shard is
+/// held (its shards would overlap theirs: the same mutants run twice).
+pub struct ShardLock {
+    /// Locked while this lives; unlocked when it is dropped or the
+    /// process ends.
+    _file: File,
+    /// The shard held, `(k, n)`.
+    pub shard: (usize, usize),
+    /// The lock file.
+    pub path: PathBuf,
+}
+
+/// Why [`ShardLock::take`] failed.
+#[derive(Debug)]
+pub enum LockError {
+    /// Another process runs the shard, or a shard of another count: who.
+    Busy(String),
+    /// The lock file cannot be opened or written.
+    Io(Error),
+}
+
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockError::Busy(why) => f.write_str(why),
+            LockError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+/// What a lock file says of its holder: `pid P on HOST, shard K/N`.
+fn holder_of(path: &Path) -> String {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let text = text.trim();
+    if text.is_empty() {
+        "a process that has not written its pid yet".to_string()
+    } else {
+        memconform_report::printable(text).into_owned()
+    }
+}
+
+/// The shard count in what a lock file says, if it says one.
+fn shard_count_of(path: &Path) -> Option<usize> {
+    let text = fs::read_to_string(path).ok()?;
+    let (_, shard) = text.trim().rsplit_once("shard ")?;
+    shard.split_once('/')?.1.parse().ok()
+}
+
+/// This machine's name, for the lock file (a campaign on a shared file
+/// system is run from many nodes).
+fn host_name() -> String {
+    fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "this host".to_string())
+}
+
+impl ShardLock {
+    /// Locks shard `(k, n)` of `c` for this process, or says who holds it.
+    pub fn take(c: &Campaign, (k, n): (usize, usize)) -> Result<ShardLock, LockError> {
+        use std::fs::TryLockError;
+        let io = |p: &Path, e: std::io::Error| LockError::Io(io_err(p, e));
+        let path = c.dir.join(format!("lock-{k}"));
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| io(&path, e))?;
+        // a few tries: another runner may be probing this lock (below) at
+        // this very moment
+        let mut tries = 0;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) if tries < 4 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(LockError::Busy(format!(
+                        "shard {k} of {} is being run by {} (its lock: {}); \
+                         wait for it to end or stop it: the next `mutate run` resumes \
+                         where it stopped (a run that died leaves nothing to clear)",
+                        shown(&c.dir),
+                        holder_of(&path),
+                        shown(&path)
+                    )));
+                }
+                Err(TryLockError::Error(e)) => return Err(io(&path, e)),
+            }
+        }
+        file.set_len(0)
+            .and_then(|()| {
+                writeln!(
+                    file,
+                    "pid {} on {}, shard {k}/{n}",
+                    std::process::id(),
+                    host_name()
+                )
+            })
+            .and_then(|()| file.sync_data())
+            .map_err(|e| io(&path, e))?;
+        // runners of another shard count: their shards overlap this one
+        let others = fs::read_dir(&c.dir).map_err(|e| io(&c.dir, e))?;
+        for entry in others.flatten() {
+            let other = entry.path();
+            let is_lock = other
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_prefix("lock-"))
+                .is_some_and(|j| j.parse::<usize>().is_ok_and(|j| j != k));
+            if !is_lock {
+                continue;
+            }
+            let Ok(f) = File::open(&other) else { continue };
+            match f.try_lock_shared() {
+                Ok(()) => {} // nobody runs it (unlocked as `f` closes)
+                Err(TryLockError::WouldBlock) if shard_count_of(&other) == Some(n) => {}
+                Err(TryLockError::WouldBlock) => {
+                    return Err(LockError::Busy(format!(
+                        "{} is being run with another shard count by {} (its lock: {}): \
+                         shards of {n} would run some of its mutants again; wait for it \
+                         to end or stop it, or run with its shard count",
+                        shown(&c.dir),
+                        holder_of(&other),
+                        shown(&other)
+                    )));
+                }
+                Err(TryLockError::Error(_)) => {}
+            }
+        }
+        Ok(ShardLock {
+            _file: file,
+            shard: (k, n),
+            path,
+        })
+    }
+}
+
 /// How `run` goes: slots, shard, progress.
 pub struct RunOptions<'a> {
     /// Private gem5 copies, each building and running one mutant at a time.
@@ -692,6 +841,15 @@ fn run_command(
         .stdout(out.try_clone().map_err(|e| io_err(log, e))?)
         .stderr(out)
         .process_group(0);
+    // SAFETY: prctl is async-signal-safe; nothing else runs between fork
+    // and exec. A runner killed outright (SIGKILL) takes its command with
+    // it (the shell, or what it execs; a build's own children may stay)
+    unsafe {
+        cmd.pre_exec(|| {
+            let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+            Ok(())
+        });
+    }
     let mut child = cmd
         .spawn()
         .map_err(|e| err(format!("cannot run `{command}`: {e}")))?;
@@ -907,8 +1065,25 @@ fn tail(path: &Path, n: usize) -> String {
 
 /// Runs the campaign's shard: the baseline first (once per campaign), then
 /// every mutant without a `mutant_done` event. Returns how many mutants
-/// this call finished.
+/// this call finished. The shard's lock is taken first (see [`ShardLock`]):
+/// a shard another process runs is an error naming it.
 pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
+    let lock = ShardLock::take(c, o.shard).map_err(|e| match e {
+        LockError::Busy(why) => err(why),
+        LockError::Io(e) => e,
+    })?;
+    run_locked(c, o, &lock)
+}
+
+/// [`run`] with the shard's lock already held (`mutate run` takes it
+/// first, to tell a busy shard from other errors).
+pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<usize, Error> {
+    if lock.shard.0 != o.shard.0 {
+        return Err(err(format!(
+            "the lock held is shard {}'s, not shard {}'s",
+            lock.shard.0, o.shard.0
+        )));
+    }
     let (k, n) = o.shard;
     let models: Vec<Model> = c
         .settings
