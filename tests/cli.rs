@@ -681,31 +681,25 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-/// 20,000 generated histories in one directory, made once for this test
-/// binary's tests.
-fn many_histories() -> PathBuf {
-    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| {
-        let d = fresh_dir("many");
-        let o = memconform(&["gen", "--count", "20000", "-o", d.to_str().unwrap()]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        assert!(temporaries(&d).is_empty());
-        d
-    })
-    .clone()
+/// 20,000 generated histories in a fresh directory.
+fn many_histories(name: &str) -> PathBuf {
+    let d = fresh_dir(name);
+    let o = memconform(&["gen", "--count", "20000", "-o", d.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(temporaries(&d).is_empty());
+    d
 }
 
 /// `check` over many histories into `-o results.csv`, sent `signals` (by
 /// `kill`) once rows are being written: its output, and the directory of
 /// results.csv (which held `old` before).
-fn check_signalled(name: &str, signals: &[&str]) -> (Output, PathBuf) {
-    let inputs = many_histories();
+fn check_signalled(inputs: &std::path::Path, name: &str, signals: &[&str]) -> (Output, PathBuf) {
     let dir = fresh_dir(name);
     let out = dir.join("results.csv");
     std::fs::write(&out, "old\n").unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_memconform"))
         .arg("check")
-        .arg(&inputs)
+        .arg(inputs)
         .args(["-f", "csv", "-j", "1", "-o"])
         .arg(&out)
         .stdout(std::process::Stdio::null())
@@ -749,8 +743,9 @@ fn whole_rows(text: &str) -> Vec<csv::StringRecord> {
 /// whole, -o committed, no temporary file left; exit 128 + the signal.
 #[test]
 fn sigterm_and_sighup_stop_check_cleanly_with_the_output_committed() {
+    let inputs = many_histories("many-sig");
     for (sig, code, name) in [("TERM", 143, "SIGTERM"), ("HUP", 129, "SIGHUP")] {
-        let (o, dir) = check_signalled(&format!("sig{sig}"), &[sig]);
+        let (o, dir) = check_signalled(&inputs, &format!("sig{sig}"), &[sig]);
         assert_eq!(o.status.code(), Some(code), "{}", stderr(&o));
         assert!(
             stderr(&o).contains(&format!("interrupted by {name}")),
@@ -783,13 +778,15 @@ fn sigterm_and_sighup_stop_check_cleanly_with_the_output_committed() {
         assert!(temporaries(&dir).is_empty(), "{:?}", temporaries(&dir));
         let _ = std::fs::remove_dir_all(&dir);
     }
+    let _ = std::fs::remove_dir_all(&inputs);
 }
 
 /// A second signal ends at once: -o keeps its old results or is replaced
 /// whole, and no temporary file stays.
 #[test]
 fn a_second_signal_ends_check_at_once_without_a_temporary_file() {
-    let (o, dir) = check_signalled("sig-twice", &["TERM", "HUP"]);
+    let inputs = many_histories("many-twice");
+    let (o, dir) = check_signalled(&inputs, "sig-twice", &["TERM", "HUP"]);
     assert!(
         matches!(o.status.code(), Some(129 | 143)),
         "{:?}: {}",
@@ -802,6 +799,7 @@ fn a_second_signal_ends_check_at_once_without_a_temporary_file() {
     }
     assert!(temporaries(&dir).is_empty(), "{:?}", temporaries(&dir));
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&inputs);
 }
 
 /// Standard output closed early (a pipe's reader gone, as `| head` does):
