@@ -563,3 +563,172 @@ fn the_committed_mi_example_campaign_agrees_with_its_evidence() {
         );
     }
 }
+
+/// Waits (at most two minutes) until `done` holds.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !done() {
+        assert!(t.elapsed().as_secs() < 120, "waited two minutes for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The files under `dir` (recursively) whose names end in `.tmp`.
+fn temporaries(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                // the slots are gem5 trees: not the campaign's outputs
+                if p.file_name().is_some_and(|n| n != "slots") {
+                    todo.push(p);
+                }
+            } else if p.to_string_lossy().ends_with(".tmp") {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Issue 23, part 4: one runner per shard. A second `mutate run` of the
+/// same campaign is refused (exit 7, naming the first's pid) while the
+/// first runs, and so is one with another shard count; SIGTERM stops the
+/// first after its runs in flight (exit 143) with a whole event log and no
+/// temporary file; a runner killed outright (SIGKILL) holds nothing: the
+/// next one takes the shard and finishes, each mutant done once.
+#[test]
+fn one_runner_per_shard_refused_while_held_and_resumed_after_a_kill() {
+    let (base, root) = fresh("campaign-lock");
+    let mutants = four_mutants(&root);
+    let dir = base.join("campaign");
+    let c = Campaign::init(&dir, settings(&root), mutants.clone()).unwrap();
+    let bin = env!("CARGO_BIN_EXE_memconform");
+    let spawn = || {
+        Command::new(bin)
+            .args(["mutate", "run"])
+            .arg(&dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let lock = dir.join("lock-0");
+    let holds = |pid: u32| {
+        std::fs::read_to_string(&lock).is_ok_and(|t| t.starts_with(&format!("pid {pid} on ")))
+    };
+    let log_lines = || {
+        std::fs::read_to_string(dir.join("events-0.jsonl"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let stderr = |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).into_owned();
+
+    let first = spawn();
+    wait_until("the first runner's lock", || holds(first.id()));
+    let second = Command::new(bin)
+        .args(["mutate", "run"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(7), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains(&format!("shard 0 of {}", dir.display()))
+            && stderr(&second).contains(&format!("pid {}", first.id())),
+        "{}",
+        stderr(&second)
+    );
+    // shards of another count would run some of the same mutants
+    let other = Command::new(bin)
+        .args(["mutate", "run", "--shard", "1/2"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(other.status.code(), Some(7), "{}", stderr(&other));
+    assert!(
+        stderr(&other).contains("another shard count")
+            && stderr(&other).contains(&format!("pid {}", first.id())),
+        "{}",
+        stderr(&other)
+    );
+
+    // SIGTERM (Slurm at a time limit, `timeout`): stops after the runs in
+    // flight, every event whole, no temporary file
+    wait_until("the baseline's events", || log_lines() >= 1);
+    let sent = Command::new("kill")
+        .args(["-TERM", &first.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let o = first.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(143), "{}", stderr(&o));
+    assert!(stderr(&o).contains("SIGTERM: stopping"), "{}", stderr(&o));
+    let text = std::fs::read_to_string(dir.join("events-0.jsonl")).unwrap();
+    for line in text.lines() {
+        serde_json::from_str::<Event>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    }
+    assert!(temporaries(&dir).is_empty(), "{:?}", temporaries(&dir));
+
+    // a runner killed outright, mid-run
+    let before = log_lines();
+    let mut third = spawn();
+    wait_until("the third runner's lock", || holds(third.id()));
+    wait_until("a step of the third runner", || log_lines() > before);
+    third.kill().unwrap(); // SIGKILL
+    third.wait().unwrap();
+
+    // nothing to clear: the next runner takes the shard and finishes
+    let last = Command::new(bin)
+        .args(["mutate", "run"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(last.status.code(), Some(0), "{}", stderr(&last));
+    let events = c.events().unwrap();
+    for m in &mutants {
+        let done = events
+            .iter()
+            .filter(|e| matches!(e, Event::MutantDone { mutant, .. } if *mutant == m.id))
+            .count();
+        assert_eq!(done, 1, "{}", m.site);
+    }
+    let s = State::of(&c).unwrap();
+    assert_eq!(s.status[&mutants[0].id], Status::Killed);
+    assert_eq!(s.status[&mutants[1].id], Status::Survived);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The library's runner takes the same lock: a second run of a held shard
+/// in this process is an error naming the holder, and the lock ends with
+/// its holder.
+#[test]
+fn a_held_shard_lock_refuses_a_second_taker_until_dropped() {
+    use memconform::mutate::campaign::{LockError, ShardLock};
+    let (base, root) = fresh("campaign-lock-lib");
+    let c = Campaign::init(&base.join("c"), settings(&root), four_mutants(&root)).unwrap();
+    let held = ShardLock::take(&c, (0, 2)).unwrap();
+    match ShardLock::take(&c, (0, 2)) {
+        Err(LockError::Busy(why)) => {
+            assert!(
+                why.contains(&format!("pid {}", std::process::id())),
+                "{why}"
+            )
+        }
+        other => panic!("{:?}", other.map(|l| l.path)),
+    }
+    // another shard of the same count runs beside it; another count not
+    let beside = ShardLock::take(&c, (1, 2)).unwrap();
+    match ShardLock::take(&c, (2, 3)) {
+        Err(LockError::Busy(why)) => assert!(why.contains("another shard count"), "{why}"),
+        other => panic!("{:?}", other.map(|l| l.path)),
+    }
+    assert!(stand_in::try_run_all(&c)
+        .unwrap_err()
+        .0
+        .contains("being run by"));
+    drop((held, beside));
+    assert!(ShardLock::take(&c, (0, 1)).is_ok());
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -651,3 +651,361 @@ fn sharded_checks_merge_into_the_unsharded_results() {
     assert_eq!(o.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// Issue 23, part 3: outputs, broken pipes, signals, control characters.
+
+/// A fresh temporary directory for test `name`.
+fn fresh_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("memconform-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The `*.tmp` files in `dir`.
+fn temporaries(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+/// Waits (at most a minute) until `done` holds.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let t = std::time::Instant::now();
+    while !done() {
+        assert!(t.elapsed().as_secs() < 60, "waited a minute for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// 20,000 generated histories in a fresh directory.
+fn many_histories(name: &str) -> PathBuf {
+    let d = fresh_dir(name);
+    let o = memconform(&["gen", "--count", "20000", "-o", d.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(temporaries(&d).is_empty());
+    d
+}
+
+/// `check` over many histories into `-o results.csv`, sent `signals` (by
+/// `kill`) once rows are being written: its output, and the directory of
+/// results.csv (which held `old` before).
+fn check_signalled(inputs: &std::path::Path, name: &str, signals: &[&str]) -> (Output, PathBuf) {
+    let dir = fresh_dir(name);
+    let out = dir.join("results.csv");
+    std::fs::write(&out, "old\n").unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .arg("check")
+        .arg(inputs)
+        .args(["-f", "csv", "-j", "1", "-o"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // rows are being written: the temporary file beside results.csv grows
+    wait_until("rows in the temporary output", || {
+        std::fs::read_dir(&dir).unwrap().flatten().any(|e| {
+            e.file_name().to_string_lossy().ends_with(".memconform.tmp")
+                && e.metadata().is_ok_and(|m| m.len() > 0)
+        })
+    });
+    let pid = child.id().to_string();
+    let script: Vec<String> = signals.iter().map(|s| format!("kill -{s} {pid}")).collect();
+    let sent = Command::new("sh")
+        .arg("-c")
+        .arg(script.join("; "))
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    (child.wait_with_output().unwrap(), dir)
+}
+
+/// The rows of a results CSV, each checked whole (every column there).
+fn whole_rows(text: &str) -> Vec<csv::StringRecord> {
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header = r.headers().expect("a header").clone();
+    assert_eq!(header.get(0), Some("file"), "{text:.200}");
+    r.records()
+        .map(|rec| {
+            let rec = rec.expect("every row whole");
+            assert_eq!(rec.len(), header.len());
+            rec
+        })
+        .collect()
+}
+
+/// SIGTERM (`timeout`, `kill`, Slurm) and SIGHUP end `check` as Ctrl-C
+/// does: the histories in flight `unknown`, every row before them written
+/// whole, -o committed, no temporary file left; exit 128 + the signal.
+#[test]
+fn sigterm_and_sighup_stop_check_cleanly_with_the_output_committed() {
+    let inputs = many_histories("many-sig");
+    for (sig, code, name) in [("TERM", 143, "SIGTERM"), ("HUP", 129, "SIGHUP")] {
+        let (o, dir) = check_signalled(&inputs, &format!("sig{sig}"), &[sig]);
+        assert_eq!(o.status.code(), Some(code), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("interrupted by {name}")),
+            "{}",
+            stderr(&o)
+        );
+        let text = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+        let rows = whole_rows(&text);
+        // whole histories only (9 models each), and not all of them
+        assert!(
+            !rows.is_empty() && rows.len() < 20_000 * 9,
+            "{} rows",
+            rows.len()
+        );
+        assert_eq!(rows.len() % 9, 0, "whole histories only");
+        // the interrupted ones say which signal
+        let reason = text
+            .lines()
+            .next()
+            .unwrap()
+            .split(',')
+            .position(|c| c == "reason")
+            .unwrap();
+        if let Some(r) = rows.iter().find(|r| r[reason].starts_with("interrupted")) {
+            assert_eq!(
+                &r[reason],
+                format!("interrupted ({name}) before this model finished")
+            );
+        }
+        assert!(temporaries(&dir).is_empty(), "{:?}", temporaries(&dir));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let _ = std::fs::remove_dir_all(&inputs);
+}
+
+/// A second signal ends at once: -o keeps its old results or is replaced
+/// whole, and no temporary file stays.
+#[test]
+fn a_second_signal_ends_check_at_once_without_a_temporary_file() {
+    let inputs = many_histories("many-twice");
+    let (o, dir) = check_signalled(&inputs, "sig-twice", &["TERM", "HUP"]);
+    assert!(
+        matches!(o.status.code(), Some(129 | 143)),
+        "{:?}: {}",
+        o.status.code(),
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+    if text != "old\n" {
+        assert_eq!(whole_rows(&text).len() % 9, 0);
+    }
+    assert!(temporaries(&dir).is_empty(), "{:?}", temporaries(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&inputs);
+}
+
+/// Standard output closed early (a pipe's reader gone, as `| head` does):
+/// every subcommand ends with 141, as a process SIGPIPE ends, never 0 and
+/// never a panic.
+#[test]
+fn a_closed_pipe_on_standard_output_is_exit_141_for_every_command() {
+    let dir = fresh_dir("pipe");
+    let hist = dir.join("h.hist");
+    let o = memconform(&["gen", "--count", "3000", "--faults", "0.5"]);
+    std::fs::write(&hist, &o.stdout).unwrap();
+    let results = dir.join("r.csv");
+    let o = memconform(&[
+        "check",
+        "-f",
+        "csv",
+        "--models",
+        "cc,sc",
+        hist.to_str().unwrap(),
+        "-o",
+        results.to_str().unwrap(),
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    std::fs::copy(&results, dir.join("r2.csv")).unwrap();
+
+    // `check ... | head -1`: the reader takes a line and goes
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["check", "-f", "csv", "-j", "1"])
+        .arg(&hist)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    use std::io::BufRead;
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("file,"), "{line}");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+
+    // every command, its standard output a pipe whose reader is gone
+    let root = env!("CARGO_MANIFEST_DIR");
+    let (h, r, r2) = (
+        hist.to_str().unwrap(),
+        results.to_str().unwrap(),
+        dir.join("r2.csv"),
+    );
+    let litmus = format!("{root}/examples/papers-and-litmus.hist");
+    let tiny = format!("{root}/tests/data/slicc/tiny");
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["check", "-f", "csv", h],
+        vec!["check", h],
+        vec!["gen", "--count", "5"],
+        vec!["summarize", r],
+        vec!["compare", r, r2.to_str().unwrap()],
+        vec!["merge", r],
+        vec!["plot", r, "--kind", "detection"],
+        vec!["shrink", &litmus, "--model", "sc"],
+        vec!["mutate", "list", &tiny, "--protocol", "Tiny"],
+    ];
+    for args in commands {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+            .args(&args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(141), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `-o` of gen, shrink and plot (like check's and merge's) writes a new
+/// file beside the old one and renames it over it: a hard link to the old
+/// file keeps the old bytes (it was never written half), a symlink stays a
+/// link to the file it names, a device is written through, and no
+/// temporary file stays.
+#[test]
+fn every_output_file_is_replaced_whole_never_written_in_place() {
+    let dir = fresh_dir("outputs");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let litmus = format!("{root}/examples/papers-and-litmus.hist");
+    let results = dir.join("r.csv");
+    let o = memconform(&[
+        "check",
+        "-f",
+        "csv",
+        &litmus,
+        "-o",
+        results.to_str().unwrap(),
+    ]);
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+    let gen_dir = dir.join("gen");
+    std::fs::create_dir_all(&gen_dir).unwrap();
+    // (an output path, the command writing it)
+    let cases: Vec<(PathBuf, Vec<String>)> = vec![
+        (
+            dir.join("fig.svg"),
+            [
+                "plot",
+                results.to_str().unwrap(),
+                "--kind",
+                "detection",
+                "-o",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ),
+        (
+            dir.join("min.hist"),
+            ["shrink", &litmus, "--model", "sc", "-o"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        (
+            gen_dir.join("h0.hist"),
+            ["gen", "--count", "1", "-o", gen_dir.to_str().unwrap()]
+                .map(String::from)
+                .to_vec(),
+        ),
+    ];
+    for (out, args) in cases {
+        let mut args = args.clone();
+        if args[0] != "gen" {
+            args.push(out.to_str().unwrap().to_string());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        // in place of a file: the old bytes stay with their inode
+        std::fs::write(&out, "old\n").unwrap();
+        let link = dir.join("old-link");
+        let _ = std::fs::remove_file(&link);
+        std::fs::hard_link(&out, &link).unwrap();
+        let o = memconform(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "old\n", "{args:?}");
+        let new = std::fs::read_to_string(&out).unwrap();
+        assert!(new.len() > 10 && new != "old\n", "{args:?}");
+        // a symlink stays a link, the file it names replaced
+        let target = dir.join("target");
+        std::fs::write(&target, "old\n").unwrap();
+        std::fs::remove_file(&out).unwrap();
+        std::os::unix::fs::symlink(&target, &out).unwrap();
+        let o = memconform(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert!(std::fs::symlink_metadata(&out)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        // (the same output again, but for a shrink's timing)
+        let again = std::fs::read_to_string(&target).unwrap();
+        assert_eq!(again.lines().next(), new.lines().next(), "{args:?}");
+        assert_eq!(again.lines().count(), new.lines().count(), "{args:?}");
+        std::fs::remove_file(&out).unwrap();
+        for d in [&dir, &gen_dir] {
+            assert!(temporaries(d).is_empty(), "{args:?}: {:?}", temporaries(d));
+        }
+    }
+    // a device is written through, never replaced
+    for args in [
+        vec!["plot", results.to_str().unwrap(), "--kind", "detection"],
+        vec!["shrink", &litmus, "--model", "sc"],
+    ] {
+        let mut args = args.clone();
+        args.extend(["-o", "/dev/null"]);
+        let o = memconform(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A file named with a line break and a terminal escape cannot forge a
+/// line or drive the terminal in the messages on standard error (as in the
+/// text report): they show it as the report does (`�`).
+#[test]
+fn control_characters_in_input_paths_are_escaped_in_error_messages() {
+    let dir = fresh_dir("ctl");
+    let bad = dir.join("bad\u{1b}[31m\nforged.hist");
+    std::fs::write(&bad, "t0: W(x,1) X\u{1b}[2J(y,2)\n").unwrap();
+    let o = memconform(&["check", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(!e.contains('\u{1b}'), "{e:?}");
+    assert!(e.contains("bad\u{fffd}[31m\u{fffd}forged.hist:1:"), "{e:?}");
+    // one line per error: the break in the name forged none
+    assert_eq!(
+        e.lines().filter(|l| l.starts_with("error: ")).count(),
+        e.lines().filter(|l| l.contains("forged")).count(),
+        "{e:?}"
+    );
+    // and in the text report's notes and shrink's messages alike
+    let good = dir.join("good\u{1b}[1m.hist");
+    std::fs::write(&good, "t0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n").unwrap();
+    let o = memconform(&["shrink", good.to_str().unwrap(), "--model", "sc"]);
+    assert!(!stderr(&o).contains('\u{1b}'), "{:?}", stderr(&o));
+    let o = memconform(&["check", good.to_str().unwrap(), "--models", "sc"]);
+    assert!(!stdout(&o).contains('\u{1b}'), "{:?}", stdout(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -443,3 +443,103 @@ fn a_runs_variant_comes_from_its_run_record_or_the_command_line() {
     let out = csv(&["--variant", "other"]);
     assert!(out.contains(",other,"), "{out}");
 }
+
+/// Issue 23, part 4: what cannot be read of a run's other files is a
+/// warning, located, never silence: a `memconform-run.json` that is not
+/// JSON or whose `variant` is not a string, a `--seed` that is no number.
+/// The run is still checked (without that column), the warning is a note
+/// of the text report and a line on stderr whatever the format.
+#[test]
+fn a_bad_run_record_or_seed_is_a_located_warning_not_silence() {
+    let src = mesi_two_level("bug-me7-n4-s1-rich");
+    let tmp = std::env::temp_dir().join(format!("memconform-warnings-{}", std::process::id()));
+    let record = tmp.join("memconform-run.json");
+    let simout = tmp.join("simout.txt");
+    let fresh = || {
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).unwrap();
+        for e in std::fs::read_dir(&src).unwrap().flatten() {
+            std::fs::copy(e.path(), tmp.join(e.file_name())).unwrap();
+        }
+    };
+    let check = |format: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_memconform"))
+            .args(["check", "--models", "cc", "-f", format])
+            .arg(&tmp)
+            .output()
+            .unwrap()
+    };
+    let simout_text = std::fs::read_to_string(src.join("simout.txt")).unwrap();
+    let seed_line = simout_text
+        .lines()
+        .position(|l| l.starts_with("command line:"))
+        .unwrap()
+        + 1;
+    let seed_col = simout_text
+        .lines()
+        .nth(seed_line - 1)
+        .unwrap()
+        .find("--seed 1")
+        .unwrap()
+        + 1
+        + 7;
+    // (what, how the copy is damaged, the warning)
+    type Case<'a> = (&'a str, Box<dyn Fn() + 'a>, String);
+    let cases: Vec<Case> = vec![
+        (
+            "malformed JSON",
+            Box::new(|| std::fs::write(&record, "{\n  \"variant\": \"ME-7\",\n").unwrap()),
+            format!(
+                "warning: {}:3:1: not JSON (EOF while parsing a value): the run's variant is left empty",
+                record.display()
+            ),
+        ),
+        (
+            "a variant that is not a string",
+            Box::new(|| std::fs::write(&record, "{\n  \"seed\": 1,\n  \"variant\": 7\n}\n").unwrap()),
+            format!(
+                "warning: {}:3:3: `variant` is a number, not a string: the run's variant is left empty",
+                record.display()
+            ),
+        ),
+        (
+            "a seed that is no number",
+            Box::new(|| {
+                std::fs::write(&simout, simout_text.replacen("--seed 1", "--seed x1", 1)).unwrap()
+            }),
+            format!(
+                "warning: {}:{seed_line}:{seed_col}: --seed `x1` is not a whole number from 0 to 2^64-1: the run's seed is left empty",
+                simout.display()
+            ),
+        ),
+    ];
+    for (what, damage, warning) in cases {
+        fresh();
+        damage();
+        let run = open_run(&tmp).unwrap();
+        assert_eq!(run.warnings.len(), 1, "{what}: {:?}", run.warnings);
+        assert_eq!(format!("warning: {}", run.warnings[0]), warning, "{what}");
+        let o = check("csv");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.lines().any(|l| l == warning), "{what}: {err}");
+        // still checked (this run violates cc: exit 1, not an input error),
+        // with that column empty
+        assert_eq!(o.status.code(), Some(1), "{what}: {err}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        let header: Vec<&str> = out.lines().next().unwrap().split(',').collect();
+        let row: Vec<&str> = out.lines().nth(1).unwrap().split(',').collect();
+        let col = |c: &str| row[header.iter().position(|h| *h == c).unwrap()];
+        assert_eq!(col("variant"), "", "{what}");
+        if what.contains("seed") {
+            assert_eq!(col("seed"), "", "{what}");
+        }
+        let o = check("text");
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.contains(&format!("note: {warning}")), "{what}: {text}");
+    }
+    // a run without a record, with its seed: no warning
+    fresh();
+    std::fs::remove_file(&record).unwrap();
+    assert!(open_run(&tmp).unwrap().warnings.is_empty());
+    let _ = std::fs::remove_dir_all(&tmp);
+}

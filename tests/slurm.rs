@@ -107,3 +107,102 @@ fn a_campaign_as_a_slurm_array_equals_the_local_run_and_resumes_a_lost_shard() {
     assert_eq!(matrix(&array), matrix(&local));
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Issue 23, part 4: the generated scripts quote every path. A campaign
+/// directory with a space, quotes and a `%` in its name: both scripts pass
+/// `sh -n`; a stand-in `sbatch` runs them under `sh` as Slurm would (task
+/// 0), and a stand-in `memconform` (itself at a path with a space) records
+/// the arguments it gets, which must be the directory exactly; `--output`
+/// reaches sbatch on its command line (a `%` of the name doubled, as
+/// Slurm's file patterns read it), and no `#SBATCH` line holds the name.
+/// Runs without Slurm.
+#[test]
+fn the_slurm_scripts_quote_every_path_and_run_under_sh() {
+    let (base, root) = fresh("slurm-quote");
+    let dir = base.join("camp 'a' \"b\" 50%");
+    let c = Campaign::init(&dir, settings(&root), four_mutants(&root)).unwrap();
+    let canonical = dir.canonicalize().unwrap();
+    let dir_s = canonical.to_str().unwrap();
+    let tools = base.join("my tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    let record = base.join("memconform-args.txt");
+    let fake = tools.join("memconform");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> '{}'\necho --- >> '{}'\n",
+            record.display(),
+            record.display()
+        ),
+    )
+    .unwrap();
+    let sbatch_record = base.join("sbatch-args.txt");
+    let sbatch = tools.join("sbatch");
+    std::fs::write(
+        &sbatch,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; last=\"$a\"; done >> '{rec}'\n\
+             echo --- >> '{rec}'\n\
+             sh -n \"$last\" || exit 3\n\
+             SLURM_ARRAY_TASK_ID=0 sh \"$last\" || exit 4\n\
+             echo 42\n",
+            rec = sbatch_record.display()
+        ),
+    )
+    .unwrap();
+    for f in [&fake, &sbatch] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let so = SlurmOptions {
+        shards: 2,
+        throttle: None,
+        partition: None,
+        time: None,
+        cpus_per_task: 1,
+        resume: false,
+        max_array_size: 1001,
+        memconform: fake.clone(),
+        sbatch: sbatch.to_str().unwrap().into(),
+    };
+    let s = slurm::submit(&c, &so).unwrap();
+    assert_eq!(s.merge, "42");
+    for script in ["array.sh", "merge.sh"] {
+        let path = dir.join("slurm").join(script);
+        let ok = Command::new("sh").arg("-n").arg(&path).status().unwrap();
+        assert!(ok.success(), "{script}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        for l in text.lines().filter(|l| l.starts_with("#SBATCH")) {
+            assert!(!l.contains("camp"), "{script}: {l}");
+        }
+    }
+    // what memconform got from the scripts, word for word
+    let got = std::fs::read_to_string(&record).unwrap();
+    let calls: Vec<Vec<&str>> = got
+        .split("---\n")
+        .filter(|c| !c.is_empty())
+        .map(|c| c.lines().collect())
+        .collect();
+    assert_eq!(calls.len(), 2, "{got}");
+    assert_eq!(
+        calls[0][..5],
+        ["mutate", "run", dir_s, "--shard", "0/2"],
+        "{got}"
+    );
+    assert_eq!(calls[0][5], "--slot-dir", "{got}");
+    assert_eq!(calls[1], ["mutate", "report", dir_s], "{got}");
+    // what sbatch got: the output files in the campaign, exactly
+    let args = std::fs::read_to_string(&sbatch_record).unwrap();
+    let escaped = dir_s.replace('%', "%%");
+    assert!(
+        args.lines()
+            .any(|l| l == format!("--output={escaped}/slurm/%A_%a.out")),
+        "{args}"
+    );
+    assert!(
+        args.lines()
+            .any(|l| l == format!("--output={escaped}/slurm/merge-%j.out")),
+        "{args}"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -1,13 +1,16 @@
 //! `mutate run|status|report`: a campaign's command line (the logic is in
 //! `mutate::campaign` and `report::mutation`).
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 
 use super::exit;
-use memconform_mutate::campaign::{self, Campaign, RunOptions, State, Status};
+use memconform_mutate::campaign::{
+    self, Campaign, LockError, RunOptions, ShardLock, State, Status,
+};
 
 #[derive(Args)]
 pub(crate) struct RunArgs {
@@ -34,23 +37,37 @@ pub(crate) struct DirArgs {
 }
 
 /// `mutate run`: the baseline, then every mutant not yet done; a first
-/// Ctrl-C stops after the runs in flight (resume with the same command).
+/// Ctrl-C, SIGTERM or SIGHUP stops after the runs in flight (resume with
+/// the same command), exit 128 + the signal. A shard another process runs
+/// is refused with exit 7, naming it.
 pub(crate) fn run(args: &RunArgs) -> i32 {
     let c = match Campaign::open(&args.dir) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("memconform mutate run: {e}");
+            say!("memconform mutate run: {e}");
+            return exit::INPUT_ERROR;
+        }
+    };
+    let lock = match ShardLock::take(&c, args.shard) {
+        Ok(l) => l,
+        Err(LockError::Busy(why)) => {
+            say!("memconform mutate run: {why}");
+            return exit::BUSY;
+        }
+        Err(LockError::Io(e)) => {
+            say!("memconform mutate run: {e}");
             return exit::INPUT_ERROR;
         }
     };
     static STOP: AtomicBool = AtomicBool::new(false);
-    let _ = ctrlc::set_handler(|| {
-        if STOP.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!("memconform: stopping after the runs in flight (Ctrl-C again to quit now); `mutate run` resumes");
+    super::signals::cooperate(|sig| {
+        STOP.store(true, Ordering::SeqCst);
+        say!(
+            "memconform: {}: stopping after the runs in flight (a second signal quits now); `mutate run` resumes",
+            super::signals::name(sig)
+        );
     });
-    let progress = |line: &str| eprintln!("{line}");
+    let progress = |line: &str| say!("{line}");
     let o = RunOptions {
         slots: args.slots,
         shard: args.shard,
@@ -58,17 +75,18 @@ pub(crate) fn run(args: &RunArgs) -> i32 {
         stop: &STOP,
         progress: &progress,
     };
-    match campaign::run(&c, &o) {
+    let ran = campaign::run_locked(&c, &o, &lock);
+    let stopped = super::signals::received();
+    match ran {
         Ok(n) => {
-            eprintln!("{n} mutants finished in this run");
-            if STOP.load(Ordering::SeqCst) {
-                130
-            } else {
-                exit::CONSISTENT
+            say!("{n} mutants finished in this run");
+            match stopped {
+                Some(sig) => super::signals::code(sig),
+                None => exit::CONSISTENT,
             }
         }
         Err(e) => {
-            eprintln!("memconform mutate run: {e}");
+            say!("memconform mutate run: {e}");
             exit::INPUT_ERROR
         }
     }
@@ -76,6 +94,7 @@ pub(crate) fn run(args: &RunArgs) -> i32 {
 
 /// `mutate status`: mutants done, pending and by status.
 pub(crate) fn status(args: &DirArgs) -> i32 {
+    use std::fmt::Write as _;
     let state = Campaign::open(&args.dir).and_then(|c| {
         let s = State::of(&c)?;
         let mut counts = std::collections::BTreeMap::new();
@@ -83,7 +102,9 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
             *counts.entry(st.name()).or_insert(0usize) += 1;
         }
         let done = s.status.len();
-        println!(
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
             "{}: {} mutants, {done} done, {} pending; baseline {} seeds run",
             c.settings.protocol,
             c.mutants.len(),
@@ -91,11 +112,12 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
             s.baseline.len()
         );
         for (name, n) in counts {
-            println!("  {name:<10} {n}");
+            let _ = writeln!(out, "  {name:<10} {n}");
         }
         let jobs = memconform_mutate::slurm::submissions(&c);
         if let Some(last) = jobs.last() {
-            println!(
+            let _ = writeln!(
+                out,
                 "slurm: {} submissions; the last: {} shards of {}, arrays {}, merge {}",
                 jobs.len(),
                 last.shards.len(),
@@ -105,24 +127,36 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
             );
             match memconform_mutate::slurm::task_states(&c) {
                 Some(states) if states.is_empty() => {
-                    println!("  no task of it is queued or known to sacct")
+                    let _ = writeln!(out, "  no task of it is queued or known to sacct");
                 }
                 Some(states) => {
                     for (task, state) in states {
-                        println!("  {task:<16} {state}");
+                        let _ = writeln!(out, "  {task:<16} {state}");
                     }
                 }
-                None => println!("  (no squeue or sacct here to ask)"),
+                None => {
+                    let _ = writeln!(out, "  (no squeue or sacct here to ask)");
+                }
             }
         }
-        Ok(())
+        Ok(out)
     });
     match state {
-        Ok(()) => exit::CONSISTENT,
+        Ok(text) => print_out("mutate status", &text, exit::CONSISTENT),
         Err(e) => {
-            eprintln!("memconform mutate status: {e}");
+            say!("memconform mutate status: {e}");
             exit::INPUT_ERROR
         }
+    }
+}
+
+/// Writes `text` to standard output; `code` when it was written, else as
+/// [`super::write_failed`] says (141 for a closed pipe).
+fn print_out(command: &str, text: &str, code: i32) -> i32 {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => code,
+        Err(e) => super::write_failed(command, "the output", &e),
     }
 }
 
@@ -130,19 +164,20 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
 /// prints the text one. Exit 0 when every mutant is done, 6 while some are
 /// pending.
 pub(crate) fn report(args: &DirArgs) -> i32 {
-    let done =
-        Campaign::open(&args.dir).and_then(|c| {
-            let s = State::of(&c)?;
-            let text = memconform_mutate::report::write_all(&s)?;
-            print!("{text}");
-            Ok(s.status.len() == c.mutants.len()
-                && !s.status.values().any(|&st| st == Status::Unknown))
-        });
+    let done = Campaign::open(&args.dir).and_then(|c| {
+        let s = State::of(&c)?;
+        let text = memconform_mutate::report::write_all(&s)?;
+        Ok((
+            text,
+            s.status.len() == c.mutants.len()
+                && !s.status.values().any(|&st| st == Status::Unknown),
+        ))
+    });
     match done {
-        Ok(true) => exit::CONSISTENT,
-        Ok(false) => exit::UNKNOWN,
+        Ok((text, true)) => print_out("mutate report", &text, exit::CONSISTENT),
+        Ok((text, false)) => print_out("mutate report", &text, exit::UNKNOWN),
         Err(e) => {
-            eprintln!("memconform mutate report: {e}");
+            say!("memconform mutate report: {e}");
             exit::INPUT_ERROR
         }
     }
@@ -265,7 +300,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
     let mut mutants = match mutants {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("memconform mutate init: {e}");
+            say!("memconform mutate init: {e}");
             return exit::INPUT_ERROR;
         }
     };
@@ -276,7 +311,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
             .filter(|id| !mutants.iter().any(|m| &m.id == *id))
             .collect();
         if !unknown.is_empty() {
-            eprintln!(
+            say!(
                 "memconform mutate init: no mutant with id {}",
                 unknown
                     .iter()
@@ -304,7 +339,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         let named = match named {
             Ok(named) => named,
             Err(e) if args.with_catalogue => {
-                eprintln!("memconform mutate init: --with-catalogue: {e}");
+                say!("memconform mutate init: --with-catalogue: {e}");
                 return exit::INPUT_ERROR;
             }
             Err(_) => Vec::new(),
@@ -337,7 +372,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         match memconform_mutate::Mutant::config(p) {
             Ok(m) => config.push((None, m)),
             Err(e) => {
-                eprintln!("memconform mutate init: --param: {e}");
+                say!("memconform mutate init: --param: {e}");
                 return exit::INPUT_ERROR;
             }
         }
@@ -383,9 +418,9 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
             for m in &c.mutants {
                 *by_op.entry(m.op.as_str()).or_insert(0usize) += 1;
             }
-            eprintln!(
+            say!(
                 "campaign {}: {} mutants of {} ({}), base {}; next: memconform mutate run {}",
-                args.dir.display(),
+                super::shown(&args.dir),
                 c.mutants.len(),
                 args.protocol,
                 by_op
@@ -394,12 +429,12 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
                     .collect::<Vec<_>>()
                     .join(", "),
                 &c.settings.base_commit[..c.settings.base_commit.len().min(12)],
-                args.dir.display()
+                super::shown(&args.dir)
             );
             exit::CONSISTENT
         }
         Err(e) => {
-            eprintln!("memconform mutate init: {e}");
+            say!("memconform mutate init: {e}");
             exit::INPUT_ERROR
         }
     }
@@ -453,7 +488,7 @@ pub(crate) fn slurm(args: &SlurmArgs) -> i32 {
     let c = match Campaign::open(&args.dir) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("memconform mutate slurm: {e}");
+            say!("memconform mutate slurm: {e}");
             return exit::INPUT_ERROR;
         }
     };
@@ -469,18 +504,19 @@ pub(crate) fn slurm(args: &SlurmArgs) -> i32 {
         sbatch: "sbatch".into(),
     };
     match memconform_mutate::slurm::submit(&c, &o) {
-        Ok(s) => {
-            println!(
-                "submitted {} shards of {} as array job(s) {}; the reports: job {} (after them)",
+        Ok(s) => print_out(
+            "mutate slurm",
+            &format!(
+                "submitted {} shards of {} as array job(s) {}; the reports: job {} (after them)\n",
                 s.shards.len(),
                 s.of,
                 s.arrays.join(", "),
                 s.merge
-            );
-            exit::CONSISTENT
-        }
+            ),
+            exit::CONSISTENT,
+        ),
         Err(e) => {
-            eprintln!("memconform mutate slurm: {e}");
+            say!("memconform mutate slurm: {e}");
             exit::INPUT_ERROR
         }
     }

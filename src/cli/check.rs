@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::exit;
+use super::{exit, shown};
 use crate::batch::{run_batch, Item};
 use memconform_core::check::{Options, Verdict};
 use memconform_core::complete::Engine;
@@ -34,13 +34,19 @@ SC), and sc, tso, pso (a store order exists: saturation, then a completion engin
 model is checked gradually: the weaker models it implies run first and the first violation \
 decides (the `decided_by` column). Inputs are .hist files or axe traces (recognised by content).
 
-Exit status: 0 every verdict consistent, 1 some violation, 2 bad input (reported as \
-file:line:col; the other files are still checked), 3 internal error (a certificate failed \
-independent validation), 4 with --expect when a verdict differs from @expect (with \
---expect, a violation that @expect foresees does not count for status 1), 5 nothing \
-checked (no history in the inputs), 6 no violation but some verdict unknown (time or \
-memory budget, or a damaged gem5 trace; the reason is in the output). The first that \
-applies, in the order 3, 2, 4, 1, 6, 5, 0.
+Exit status: 0 every verdict consistent, 1 some violation, 2 bad input or output (an input \
+reported as file:line:col, the other files still checked; a bad flag; an output that cannot \
+be written, -o then left as it was), 3 internal error (a certificate failed independent \
+validation), 4 with --expect when a verdict differs from @expect (with --expect, a violation \
+that @expect foresees does not count for status 1), 5 nothing checked (no history in the \
+inputs), 6 no violation but some verdict unknown (time or memory budget, or a damaged gem5 \
+trace; the reason is in the output). The first that applies, in the order 3, 2, 4, 1, 6, 5, \
+0. Before all of them: 141 when the reader of standard output closed it early (a broken \
+pipe, e.g. `| head`: the output is cut), and 128 + the signal when Ctrl-C (130), SIGHUP \
+(129) or SIGTERM (143, as `timeout` and Slurm send) stopped the run: the histories in \
+flight end `unknown` (\"interrupted\"), every row before them is written whole and -o is \
+committed (left as it was when nothing was checked); no temporary file stays. A second \
+signal ends at once (-o then left as it was).
 
 Damaged gem5 traces (a tester line that does not parse or holds values out of range, ticks \
 out of log order, requests and completions that do not pair up, corrupt gzip data, a cut): \
@@ -290,18 +296,16 @@ pub fn run(args: CheckArgs) -> i32 {
     };
     for dir in [&args.shrink, &args.dot].into_iter().flatten() {
         if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("memconform: cannot create {}: {e}", dir.display());
+            say!("memconform: cannot create {}: {e}", shown(dir));
             return exit::INPUT_ERROR;
         }
     }
     let mut html = match args.html.as_deref().map(HtmlReport::create).transpose() {
         Ok(r) => r,
         Err(e) => {
-            eprintln!(
+            say!(
                 "memconform: cannot create {}: {e}",
-                args.html
-                    .as_ref()
-                    .map_or(String::new(), |d| d.display().to_string())
+                args.html.as_deref().map_or("".into(), shown)
             );
             return exit::INPUT_ERROR;
         }
@@ -314,13 +318,12 @@ pub fn run(args: CheckArgs) -> i32 {
     let (files, mut errors) = discover(&args.paths);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     {
+        // Ctrl-C, SIGTERM, SIGHUP: the histories in flight end `unknown`
+        // ("interrupted") and the batch stops with every row written; a
+        // second signal ends at once (see `signals`)
         let stop = stop.clone();
-        // A second Ctrl-C (or a failure to install the handler) ends at once.
-        let _ = ctrlc::set_handler(move || {
-            if stop.swap(true, std::sync::atomic::Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-            // the histories in flight end `unknown` ("interrupted")
+        super::signals::cooperate(move |_| {
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
             memconform_core::budget::interrupt();
         });
     }
@@ -348,9 +351,9 @@ pub fn run(args: CheckArgs) -> i32 {
                     .chain(&args.paths)
                     .any(|f| std::fs::canonicalize(f).is_ok_and(|f| f == target));
                 if is_input {
-                    eprintln!(
+                    say!(
                         "memconform: refusing to write the results over an input: {}",
-                        path.display()
+                        shown(path)
                     );
                     return exit::INPUT_ERROR;
                 }
@@ -358,7 +361,7 @@ pub fn run(args: CheckArgs) -> i32 {
             match Output::create(path) {
                 Ok(o) => Sink::File(o),
                 Err(e) => {
-                    eprintln!("memconform: cannot create {}: {e}", path.display());
+                    say!("memconform: cannot create {}: {e}", shown(path));
                     return exit::INPUT_ERROR;
                 }
             }
@@ -373,6 +376,7 @@ pub fn run(args: CheckArgs) -> i32 {
     let mut header = true;
     let mut write_failed: Option<io::Error> = None;
     let mut last_file: Option<PathBuf> = None;
+    let mut warnings: Vec<String> = Vec::new();
     // enough histories per parallel step that small ones do not pay a
     // hand-off each (results still stream: a step is a few ms of work)
     let chunk = 64 * rayon::current_num_threads();
@@ -398,6 +402,14 @@ pub fn run(args: CheckArgs) -> i32 {
                     progress.inc(1);
                 }
                 last_file = Some(file.to_path_buf());
+                // what could not be read of a gem5 run's other files: in the
+                // notes, and once per input on stderr (any format)
+                warnings.extend(
+                    c.notes
+                        .iter()
+                        .filter(|n| n.starts_with(memconform_ingest::checked::WARNING))
+                        .cloned(),
+                );
             }
             if write_failed.is_some() {
                 return;
@@ -433,6 +445,15 @@ pub fn run(args: CheckArgs) -> i32 {
                     .filter(|r| r.variant.is_empty())
                     .for_each(|r| r.variant = v.as_str().into());
             }
+            // the core names every interrupt Ctrl-C: name the signal that came
+            if let Some(sig) = super::signals::received() {
+                for r in rows.iter_mut() {
+                    if let Some(rest) = r.reason.strip_prefix("interrupted (Ctrl-C)") {
+                        r.reason =
+                            format!("interrupted ({}){rest}", super::signals::name(sig)).into();
+                    }
+                }
+            }
             violations += rows
                 .iter()
                 .filter(|r| r.verdict == Verdict::Violation)
@@ -444,7 +465,12 @@ pub fn run(args: CheckArgs) -> i32 {
             damaged += c.damage.is_some() as usize;
             for (r, o) in rows.iter().zip(&c.outcomes) {
                 if let Some(why) = &o.invalid {
-                    internal.push(format!("{}#{} {}: {why}", r.file, r.index, r.model));
+                    internal.push(format!(
+                        "{}#{} {}: {why}",
+                        memconform_report::printable(&r.file),
+                        r.index,
+                        r.model
+                    ));
                 }
             }
             unforeseen += rows
@@ -483,28 +509,31 @@ pub fn run(args: CheckArgs) -> i32 {
         Sink::Stdout(_) => Ok(()),
     });
     if let Err(e) = finished {
+        // a closed pipe: exit 141 quietly, as a process SIGPIPE ends
         if e.kind() == io::ErrorKind::BrokenPipe && !to_file {
-            return exit::CONSISTENT;
+            return exit::BROKEN_PIPE;
         }
-        eprintln!(
+        say!(
             "memconform: cannot write output{}: {e}",
-            args.out.as_ref().map_or(String::new(), |d| format!(
-                " {} (left as it was)",
-                d.display()
-            ))
+            args.out
+                .as_deref()
+                .map_or(String::new(), |d| format!(" {} (left as it was)", shown(d)))
         );
         return exit::INPUT_ERROR;
     }
-    let interrupted = stop.load(std::sync::atomic::Ordering::SeqCst);
+    let interrupted = super::signals::received();
 
+    for w in &warnings {
+        say!("{w}");
+    }
     for e in &errors {
-        eprintln!("error: {e}");
+        say!("error: {e}");
     }
     for e in &internal {
-        eprintln!("internal error: {e}");
+        say!("internal error: {e}");
     }
     if damaged > 0 {
-        eprintln!(
+        say!(
             "memconform: {damaged} histories from damaged input{} (see the damage column)",
             if args.allow_damage {
                 ": the verdicts are their prefixes'"
@@ -514,7 +543,7 @@ pub fn run(args: CheckArgs) -> i32 {
         );
     }
     if matches!(args.format, Format::Text) || io::stderr().is_terminal() {
-        eprintln!(
+        say!(
             "checked {histories} histories × {} models: {violations} violations, {unknown} unknown{}{}",
             models.len(),
             if errors.is_empty() {
@@ -530,20 +559,23 @@ pub fn run(args: CheckArgs) -> i32 {
         );
     }
     if let Some(dir) = &args.shrink {
-        eprintln!("shrunk {shrunk} violations into {}", dir.display());
+        say!("shrunk {shrunk} violations into {}", shown(dir));
     }
     if let Some(r) = &html {
         match r.finish() {
-            Ok(index) => eprintln!("HTML report: {}", index.display()),
+            Ok(index) => say!("HTML report: {}", shown(&index)),
             Err(e) => {
-                eprintln!("memconform: cannot write the HTML index: {e}");
+                say!("memconform: cannot write the HTML index: {e}");
                 return exit::INPUT_ERROR;
             }
         }
     }
-    if interrupted {
-        eprintln!("interrupted: the output holds every history checked before the interrupt");
-        return 130;
+    if let Some(sig) = interrupted {
+        say!(
+            "interrupted by {}: the output holds every history checked before it",
+            super::signals::name(sig)
+        );
+        return super::signals::code(sig);
     }
     if !internal.is_empty() {
         exit::INTERNAL
@@ -555,11 +587,11 @@ pub fn run(args: CheckArgs) -> i32 {
         exit::VIOLATION
     } else if unknown > 0 {
         if !matches!(args.format, Format::Text) && !io::stderr().is_terminal() {
-            eprintln!("memconform: {unknown} verdicts unknown (see the reason column)");
+            say!("memconform: {unknown} verdicts unknown (see the reason column)");
         }
         exit::UNKNOWN
     } else if histories == 0 {
-        eprintln!("memconform: nothing checked: no history in the inputs");
+        say!("memconform: nothing checked: no history in the inputs");
         exit::NOTHING_CHECKED
     } else {
         exit::CONSISTENT

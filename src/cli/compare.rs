@@ -37,7 +37,8 @@ match wherever their files are); else name, index when it has a @name; else the 
 name and index (runs-a/h003.hist matches runs-b/h003.hist). --key COLS uses these columns \
 (`basename` is the base name of `file`). A key occurring twice on one side is an error.
 
-Exit status: 0 ok (flips are not an error), 2 bad input (reported as file:line: message).
+Exit status: 0 ok (flips are not an error), 2 bad input (reported as file:line: message) or an \
+output that cannot be written, 141 standard output closed early (a broken pipe).
 
 Examples:
   memconform compare mesi.csv mesi-bug.csv
@@ -74,7 +75,7 @@ pub struct CompareArgs {
 /// Runs `compare`; returns the exit code.
 pub fn run(args: CompareArgs) -> i32 {
     let fail = |msg: String| {
-        eprintln!("memconform compare: {msg}");
+        say!("memconform compare: {msg}");
         exit::INPUT_ERROR
     };
     match (args.files.len(), &args.variant_column) {

@@ -9,6 +9,7 @@ use memconform_parsers::Pos;
 
 use super::exit;
 use memconform_core::gen::{axe_trace, inject_stale_read, threads, Memory, Rng, Shape};
+use memconform_report::write_atomic;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum MemoryArg {
@@ -68,7 +69,9 @@ pub struct GenArgs {
     /// Probability that a history gets one stale read (0 to 1).
     #[arg(long, default_value_t = 0.0, value_parser = super::parse_probability)]
     faults: f64,
-    /// Write one file per history into this directory (default: all to stdout).
+    /// Write one file per history into this directory (default: all to
+    /// stdout); each file is written whole (a temporary file renamed into
+    /// place).
     #[arg(long, short)]
     out: Option<PathBuf>,
     /// Output format: .hist, or axe traces (`.axe` files).
@@ -79,7 +82,7 @@ pub struct GenArgs {
 /// Runs `gen`; returns the exit code.
 pub fn run(args: GenArgs) -> i32 {
     if args.threads == 0 || args.vars == 0 {
-        eprintln!("memconform gen: --threads and --vars must be at least 1");
+        say!("memconform gen: --threads and --vars must be at least 1");
         return exit::INPUT_ERROR;
     }
     let memory = match args.memory {
@@ -98,14 +101,14 @@ pub fn run(args: GenArgs) -> i32 {
             || args.vars > 256
             || (args.threads as u128) * (args.ops as u128) >= 1 << 23)
     {
-        eprintln!(
+        say!(
             "memconform gen: warning: axe itself takes at most 256 threads, 256 locations and \
              values below 2^23"
         );
     }
     if let Some(dir) = &args.out {
         if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("memconform gen: cannot create {}: {e}", dir.display());
+            say!("memconform gen: cannot create {}: {e}", super::shown(dir));
             return exit::INPUT_ERROR;
         }
     }
@@ -138,7 +141,7 @@ pub fn run(args: GenArgs) -> i32 {
             comments.extend(meta.iter().map(|(k, v, _)| format!("{k} {v}")));
             let text = axe_trace(&comments, &program);
             let written = match &args.out {
-                Some(dir) => std::fs::write(dir.join(format!("h{i:0width$}.axe")), text),
+                Some(dir) => write_atomic(&dir.join(format!("h{i:0width$}.axe")), text.as_bytes()),
                 None => out.write_all(text.as_bytes()),
             };
             if let Err(code) = written_or_exit(written) {
@@ -169,7 +172,7 @@ pub fn run(args: GenArgs) -> i32 {
         };
         let text = write_hist(&[raw]);
         let written = match &args.out {
-            Some(dir) => std::fs::write(dir.join(format!("h{i:0width$}.hist")), text),
+            Some(dir) => write_atomic(&dir.join(format!("h{i:0width$}.hist")), text.as_bytes()),
             None => {
                 let sep = if i > 0 { "---\n" } else { "" };
                 out.write_all(sep.as_bytes())
@@ -180,19 +183,14 @@ pub fn run(args: GenArgs) -> i32 {
             return code;
         }
     }
-    let _ = out.flush();
-    exit::CONSISTENT
+    match written_or_exit(out.flush()) {
+        Ok(()) => exit::CONSISTENT,
+        Err(code) => code,
+    }
 }
 
-/// `Err(exit code)` if a write failed: 0 for a closed pipe, else the error
-/// is reported.
+/// `Err(exit code)` if a write failed (see [`super::write_failed`]: 141
+/// for a closed pipe, else 2 with the error).
 fn written_or_exit(written: io::Result<()>) -> Result<(), i32> {
-    match written {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Err(exit::CONSISTENT),
-        Err(e) => {
-            eprintln!("memconform gen: cannot write: {e}");
-            Err(exit::INPUT_ERROR)
-        }
-    }
+    written.map_err(|e| super::write_failed("gen", "the histories", &e))
 }

@@ -17,7 +17,7 @@ model), the last read winning, at the place its key first appeared. Merging is i
 given twice, or a merged file merged again, adds nothing.
 
 Exit status: 0 ok, 2 bad input (reported as file:line: message) or an unwritable output (an \
-existing output is then left as it was).
+existing output is then left as it was), 141 standard output closed early (a broken pipe).
 
 Example (a Slurm array of 8 tasks, then the merge):
   sbatch --array=0-7 --wrap 'memconform check runs/ -f csv --shard $SLURM_ARRAY_TASK_ID/8 -o part-$SLURM_ARRAY_TASK_ID.csv'
@@ -41,9 +41,9 @@ pub fn run(args: MergeArgs) -> i32 {
                 .iter()
                 .any(|f| std::fs::canonicalize(f).is_ok_and(|f| f == target))
             {
-                eprintln!(
+                say!(
                     "memconform merge: refusing to write over an input: {}",
-                    out.display()
+                    super::shown(out)
                 );
                 return exit::INPUT_ERROR;
             }
@@ -52,19 +52,19 @@ pub fn run(args: MergeArgs) -> i32 {
     let bytes = match merge(&args.files) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("memconform merge: {e}");
+            say!("memconform merge: {e}");
             return exit::INPUT_ERROR;
         }
     };
     let written = match &args.out {
         Some(p) => write_atomic(p, &bytes),
-        None => std::io::stdout().lock().write_all(&bytes),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(&bytes).and_then(|()| out.flush())
+        }
     };
     match written {
         Ok(()) => exit::CONSISTENT,
-        Err(e) => {
-            eprintln!("memconform merge: cannot write the output: {e}");
-            exit::INPUT_ERROR
-        }
+        Err(e) => super::write_failed("merge", "the output", &e),
     }
 }

@@ -1,5 +1,15 @@
 //! The command line: clap definitions and the glue that runs them.
 
+/// Like `eprintln!`, but a standard error that cannot be written (a closed
+/// terminal after SIGHUP, a closed pipe) is no panic: the exit status still
+/// says how the command ended.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod campaign;
 mod check;
 mod compare;
@@ -8,6 +18,7 @@ mod merge;
 mod mutate;
 mod plot;
 mod shrink;
+mod signals;
 mod summarize;
 
 use clap::{Parser, Subcommand};
@@ -63,7 +74,8 @@ pub mod exit {
     pub const CONSISTENT: i32 = 0;
     /// Some history violates some requested model.
     pub const VIOLATION: i32 = 1;
-    /// Bad input (a file that cannot be read or parsed, a bad flag).
+    /// Bad input or output (a file that cannot be read or parsed, a bad
+    /// flag, an output that cannot be written).
     pub const INPUT_ERROR: i32 = 2;
     /// Internal error: a certificate failed independent validation.
     pub const INTERNAL: i32 = 3;
@@ -73,6 +85,30 @@ pub mod exit {
     pub const NOTHING_CHECKED: i32 = 5;
     /// No violation, but some verdict is `unknown` (time or memory budget).
     pub const UNKNOWN: i32 = 6;
+    /// `mutate run`: another process holds the campaign's shard (its lock).
+    pub const BUSY: i32 = 7;
+    /// The reader of standard output closed it early (a broken pipe, as
+    /// `| head` does): 128 + SIGPIPE, as a shell reports a process SIGPIPE
+    /// ended. What was written before is whole, but the output is cut.
+    pub const BROKEN_PIPE: i32 = 141;
+}
+
+/// The exit code after a failed write of `what`: [`exit::BROKEN_PIPE`]
+/// quietly for a closed pipe (the reader went away, as `| head` does),
+/// else the error on stderr and [`exit::INPUT_ERROR`] ("bad input or
+/// output").
+pub(crate) fn write_failed(command: &str, what: &str, e: &std::io::Error) -> i32 {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return exit::BROKEN_PIPE;
+    }
+    say!("memconform {command}: cannot write {what}: {e}");
+    exit::INPUT_ERROR
+}
+
+/// `p` as messages show it (control characters made harmless, bytes that
+/// are not UTF-8 as `\xNN`; see `report::shown_path`).
+pub(crate) fn shown(p: &std::path::Path) -> std::borrow::Cow<'_, str> {
+    memconform_report::shown_path(p)
 }
 
 #[derive(Parser)]
@@ -117,6 +153,7 @@ enum Command {
 /// Runs the command line; returns the process exit code.
 pub fn run() -> i32 {
     let cli = Cli::parse();
+    signals::install();
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Gen(args) => gen::run(args),

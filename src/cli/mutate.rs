@@ -47,6 +47,16 @@ checked by memconform on its real-time view and classified by the first matching
 violation:<model> (the weakest model violated), tester_check, protocol_panic (Invalid \
 transition, a SLICC assert), deadlock, crash, timeout (reported apart), unknown, survived.
 
+One process runs a shard at a time: `mutate run` locks lock-K in the campaign directory for \
+shard K (and refuses while a run with another shard count holds any shard); a second run of it \
+is refused with exit 7, naming the holder's pid and host. The lock ends with its process, \
+however it ends (kill -9 included), so the next `mutate run` resumes with nothing to clear.
+
+Exit status of `mutate run`: 0 the shard is done, 2 an error (the campaign, the baseline), 7 \
+another process runs the shard, 130/143/129 stopped by Ctrl-C, SIGTERM or SIGHUP (128 + the \
+signal) after the runs in flight: they are killed and run again on resume, the event log holds \
+every finished step. `mutate report`: 0 every mutant done, 6 some pending or unknown.
+
 Example:
   memconform mutate init camp --gem5-root $GEM5_ROOT --protocol MI_example \\
       --build 'scons build/NULL/gem5.opt -j2' --gem5 build/NULL/gem5.opt \\
@@ -54,7 +64,7 @@ Example:
       --run '{gem5} -d {outdir} --debug-flags=RubyTest --debug-file=trace.txt \\
         $MC/gem5-configs/seeded_random_test.py --gem5-root {gem5_root} \\
         --seed {seed} -n 4 --maxloads 2000'
-  memconform mutate run camp -j 2        # Ctrl-C stops; the same command resumes
+  memconform mutate run camp -j 2        # Ctrl-C (or SIGTERM) stops; the same command resumes
   memconform mutate report camp
   memconform mutate slurm camp --shards 16 --throttle 8 --time 8:00:00   # on a cluster";
 
@@ -101,7 +111,8 @@ SLICC's line numbers (and panics citing them) stay those of the original file.
 MESI_Two_Level), resolved against the files: an entry that names no site is an error.
 
 Exit codes: 0 listed; 2 bad input (a missing file, a syntax error reported as file:line:col, a \
-catalogue entry that does not resolve).
+catalogue entry that does not resolve) or an output that cannot be written; 141 standard \
+output closed early (a broken pipe, e.g. `| head`).
 
 Examples:
   memconform mutate list ~/gem5 --protocol MI_example
@@ -183,7 +194,7 @@ fn list(args: ListArgs) -> i32 {
     let mutants = match listed {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("memconform mutate list: {e}");
+            say!("memconform mutate list: {e}");
             return exit::INPUT_ERROR;
         }
     };
@@ -196,7 +207,12 @@ fn list(args: ListArgs) -> i32 {
         Format::Text => listing::text(&args.protocol, &shown, &mutants),
         Format::Csv => listing::csv(&mutants),
     };
-    // a closed pipe (`| head`) is not an error
-    let _ = std::io::stdout().write_all(out.as_bytes());
-    exit::CONSISTENT
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => exit::CONSISTENT,
+        Err(e) => super::write_failed("mutate list", "the list", &e),
+    }
 }

@@ -56,7 +56,8 @@ gem5 only (tester check, protocol panic, deadlock or crash, no violation), survi
 unknown; unviable mutants are not drawn (the legend counts them). seeds-to-kill takes each \
 mutant's seeds in ascending seed value; k runs to the most seeds any mutant ran.
 
-Exit status: 0 ok, 2 bad input (reported as file:line: message) or an unwritable output.
+Exit status: 0 ok, 2 bad input (reported as file:line: message) or an unwritable output (-o \
+is then left as it was), 141 standard output closed early (a broken pipe).
 
 Examples:
   for t in 4 8 12 16; do memconform gen --threads $t --ops 50 --count 40 --seed ${t}000 -o runs/t$t; done
@@ -117,7 +118,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 /// Runs `plot`; returns the exit code.
 pub fn run(args: PlotArgs) -> i32 {
     let fail = |msg: String| {
-        eprintln!("memconform plot: {msg}");
+        say!("memconform plot: {msg}");
         exit::INPUT_ERROR
     };
     let kind = match args.kind {
@@ -173,9 +174,11 @@ pub fn run(args: PlotArgs) -> i32 {
         Err(e) => return fail(e.to_string()),
     };
     match &args.out {
-        Some(p) => match std::fs::write(p, svg) {
+        // written whole (a temporary file renamed over it), or through a
+        // device or FIFO
+        Some(p) => match memconform_report::write_atomic(p, svg.as_bytes()) {
             Ok(()) => exit::CONSISTENT,
-            Err(e) => fail(format!("cannot write {}: {e}", p.display())),
+            Err(e) => fail(format!("cannot write {}: {e}", super::shown(p))),
         },
         None => {
             let mut out = io::stdout().lock();

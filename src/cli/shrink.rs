@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::exit;
+use super::{exit, shown};
 use memconform_core::check::shrink::shrink_to;
 use memconform_core::check::Options;
 use memconform_core::complete::Engine;
@@ -136,9 +136,9 @@ pub fn run(args: ShrinkArgs) -> i32 {
             .zip(std::fs::canonicalize(&args.input).ok())
             .is_some_and(|(a, b)| a == b);
         if same {
-            eprintln!(
+            say!(
                 "memconform shrink: refusing to write over the input: {}",
-                out.display()
+                shown(out)
             );
             return exit::INPUT_ERROR;
         }
@@ -146,18 +146,18 @@ pub fn run(args: ShrinkArgs) -> i32 {
     let picked = match pick_violation(&args.input, args.model, &opts, &reading, args.index) {
         Ok(Pick::Violating(p)) => p,
         Ok(Pick::NoViolation(not)) => {
-            eprintln!(
+            say!(
                 "memconform shrink: nothing to shrink: no history of {} violates {}",
-                args.input.display(),
+                shown(&args.input),
                 args.model
             );
             let mut internal = false;
             for (i, e) in &not {
-                eprintln!("  #{i}: {e}");
+                say!("  #{i}: {e}");
                 internal |= e.internal;
             }
             if args.input.is_dir() && !args.real_time && args.index.is_none() {
-                eprintln!("  (gem5 runs: --real-time adds the real-time view, where stale reads between ports show)");
+                say!("  (gem5 runs: --real-time adds the real-time view, where stale reads between ports show)");
             }
             return if internal {
                 exit::INTERNAL
@@ -166,7 +166,7 @@ pub fn run(args: ShrinkArgs) -> i32 {
             };
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return exit::INPUT_ERROR;
         }
     };
@@ -174,7 +174,7 @@ pub fn run(args: ShrinkArgs) -> i32 {
     let shrunk = match shrink_to(h, picked.target, &opts, budget(args.timeout)) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("memconform shrink: the violation did not recur: {e}");
+            say!("memconform shrink: the violation did not recur: {e}");
             return exit::INTERNAL;
         }
     };
@@ -190,21 +190,22 @@ pub fn run(args: ShrinkArgs) -> i32 {
                 .map(|g| (g.ops.as_slice(), g.trace.as_deref())),
         },
     );
+    // -o: written whole (a temporary file renamed over it), or through a
+    // device or FIFO; never half a file
     let written = match &args.out {
-        Some(path) => std::fs::write(path, &text),
-        None => std::io::stdout().lock().write_all(text.as_bytes()),
+        Some(path) => memconform_report::write_atomic(path, text.as_bytes()),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        }
     };
     if let Err(e) = written {
-        if e.kind() == std::io::ErrorKind::BrokenPipe && args.out.is_none() {
-            return exit::CONSISTENT;
-        }
-        eprintln!("memconform shrink: cannot write the shrunk history: {e}");
-        return exit::INPUT_ERROR;
+        return super::write_failed("shrink", "the shrunk history", &e);
     }
     let t = shrunk.target;
-    eprintln!(
+    say!(
         "shrunk {}#{} ({} violation{}): {} -> {} operations, {} -> {} threads, {} checks, {:.2} s; {}{}",
-        args.input.display(),
+        shown(&args.input),
         h.index,
         t.model,
         if t.weakest == t.model {
@@ -225,7 +226,7 @@ pub fn run(args: ShrinkArgs) -> i32 {
         },
         args.out
             .as_ref()
-            .map_or(String::new(), |p| format!(" -> {}", p.display()))
+            .map_or(String::new(), |p| format!(" -> {}", shown(p)))
     );
     exit::CONSISTENT
 }

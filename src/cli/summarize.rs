@@ -26,7 +26,8 @@ ccv, ... already caught), median and p95 (nearest rank) of time_ms, mean coverag
 cells and, when present, mean kernel_coverage. Groups are sorted numerically where values are \
 numbers, models weakest first.
 
-Exit status: 0 ok, 2 bad input (reported as file:line: message).
+Exit status: 0 ok, 2 bad input (reported as file:line: message) or an output that cannot be \
+written, 141 standard output closed early (a broken pipe, e.g. `| head`).
 
 Examples:
   memconform check runs/ -f csv --models cc,ccv,cm,ccm,wsc,sc,tso > results.csv
@@ -64,7 +65,7 @@ pub fn run(args: SummarizeArgs) -> i32 {
         .filter(|c| !c.is_empty())
         .collect();
     if by.is_empty() {
-        eprintln!("memconform summarize: --by needs at least one column");
+        say!("memconform summarize: --by needs at least one column");
         return exit::INPUT_ERROR;
     }
     // one file given twice would count its rows twice
@@ -72,10 +73,10 @@ pub fn run(args: SummarizeArgs) -> i32 {
     for f in args.files.iter().filter(|f| f.as_os_str() != "-") {
         let key = std::fs::canonicalize(f).unwrap_or_else(|_| f.clone());
         if let Some(first) = seen.insert(key, f) {
-            eprintln!(
+            say!(
                 "memconform summarize: {} and {} are the same file: its rows would count twice",
-                first.display(),
-                f.display()
+                super::shown(first),
+                super::shown(f)
             );
             return exit::INPUT_ERROR;
         }
@@ -83,7 +84,7 @@ pub fn run(args: SummarizeArgs) -> i32 {
     let res = match read_results(&args.files, &by) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("memconform summarize: {e}");
+            say!("memconform summarize: {e}");
             return exit::INPUT_ERROR;
         }
     };
@@ -97,15 +98,11 @@ pub fn run(args: SummarizeArgs) -> i32 {
     finish_write(written, "summarize")
 }
 
-/// The exit code after writing a report to standard output: a closed pipe
-/// (`| head`) is fine; another write error is reported.
+/// The exit code after writing a report to standard output (see
+/// [`super::write_failed`]: 141 for a closed pipe, 2 for another error).
 pub(super) fn finish_write(written: io::Result<()>, command: &str) -> i32 {
     match written {
         Ok(()) => exit::CONSISTENT,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => exit::CONSISTENT,
-        Err(e) => {
-            eprintln!("memconform {command}: cannot write: {e}");
-            exit::INPUT_ERROR
-        }
+        Err(e) => super::write_failed(command, "the output", &e),
     }
 }

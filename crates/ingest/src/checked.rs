@@ -120,6 +120,7 @@ pub fn check_run(
                 se_meta(&run, &mut h);
                 let mut c = check_history(h, models, opts);
                 c.notes.push(se_note(&run, &output));
+                c.notes.extend(warning_notes(&run));
                 c.command.clone_from(&run.command_line);
                 c
             })
@@ -161,6 +162,7 @@ pub fn check_run(
             if let Some(p) = &run.panic {
                 notes.push(format!("gem5 stopped: {}", without_pointers(p)));
             }
+            notes.extend(warning_notes(&run));
             Ok(Checked {
                 history: ing.history,
                 outcomes,
@@ -176,6 +178,16 @@ pub fn check_run(
         })
         .collect()
 }
+
+/// The notes saying what could not be read of a run's other files (see
+/// [`crate::gem5::Run::warnings`]), each starting with [`WARNING`].
+fn warning_notes(run: &crate::gem5::Run) -> impl Iterator<Item = String> + '_ {
+    run.warnings.iter().map(|w| format!("{WARNING}{w}"))
+}
+
+/// How a note that warns starts: `check` also says these on standard error,
+/// so that they show with any output format.
+pub const WARNING: &str = "warning: ";
 
 /// An SE-mode run's facts on each client history: the protocol, the CPU
 /// model and the memory model the configuration promises.
@@ -199,7 +211,7 @@ fn se_note(run: &crate::gem5::Run, output: &Path) -> String {
         run.cpu_type().unwrap_or("no CPU"),
         run.promised_model()
             .map_or("no model it can be held to", |m| m.name()),
-        output.display()
+        memconform_parsers::text::shown_path(output)
     );
     let off = run
         .cpus
@@ -283,7 +295,7 @@ pub fn pick_violation(
             return match index {
                 Some(i) if i >= n => Err(error(format!(
                     "no history #{i}: the client output {} holds {n}",
-                    output.display()
+                    memconform_parsers::text::shown_path(&output)
                 ))),
                 _ => Ok(Pick::NoViolation(not)),
             };

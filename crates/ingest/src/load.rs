@@ -24,9 +24,13 @@ pub struct InputError {
 
 impl std::fmt::Display for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // the path and the message as the text report shows them: a file
+        // named with a line break or a terminal escape forges nothing
+        use memconform_parsers::text::{printable_lines, shown_path};
+        let (file, msg) = (shown_path(&self.file), printable_lines(&self.msg));
         match self.pos {
-            Some(p) => write!(f, "{}:{}: {}", self.file.display(), p, self.msg),
-            None => write!(f, "{}: {}", self.file.display(), self.msg),
+            Some(p) => write!(f, "{file}:{p}: {msg}"),
+            None => write!(f, "{file}: {msg}"),
         }
     }
 }

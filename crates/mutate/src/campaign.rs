@@ -243,7 +243,12 @@ fn err(what: impl Into<String>) -> Error {
 }
 
 fn io_err(path: &Path, e: std::io::Error) -> Error {
-    err(format!("{}: {e}", path.display()))
+    err(format!("{}: {e}", shown(path)))
+}
+
+/// `p` as messages show it (see `report::shown_path`).
+fn shown(p: &Path) -> std::borrow::Cow<'_, str> {
+    memconform_report::shown_path(p)
 }
 
 /// A campaign directory.
@@ -266,7 +271,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, Error> {
         return Err(err(format!(
             "git {} in {}: {}",
             args.join(" "),
-            dir.display(),
+            shown(dir),
             String::from_utf8_lossy(&o.stderr).trim()
         )));
     }
@@ -295,7 +300,7 @@ impl Campaign {
         {
             return Err(err(format!(
                 "{}: not empty; a campaign starts in a new directory (`mutate run` resumes one)",
-                dir.display()
+                shown(dir)
             )));
         }
         if settings.seeds.is_empty() {
@@ -339,7 +344,7 @@ impl Campaign {
         let path = dir.join("campaign.toml");
         let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
         let settings: Settings =
-            toml::from_str(&text).map_err(|e| err(format!("{}: {e}", path.display())))?;
+            toml::from_str(&text).map_err(|e| err(format!("{}: {e}", shown(&path))))?;
         let path = dir.join("mutants.jsonl");
         let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
         let mut mutants = Vec::new();
@@ -350,7 +355,7 @@ impl Campaign {
         {
             mutants.push(
                 serde_json::from_str(line)
-                    .map_err(|e| err(format!("{}:{}: {e}", path.display(), i + 1)))?,
+                    .map_err(|e| err(format!("{}:{}: {e}", shown(&path), i + 1)))?,
             );
         }
         Ok(Campaign {
@@ -385,7 +390,7 @@ impl Campaign {
                 match serde_json::from_str(&line) {
                     Ok(e) => out.push(e),
                     Err(_) if i + 1 == n => {} // cut by a crash: not done
-                    Err(e) => return Err(err(format!("{}:{}: {e}", log.display(), i + 1))),
+                    Err(e) => return Err(err(format!("{}:{}: {e}", shown(&log), i + 1))),
                 }
             }
         }
@@ -401,6 +406,155 @@ impl Campaign {
             .filter(|(i, _)| i % n == k)
             .map(|(_, m)| m)
             .collect()
+    }
+}
+
+/// The advisory lock of one shard of a campaign: `lock-K` in the campaign
+/// directory, locked (`flock`) by the `mutate run` of shard K for as long
+/// as it runs, with its pid, host and shard written in it. A second runner
+/// of the same shard is refused, naming the first; the kernel releases the
+/// lock when its holder ends, however it ends (kill -9, a node's crash
+/// where the file system's locks follow it), so a runner that died needs
+/// no clearing up: the next one takes the lock and resumes from the log.
+/// A runner with another shard count is refused too while any shard is
+/// held (its shards would overlap theirs: the same mutants run twice).
+pub struct ShardLock {
+    /// Locked while this lives; unlocked when it is dropped or the
+    /// process ends.
+    _file: File,
+    /// The shard held, `(k, n)`.
+    pub shard: (usize, usize),
+    /// The lock file.
+    pub path: PathBuf,
+}
+
+/// Why [`ShardLock::take`] failed.
+#[derive(Debug)]
+pub enum LockError {
+    /// Another process runs the shard, or a shard of another count: who.
+    Busy(String),
+    /// The lock file cannot be opened or written.
+    Io(Error),
+}
+
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockError::Busy(why) => f.write_str(why),
+            LockError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+/// What a lock file says of its holder: `pid P on HOST, shard K/N`.
+fn holder_of(path: &Path) -> String {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let text = text.trim();
+    if text.is_empty() {
+        "a process that has not written its pid yet".to_string()
+    } else {
+        memconform_report::printable(text).into_owned()
+    }
+}
+
+/// The shard count in what a lock file says, if it says one.
+fn shard_count_of(path: &Path) -> Option<usize> {
+    let text = fs::read_to_string(path).ok()?;
+    let (_, shard) = text.trim().rsplit_once("shard ")?;
+    shard.split_once('/')?.1.parse().ok()
+}
+
+/// This machine's name, for the lock file (a campaign on a shared file
+/// system is run from many nodes).
+fn host_name() -> String {
+    fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "this host".to_string())
+}
+
+impl ShardLock {
+    /// Locks shard `(k, n)` of `c` for this process, or says who holds it.
+    pub fn take(c: &Campaign, (k, n): (usize, usize)) -> Result<ShardLock, LockError> {
+        use std::fs::TryLockError;
+        let io = |p: &Path, e: std::io::Error| LockError::Io(io_err(p, e));
+        let path = c.dir.join(format!("lock-{k}"));
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| io(&path, e))?;
+        // a few tries: another runner may be probing this lock (below) at
+        // this very moment
+        let mut tries = 0;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) if tries < 4 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(LockError::Busy(format!(
+                        "shard {k} of {} is being run by {} (its lock: {}); \
+                         wait for it to end or stop it: the next `mutate run` resumes \
+                         where it stopped (a run that died leaves nothing to clear)",
+                        shown(&c.dir),
+                        holder_of(&path),
+                        shown(&path)
+                    )));
+                }
+                Err(TryLockError::Error(e)) => return Err(io(&path, e)),
+            }
+        }
+        file.set_len(0)
+            .and_then(|()| {
+                writeln!(
+                    file,
+                    "pid {} on {}, shard {k}/{n}",
+                    std::process::id(),
+                    host_name()
+                )
+            })
+            .and_then(|()| file.sync_data())
+            .map_err(|e| io(&path, e))?;
+        // runners of another shard count: their shards overlap this one
+        let others = fs::read_dir(&c.dir).map_err(|e| io(&c.dir, e))?;
+        for entry in others.flatten() {
+            let other = entry.path();
+            let is_lock = other
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_prefix("lock-"))
+                .is_some_and(|j| j.parse::<usize>().is_ok_and(|j| j != k));
+            if !is_lock {
+                continue;
+            }
+            let Ok(f) = File::open(&other) else { continue };
+            match f.try_lock_shared() {
+                Ok(()) => {} // nobody runs it (unlocked as `f` closes)
+                Err(TryLockError::WouldBlock) if shard_count_of(&other) == Some(n) => {}
+                Err(TryLockError::WouldBlock) => {
+                    return Err(LockError::Busy(format!(
+                        "{} is being run with another shard count by {} (its lock: {}): \
+                         shards of {n} would run some of its mutants again; wait for it \
+                         to end or stop it, or run with its shard count",
+                        shown(&c.dir),
+                        holder_of(&other),
+                        shown(&other)
+                    )));
+                }
+                Err(TryLockError::Error(_)) => {}
+            }
+        }
+        Ok(ShardLock {
+            _file: file,
+            shard: (k, n),
+            path,
+        })
     }
 }
 
@@ -466,8 +620,8 @@ impl Slot {
         if !root.join(".git").exists() {
             (o.progress)(&format!(
                 "slot {}: cloning {}{}",
-                root.display(),
-                s.gem5_root.display(),
+                shown(&root),
+                shown(&s.gem5_root),
                 match &s.seed_build_dir {
                     Some(b) => format!(" and copying its {}", b),
                     None => String::new(),
@@ -485,8 +639,8 @@ impl Slot {
             if !o.status.success() {
                 return Err(err(format!(
                     "cannot copy {} into {}: {}",
-                    s.gem5_root.display(),
-                    root.display(),
+                    shown(&s.gem5_root),
+                    shown(&root),
                     String::from_utf8_lossy(&o.stderr).trim()
                 )));
             }
@@ -504,7 +658,7 @@ impl Slot {
                         .map_err(|e| err(format!("cannot run cp: {e}")))?
                         .success();
                     if !ok {
-                        return Err(err(format!("cannot copy {}", from.display())));
+                        return Err(err(format!("cannot copy {}", shown(&from))));
                     }
                 }
             }
@@ -532,7 +686,7 @@ impl Slot {
             fs::write(&adopted, b"").map_err(|e| io_err(&adopted, e))?;
             (o.progress)(&format!(
                 "slot {}: ready in {:.0} s",
-                slot.root.display(),
+                shown(&slot.root),
                 t0.elapsed().as_secs_f64()
             ));
         }
@@ -659,7 +813,7 @@ impl Slot {
     /// Applies a mutant's patch after checking its base file.
     fn apply(&self, c: &Campaign, m: &Mutant) -> Result<(), String> {
         let file = self.root.join(&m.file);
-        let bytes = fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let bytes = fs::read(&file).map_err(|e| format!("{}: {e}", shown(&file)))?;
         let sha = sha256_hex(&bytes);
         if sha != m.base_sha256 {
             return Err(format!(
@@ -670,7 +824,7 @@ impl Slot {
         let patch = c.dir.join("patches").join(format!("{}.diff", m.id));
         let patch = patch
             .canonicalize()
-            .map_err(|e| format!("{}: {e}", patch.display()))?;
+            .map_err(|e| format!("{}: {e}", shown(&patch)))?;
         git(
             &self.root,
             &["apply", "--whitespace=nowarn", &patch.to_string_lossy()],
@@ -713,6 +867,42 @@ fn adopt_mtimes(slot: &Path, user: &Path) -> Result<(), Error> {
     git(slot, &["update-index", "-q", "--refresh"]).map(|_| ())
 }
 
+/// The process groups of the commands running now (builds, runs), so
+/// that a process ending at once (a second Ctrl-C) kills them first.
+static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// A command's process group, listed in [`RUNNING`] while it runs.
+struct Running(i32);
+
+impl Running {
+    fn register(pgid: nix::unistd::Pid) -> Running {
+        let raw = pgid.as_raw();
+        RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push(raw);
+        Running(raw)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&g| g != self.0);
+    }
+}
+
+/// Kills (SIGKILL) the process group of every build and run this process
+/// has running: for a process about to end at once.
+pub fn kill_running() {
+    let running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+    for &g in running.iter() {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(g),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
 /// How a command ended.
 struct Ended {
     /// Its exit code (`None`: a signal; 124 when killed by the runner).
@@ -736,17 +926,28 @@ fn run_command(
     use std::os::unix::process::CommandExt;
     let out = File::create(log).map_err(|e| io_err(log, e))?;
     let t = Instant::now();
-    let mut child = Command::new("sh")
-        .arg("-c")
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(command)
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(out.try_clone().map_err(|e| io_err(log, e))?)
         .stderr(out)
-        .process_group(0)
+        .process_group(0);
+    // SAFETY: prctl is async-signal-safe; nothing else runs between fork
+    // and exec. A runner killed outright (SIGKILL) takes its command with
+    // it (the shell, or what it execs; a build's own children may stay)
+    unsafe {
+        cmd.pre_exec(|| {
+            let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+            Ok(())
+        });
+    }
+    let mut child = cmd
         .spawn()
         .map_err(|e| err(format!("cannot run `{command}`: {e}")))?;
     let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let _running = Running::register(pgid);
     let kill = |sig| {
         // the group may be gone already: nothing to signal then
         let _ = nix::sys::signal::killpg(pgid, sig);
@@ -957,8 +1158,25 @@ fn tail(path: &Path, n: usize) -> String {
 
 /// Runs the campaign's shard: the baseline first (once per campaign), then
 /// every mutant without a `mutant_done` event. Returns how many mutants
-/// this call finished.
+/// this call finished. The shard's lock is taken first (see [`ShardLock`]):
+/// a shard another process runs is an error naming it.
 pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
+    let lock = ShardLock::take(c, o.shard).map_err(|e| match e {
+        LockError::Busy(why) => err(why),
+        LockError::Io(e) => e,
+    })?;
+    run_locked(c, o, &lock)
+}
+
+/// [`run`] with the shard's lock already held (`mutate run` takes it
+/// first, to tell a busy shard from other errors).
+pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<usize, Error> {
+    if lock.shard.0 != o.shard.0 {
+        return Err(err(format!(
+            "the lock held is shard {}'s, not shard {}'s",
+            lock.shard.0, o.shard.0
+        )));
+    }
     let (k, n) = o.shard;
     let models: Vec<Model> = c
         .settings
@@ -1101,7 +1319,7 @@ fn run_baseline(
     let build_log = dir.join("build.log");
     (o.progress)(&format!(
         "baseline: building (the first build of a slot may recompile files that embed their path; log: {})",
-        build_log.display()
+        shown(&build_log)
     ));
     let limit = slot.build_limit(s);
     let Ended {
@@ -1124,13 +1342,13 @@ fn run_baseline(
             "the baseline build timed out after {limit} s ({}); raise --build-timeout \
              (and --first-build-timeout for a slot's first build) in campaign.toml \
              (build_timeout_s, first_build_timeout_s) and run again: the build resumes",
-            build_log.display()
+            shown(&build_log)
         )));
     }
     if code != Some(0) {
         return Err(err(format!(
             "the baseline does not build (exit {code:?} after {secs:.0} s; {}):\n{}",
-            build_log.display(),
+            shown(&build_log),
             tail(&build_log, 20)
         )));
     }
@@ -1196,6 +1414,8 @@ fn run_seed(
         ..
     } = run_command(&slot.command(&command), &slot.root, &log, limit, o.stop)?;
     if stopped {
+        // a run cut short: nothing of it counts, and it runs again on resume
+        let _ = fs::remove_dir_all(&outdir);
         return Ok(None);
     }
     let text = run_output(&log, &outdir);
@@ -1344,7 +1564,7 @@ fn run_mutant(
             Status::Unknown,
             &format!(
                 "unknown (the build timed out after {build_limit} s; see {})",
-                build_log.display()
+                shown(&build_log)
             ),
         );
     }
@@ -1395,7 +1615,7 @@ fn run_mutant(
                 &format!(
                     "unviable (gem5 did not start simulating with --param {}; see {})",
                     m.params.join(" --param "),
-                    dir.join(format!("s{seed}")).join("run.log").display()
+                    shown(&dir.join(format!("s{seed}")).join("run.log"))
                 ),
             );
         }

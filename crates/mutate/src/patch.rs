@@ -42,7 +42,7 @@ impl fmt::Display for PatchError {
     /// What went wrong, naming the file.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PatchError::Io { path, message } => write!(f, "{}: {message}", path.display()),
+            PatchError::Io { path, message } => write!(f, "{}: {message}", memconform_report::shown_path(path)),
             PatchError::BaseMismatch {
                 file,
                 expected,

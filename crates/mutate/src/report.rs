@@ -183,7 +183,7 @@ pub fn text(s: &State) -> String {
     let _ = writeln!(
         out,
         "campaign {} ({}): {} mutants, {} done, {} pending",
-        c.dir.display(),
+        memconform_report::shown_path(&c.dir),
         c.settings.protocol,
         c.mutants.len(),
         all.n,

@@ -45,7 +45,9 @@ impl fmt::Display for LoadError {
     /// The path and the reason, or the located syntax error.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LoadError::Io { path, message } => write!(f, "{}: {message}", path.display()),
+            LoadError::Io { path, message } => {
+                write!(f, "{}: {message}", memconform_report::shown_path(path))
+            }
             LoadError::Syntax(e) => e.fmt(f),
         }
     }
@@ -1314,7 +1316,10 @@ pub fn load_protocol(path: &Path, protocol: &str) -> Result<Protocol, LoadError>
     let manifest_path = root.join(&manifest_rel);
     let manifest_text = read_text(&manifest_path)?;
     let manifest_name = rel_string(&manifest_rel);
-    let manifest = parse_manifest(&manifest_path.display().to_string(), &manifest_text)?;
+    let manifest = parse_manifest(
+        &memconform_report::shown_path(&manifest_path),
+        &manifest_text,
+    )?;
     let dir_rel = manifest_rel.parent().unwrap_or(Path::new("")).to_path_buf();
     let mut files = Vec::new();
     for (include, _line) in &manifest.includes {
@@ -1325,7 +1330,7 @@ pub fn load_protocol(path: &Path, protocol: &str) -> Result<Protocol, LoadError>
         let text = read_text(&root.join(&rel))?;
         let rel_s = rel_string(&rel);
         let parsed = parse_sm(include, &rel_s, text).map_err(|mut e| {
-            e.file = root.join(&rel).display().to_string();
+            e.file = memconform_report::shown_path(&root.join(&rel)).into_owned();
             e
         })?;
         files.push(parsed);

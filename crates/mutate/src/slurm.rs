@@ -1,8 +1,9 @@
 //! A campaign as a Slurm job array (docs/design/campaigns.md §9): task k runs
 //! `mutate run --shard k/N` with its slot on the node's scratch and its own
-//! event log (no locking, no shared writes); a merge job, after all tasks
-//! (`afterany`), writes the reports. Shards are a pure function of the
-//! sorted mutant ids, so tasks need no coordination; `--resume` submits
+//! event log (no shared writes; each task locks its own shard, `lock-K`);
+//! a merge job, after all tasks (`afterany`), writes the reports. Shards
+//! are a pure function of the sorted mutant ids, so tasks need no
+//! coordination; `--resume` submits
 //! only the shards with mutants not done. Arrays past the cluster's
 //! `MaxArraySize` are split: each part's task ids start at 0 and an offset
 //! in the environment names the shard.
@@ -55,14 +56,73 @@ fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The array task script: shard `SLURM_ARRAY_TASK_ID + offset` of `n`.
-pub fn array_script(c: &Campaign, o: &SlurmOptions) -> String {
+/// Whether `s` can stand in an `#SBATCH` line as it is: sbatch splits
+/// those lines on blanks and reads quotes, `#` and `%` its own way.
+fn plain(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@".contains(c))
+}
+
+/// A job name from the protocol's: what sbatch takes as one word.
+fn job_name(protocol: &str) -> String {
+    protocol
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "_.-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The campaign directory, absolute, as the scripts name it.
+fn campaign_dir(c: &Campaign) -> String {
     let dir = c.dir.canonicalize().unwrap_or_else(|_| c.dir.clone());
-    let dir_s = dir.to_string_lossy();
+    dir.to_string_lossy().into_owned()
+}
+
+/// `--output` of the array's tasks: a file pattern (`%A`, `%a`; a `%` of
+/// the directory's own name doubled, as Slurm reads it).
+pub fn array_output(c: &Campaign) -> String {
+    format!("{}/slurm/%A_%a.out", campaign_dir(c).replace('%', "%%"))
+}
+
+/// `--output` of the merge job.
+pub fn merge_output(c: &Campaign) -> String {
+    format!("{}/slurm/merge-%j.out", campaign_dir(c).replace('%', "%%"))
+}
+
+/// The `#SBATCH --output` line when the path can stand in one; else a
+/// comment saying that `mutate slurm` gives it on sbatch's command line
+/// (which it always does).
+fn output_line(c: &Campaign, pattern: &str) -> String {
+    if plain(&campaign_dir(c)) {
+        format!("#SBATCH --output={pattern}")
+    } else {
+        format!(
+            "# output: `mutate slurm` gives it on sbatch's command line (a path with blanks or \
+             quotes cannot be an #SBATCH line): sbatch --output={}",
+            quote(pattern).replace('\n', "\\n")
+        )
+    }
+}
+
+/// The array task script: shard `SLURM_ARRAY_TASK_ID + offset` of `n`.
+/// Every path reaches the shell quoted; sbatch gets `--output` on its
+/// command line from [`submit`] (see [`array_output`]).
+pub fn array_script(c: &Campaign, o: &SlurmOptions) -> String {
+    let dir_s = campaign_dir(c);
     let tag = &crate::sha256_hex(dir_s.as_bytes())[..8];
     let mut s = String::from("#!/bin/sh\n");
-    let _ = writeln!(s, "#SBATCH --job-name=memconform-{}", c.settings.protocol);
-    let _ = writeln!(s, "#SBATCH --output={dir_s}/slurm/%A_%a.out");
+    let _ = writeln!(
+        s,
+        "#SBATCH --job-name=memconform-{}",
+        job_name(&c.settings.protocol)
+    );
+    let _ = writeln!(s, "{}", output_line(c, &array_output(c)));
     let _ = writeln!(s, "#SBATCH --cpus-per-task={}", o.cpus_per_task);
     if let Some(t) = &o.time {
         let _ = writeln!(s, "#SBATCH --time={t}");
@@ -92,15 +152,14 @@ pub fn array_script(c: &Campaign, o: &SlurmOptions) -> String {
 
 /// The merge script: the reports, after every task.
 pub fn merge_script(c: &Campaign, o: &SlurmOptions) -> String {
-    let dir = c.dir.canonicalize().unwrap_or_else(|_| c.dir.clone());
-    let dir_s = dir.to_string_lossy();
     format!(
-        "#!/bin/sh\n#SBATCH --job-name=memconform-{}-report\n#SBATCH --output={dir_s}/slurm/merge-%j.out\n\
+        "#!/bin/sh\n#SBATCH --job-name=memconform-{}-report\n{}\n\
          # written by `memconform mutate slurm`: the reports of every shard's log\n\
          exec {} mutate report {}\n",
-        c.settings.protocol,
+        job_name(&c.settings.protocol),
+        output_line(c, &merge_output(c)),
         quote(&o.memconform.to_string_lossy()),
-        quote(&dir_s)
+        quote(&campaign_dir(c))
     )
 }
 
@@ -191,7 +250,8 @@ pub fn submit(c: &Campaign, o: &SlurmOptions) -> Result<Submission, Error> {
         return Err(Error("--shards must be at least 1".into()));
     }
     let dir = c.dir.join("slurm");
-    fs::create_dir_all(&dir).map_err(|e| Error(format!("{}: {e}", dir.display())))?;
+    fs::create_dir_all(&dir)
+        .map_err(|e| Error(format!("{}: {e}", memconform_report::shown_path(&dir))))?;
     let array = dir.join("array.sh");
     let merge = dir.join("merge.sh");
     write_atomic(&array, array_script(c, o).as_bytes())?;
@@ -204,16 +264,16 @@ pub fn submit(c: &Campaign, o: &SlurmOptions) -> Result<Submission, Error> {
             &[
                 format!("--array={spec}"),
                 format!("--export=ALL,MEMCONFORM_SHARD_OFFSET={offset}"),
+                format!("--output={}", array_output(c)),
             ],
             &array,
         )?);
     }
-    let dependency = if arrays.is_empty() {
-        Vec::new()
-    } else {
-        vec![format!("--dependency=afterany:{}", arrays.join(":"))]
-    };
-    let merge = sbatch(o, &dependency, &merge)?;
+    let mut merge_args = vec![format!("--output={}", merge_output(c))];
+    if !arrays.is_empty() {
+        merge_args.push(format!("--dependency=afterany:{}", arrays.join(":")));
+    }
+    let merge = sbatch(o, &merge_args, &merge)?;
     let s = Submission {
         arrays,
         shards,
@@ -305,5 +365,13 @@ mod tests {
     #[test]
     fn scripts_are_quoted() {
         assert_eq!(quote("a b'c"), r"'a b'\''c'");
+        assert!(plain("/scratch/camp-1/slurm/x.out"));
+        for odd in [
+            "/a b", "/a'b", "/a\"b", "/a#b", "/a%b", "/a\\b", "/a\nb", "",
+        ] {
+            assert!(!plain(odd), "{odd}");
+        }
+        assert_eq!(job_name("MESI_Two_Level"), "MESI_Two_Level");
+        assert_eq!(job_name("a b#c"), "a_b_c");
     }
 }

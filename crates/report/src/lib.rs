@@ -27,25 +27,7 @@ use memconform_ingest::Checked;
 pub use output::{write_atomic, Output};
 pub use row::{Row, COLUMNS};
 
-/// A path as text without loss: UTF-8 as it is, each byte that is not
-/// UTF-8 as `\xNN`, and a backslash as `\\` (so the two cannot meet).
-pub fn path_text(p: &Path) -> Cow<'_, str> {
-    use std::os::unix::ffi::OsStrExt;
-    let bytes = p.as_os_str().as_bytes();
-    if let Ok(s) = std::str::from_utf8(bytes) {
-        if !s.contains('\\') {
-            return Cow::Borrowed(s);
-        }
-    }
-    let mut out = String::with_capacity(bytes.len() + 8);
-    for chunk in bytes.utf8_chunks() {
-        out.push_str(&chunk.valid().replace('\\', "\\\\"));
-        for b in chunk.invalid() {
-            out.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    Cow::Owned(out)
-}
+pub use memconform_parsers::text::{path_text, printable, printable_lines, shown_path};
 
 /// The rows of one checked history.
 pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
@@ -195,17 +177,6 @@ fn starts_like_formula(s: &str) -> bool {
     s.starts_with(['=', '+', '-', '@', '\t', '\r'])
 }
 
-/// A history name from the input, printable: control characters (terminal
-/// escapes among them) become `�`.
-fn printable(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
-        return Cow::Borrowed(s);
-    }
-    s.chars()
-        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-        .collect()
-}
-
 /// Writes rows as JSON lines, one object per row (the CSV's columns as
 /// fields), one write per row.
 pub fn write_json(mut out: impl Write, rows: &[Row<'_>]) -> io::Result<()> {
@@ -307,23 +278,6 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
         }
     }
     Ok(())
-}
-
-/// Text from the input for a terminal: line breaks kept, other control
-/// characters (terminal escapes among them) as `�`.
-fn printable_lines(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| c.is_control() && c != '\n') {
-        return Cow::Borrowed(s);
-    }
-    s.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' {
-                '\u{fffd}'
-            } else {
-                c
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -44,8 +44,8 @@ pub fn merge(parts: &[PathBuf]) -> Result<Vec<u8>, MergeError> {
             Some((h, from)) if *h != header => {
                 return Err(MergeError(format!(
                     "{}:1: its columns differ from those of {} (results of different memconform versions or options?)",
-                    part.display(),
-                    from.display()
+                    crate::shown_path(part),
+                    crate::shown_path(from)
                 )));
             }
             Some(_) => {}

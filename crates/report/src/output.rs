@@ -6,19 +6,52 @@
 //! symlink is followed, so the file it points to is replaced and the link
 //! stays a link. Anything else — a device such as `/dev/null`, a FIFO, a
 //! terminal — is written through, never replaced.
+//!
+//! Every temporary file of the process is registered while it exists, so
+//! that a process ended by a signal removes them on its way out
+//! ([`exit_removing_staged`]): no `.memconform.tmp` file outlives it.
 
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use tempfile::NamedTempFile;
 
+/// The temporary files of the process not yet persisted or removed. Held
+/// while one is created, persisted or removed, so that a process exiting
+/// through [`exit_removing_staged`] leaves none behind, whatever its other
+/// threads were doing.
+static STAGED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn staged() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    // a thread that panicked while holding it left the list whole
+    STAGED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes every temporary file of the process and exits with `code`,
+/// without returning: for a process ended by a signal. The destinations
+/// keep what they held (a persisted output is whole, an unpersisted one
+/// was never seen).
+pub fn exit_removing_staged(code: i32) -> ! {
+    let list = staged();
+    for p in list.iter() {
+        let _ = std::fs::remove_file(p);
+    }
+    // still holding the list: no other thread creates or persists one now
+    std::process::exit(code)
+}
+
 /// An output being written.
-pub enum Output {
+pub struct Output(Inner);
+
+enum Inner {
     /// A regular file: the temporary file and where it goes.
     Staged { tmp: NamedTempFile, dest: PathBuf },
     /// A device, FIFO or terminal, written directly.
     Through(File),
+    /// Committed or discarded.
+    Done,
 }
 
 impl Output {
@@ -35,12 +68,15 @@ impl Output {
         };
         match std::fs::metadata(&dest) {
             Ok(m) if !m.is_file() && !m.is_dir() => {
-                return File::options().write(true).open(&dest).map(Output::Through);
+                return File::options()
+                    .write(true)
+                    .open(&dest)
+                    .map(|f| Output(Inner::Through(f)));
             }
             Ok(m) if m.is_dir() => {
                 return Err(io::Error::new(
                     io::ErrorKind::IsADirectory,
-                    format!("{} is a directory", path.display()),
+                    format!("{} is a directory", crate::shown_path(path)),
                 ));
             }
             _ => {}
@@ -53,27 +89,35 @@ impl Output {
             .file_name()
             .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
         use std::os::unix::fs::PermissionsExt;
+        let mut list = staged();
         let tmp = tempfile::Builder::new()
             // as a plain create would: 0666 less the umask
             .permissions(std::fs::Permissions::from_mode(0o666))
             .prefix(&format!(".{name}."))
             .suffix(".memconform.tmp")
             .tempfile_in(dir)?;
-        Ok(Output::Staged { tmp, dest })
+        list.push(tmp.path().to_path_buf());
+        Ok(Output(Inner::Staged { tmp, dest }))
     }
 
     /// Finishes the output: the staged file flushed and renamed over its
     /// destination (keeping an existing file's permissions).
-    pub fn commit(self) -> io::Result<()> {
-        match self {
-            Output::Staged { mut tmp, dest } => {
+    pub fn commit(mut self) -> io::Result<()> {
+        match std::mem::replace(&mut self.0, Inner::Done) {
+            Inner::Staged { mut tmp, dest } => {
                 tmp.flush()?;
                 if let Ok(m) = std::fs::metadata(&dest) {
                     let _ = tmp.as_file().set_permissions(m.permissions());
                 }
-                tmp.persist(&dest).map(drop).map_err(|e| e.error)
+                let mut list = staged();
+                let path = tmp.path().to_path_buf();
+                let persisted = tmp.persist(&dest);
+                // persisted, or removed as the error drops the temporary file
+                list.retain(|p| *p != path);
+                persisted.map(drop).map_err(|e| e.error)
             }
-            Output::Through(mut f) => f.flush(),
+            Inner::Through(mut f) => f.flush(),
+            Inner::Done => Ok(()),
         }
     }
 
@@ -84,18 +128,31 @@ impl Output {
     }
 }
 
+impl Drop for Output {
+    fn drop(&mut self) {
+        if let Inner::Staged { tmp, .. } = std::mem::replace(&mut self.0, Inner::Done) {
+            let mut list = staged();
+            let path = tmp.path().to_path_buf();
+            drop(tmp);
+            list.retain(|p| *p != path);
+        }
+    }
+}
+
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Output::Staged { tmp, .. } => tmp.write(buf),
-            Output::Through(f) => f.write(buf),
+        match &mut self.0 {
+            Inner::Staged { tmp, .. } => tmp.write(buf),
+            Inner::Through(f) => f.write(buf),
+            Inner::Done => Err(io::Error::other("the output is finished")),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Output::Staged { tmp, .. } => tmp.flush(),
-            Output::Through(f) => f.flush(),
+        match &mut self.0 {
+            Inner::Staged { tmp, .. } => tmp.flush(),
+            Inner::Through(f) => f.flush(),
+            Inner::Done => Ok(()),
         }
     }
 }

@@ -156,7 +156,8 @@ pub fn read_results_str(name: &str, text: &str, extra: &[String]) -> Result<Resu
 
 /// An input CSV by its name, `-` being standard input.
 pub fn open_input(p: &Path) -> Result<(String, Box<dyn Read>), CsvError> {
-    let name = p.display().to_string();
+    // as messages show it (control characters made harmless)
+    let name = crate::shown_path(p).into_owned();
     let reader: Box<dyn Read> = if name == "-" {
         Box::new(io::stdin().lock())
     } else {

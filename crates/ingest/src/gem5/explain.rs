@@ -51,7 +51,7 @@ pub fn explain(run: &Run, ing: &Ingested, v: &Violation, transitions: usize) -> 
     let trace = run
         .trace
         .as_ref()
-        .map(|p| p.display().to_string())
+        .map(|p| memconform_parsers::text::shown_path(p).to_string())
         .unwrap_or_default();
     let mut out = String::new();
     let (mut first, mut last) = (u64::MAX, 0u64);

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use memconform_parsers::file::FileBytes;
 use memconform_parsers::gem5::config::{self, Config, Protocol, Tester};
 use memconform_parsers::gem5::rubytest::{parse_check_failure, CheckFailure};
+use memconform_parsers::text::shown_path;
 
 use crate::load::InputError;
 use memconform_core::history::History;
@@ -43,6 +44,11 @@ pub struct Run {
     pub command_line: Option<String>,
     /// The simulated CPUs (an SE-mode run's cores; a tester run has none).
     pub cpus: Vec<config::Cpu>,
+    /// What could not be read of the run's other files (a malformed
+    /// `memconform-run.json`, a `--seed` that is no number, a `stats.txt`
+    /// that does not parse), each `file:line:col: what` where it can be
+    /// located: the run is still checked, without what they would have given.
+    pub warnings: Vec<String>,
 }
 
 impl Run {
@@ -164,31 +170,45 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
         .lines()
         .find(|l| l.contains("panic:") || l.contains("fatal:"))
         .map(|l| l.trim().to_string());
-    let seed = out
-        .lines()
-        .find(|l| l.starts_with("command line:"))
-        .and_then(|l| {
-            let mut words = l.split_whitespace();
-            words
-                .find(|w| *w == "--seed")
-                .and_then(|_| words.next())
-                .and_then(|s| s.parse().ok())
-                .or_else(|| {
-                    l.split_whitespace()
-                        .find_map(|w| w.strip_prefix("--seed="))
-                        .and_then(|s| s.parse().ok())
-                })
-        });
-    let command_line = read_text(&dir.join("simout.txt")).and_then(|out| {
-        out.lines()
-            .find_map(|l| l.strip_prefix("command line:"))
-            .map(|l| l.trim().to_string())
-    });
-    let variant = std::fs::read(dir.join("memconform-run.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-        .and_then(|v| v.get("variant")?.as_str().map(str::to_string))
-        .filter(|v| !v.is_empty());
+    let mut warnings = Vec::new();
+    let mut seed = None;
+    let mut command_line = None;
+    for name in ["simout.txt", "simerr.txt"] {
+        let p = dir.join(name);
+        let Some(text) = read_text(&p) else { continue };
+        let Some((n, l)) = text
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.starts_with("command line:"))
+        else {
+            continue;
+        };
+        if name == "simout.txt" {
+            command_line = l
+                .strip_prefix("command line:")
+                .map(|l| l.trim().to_string());
+        }
+        if seed.is_none() {
+            seed = seed_of(l, &p, n + 1, &mut warnings);
+        }
+    }
+    let variant = variant_of(&dir.join("memconform-run.json"), &mut warnings);
+    let stats_path = dir.join("stats.txt");
+    let stats = match FileBytes::open(&stats_path) {
+        Ok(b) => match memconform_parsers::gem5::stats::parse_stats(&b) {
+            Ok(dumps) => dumps.into_iter().last(),
+            Err(e) => {
+                warnings.push(format!(
+                    "{}:{}: {}: the run's transition counts are left out",
+                    shown_path(&stats_path),
+                    e.pos,
+                    e.msg
+                ));
+                None
+            }
+        },
+        Err(_) => None,
+    };
     Ok(Run {
         dir: dir.to_path_buf(),
         config,
@@ -200,13 +220,116 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
         failure,
         memtest_failure,
         panic,
-        stats: FileBytes::open(&dir.join("stats.txt"))
-            .ok()
-            .and_then(|b| memconform_parsers::gem5::stats::parse_stats(&b).ok())
-            .and_then(|dumps| dumps.into_iter().last()),
+        stats,
         command_line,
         cpus,
+        warnings,
     })
+}
+
+/// The seed of a gem5 command line (`--seed N` or `--seed=N`, line `line`
+/// of `path`); a value that is no whole number is a warning, not a seed.
+fn seed_of(l: &str, path: &Path, line: usize, warnings: &mut Vec<String>) -> Option<u64> {
+    let words: Vec<(usize, &str)> = l
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - l.as_ptr() as usize, w))
+        .collect();
+    let (col, value) = words.iter().enumerate().find_map(|(i, &(at, w))| {
+        if w == "--seed" {
+            Some(match words.get(i + 1) {
+                Some(&(at, v)) => (at, Some(v)),
+                None => (at, None),
+            })
+        } else {
+            w.strip_prefix("--seed=")
+                .map(|v| (at + "--seed=".len(), Some(v)))
+        }
+    })?;
+    let at = format!("{}:{line}:{}", shown_path(path), col + 1);
+    match value.map(|v| (v, v.parse::<u64>())) {
+        Some((_, Ok(s))) => Some(s),
+        Some((v, Err(_))) => {
+            warnings.push(format!(
+                "{at}: --seed `{v}` is not a whole number from 0 to 2^64-1: the run's seed is left empty"
+            ));
+            None
+        }
+        None => {
+            warnings.push(format!(
+                "{at}: --seed without a value: the run's seed is left empty"
+            ));
+            None
+        }
+    }
+}
+
+/// The `variant` of a run's record (`memconform-run.json`, written by the
+/// wrapper's `--variant NAME`); a record that is not there gives none
+/// silently, one that is there but unreadable, not JSON, or whose
+/// `variant` is not a string gives a warning.
+fn variant_of(path: &Path, warnings: &mut Vec<String>) -> Option<String> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            warnings.push(format!(
+                "{}: cannot read: {e}: the run's variant is left empty",
+                shown_path(path)
+            ));
+            return None;
+        }
+    };
+    let v: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            let what = e.to_string();
+            let what = what.split(" at line ").next().unwrap_or(&what);
+            warnings.push(format!(
+                "{}:{}:{}: not JSON ({what}): the run's variant is left empty",
+                shown_path(path),
+                e.line(),
+                // serde_json counts a line's columns from 1, its start as 0
+                e.column().max(1)
+            ));
+            return None;
+        }
+    };
+    let kind = |v: &serde_json::Value| match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    };
+    let Some(obj) = v.as_object() else {
+        warnings.push(format!(
+            "{}:1:1: {} where the run's record is an object: the run's variant is left empty",
+            shown_path(path),
+            kind(&v)
+        ));
+        return None;
+    };
+    match obj.get("variant") {
+        None => None,
+        Some(serde_json::Value::String(s)) => Some(s.clone()).filter(|s| !s.is_empty()),
+        Some(other) => {
+            // where the key is, for the message
+            let text = String::from_utf8_lossy(&bytes);
+            let at = text.find("\"variant\"").map_or(String::new(), |i| {
+                let before = &text[..i];
+                let line = before.matches('\n').count() + 1;
+                let col = before.rfind('\n').map_or(i, |n| i - n - 1) + 1;
+                format!(":{line}:{col}")
+            });
+            warnings.push(format!(
+                "{}{at}: `variant` is {}, not a string: the run's variant is left empty",
+                shown_path(path),
+                kind(other)
+            ));
+            None
+        }
+    }
 }
 
 /// The debug trace: `trace.txt(.gz)` or another file whose first lines are
@@ -285,7 +408,11 @@ fn se_without_output(run: &Run) -> String {
         for p in files.iter().filter(|p| p.is_file()) {
             let Some(text) = read_text(p) else { continue };
             if let Some(l) = text.lines().find(|l| l.contains("memconform client:")) {
-                said = Some(format!("{}: {}", p.display(), l.trim()));
+                said = Some(format!(
+                    "{}: {}",
+                    memconform_parsers::text::shown_path(p),
+                    l.trim()
+                ));
                 break;
             }
         }

@@ -75,7 +75,12 @@ pub struct Damage {
 
 impl std::fmt::Display for Damage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.path.display(), self.line)?;
+        write!(
+            f,
+            "{}:{}",
+            memconform_parsers::text::shown_path(&self.path),
+            self.line
+        )?;
         if let Some(col) = self.col {
             write!(f, ":{col}")?;
         }
