@@ -13,7 +13,7 @@ use crate::check::scale::{self, default_max_memory, Path, Scale};
 use crate::complete::{decide, kernel, linearize, tick_order, Completion, Engine, Kernel};
 use crate::history::{History, OpId};
 use crate::models::{Model, StoreOrder};
-use crate::relation::program::{lanes, Lanes};
+use crate::scale::lanes::{lanes, Lanes};
 
 /// A model's answer for one history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -443,7 +443,7 @@ fn run<'a>(
                 r.reason = Some(format!(
                     "pso on {} operations: its own graphs would need about {} (over --max-memory), so it is decided only through a TSO witness, and this history has none",
                     h.n(),
-                    crate::budget::human(crate::models::pso::sparse_bytes(h, lanes()))
+                    crate::budget::human(crate::scale::pso::sparse_bytes(h, lanes()))
                 ));
                 r.seconds = t.elapsed().as_secs_f64();
                 return r;

@@ -9,8 +9,9 @@ use crate::budget::human;
 use crate::certificate::Pattern;
 use crate::complete::{Completion, Decision, Engine, Scaled};
 use crate::history::History;
-use crate::models::{cc, ccm, ccv, cm, pso, sc, tso, wccm, Model, StoreOrder};
-use crate::relation::program::Lanes;
+use crate::models::{Model, StoreOrder};
+use crate::scale::lanes::Lanes;
+use crate::scale::{self as sparse, ChainGraph};
 
 /// Above this many operations every model runs sparse (dense matrices
 /// would not fit); below it, see [`Model::path`].
@@ -139,25 +140,25 @@ pub fn check(
     deadline: Option<Instant>,
 ) -> Option<crate::models::Checked> {
     Some(match m {
-        Model::Cc => cc::check_scaled(h, lanes).map(|_| None),
-        Model::Ccv => ccv::check_scaled(h, lanes).map(|()| None),
-        Model::Cm => match cm::check_scaled(h, lanes, deadline) {
+        Model::Cc => sparse::cc::check(h, lanes).map(|_| None),
+        Model::Ccv => sparse::ccv::check(h, lanes).map(|()| None),
+        Model::Cm => match sparse::cm::check(h, lanes, deadline) {
             Ok(true) => Ok(None),
             Ok(false) => return None,
             Err(v) => Err(v),
         },
-        Model::Ccm => match ccm::check_scaled(h, lanes, deadline) {
+        Model::Ccm => match sparse::ccm::check(h, lanes, deadline) {
             Ok(Some(order)) => Ok(Some(order)),
             Ok(None) => return None,
             Err(v) => Err(v),
         },
-        Model::Wccm => match wccm::check_scaled(h, lanes, deadline) {
+        Model::Wccm => match sparse::wccm::check(h, lanes, deadline) {
             Ok(Some(order)) => Ok(Some(order)),
             Ok(None) => return None,
             Err(v) => Err(v),
         },
         Model::Wsc => {
-            let graphs = vec![(Pattern::CyclicSt, sc::graph(h, lanes))];
+            let graphs = vec![(Pattern::CyclicSt, sparse::sc::graph(h, lanes))];
             Scaled::new(h, lanes, graphs, false).map(|s| {
                 let (total, ordered) = s.count_pairs(false);
                 Some(StoreOrder::Counted { ordered, total })
@@ -182,16 +183,23 @@ pub fn decide(
     if m == Model::Pso {
         // a TSO witness is a PSO witness: try TSO's smaller graphs first,
         // without backtracking
-        let d = run(h, lanes, tso::graphs(h, lanes), deadline, 0, true);
-        let fits = pso::sparse_bytes(h, lanes) <= max_memory;
+        let d = run(h, lanes, sparse::tso::graphs(h, lanes), deadline, 0, true);
+        let fits = sparse::pso::sparse_bytes(h, lanes) <= max_memory;
         if matches!(d.result, Ok(Completion::Found { .. })) || !fits {
             return d;
         }
-        return run(h, lanes, pso::graphs(h, lanes), deadline, u64::MAX, false);
+        return run(
+            h,
+            lanes,
+            sparse::pso::graphs(h, lanes),
+            deadline,
+            u64::MAX,
+            false,
+        );
     }
     let graphs = match m {
-        Model::Sc => vec![(Pattern::CyclicSc, sc::graph(h, lanes))],
-        Model::Tso => tso::graphs(h, lanes),
+        Model::Sc => vec![(Pattern::CyclicSc, sparse::sc::graph(h, lanes))],
+        Model::Tso => sparse::tso::graphs(h, lanes),
         _ => unreachable!("not a store-order model"),
     };
     run(h, lanes, graphs, deadline, u64::MAX, false)
@@ -200,7 +208,7 @@ pub fn decide(
 fn run(
     h: &History,
     lanes: &Lanes,
-    graphs: Vec<(Pattern, crate::relation::chains::ChainGraph)>,
+    graphs: Vec<(Pattern, ChainGraph)>,
     deadline: Option<Instant>,
     backtracks: u64,
     witness_only: bool,

@@ -1,25 +1,27 @@
-//! The consistency models, one file each, as the papers define them: the
-//! polynomial ones (CC … wSC) decide a history and compute a partial store
-//! order; SC, TSO and PSO are given as acyclicity graphs ([`Spec`]) that the
-//! completion engines ([`crate::complete`]) complete. The pipeline that runs
-//! them in order is [`crate::check`].
+//! The consistency models, one file each, as the papers define them, in
+//! the relation algebra of [`crate::relation::algebra`]: the polynomial
+//! ones (CC … wSC) decide a history and compute a partial store order; SC,
+//! TSO and PSO are given as acyclicity graphs ([`Spec`]) that the
+//! completion engines ([`crate::complete`]) complete. The pipeline that
+//! runs them in order is [`crate::check`]; their forms for large histories
+//! are [`crate::scale`].
 //!
 //! Every polynomial model answers `Ok(store order)` (the partial store order
 //! it computed, where it has one) or `Err(violation)` with a certificate.
 
-pub(crate) mod cc;
-pub(crate) mod ccm;
-pub(crate) mod ccv;
-pub(crate) mod cm;
-pub(crate) mod common;
-mod hbo;
-pub(crate) mod pso;
-pub(crate) mod sc;
+pub mod cc;
+pub mod ccm;
+pub mod ccv;
+pub mod cm;
+pub mod common;
+pub mod hbo;
+pub mod pso;
+pub mod sc;
 mod spec;
 mod store_order;
-pub(crate) mod tso;
-pub(crate) mod wccm;
-pub(crate) mod wsc;
+pub mod tso;
+pub mod wccm;
+pub mod wsc;
 
 pub use spec::{Graph, Spec};
 pub use store_order::StoreOrder;
