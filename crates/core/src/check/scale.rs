@@ -50,32 +50,11 @@ pub enum Path {
 }
 
 impl Model {
-    /// Estimated bytes of the dense engine on `n` operations (its `n×n`
-    /// matrices alive at once, counted from the model files).
-    pub fn dense_bytes(self, n: usize) -> u64 {
-        let matrices: u64 = match self {
-            Model::Cc => 5,
-            Model::Ccv => 7,
-            Model::Cm => 9,
-            Model::Ccm => 14,
-            Model::Wccm => 20,
-            Model::Wsc => 7,
-            Model::Sc => 8,
-            Model::Tso | Model::Pso => 14,
-        };
-        matrices * (n as u64) * (n as u64) / 8
-    }
-
     /// Estimated bytes of the sparse form: frontiers (4 bytes per
-    /// operation and slot, per graph), edges and indexes.
+    /// operation and slot, [`crate::models::Facts::sparse_slots`] per
+    /// lane), edges and indexes.
     pub fn sparse_bytes(self, h: &History, lanes: &Lanes) -> u64 {
-        let l = lanes.lanes.len() as u64;
-        let slots = match self {
-            Model::Tso | Model::Pso | Model::Wccm => 3 * l,
-            // CC's frontiers and, while CC is checked, its past frontiers
-            Model::Cc | Model::Ccv | Model::Cm | Model::Ccm => 2 * l,
-            _ => l,
-        };
+        let slots = self.facts().sparse_slots * lanes.lanes.len() as u64;
         h.n() as u64 * (4 * slots + 64)
     }
 
