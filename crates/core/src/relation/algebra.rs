@@ -252,19 +252,24 @@ pub fn irreflexive_seq<L: Copy>(
     s: &BitMatrix,
     gens: &[Labelled<L>],
 ) -> Result<(), Cycle<L>> {
-    let s_inv = s.inv();
-    for a in 0..s.n() {
-        let hit =
-            r.1.row(a)
-                .iter()
-                .zip(s_inv.row(a))
-                .position(|(x, y)| x & y != 0);
-        if let Some(i) = hit {
-            let b = i * 64 + (r.1.row(a)[i] & s_inv.row(a)[i]).trailing_zeros() as usize;
-            return Err(cycle_through(gens, a, b, r.0));
-        }
+    let n = s.n();
+    let first = if r.1.count() * 32 < n * n {
+        // a sparse `R`: its pairs one by one
+        (0..n).find_map(|a| r.1.succ(a).find(|&b| s.get(b, a)).map(|b| (a, b)))
+    } else {
+        // a dense one: `R`'s rows against `S⁻¹`'s, a word at a time
+        let s_inv = s.inv();
+        (0..n).find_map(|a| {
+            let row = r.1.row(a).iter().zip(s_inv.row(a));
+            let i = row.clone().position(|(x, y)| x & y != 0)?;
+            let (x, y) = row.clone().nth(i)?;
+            Some((a, i * 64 + (x & y).trailing_zeros() as usize))
+        })
+    };
+    match first {
+        Some((a, b)) => Err(cycle_through(gens, a, b, r.0)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The cycle of the edge `a -label-> b` and a shortest path `b ⇝ a` in the
@@ -525,11 +530,20 @@ mod tests {
             }
             assert_eq!(plus_of(&parts).is_ok(), !cyclic);
             if let Ok(s) = plus_of(&[('p', &p)]) {
-                let got = irreflexive_seq(('q', &q), &s, &[('p', &p)]);
-                let bad = (0..n).any(|a| (0..n).any(|b| q.get(a, b) && s.get(b, a)));
-                assert_eq!(got.is_err(), bad);
-                if let Err(c) = got {
-                    assert_eq!((c[0].label, c.last().unwrap().to), ('q', c[0].from));
+                // a sparse and a dense R: the first witness by (a, b) either way
+                for r in [q.clone(), q.clone().union(&random(n, 2, &mut seed))] {
+                    let got = irreflexive_seq(('q', &r), &s, &[('p', &p)]);
+                    let first = (0..n)
+                        .flat_map(|a| (0..n).map(move |b| (a, b)))
+                        .find(|&(a, b)| r.get(a, b) && s.get(b, a));
+                    match (got, first) {
+                        (Ok(()), None) => {}
+                        (Err(c), Some((a, b))) => {
+                            assert_eq!((c[0].from, c[0].to, c[0].label), (a, b, 'q'));
+                            assert_eq!(c.last().unwrap().to, a);
+                        }
+                        (got, first) => panic!("{got:?} / {first:?}"),
+                    }
                 }
             }
         }
