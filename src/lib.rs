@@ -2,9 +2,10 @@
 //! the layers stack (each uses only those listed before it):
 //!
 //! - [`parsers`]: the input formats, syntax only, every record located;
-//! - the core ([`history`], [`relation`], [`models`], [`complete`],
-//!   [`certificate`], [`check`], [`gen`], [`budget`]): histories, the models
-//!   as the papers define them, the gradual pipeline, certificates;
+//! - the core ([`history`], [`relation`], [`models`], [`scale`],
+//!   [`complete`], [`certificate`], [`check`], [`gen`], [`budget`]):
+//!   histories, the models as the papers define them and their forms at
+//!   scale, the gradual pipeline, certificates;
 //! - [`ingest`]: inputs and gem5 runs into histories that keep their
 //!   origins, checked and explained ([`gem5`]);
 //! - [`report`]: tables, figures, pages, shrunk counterexamples;
@@ -12,7 +13,9 @@
 //!
 //! The `memconform` binary adds the command line and the batch driver.
 
-pub use memconform_core::{budget, certificate, check, complete, gen, history, models, relation};
+pub use memconform_core::{
+    budget, certificate, check, complete, gen, history, models, relation, scale,
+};
 pub use memconform_ingest as ingest;
 pub use memconform_ingest::gem5;
 pub use memconform_mutate as mutate;

@@ -7,7 +7,8 @@
 //! are saturated and completed by the engines of [`complete`]; every verdict
 //! carries a [`certificate`] that an independent validator re-checks.
 //! [`relation`] holds the dense and sparse relations the models are computed
-//! on. Nothing here reads a file, parses a flag or draws a picture: the
+//! on (and the relation algebra the models are stated in); [`scale`] the
+//! models' forms for large histories, beside their definitions. Nothing here reads a file, parses a flag or draws a picture: the
 //! ingestion, report and campaign crates and the `memconform` binary do.
 
 pub mod budget;
@@ -18,3 +19,4 @@ pub mod gen;
 pub mod history;
 pub mod models;
 pub mod relation;
+pub mod scale;

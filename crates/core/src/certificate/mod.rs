@@ -6,6 +6,7 @@ pub mod validate;
 use serde::Serialize;
 
 use crate::history::{History, OpId};
+use crate::relation::Edge;
 
 /// The relation an edge of a cycle belongs to (the papers' names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -208,6 +209,20 @@ impl Violation {
                 from: a as usize,
                 rel,
                 to: b as usize,
+            })
+            .collect();
+        Violation::cycle(pattern, compress(steps, &[Rel::Po, Rel::Ppo, Rel::PoLoc]))
+    }
+
+    /// A cycle of labelled edges (the relation algebra's certificate) as a
+    /// violation, with consecutive program-order steps merged.
+    pub fn from_cycle(pattern: Pattern, cycle: Vec<Edge<Rel>>) -> Violation {
+        let steps = cycle
+            .into_iter()
+            .map(|e| Step {
+                from: e.from,
+                rel: e.label,
+                to: e.to,
             })
             .collect();
         Violation::cycle(pattern, compress(steps, &[Rel::Po, Rel::Ppo, Rel::PoLoc]))

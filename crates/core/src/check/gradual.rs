@@ -12,8 +12,8 @@ use crate::certificate::{Pattern, Violation};
 use crate::check::scale::{self, default_max_memory, Path, Scale};
 use crate::complete::{decide, kernel, linearize, tick_order, Completion, Engine, Kernel};
 use crate::history::{History, OpId};
-use crate::models::{Model, StoreOrder};
-use crate::relation::program::{lanes, Lanes};
+use crate::models::{Model, Store, StoreOrder};
+use crate::scale::lanes::{lanes, Lanes};
 
 /// A model's answer for one history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -336,12 +336,7 @@ fn zones(h: &History, opts: &Options, deadline: Option<Instant>) -> Run {
 /// the validator takes it (`auto` engine, no kernel asked): the model holds.
 fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
     let t = Instant::now();
-    let sm = match m {
-        Model::Sc => StoreModel::Sc,
-        Model::Tso => StoreModel::Tso,
-        Model::Pso => StoreModel::Pso,
-        _ => return None,
-    };
+    let sm = store_model(m)?;
     if opts.engine != Engine::Auto || opts.kernel {
         return None;
     }
@@ -352,6 +347,15 @@ fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
         seconds: t.elapsed().as_secs_f64(),
         ..Run::consistent(Some(Engine::Ticks))
     })
+}
+
+/// The model the validator checks a total store order of `m` against, if
+/// `m` has one.
+fn store_model(m: Model) -> Option<StoreModel> {
+    match m.facts().store {
+        Some(Store::Ww(sm)) => Some(sm),
+        _ => None,
+    }
 }
 
 /// The validator's reason for rejecting a certificate, as an internal error.
@@ -392,12 +396,7 @@ fn run<'a>(
 ) -> Run {
     let t = Instant::now();
     let mut r = Run::consistent(None);
-    let store_model = match m {
-        Model::Sc => Some(StoreModel::Sc),
-        Model::Tso => Some(StoreModel::Tso),
-        Model::Pso => Some(StoreModel::Pso),
-        _ => None,
-    };
+    let store_model = store_model(m);
     // the real-time view: SC is linearizability, decided per variable
     if zones_apply(h, m, opts) {
         return zones(h, opts, deadline);
@@ -443,7 +442,7 @@ fn run<'a>(
                 r.reason = Some(format!(
                     "pso on {} operations: its own graphs would need about {} (over --max-memory), so it is decided only through a TSO witness, and this history has none",
                     h.n(),
-                    crate::budget::human(crate::models::pso::sparse_bytes(h, lanes()))
+                    crate::budget::human(crate::scale::pso::sparse_bytes(h, lanes()))
                 ));
                 r.seconds = t.elapsed().as_secs_f64();
                 return r;

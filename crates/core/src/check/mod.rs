@@ -17,31 +17,20 @@ use crate::budget::Limits;
 use crate::certificate::{Pattern, Violation};
 use crate::complete;
 use crate::history::History;
-use crate::models::{self, Checked, Model, StoreOrder};
+use crate::models::{Checked, Definition, Model, StoreOrder};
 
 impl Model {
     /// Checks this model alone (no gradual shortcut; SC/TSO/PSO with the
     /// `auto` engine and no time limit).
     pub fn check(self, h: &History) -> Checked {
-        if let Some(spec) = self.spec(h) {
-            return match complete::decide(h, &spec, complete::Engine::Auto, Limits::NONE).result {
-                Ok(complete::Completion::Found { order, .. }) => {
-                    Ok(Some(StoreOrder::total(h, &order)))
-                }
-                Ok(_) => Err(Violation::cycle(Pattern::NoStoreOrder, Vec::new())),
-                Err(v) => Err(v),
-            };
-        }
-        match self {
-            Model::Cc => models::cc::check(h).map(|()| None),
-            Model::Ccv => models::ccv::check(h).map(|()| None),
-            Model::Cm => models::cm::check(h).map(|()| None),
-            Model::Ccm => models::ccm::check(h).map(Some),
-            Model::Wccm => models::wccm::check(h).map(Some),
-            Model::Wsc => models::wsc::check(h).map(Some),
-            Model::Sc | Model::Tso | Model::Pso => {
-                unreachable!("store-order models are handled above")
-            }
+        let spec = match self.facts().definition {
+            Definition::Check(check) => return check(h),
+            Definition::Graphs(spec) => spec(h),
+        };
+        match complete::decide(h, &spec, complete::Engine::Auto, Limits::NONE).result {
+            Ok(complete::Completion::Found { order, .. }) => Ok(Some(StoreOrder::total(h, &order))),
+            Ok(_) => Err(Violation::cycle(Pattern::NoStoreOrder, Vec::new())),
+            Err(v) => Err(v),
         }
     }
 }

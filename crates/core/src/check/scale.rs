@@ -9,8 +9,9 @@ use crate::budget::human;
 use crate::certificate::Pattern;
 use crate::complete::{Completion, Decision, Engine, Scaled};
 use crate::history::History;
-use crate::models::{cc, ccm, ccv, cm, pso, sc, tso, wccm, Model, StoreOrder};
-use crate::relation::program::Lanes;
+use crate::models::{Model, StoreOrder};
+use crate::scale::lanes::Lanes;
+use crate::scale::{self as sparse, ChainGraph};
 
 /// Above this many operations every model runs sparse (dense matrices
 /// would not fit); below it, see [`Model::path`].
@@ -49,32 +50,11 @@ pub enum Path {
 }
 
 impl Model {
-    /// Estimated bytes of the dense engine on `n` operations (its `n×n`
-    /// matrices alive at once, counted from the model files).
-    pub fn dense_bytes(self, n: usize) -> u64 {
-        let matrices: u64 = match self {
-            Model::Cc => 5,
-            Model::Ccv => 7,
-            Model::Cm => 9,
-            Model::Ccm => 14,
-            Model::Wccm => 20,
-            Model::Wsc => 7,
-            Model::Sc => 8,
-            Model::Tso | Model::Pso => 14,
-        };
-        matrices * (n as u64) * (n as u64) / 8
-    }
-
     /// Estimated bytes of the sparse form: frontiers (4 bytes per
-    /// operation and slot, per graph), edges and indexes.
+    /// operation and slot, [`crate::models::Facts::sparse_slots`] per
+    /// lane), edges and indexes.
     pub fn sparse_bytes(self, h: &History, lanes: &Lanes) -> u64 {
-        let l = lanes.lanes.len() as u64;
-        let slots = match self {
-            Model::Tso | Model::Pso | Model::Wccm => 3 * l,
-            // CC's frontiers and, while CC is checked, its past frontiers
-            Model::Cc | Model::Ccv | Model::Cm | Model::Ccm => 2 * l,
-            _ => l,
-        };
+        let slots = self.facts().sparse_slots * lanes.lanes.len() as u64;
         h.n() as u64 * (4 * slots + 64)
     }
 
@@ -139,25 +119,25 @@ pub fn check(
     deadline: Option<Instant>,
 ) -> Option<crate::models::Checked> {
     Some(match m {
-        Model::Cc => cc::check_scaled(h, lanes).map(|_| None),
-        Model::Ccv => ccv::check_scaled(h, lanes).map(|()| None),
-        Model::Cm => match cm::check_scaled(h, lanes, deadline) {
+        Model::Cc => sparse::cc::check(h, lanes).map(|_| None),
+        Model::Ccv => sparse::ccv::check(h, lanes).map(|()| None),
+        Model::Cm => match sparse::cm::check(h, lanes, deadline) {
             Ok(true) => Ok(None),
             Ok(false) => return None,
             Err(v) => Err(v),
         },
-        Model::Ccm => match ccm::check_scaled(h, lanes, deadline) {
+        Model::Ccm => match sparse::ccm::check(h, lanes, deadline) {
             Ok(Some(order)) => Ok(Some(order)),
             Ok(None) => return None,
             Err(v) => Err(v),
         },
-        Model::Wccm => match wccm::check_scaled(h, lanes, deadline) {
+        Model::Wccm => match sparse::wccm::check(h, lanes, deadline) {
             Ok(Some(order)) => Ok(Some(order)),
             Ok(None) => return None,
             Err(v) => Err(v),
         },
         Model::Wsc => {
-            let graphs = vec![(Pattern::CyclicSt, sc::graph(h, lanes))];
+            let graphs = vec![(Pattern::CyclicSt, sparse::sc::graph(h, lanes))];
             Scaled::new(h, lanes, graphs, false).map(|s| {
                 let (total, ordered) = s.count_pairs(false);
                 Some(StoreOrder::Counted { ordered, total })
@@ -182,16 +162,23 @@ pub fn decide(
     if m == Model::Pso {
         // a TSO witness is a PSO witness: try TSO's smaller graphs first,
         // without backtracking
-        let d = run(h, lanes, tso::graphs(h, lanes), deadline, 0, true);
-        let fits = pso::sparse_bytes(h, lanes) <= max_memory;
+        let d = run(h, lanes, sparse::tso::graphs(h, lanes), deadline, 0, true);
+        let fits = sparse::pso::sparse_bytes(h, lanes) <= max_memory;
         if matches!(d.result, Ok(Completion::Found { .. })) || !fits {
             return d;
         }
-        return run(h, lanes, pso::graphs(h, lanes), deadline, u64::MAX, false);
+        return run(
+            h,
+            lanes,
+            sparse::pso::graphs(h, lanes),
+            deadline,
+            u64::MAX,
+            false,
+        );
     }
     let graphs = match m {
-        Model::Sc => vec![(Pattern::CyclicSc, sc::graph(h, lanes))],
-        Model::Tso => tso::graphs(h, lanes),
+        Model::Sc => vec![(Pattern::CyclicSc, sparse::sc::graph(h, lanes))],
+        Model::Tso => sparse::tso::graphs(h, lanes),
         _ => unreachable!("not a store-order model"),
     };
     run(h, lanes, graphs, deadline, u64::MAX, false)
@@ -200,7 +187,7 @@ pub fn decide(
 fn run(
     h: &History,
     lanes: &Lanes,
-    graphs: Vec<(Pattern, crate::relation::chains::ChainGraph)>,
+    graphs: Vec<(Pattern, ChainGraph)>,
     deadline: Option<Instant>,
     backtracks: u64,
     witness_only: bool,

@@ -20,8 +20,9 @@ use std::time::Instant;
 use super::{expired, final_pairs, Completion};
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::{History, OpId};
-use crate::relation::chains::{ChainGraph, Frontier, Mark, NONE};
-use crate::relation::program::{consecutive_sources, Lanes};
+use crate::relation::chains::{Mark, NONE};
+use crate::scale::lanes::{consecutive_sources, Lanes};
+use crate::scale::{ChainGraph, Frontier};
 
 type Work = (u32, u32, Rel);
 

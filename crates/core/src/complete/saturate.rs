@@ -4,9 +4,8 @@
 
 use crate::certificate::{Rel, Violation};
 use crate::history::{History, OpId};
-use crate::models::common::cycle_through;
 use crate::models::Spec;
-use crate::relation::{into_transitive_closure, BitMatrix, Reach};
+use crate::relation::{cycle_through, plus_of, BitMatrix, Reach};
 
 /// A store-order pair is to be added (`rel` says why: st, rmw, final, a guess),
 /// or a read-write pair (`Rel::Rw`).
@@ -48,17 +47,10 @@ impl<'h> Saturation<'h> {
         let n = h.n();
         let mut hb = Vec::with_capacity(spec.graphs.len());
         for g in &spec.graphs {
-            let mut fixed = BitMatrix::new(n);
-            for (_, m) in &g.fixed {
-                fixed.union_with(m);
-            }
-            match into_transitive_closure(fixed) {
+            let rels: Vec<(Rel, &BitMatrix)> = g.fixed.iter().map(|(r, m)| (*r, m)).collect();
+            match plus_of(&rels) {
                 Ok(c) => hb.push(Reach::from_closed(c)),
-                Err(_) => {
-                    let rels: Vec<(Rel, &BitMatrix)> =
-                        g.fixed.iter().map(|(r, m)| (*r, m)).collect();
-                    return Err(crate::models::common::cycle_in(g.pattern, &rels));
-                }
+                Err(cycle) => return Err(Violation::from_cycle(g.pattern, cycle)),
             }
         }
         let mut rmw_source = vec![None; n];
@@ -217,7 +209,7 @@ impl<'h> Saturation<'h> {
                     .filter_map(|(&r, m)| m.as_ref().map(|m| (r, m))),
             );
         }
-        cycle_through(g.pattern, &rels, c.a, c.b, c.rel)
+        Violation::from_cycle(g.pattern, cycle_through(&rels, c.a, c.b, c.rel))
     }
 
     /// The total store order of a fully ordered saturation: per variable,

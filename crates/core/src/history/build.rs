@@ -482,9 +482,24 @@ pub(super) fn dense(h: &History) -> super::Dense {
             _ => {}
         }
     }
+    let loc_mask = reads_mask
+        .iter()
+        .zip(&writes_mask)
+        .map(|(r, w)| r | w)
+        .collect();
+    let union = |masks: &[u64]| {
+        let mut all = vec![0u64; stride];
+        for x in masks.chunks(stride.max(1)) {
+            all.iter_mut().zip(x).for_each(|(a, m)| *a |= m);
+        }
+        all
+    };
     super::Dense {
+        reads: union(&reads_mask),
+        writes: union(&writes_mask),
         reads_mask,
         writes_mask,
+        loc_mask,
         po,
     }
 }
@@ -598,7 +613,12 @@ mod tests {
                     let writes = h.writes_mask(x)[a / 64] >> (a % 64) & 1 == 1;
                     assert_eq!(reads, h.is_read(a) && h.var(a) == Some(x));
                     assert_eq!(writes, h.is_write(a) && h.var(a) == Some(x));
+                    let loc = h.loc_mask(x)[a / 64] >> (a % 64) & 1 == 1;
+                    assert_eq!(loc, h.var(a) == Some(x));
                 }
+                let reads = h.reads_set()[a / 64] >> (a % 64) & 1 == 1;
+                let writes = h.writes_set()[a / 64] >> (a % 64) & 1 == 1;
+                assert_eq!((reads, writes), (h.is_read(a), h.is_write(a)));
             }
         }
     }

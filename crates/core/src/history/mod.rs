@@ -84,9 +84,13 @@ pub struct History {
 /// The dense views of a history: `po` as a matrix and per-variable masks.
 #[derive(Debug, Clone)]
 struct Dense {
-    /// Per variable, a row of `stride` words: its reads, its writes.
+    /// Per variable, a row of `stride` words: its reads, its writes, both.
     reads_mask: Vec<u64>,
     writes_mask: Vec<u64>,
+    loc_mask: Vec<u64>,
+    /// All reads, all writes (one row each).
+    reads: Vec<u64>,
+    writes: Vec<u64>,
     po: BitMatrix,
 }
 
@@ -195,6 +199,28 @@ impl History {
         let d = self.dense();
         let s = d.po.stride();
         &d.reads_mask[x * s..(x + 1) * s]
+    }
+
+    /// All reads as a bit row over op ids (dense view: n bits).
+    #[inline]
+    pub fn reads_set(&self) -> &[u64] {
+        &self.dense().reads
+    }
+
+    /// All writes, initial writes included, as a bit row over op ids (dense
+    /// view: n bits).
+    #[inline]
+    pub fn writes_set(&self) -> &[u64] {
+        &self.dense().writes
+    }
+
+    /// The reads and writes of `x` as a bit row over op ids (dense view:
+    /// n bits): `x`'s class of `loc`.
+    #[inline]
+    pub fn loc_mask(&self, x: VarId) -> &[u64] {
+        let d = self.dense();
+        let s = d.po.stride();
+        &d.loc_mask[x * s..(x + 1) * s]
     }
 
     /// Program order `po`, transitive, as a matrix: initial writes before

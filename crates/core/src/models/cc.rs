@@ -1,82 +1,32 @@
-//! CC, weak causal consistency: no CyclicCO, ThinAirRead, WriteCOInitRead or
-//! WriteCORead (causal-consistency-datalog Table 3).
+//! CC, weak causal consistency (causal-consistency-datalog §3.2, Tables 2–3).
 
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::History;
-use crate::models::common::{causal, cycle_through, no_thin_air};
-use crate::models::sc;
-use crate::relation::chains::Frontier;
-use crate::relation::iter_ones;
-use crate::relation::program::Lanes;
+use crate::models::common::{causal, no_thin_air, rw};
+use crate::relation::{irreflexive_seq, BitMatrix};
 
-/// CC: `co = (po ∪ wr)⁺` acyclic, no thin-air read, and no read `r1` of `w1`
-/// with another write `w2` of its variable such that `w1 co w2 co r1`
-/// (WriteCOInitRead when `w1` is the initial write).
+/// CC (causal-consistency-datalog Lemma 1, Table 3): none of the bad patterns below.
 pub fn check(h: &History) -> Result<(), Violation> {
+    co(h).map(drop)
+}
+
+/// CC's bad patterns (causal-consistency-datalog Table 3), then its `(wr, co)`: ThinAirRead;
+/// CyclicCO, `co = (po ∪ wr)⁺` cyclic; WriteCORead, `w1 wr r1`, `w1 co w2 co r1`, that is
+/// `rw[co] ; co` reflexive (WriteCOInitRead when `w1` is the initial write).
+pub fn co(h: &History) -> Result<(BitMatrix, BitMatrix), Violation> {
     no_thin_air(h)?;
     let wr = h.wr();
     let co = causal(h, &wr)?;
-    let co_inv = co.transpose();
-    let mut between = vec![0u64; co.stride()];
-    for r1 in 0..h.n() {
-        let Some(w1) = h.rf(r1) else { continue };
-        let x = h.var(r1).expect("reads have a variable");
-        for (((b, a), c), m) in between
-            .iter_mut()
-            .zip(co.row(w1))
-            .zip(co_inv.row(r1))
-            .zip(h.writes_mask(x))
-        {
-            *b = a & c & m;
-        }
-        if let Some(w2) = iter_ones(&between).next() {
-            let pattern = if h.is_init(w1) {
-                Pattern::WriteCOInitRead
-            } else {
-                Pattern::WriteCORead
-            };
-            let rels = [(Rel::Po, h.po()), (Rel::Wr, &wr)];
-            let mut v = cycle_through(pattern, &rels, r1, w2, Rel::Rw);
-            v.ops.push((w1, "r1 reads from w1, and w1 co w2"));
-            return Err(v);
-        }
-    }
-    Ok(())
-}
-
-/// CC at scale (docs/design/scale.md §5): `co` as frontiers of `po ∪ wr` on lanes.
-/// For a read `r1` of `w1` and each sequence, the last write `w2` of the
-/// variable there with `w2 co r1` is the only candidate: an earlier one
-/// `co`-after `w1` would put `w1 co w2` too. That write is found on the
-/// past frontiers of `co` (the last position of each sequence before `r1`).
-pub fn check_scaled(h: &History, lanes: &Lanes) -> Result<Frontier, Violation> {
-    no_thin_air(h)?;
-    let co = Frontier::new(sc::graph(h, lanes))
-        .map_err(|c| Violation::from_edges(Pattern::CyclicCO, c))?;
-    let g = co.graph();
-    let past = g.past().expect("acyclic: the frontiers were built");
-    for r1 in (0..h.n()).filter(|&r| h.is_read(r)) {
-        let w1 = h.rf(r1).expect("no thin air") as u32;
-        let x = h.var(r1).expect("reads have a variable") as u32;
-        for &q in g.seqs_with_writes(x) {
-            let Some(w2) = past
-                .last(r1 as u32, g.slot_of(q))
-                .and_then(|p| g.last_write_at(q, x, p))
-            else {
-                continue;
-            };
-            if w2 != w1 && co.reaches(w1, w2) {
-                let pattern = if h.is_init(w1 as usize) {
-                    Pattern::WriteCOInitRead
-                } else {
-                    Pattern::WriteCORead
-                };
-                let cycle = co.cycle_through(r1 as u32, w2, Rel::Rw).expect("w2 co r1");
-                let mut v = Violation::from_edges(pattern, cycle);
-                v.ops.push((w1 as usize, "r1 reads from w1, and w1 co w2"));
-                return Err(v);
-            }
-        }
-    }
-    Ok(co)
+    let gens = [(Rel::Po, h.po()), (Rel::Wr, &wr)];
+    irreflexive_seq((Rel::Rw, &rw(h, &co)), &co, &gens).map_err(|cycle| {
+        let w1 = h.rf(cycle[0].from).expect("r1 reads");
+        let pattern = match h.is_init(w1) {
+            true => Pattern::WriteCOInitRead,
+            false => Pattern::WriteCORead,
+        };
+        let mut v = Violation::from_cycle(pattern, cycle);
+        v.ops.push((w1, "r1 reads from w1, and w1 co w2"));
+        v
+    })?;
+    Ok((wr, co))
 }

@@ -1,106 +1,29 @@
 //! CCM, convergent causal memory (gradual-consistency-checking §3.2).
 
-use crate::certificate::{Pattern, Rel, Violation};
+use crate::certificate::{Pattern::CyclicPww, Rel, Violation};
 use crate::history::History;
-use crate::models::cm::observers;
-use crate::models::common::{
-    acyclic_explained, causal, cf, first_other_write, no_thin_air, rw, union, write_frontiers, ww,
-};
-use crate::models::hbo::{insert_all, local_hb, local_hbs, Causality, Rule2};
+use crate::models::common::{causal, cf, no_thin_air, rw, ww};
+use crate::models::hbo::{hb, Causality};
 use crate::models::StoreOrder;
-use crate::models::{cc, sc};
-use crate::relation::program::{consecutive_sources, Lanes};
-use crate::relation::{closure_any, BitMatrix};
+use crate::relation::acyclic_explained;
 
-/// CCM: `po ∪ wr ∪ pww ∪ rw[pww]` acyclic, where
-/// `pww = (hb_WW ∪ cf[hb])⁺` and `hb = (⋃_o hb_o)⁺`.
+/// CCM (gradual-consistency-checking §3.2): `po ∪ wr ∪ pww ∪ rw[pww]` acyclic, where
+/// `pww = (hb_WW ∪ cf[hb])⁺` and `hb = (⋃_o hb_o)⁺`; its store order is `pww`.
 pub fn check(h: &History) -> Result<StoreOrder, Violation> {
     no_thin_air(h)?;
     let wr = h.wr();
     let co = causal(h, &wr)?;
-    let causality = Causality {
-        co: &co,
-        co_inv: &co.transpose(),
-        pi_inv: &h.po().transpose(),
-        gens: [(Rel::Po, h.po()), (Rel::Wr, &wr)],
-        rule2: Rel::Pww,
-        cyclic: Pattern::CyclicPww,
-        init_read: Pattern::CyclicPww,
-    };
-    let mut hb = BitMatrix::new(h.n());
-    for o in h.po_maximal() {
-        hb.union_with(&local_hb(h, &causality, o)?);
-    }
-    let hb = closure_any(&hb);
-    let pww_gen = union(&[&ww(h, &hb), &cf(h, &hb, |_, _| true)]);
-    let pww = closure_any(&pww_gen);
-    let rw = rw(h, &pww);
     let (po, wr) = ((Rel::Po, h.po()), (Rel::Wr, &wr));
+    let causality = Causality::new(&co, [po, wr], Rel::Pww, CyclicPww, CyclicPww);
+    // hb_o only grows along po (causal-consistency-datalog Thm 2): the po-maximal o suffice
+    let hb = hb(h, &causality, h.po_maximal())?;
+    let pww_gen = ww(h, &hb).union(&cf(h, &hb, |r| h.rf(r)));
+    let pww = pww_gen.plus_any();
+    let rw = rw(h, &pww);
     acyclic_explained(
-        Pattern::CyclicPww,
         &[po, wr, (Rel::Pww, &pww), (Rel::Rw, &rw)],
         &[po, wr, (Rel::Pww, &pww_gen), (Rel::Rw, &rw)],
-    )?;
+    )
+    .map_err(|c| Violation::from_cycle(CyclicPww, c))?;
     Ok(StoreOrder::project(h, &pww))
-}
-
-/// CCM at scale: `hb` = `co` plus every observer's rule-2 edges (each
-/// `hb_o` grown on CC's frontiers and undone, its edges kept); `pww`
-/// generated at `hb`'s frontiers — the first write and the first read of
-/// the variable a write reaches on each lane, plus `rf(r) pww rf(r′)` for
-/// consecutive same-variable reads of a lane — and `po ∪ wr ∪ pww ∪ rw[pww]`
-/// checked acyclic; `pww`'s pairs are counted. `Ok(None)`: the deadline
-/// passed first.
-pub fn check_scaled(
-    h: &History,
-    lanes: &Lanes,
-    deadline: Option<std::time::Instant>,
-) -> Result<Option<StoreOrder>, Violation> {
-    let mut hb = cc::check_scaled(h, lanes)?;
-    let rule = Rule2 {
-        rel: Rel::Pww,
-        cyclic: Pattern::CyclicPww,
-        init_read: Pattern::CyclicPww,
-        next_break: None,
-    };
-    let mut derived = Vec::new();
-    let obs = observers(h, lanes, &hb);
-    if !local_hbs(h, &mut hb, obs, &rule, deadline, Some(&mut derived))? {
-        return Ok(None);
-    }
-    insert_all(&mut hb, &derived, Rel::Pww, Pattern::CyclicPww)?;
-    // pww's generating pairs
-    let g = hb.graph();
-    let mut pww: Vec<(u32, u32)> = Vec::new();
-    write_frontiers(h, &hb, |w, v, q, p| {
-        if let Some(r) = g.first_read(q, v, p) {
-            let w2 = h.rf(r as usize).expect("no thin air") as u32;
-            if w2 != w {
-                pww.push((w, w2));
-            }
-        }
-        if let Some(y) = first_other_write(g, w, v, q, p) {
-            pww.push((w, y));
-        }
-    });
-    for lane in &lanes.lanes {
-        consecutive_sources(h, lane, |_| true, |a, b| pww.push((a as u32, b as u32)));
-    }
-    drop(hb);
-    let mut edges: Vec<(u32, u32, Rel)> = pww.iter().map(|&(a, b)| (a, b, Rel::Pww)).collect();
-    for &(w, w2) in &pww {
-        for &r in h.readers(w as usize) {
-            if r as u32 != w2 {
-                edges.push((r as u32, w2, Rel::Rw));
-            }
-        }
-    }
-    let mut g = sc::graph(h, lanes);
-    g.add_edges(&edges);
-    g.acyclic()
-        .map_err(|c| Violation::from_edges(Pattern::CyclicPww, c))?;
-    drop(g);
-    Ok(Some(
-        StoreOrder::count_closure(h, lanes, &pww).expect("pww is acyclic"),
-    ))
 }

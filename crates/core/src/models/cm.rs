@@ -1,90 +1,20 @@
-//! CM, causal memory: CC and no WriteHBInitRead or CyclicHB
-//! (causal-consistency-datalog Table 3, Def. 4).
+//! CM, causal memory (causal-consistency-datalog §3.2 Def. 4, §4).
 
-use crate::certificate::{Pattern, Rel, Violation};
+use crate::certificate::Pattern::{CyclicHB, WriteHBInitRead};
+use crate::certificate::{Rel, Violation};
 use crate::history::History;
 use crate::models::cc;
-use crate::models::common::causal;
-use crate::models::hbo::{local_hb, local_hbs, Causality, Observer, Rule2};
-use crate::relation::chains::Frontier;
-use crate::relation::program::{consecutive_sources, Lanes};
+use crate::models::hbo::{local_hb, Causality};
 
-/// CM: CC, and every `hb_o` acyclic with no write `hb_o`-before a read of
-/// the initial value `r po* o`. `hb_o` only grows along `po`
-/// (causal-consistency-datalog Thm 2), so the po-maximal `o` suffice.
+/// CM (causal-consistency-datalog Lemma 3): CC, and no CyclicHB (some `hb_o` cyclic) or
+/// WriteHBInitRead (a write `hb_o`-before a read `r po* o` of the initial value); `hb_o`
+/// only grows along `po` (Lemma 4, Thm 2), so the po-maximal `o` suffice.
 pub fn check(h: &History) -> Result<(), Violation> {
-    cc::check(h)?;
-    let wr = h.wr();
-    let co = causal(h, &wr)?;
-    let causality = Causality {
-        co: &co,
-        co_inv: &co.transpose(),
-        pi_inv: &h.po().transpose(),
-        gens: [(Rel::Po, h.po()), (Rel::Wr, &wr)],
-        rule2: Rel::HbO,
-        cyclic: Pattern::CyclicHB,
-        init_read: Pattern::WriteHBInitRead,
-    };
+    let (wr, co) = cc::co(h)?;
+    let gens = [(Rel::Po, h.po()), (Rel::Wr, &wr)];
+    let causality = Causality::new(&co, gens, Rel::HbO, CyclicHB, WriteHBInitRead);
     for o in h.po_maximal() {
         local_hb(h, &causality, o)?;
     }
     Ok(())
-}
-
-/// CM at scale: `co` as frontiers (CC's), then for each po-maximal `o` the
-/// rule-2 closure of `hb_o` grown on them and undone afterwards. Rule 2 fires
-/// only at reads `r po* o` (thread(o)'s lanes, up to `o`), at the first such
-/// read a write reaches on each lane; later ones follow through
-/// `rf(r) hb_o rf(r′)` for consecutive same-variable reads `r po r′ po* o`
-/// (rule 2 on `rf(r) co r′`). Edges stay inside `past(o)`: a node that
-/// reaches a rule site reaches `o`. `Ok(false)`: the deadline passed first.
-pub fn check_scaled(
-    h: &History,
-    lanes: &Lanes,
-    deadline: Option<std::time::Instant>,
-) -> Result<bool, Violation> {
-    let mut co = cc::check_scaled(h, lanes)?;
-    let rule = Rule2 {
-        rel: Rel::HbO,
-        cyclic: Pattern::CyclicHB,
-        init_read: Pattern::WriteHBInitRead,
-        next_break: None,
-    };
-    let obs = observers(h, lanes, &co);
-    local_hbs(h, &mut co, obs, &rule, deadline, None)
-}
-
-/// The po-maximal observers of `hb_o` on `co` (the graph of `po ∪ wr` on
-/// lanes, one sequence per lane): sites are the reads of thread(o)'s lanes
-/// up to `o`, seeds their consecutive same-variable sources.
-pub(crate) fn observers<'a>(
-    h: &'a History,
-    lanes: &'a Lanes,
-    co: &Frontier,
-) -> impl Iterator<Item = Observer> + 'a {
-    let lane_seq: Vec<u32> = lanes
-        .lanes
-        .iter()
-        .map(|ops| co.graph().seq_of_op(ops[0]))
-        .collect();
-    h.po_maximal().into_iter().map(move |o| {
-        let t = h.thread_of(o).expect("a thread operation");
-        let upto = |r: usize| r == o || h.po_before(r, o);
-        let mut seeds = Vec::new();
-        let sites = lanes.of_thread[t]
-            .clone()
-            .map(|l| {
-                let ops = &lanes.lanes[l as usize];
-                consecutive_sources(h, ops, upto, |a, b| seeds.push((a as u32, b as u32)));
-                let cut = ops.partition_point(|&r| upto(r as usize));
-                (lane_seq[l as usize], cut as u32)
-            })
-            .collect();
-        Observer {
-            o,
-            sites,
-            var: None,
-            seeds,
-        }
-    })
 }

@@ -1,13 +1,14 @@
-//! Relations and checks shared by the model files.
+//! The sets and relations the models are built from, as the papers define
+//! them (gradual-consistency-checking §2–4, consistency-framework-2k §2 and
+//! §4.2), in the algebra of [`crate::relation::algebra`].
 
-use crate::certificate::{compress, Pattern, Rel, Step, Violation};
-use crate::history::History;
-use crate::relation::{
-    iter_ones, shortest_cycle, shortest_cycle_through, transitive_closure, BitMatrix, Edge,
-};
+use std::borrow::Cow;
 
-/// ThinAirRead: `wr⁻¹` must be total (every model requires it).
-/// ThinAirFinal likewise: a `@final` value must have been written.
+use crate::certificate::{Pattern, Rel, Violation};
+use crate::history::{History, OpId};
+use crate::relation::{plus_of, BitMatrix};
+
+/// ThinAirRead and ThinAirFinal: `wr⁻¹` is total (gradual-consistency-checking Def. 1).
 pub fn no_thin_air(h: &History) -> Result<(), Violation> {
     if let Some(r) = h.thin_air_reads().next() {
         return Err(Violation {
@@ -29,184 +30,192 @@ pub fn no_thin_air(h: &History) -> Result<(), Violation> {
     Ok(())
 }
 
-/// The causal relation `co = (po ∪ wr)⁺`, or CyclicCO.
-pub fn causal(h: &History, wr: &BitMatrix) -> Result<BitMatrix, Violation> {
-    let mut gen = h.po().clone();
-    gen.union_with(wr);
-    transitive_closure(&gen)
-        .map_err(|_| cycle_in(Pattern::CyclicCO, &[(Rel::Po, h.po()), (Rel::Wr, wr)]))
+/// The sets of operations the definitions restrict relations to: `W` and
+/// `R` (gradual-consistency-checking §2), and the plain writes, plain reads
+/// and stores of the store-buffer models (consistency-framework-2k §4.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `W`: the writes, initial writes and RMW write halves included.
+    W,
+    /// `R`: the reads, RMW read halves included.
+    R,
+    /// The writes that are not an RMW's.
+    PlainW,
+    /// The reads that are not an RMW's.
+    PlainR,
+    /// The stores: the writes and both halves of every RMW.
+    Store,
 }
 
-/// `R_WW`: the pairs of `rel` between distinct writes of one variable.
-pub fn ww(h: &History, rel: &BitMatrix) -> BitMatrix {
-    let mut out = BitMatrix::new(h.n());
-    for x in 0..h.vars.len() {
-        for &w in h.writes_of(x) {
-            out.or_row(w, rel.row(w));
-            out.and_row(w, h.writes_mask(x));
-            out.unset(w, w);
+impl Kind {
+    /// Whether `o` is in the set (its pairwise form).
+    pub fn contains(self, h: &History, o: OpId) -> bool {
+        let rmw = h.ops[o].rmw.is_some();
+        match self {
+            Kind::W => h.is_write(o),
+            Kind::R => h.is_read(o),
+            Kind::PlainW => h.is_write(o) && !rmw,
+            Kind::PlainR => h.is_read(o) && !rmw,
+            Kind::Store => h.is_write(o) || rmw,
         }
     }
-    out
-}
 
-/// `cf[R] = R_WR ; wr⁻¹` (distinct writes), taking `wr` from `rf`
-/// restricted to the pairs `keep` accepts (all of `wr`, or `wre` for `cfe`).
-pub fn cf(h: &History, rel: &BitMatrix, keep: impl Fn(usize, usize) -> bool) -> BitMatrix {
-    let mut out = BitMatrix::new(h.n());
-    let mut reads = vec![0u64; rel.stride()];
-    for x in 0..h.vars.len() {
-        for &w in h.writes_of(x) {
-            for ((d, a), b) in reads.iter_mut().zip(rel.row(w)).zip(h.reads_mask(x)) {
-                *d = a & b;
-            }
-            for r in iter_ones(&reads) {
-                if let Some(w2) = h.rf(r) {
-                    if w2 != w && keep(w2, r) {
-                        out.set(w, w2);
-                    }
+    /// The set as a bit row over op ids (`W` and `R` as the history keeps them).
+    pub fn set(self, h: &History) -> Cow<'_, [u64]> {
+        match self {
+            Kind::W => Cow::Borrowed(h.writes_set()),
+            Kind::R => Cow::Borrowed(h.reads_set()),
+            _ => {
+                let mut out = vec![0u64; h.n().div_ceil(64)];
+                for o in (0..h.n()).filter(|&o| self.contains(h, o)) {
+                    out[o / 64] |= 1 << (o % 64);
                 }
+                Cow::Owned(out)
             }
         }
     }
-    out
 }
 
-/// `rw[R] = wr⁻¹ ; R_WW`.
-pub fn rw(h: &History, store: &BitMatrix) -> BitMatrix {
-    let mut out = BitMatrix::new(h.n());
-    for r in 0..h.n() {
-        if let Some(w) = h.rf(r) {
-            let x = h.var(r).expect("reads have a variable");
-            out.or_row(r, store.row(w));
-            out.and_row(r, h.writes_mask(x));
-            out.unset(r, w);
-        }
-    }
-    out
+/// `loc` (consistency-framework-2k §2): an operation's class is the
+/// operations on its variable; a fence is in none.
+pub fn loc<'h>(h: &'h History) -> impl Fn(OpId) -> Option<&'h [u64]> + 'h {
+    move |o| h.var(o).map(|x| h.loc_mask(x))
 }
 
-/// The union of several relations.
-pub fn union(rels: &[&BitMatrix]) -> BitMatrix {
-    let mut out = rels[0].clone();
-    for r in &rels[1..] {
-        out.union_with(r);
-    }
-    out
+/// `co = (po ∪ wr)⁺` (causal-consistency-datalog §3.2), or CyclicCO.
+pub fn causal(h: &History, wr: &BitMatrix) -> Result<BitMatrix, Violation> {
+    plus_of(&[(Rel::Po, h.po()), (Rel::Wr, wr)])
+        .map_err(|c| Violation::from_cycle(Pattern::CyclicCO, c))
 }
 
-fn to_steps(cycle: Vec<Edge<Rel>>) -> Vec<Step> {
-    let steps = cycle
-        .into_iter()
-        .map(|e| Step {
-            from: e.from,
-            rel: e.label,
-            to: e.to,
-        })
-        .collect();
-    compress(steps, &[Rel::Po, Rel::Ppo, Rel::PoLoc])
+/// `R_WW \ id` (gradual-consistency-checking §3.1): `R` between distinct writes of a variable.
+pub fn ww(h: &History, r: &BitMatrix) -> BitMatrix {
+    let w = Kind::W.set(h);
+    r.project(&w, &w, loc(h)).minus_id()
 }
 
-/// A violation whose certificate is a shortest cycle of the union of `rels`
-/// (which the caller knows to be cyclic).
-pub fn cycle_in(pattern: Pattern, rels: &[(Rel, &BitMatrix)]) -> Violation {
-    let cycle = shortest_cycle(rels).expect("the relation was found cyclic");
-    Violation::cycle(pattern, to_steps(cycle))
+/// `rw[R] = wr⁻¹ ; R_WW` (gradual-consistency-checking Def. 2).
+pub fn rw(h: &History, r: &BitMatrix) -> BitMatrix {
+    BitMatrix::fn_seq(|o| h.rf(o), ww(h, r))
 }
 
-/// A violation whose certificate is the edge `a -rel-> b` closed by a shortest
-/// path from `b` back to `a` in the union of `rels`.
-pub fn cycle_through(
-    pattern: Pattern,
-    rels: &[(Rel, &BitMatrix)],
-    a: usize,
-    b: usize,
-    rel: Rel,
-) -> Violation {
-    let cycle = shortest_cycle_through(rels, a, b, rel).expect("b reaches a");
-    Violation::cycle(pattern, to_steps(cycle))
+/// `cf[R] = R_WR ; wr⁻¹ \ id` (gradual-consistency-checking Def. 3; the two
+/// writes distinct), for the `wr⁻¹` given (`cfe[R]` with `wre⁻¹`, §4.1).
+pub fn cf(h: &History, r: &BitMatrix, wr_inv: impl Fn(OpId) -> Option<OpId>) -> BitMatrix {
+    let (w, rd) = (Kind::W.set(h), Kind::R.set(h));
+    r.project(&w, &rd, loc(h)).seq_fn(wr_inv).minus_id()
 }
 
-/// Acyclicity of the union of `rels`, with a certificate when it fails.
-pub fn acyclic(pattern: Pattern, rels: &[(Rel, &BitMatrix)]) -> Result<(), Violation> {
-    acyclic_explained(pattern, rels, rels)
-}
-
-/// Acyclicity of the union of `rels`; a failure is explained by a cycle of
-/// `explain`, whose union has the same transitive closure (e.g. a store
-/// order's generating pairs in place of the order itself, so that no edge
-/// is a bare closure pair).
-pub fn acyclic_explained(
-    pattern: Pattern,
-    rels: &[(Rel, &BitMatrix)],
-    explain: &[(Rel, &BitMatrix)],
-) -> Result<(), Violation> {
-    let all = union(&rels.iter().map(|(_, m)| *m).collect::<Vec<_>>());
-    crate::relation::topological_order(&all)
-        .map(|_| ())
-        .map_err(|_| cycle_in(pattern, explain))
-}
-
-/// `po-loc`: `po` between operations on the same variable.
+/// `po-loc = po ∩ loc` (gradual-consistency-checking §2).
 pub fn po_loc(h: &History) -> BitMatrix {
-    let mut out = BitMatrix::new(h.n());
-    for o in 0..h.n() {
-        if let Some(x) = h.var(o) {
-            let (po, reads, writes) = (h.po().row(o), h.reads_mask(x), h.writes_mask(x));
-            for (((d, &p), &r), &w) in out.row_mut(o).iter_mut().zip(po).zip(reads).zip(writes) {
-                *d = p & (r | w);
-            }
-        }
-    }
-    out
+    h.po().clone().same_loc(loc(h))
 }
 
-/// `wre`: `wr` between operations not related by `po` either way; `wr` is
-/// the history's ([`History::wr`]), whose pairs are read off `rf`.
+/// `wre = wr \ (po ∪ po⁻¹)` (gradual-consistency-checking §2; consistency-framework-2k's `rf_e`).
 pub fn wre(h: &History, wr: &BitMatrix) -> BitMatrix {
-    debug_assert_eq!(wr, &h.wr());
-    let mut out = wr.clone();
-    for r in 0..h.n() {
-        if let Some(w) = h.rf(r).filter(|&w| wr.get(w, r)) {
-            if h.po().get(w, r) || h.po().get(r, w) {
-                out.unset(w, r);
-            }
-        }
-    }
-    out
+    wr.clone().minus(h.po()).minus_inv(h.po())
 }
 
-/// At scale: for each write `w` and each sequence `q` of `f`'s graph that
-/// holds `w`'s variable `v`, the first position `p` of `q` that `w`
-/// reaches: `each(w, v, q, p)`.
-pub(crate) fn write_frontiers(
-    h: &History,
-    f: &crate::relation::chains::Frontier,
-    mut each: impl FnMut(u32, u32, u32, u32),
-) {
-    let g = f.graph();
-    for w in (0..h.n()).filter(|&w| h.is_write(w)) {
-        let v = h.var(w).expect("writes have a variable") as u32;
-        for q in g.seqs_with(v) {
-            let p = f.frontier(w as u32, g.slot_of(q));
-            if p != crate::relation::chains::NONE {
-                each(w as u32, v, q, p);
-            }
-        }
-    }
+/// Program-order pairs a model relaxes: `from × to`, or with `across` only
+/// those between different variables.
+#[derive(Debug, Clone, Copy)]
+pub struct Relaxed {
+    pub from: Kind,
+    pub to: Kind,
+    pub across: bool,
 }
 
-/// The first write of `v` at or after position `p` of sequence `q`, other
-/// than `w` itself: `(w, y) ∈ R_WW` for the `R` whose frontier `p` is.
-pub(crate) fn first_other_write(
-    g: &crate::relation::chains::ChainGraph,
-    w: u32,
-    v: u32,
-    q: u32,
-    p: u32,
-) -> Option<u32> {
-    match g.first_write(q, v, p) {
-        Some(y) if y == w => g.first_write(q, v, p + 1),
-        y => y,
+/// `(po \ relaxed)⁺` (consistency-framework-2k §4.2's `po-mm`): the closure
+/// orders a relaxed pair again through a fence or an RMW between them.
+pub fn preserved(h: &History, relaxed: &[Relaxed]) -> BitMatrix {
+    let mut kept = h.po().clone();
+    for r in relaxed {
+        let (from, to) = (r.from.set(h), r.to.set(h));
+        kept = match r.across {
+            false => kept.minus_product(&from, &to),
+            true => kept.minus_product_across(&from, &to, loc(h)),
+        };
+    }
+    kept.plus().expect("po is acyclic")
+}
+
+/// Whether `relaxed` holds the pair `(a, b)` (its pairwise form, for the
+/// graphs at scale).
+pub fn relaxes(h: &History, relaxed: &[Relaxed], a: OpId, b: OpId) -> bool {
+    relaxed.iter().any(|r| {
+        r.from.contains(h, a) && r.to.contains(h, b) && !(r.across && h.var(a) == h.var(b))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::{pso, tso};
+    use crate::relation::transitive_closure;
+    use memconform_parsers::hist::RawOpKind;
+
+    /// `true` for (plain write, plain read).
+    fn plain(h: &History, a: OpId, b: OpId) -> bool {
+        h.is_write(a) && h.ops[a].rmw.is_none() && h.is_read(b) && h.ops[b].rmw.is_none()
+    }
+
+    /// `(po \ {(a, b) | relaxed(a, b)})⁺` pair by pair.
+    fn relax_pairwise(h: &History, relaxed: impl Fn(OpId, OpId) -> bool) -> BitMatrix {
+        let mut kept = h.po().clone();
+        for (a, b) in h.po().pairs() {
+            if relaxed(a, b) {
+                kept.unset(a, b);
+            }
+        }
+        transitive_closure(&kept).expect("po is acyclic")
+    }
+
+    #[test]
+    fn ppo_and_po_pso_by_rows_are_the_pairwise_relaxations() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..60 {
+            let threads = 1 + round % 4;
+            let ops = 2 + round % 30;
+            let mut next = 1u64;
+            let program: Vec<Vec<RawOpKind>> = (0..threads)
+                .map(|_| {
+                    (0..ops)
+                        .map(|_| {
+                            seed ^= seed << 13;
+                            seed ^= seed >> 7;
+                            seed ^= seed << 17;
+                            let var = format!("x{}", seed % 3);
+                            next += 1;
+                            match (seed >> 8) % 5 {
+                                0 | 1 => RawOpKind::Write { var, value: next },
+                                2 => RawOpKind::Read { var, value: 0 },
+                                3 => RawOpKind::Rmw {
+                                    var,
+                                    old: 0,
+                                    new: next,
+                                },
+                                _ => RawOpKind::Fence,
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let h = History::from_threads(&program).unwrap();
+            assert_eq!(tso::ppo(&h), relax_pairwise(&h, |a, b| plain(&h, a, b)));
+            let pso_relaxed = |a: OpId, b: OpId| {
+                let plain_write = h.is_write(a) && h.ops[a].rmw.is_none();
+                let plain_read = h.is_read(b) && h.ops[b].rmw.is_none();
+                let other_store = (h.is_write(b) || h.ops[b].rmw.is_some()) && h.var(b) != h.var(a);
+                plain_write && (plain_read || other_store)
+            };
+            assert_eq!(pso::po_pso(&h), relax_pairwise(&h, pso_relaxed));
+            // the pairwise forms the graphs at scale use
+            for (a, b) in h.po().pairs() {
+                assert_eq!(tso::relaxed(&h, a, b), plain(&h, a, b), "{a} {b}");
+                assert_eq!(pso::relaxed(&h, a, b), pso_relaxed(a, b), "{a} {b}");
+                let w_r = h.is_write(a) && h.is_read(b);
+                assert_eq!(relaxes(&h, &crate::models::wccm::RELAXED, a, b), w_r);
+            }
+        }
     }
 }

@@ -1,26 +1,31 @@
-//! The consistency models, one file each, as the papers define them: the
-//! polynomial ones (CC … wSC) decide a history and compute a partial store
-//! order; SC, TSO and PSO are given as acyclicity graphs ([`Spec`]) that the
-//! completion engines ([`crate::complete`]) complete. The pipeline that runs
-//! them in order is [`crate::check`].
+//! The consistency models, one file each, as the papers define them, in
+//! the relation algebra of [`crate::relation::algebra`]: the polynomial
+//! ones (CC … wSC) decide a history and compute a partial store order; SC,
+//! TSO and PSO are given as acyclicity graphs ([`Spec`]) that the
+//! completion engines ([`crate::complete`]) complete. Their facts (names,
+//! gradual chains, implications, store orders, costs) are one table,
+//! [`facts::FACTS`]. The pipeline that runs them in order is
+//! [`crate::check`]; their forms for large histories are [`crate::scale`].
 //!
 //! Every polynomial model answers `Ok(store order)` (the partial store order
 //! it computed, where it has one) or `Err(violation)` with a certificate.
 
-pub(crate) mod cc;
-pub(crate) mod ccm;
-pub(crate) mod ccv;
-pub(crate) mod cm;
-pub(crate) mod common;
-mod hbo;
-pub(crate) mod pso;
-pub(crate) mod sc;
+pub mod cc;
+pub mod ccm;
+pub mod ccv;
+pub mod cm;
+pub mod common;
+pub mod facts;
+pub mod hbo;
+pub mod pso;
+pub mod sc;
 mod spec;
 mod store_order;
-pub(crate) mod tso;
-pub(crate) mod wccm;
-pub(crate) mod wsc;
+pub mod tso;
+pub mod wccm;
+pub mod wsc;
 
+pub use facts::{Definition, Facts, Store};
 pub use spec::{Graph, Spec};
 pub use store_order::StoreOrder;
 
@@ -30,23 +35,23 @@ use crate::history::History;
 /// What a model check returns: its partial store order, or a violation.
 pub type Checked = Result<Option<StoreOrder>, Violation>;
 
-/// The models, cheapest first.
+/// The models, cheapest first (their facts: [`facts::FACTS`]).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Model {
-    /// weak causal consistency (causal-consistency-datalog, bad patterns)
+    /// weak causal consistency
     Cc,
     /// causal convergence
     Ccv,
     /// causal memory
     Cm,
-    /// convergent causal memory (gradual-consistency-checking §3.2)
+    /// convergent causal memory
     Ccm,
-    /// weak convergent causal memory (gradual-consistency-checking §4.1)
+    /// weak convergent causal memory
     Wccm,
-    /// weak sequential consistency (wsc-saturation §3)
+    /// weak sequential consistency
     Wsc,
     /// sequential consistency
     Sc,
@@ -83,19 +88,14 @@ impl Model {
         Model::Pso,
     ];
 
+    /// This model's facts.
+    pub fn facts(self) -> &'static Facts {
+        &facts::FACTS[self as usize]
+    }
+
     /// The command-line and CSV name.
     pub fn name(self) -> &'static str {
-        match self {
-            Model::Cc => "cc",
-            Model::Ccv => "ccv",
-            Model::Cm => "cm",
-            Model::Ccm => "ccm",
-            Model::Wccm => "wccm",
-            Model::Wsc => "wsc",
-            Model::Sc => "sc",
-            Model::Tso => "tso",
-            Model::Pso => "pso",
-        }
+        self.facts().name
     }
 
     /// Parses a command-line name, in any case (`sc`, `SC`).
@@ -107,46 +107,29 @@ impl Model {
 
     /// The acyclicity graphs of a store-order model (SC, TSO, PSO).
     pub fn spec(self, h: &History) -> Option<Spec> {
-        match self {
-            Model::Sc => Some(sc::spec(h)),
-            Model::Tso => Some(tso::spec(h)),
-            Model::Pso => Some(pso::spec(h)),
-            _ => None,
+        match self.facts().definition {
+            Definition::Graphs(spec) => Some(spec(h)),
+            Definition::Check(_) => None,
         }
     }
 
     /// The weaker models this one implies, cheapest first: a violation of
-    /// any of them is a violation of this one (CCM ⇒ CC, CCv, CM:
-    /// gradual-consistency-checking Lemma 1; wSC ⇒ CCM: wsc-saturation Lemma 1).
-    /// wCCM implies none of the causal models (it accepts a read of a
-    /// po-later own write), so it stands alone. SC ⇒ wSC (wsc-saturation
-    /// Lemma 3); TSO ⇒ wCCM (gradual-consistency-checking Lemma 3); PSO
-    /// implies none of them (message passing is PSO but neither CC nor wCCM).
+    /// any of them is a violation of this one ([`Facts::chain`]).
     pub fn gradual_chain(self) -> &'static [Model] {
-        match self {
-            Model::Cc => &[],
-            Model::Ccv | Model::Cm => &[Model::Cc],
-            Model::Ccm => &[Model::Cc, Model::Ccv, Model::Cm],
-            Model::Wccm => &[],
-            Model::Wsc => &[Model::Cc, Model::Ccv, Model::Cm, Model::Ccm],
-            Model::Sc => &[Model::Cc, Model::Ccv, Model::Cm, Model::Ccm, Model::Wsc],
-            Model::Tso => &[Model::Wccm],
-            Model::Pso => &[],
-        }
+        self.facts().chain
     }
-}
 
-impl Model {
-    /// Whether this model holding implies `weaker` holds: its gradual chain,
-    /// and SC ⇒ TSO ⇒ PSO (a stronger model's witness is a weaker one's:
-    /// 2k-framework), TSO ⇒ wCCM.
+    /// Whether this model holding implies `weaker` holds: its gradual chain
+    /// and the other implications of [`facts::FACTS`].
     pub fn implies(self, weaker: Model) -> bool {
-        self == weaker
-            || self.gradual_chain().contains(&weaker)
-            || matches!(
-                (self, weaker),
-                (Model::Sc, Model::Tso | Model::Pso | Model::Wccm) | (Model::Tso, Model::Pso)
-            )
+        let f = self.facts();
+        self == weaker || f.chain.contains(&weaker) || f.implies.contains(&weaker)
+    }
+
+    /// Estimated bytes of the dense form on `n` operations (its `n×n`
+    /// matrices alive at once, [`Facts::dense_matrices`]).
+    pub fn dense_bytes(self, n: usize) -> u64 {
+        self.facts().dense_matrices * (n as u64) * (n as u64) / 8
     }
 }
 

@@ -5,10 +5,9 @@
 use crate::certificate::{Pattern, Rel};
 use crate::history::History;
 use crate::models::{Graph, Spec};
-use crate::relation::chains::ChainGraph;
-use crate::relation::program::{self, Lanes, Shape};
 
-/// SC's single acyclicity graph.
+/// SC's one acyclicity graph (gradual-consistency-checking §2; consistency-framework-2k
+/// §4.2: `po-sc = po`, `rf-sc = rf`, so `G_loc` is implied).
 pub fn spec(h: &History) -> Spec {
     Spec {
         graphs: vec![Graph {
@@ -16,22 +15,4 @@ pub fn spec(h: &History) -> Spec {
             fixed: vec![(Rel::Po, h.po().clone()), (Rel::Wr, h.wr())],
         }],
     }
-}
-
-/// SC's graph at scale, `po ∪ wr` on lanes (also wSC's, CC's and CCv's).
-pub fn graph(h: &History, lanes: &Lanes) -> ChainGraph {
-    program::graph(
-        h,
-        lanes,
-        &Shape {
-            class: &|_| Some(0),
-            classes: 1,
-            per_var: false,
-            kept: &|_, _| true,
-            init_var_matters: false,
-            po_rel: Rel::Po,
-            wr_rel: Rel::Wr,
-            wr_keep: &|_, _| true,
-        },
-    )
 }

@@ -1,6 +1,6 @@
 //! A model with a store order as acyclicity graphs (consistency-framework-2k
-//! §3): each graph's fixed relations, to which completion adds the store
-//! order `ww` and `rw = wr⁻¹ ; ww`.
+//! §3.1, §4.1): each graph's fixed relations, to which completion adds the
+//! store order `ww` and `rw = wr⁻¹ ; ww`.
 
 use crate::certificate::{Pattern, Rel};
 use crate::history::History;
@@ -19,7 +19,7 @@ pub struct Spec {
 }
 
 impl Spec {
-    /// The framework's two graphs (consistency-framework-2k §3):
+    /// The framework's two graphs (consistency-framework-2k §4.1, validity):
     /// `G_loc = po-loc ∪ wr` (uniprocessor) and `G_mm = po-mm ∪ wre`, where
     /// `po-mm` is the model's preserved program order.
     pub fn loc_mm(h: &History, po_mm: (Rel, BitMatrix), pattern: Pattern) -> Spec {

@@ -2,80 +2,49 @@
 
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::{History, OpId};
-use crate::models::common::{causal, cycle_through, no_thin_air};
+use crate::models::common::{causal, no_thin_air};
 use crate::models::StoreOrder;
-use crate::relation::{BitMatrix, Reach};
+use crate::relation::{word_ones, BitMatrix, Derived, Fixpoint, Reach};
 
-/// wSC: `hb` acyclic, where `st` and `hb` are the least relations with
-/// `st = ((hb_WR ; wr⁻¹) ∪ hb_WW)⁺` and `hb = (po ∪ wr ∪ st ∪ rw[st])⁺`.
-/// Computed as a worklist fixpoint over `hb` kept transitively closed:
-/// every new pair of `hb` is fed to the two rules below.
+/// wSC (wsc-saturation §3): `hb` acyclic for the least `st` and `hb` with
+/// `st = ((hb_WR ; wr⁻¹) ∪ hb_WW)⁺` and `hb = (po ∪ wr ∪ st ∪ rw[st])⁺`, from
+/// `hb₀ = (po ∪ wr)⁺`; its store order is `hb_WW`.
 pub fn check(h: &History) -> Result<StoreOrder, Violation> {
     no_thin_air(h)?;
     let wr = h.wr();
-    let mut hb = Reach::from_closed(causal(h, &wr)?); // hb_0 = (po ∪ wr)⁺
-    let mut work = Vec::new();
-    for w in (0..h.n()).filter(|&w| h.is_write(w)) {
-        rules(h, hb.succ(), w, hb.succ().row(w), &mut work);
-    }
-    let mut st = BitMatrix::new(h.n());
-    let mut rw = BitMatrix::new(h.n());
-    while let Some((a, b, rel)) = work.pop() {
-        if hb.reaches(a, b) {
-            continue;
-        }
-        match rel {
-            Rel::St => st.set(a, b),
-            _ => rw.set(a, b),
-        };
-        if hb
-            .insert(a, b, |hb, x, fresh| rules(h, hb, x, fresh, &mut work))
-            .is_err()
-        {
-            let rels = [
-                (Rel::Po, h.po()),
-                (Rel::Wr, &wr),
-                (Rel::St, &st),
-                (Rel::Rw, &rw),
-            ];
-            return Err(cycle_through(Pattern::CyclicSt, &rels, a, b, rel));
-        }
-    }
-    Ok(StoreOrder::project(h, hb.succ()))
+    let hb0 = Reach::from_closed(causal(h, &wr)?);
+    let mut hb = Fixpoint::new(hb0, &[Rel::St, Rel::Rw], false);
+    hb.apply(|hb, x, fresh, out| rules(h, hb, x, fresh, out));
+    hb.run(|hb, x, fresh, out| rules(h, hb, x, fresh, out))
+        .map_err(|(a, b, rel)| {
+            let gens = [(Rel::Po, h.po()), (Rel::Wr, &wr)];
+            Violation::from_cycle(Pattern::CyclicSt, hb.cycle_through(&gens, a, b, rel))
+        })?;
+    Ok(StoreOrder::project(h, hb.relation()))
 }
 
-/// The two rules, applied to the new pairs `(x, y)`, `y ∈ fresh`, of `hb`:
-/// - st: `x hb y`, `y` a read of `x`'s variable reading from `w′ ≠ x` ⇒ `x st w′`;
-/// - rw: `x hb y`, `y` another write of `x`'s variable (so `x st y`), `wr(x, r)` ⇒ `r rw y`.
-///
-/// Consequences already in `hb` are not queued.
-fn rules(h: &History, hb: &BitMatrix, x: OpId, fresh: &[u64], work: &mut Vec<(OpId, OpId, Rel)>) {
-    if !h.is_write(x) {
+/// wSC's two rules on the new pairs `(x, y)` of `hb`, `x` a write of `v` (wsc-saturation §3):
+/// `y` a read of `v` gives `(x, wr⁻¹(y)) ∈ st` (`hb_WR ; wr⁻¹`, distinct writes); `y` a write
+/// of `v` (`x st y`, from `hb_WW`) gives `(r, y) ∈ rw[st]` for each `r` reading from `x`.
+fn rules(h: &History, hb: &BitMatrix, x: OpId, fresh: &[u64], out: &mut Derived<Rel>) {
+    let Some(v) = h.var(x).filter(|_| h.is_write(x)) else {
         return;
-    }
-    let v = h.var(x).expect("writes have a variable");
+    };
     for (i, ((&f, &r), &w)) in fresh
         .iter()
         .zip(h.reads_mask(v))
         .zip(h.writes_mask(v))
         .enumerate()
     {
-        let mut bits = f & (r | w);
-        while bits != 0 {
-            let y = i * 64 + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
+        for y in word_ones(i, f & (r | w)) {
             if h.is_read(y) {
                 match h.rf(y) {
-                    Some(w2) if w2 != x && !hb.get(x, w2) => work.push((x, w2, Rel::St)),
+                    Some(w2) if w2 != x && !hb.get(x, w2) => out.push((x, w2, Rel::St)),
                     _ => {}
                 }
             } else {
-                work.extend(
-                    h.readers(x)
-                        .iter()
-                        .filter(|&&r| !hb.get(r, y))
-                        .map(|&r| (r, y, Rel::Rw)),
-                );
+                let readers = h.readers(x).iter().filter(|&&r| !hb.get(r, y));
+                out.extend(readers.map(|&r| (r, y, Rel::Rw)));
             }
         }
     }

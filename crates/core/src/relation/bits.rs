@@ -11,6 +11,19 @@ pub fn iter_ones(words: &[u64]) -> Ones<'_> {
     }
 }
 
+/// The indices of the set bits of `word`, word `i` of a bit row, in
+/// increasing order.
+#[inline]
+pub fn word_ones(i: usize, mut word: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (word != 0).then(|| {
+            let t = word.trailing_zeros() as usize;
+            word &= word - 1;
+            i * 64 + t
+        })
+    })
+}
+
 /// The iterator of [`iter_ones`].
 #[derive(Debug, Clone)]
 pub struct Ones<'a> {

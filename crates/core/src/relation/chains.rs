@@ -11,8 +11,6 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use crate::certificate::Rel;
-
 /// No sequence / no position.
 pub const NONE: u32 = u32::MAX;
 
@@ -20,7 +18,7 @@ pub const NONE: u32 = u32::MAX;
 /// generating edges. A node's slots name the sequences it can reach: node
 /// `x` reaches sequence `base[x] + s` in slot `s` (one family of sequences
 /// per node, e.g. per variable for `po-loc`).
-pub struct ChainGraph {
+pub struct ChainGraph<L> {
     slots: usize,
     seq: Vec<u32>,
     pos: Vec<u32>,
@@ -28,11 +26,11 @@ pub struct ChainGraph {
     seq_slot: Vec<u32>,
     seq_start: Vec<u32>,
     seq_nodes: Vec<u32>,
-    chain_rel: Rel,
+    chain_rel: L,
     out_start: Vec<u32>,
-    out: Vec<(u32, Rel)>,
+    out: Vec<(u32, L)>,
     in_start: Vec<u32>,
-    inn: Vec<(u32, Rel)>,
+    inn: Vec<(u32, L)>,
     reads: SeqIndex,
     writes: SeqIndex,
     /// Per sequence, the one variable all its reads and writes access
@@ -242,7 +240,7 @@ fn key(q: u32, var: u32) -> u64 {
 }
 
 /// What [`ChainGraph::new`] is built from.
-pub struct Layout {
+pub struct Layout<L> {
     /// Number of nodes.
     pub n: usize,
     /// Slots per node (`D`).
@@ -252,16 +250,16 @@ pub struct Layout {
     /// Per node, the sequence id of its slot 0 ([`NONE`] is read as 0).
     pub base: Vec<u32>,
     /// The label of the edges between consecutive nodes of a sequence.
-    pub chain_rel: Rel,
+    pub chain_rel: L,
     /// Static edges besides the sequences'.
-    pub edges: Vec<(u32, u32, Rel)>,
+    pub edges: Vec<(u32, u32, L)>,
     /// Per node: `Some((var, is_read))` for a read or write (rule sites).
     pub access: Vec<Option<(u32, bool)>>,
 }
 
-impl ChainGraph {
+impl<L: Copy> ChainGraph<L> {
     /// Builds the CSR structure and the per-sequence indexes.
-    pub fn new(l: Layout) -> ChainGraph {
+    pub fn new(l: Layout<L>) -> ChainGraph<L> {
         let n = l.n;
         let nseq = l.seqs.len();
         let mut seq = vec![NONE; n];
@@ -295,8 +293,8 @@ impl ChainGraph {
             seq_nodes.extend(nodes);
             seq_start.push(seq_nodes.len() as u32);
         }
-        let (out_start, out) = csr(n, l.edges.iter().map(|&(a, b, r)| (a, b, r)));
-        let (in_start, inn) = csr(n, l.edges.iter().map(|&(a, b, r)| (b, a, r)));
+        let (out_start, out) = csr(n, l.chain_rel, l.edges.iter().map(|&(a, b, r)| (a, b, r)));
+        let (in_start, inn) = csr(n, l.chain_rel, l.edges.iter().map(|&(a, b, r)| (b, a, r)));
         ChainGraph {
             slots: l.slots,
             seq,
@@ -381,7 +379,7 @@ impl ChainGraph {
     /// reaches the node, the node itself included (one sweep in topological
     /// order, `4·n·D` bytes). `last_write_at` on it answers "the last write
     /// of `x` on `q` before `r`" with one look-up.
-    pub fn past(&self) -> Result<Past, Cycle> {
+    pub fn past(&self) -> Result<Past, Cycle<L>> {
         let (n, d) = (self.n(), self.slots);
         // positions + 1, so that 0 (zeroed memory) is "none"
         let mut last = vec![0u32; n * d];
@@ -432,9 +430,9 @@ impl ChainGraph {
     }
 
     /// Adds static edges (rebuilding the edge arrays).
-    pub fn add_edges(&mut self, extra: &[(u32, u32, Rel)]) {
+    pub fn add_edges(&mut self, extra: &[(u32, u32, L)]) {
         let n = self.n();
-        let mut all: Vec<(u32, u32, Rel)> = Vec::with_capacity(self.out.len() + extra.len());
+        let mut all: Vec<(u32, u32, L)> = Vec::with_capacity(self.out.len() + extra.len());
         for a in 0..n {
             let (i, j) = (self.out_start[a], self.out_start[a + 1]);
             all.extend(
@@ -444,12 +442,12 @@ impl ChainGraph {
             );
         }
         all.extend_from_slice(extra);
-        (self.out_start, self.out) = csr(n, all.iter().copied());
-        (self.in_start, self.inn) = csr(n, all.iter().map(|&(a, b, r)| (b, a, r)));
+        (self.out_start, self.out) = csr(n, self.chain_rel, all.iter().copied());
+        (self.in_start, self.inn) = csr(n, self.chain_rel, all.iter().map(|&(a, b, r)| (b, a, r)));
     }
 
     /// `Err(cycle)` if the static graph is cyclic.
-    pub fn acyclic(&self) -> Result<(), Cycle> {
+    pub fn acyclic(&self) -> Result<(), Cycle<L>> {
         topological(self).map(|_| ())
     }
 
@@ -460,7 +458,7 @@ impl ChainGraph {
     }
 
     /// The successors of `x`: the next node of its sequence, then its static edges.
-    fn static_succ(&self, x: u32) -> impl Iterator<Item = (u32, Rel)> + '_ {
+    fn static_succ(&self, x: u32) -> impl Iterator<Item = (u32, L)> + '_ {
         let q = self.seq[x as usize];
         let next = (q != NONE)
             .then(|| {
@@ -486,10 +484,12 @@ impl ChainGraph {
     }
 }
 
-fn csr(
+/// The edges as compressed rows (`fill` pads the array before it is filled).
+fn csr<L: Copy>(
     n: usize,
-    edges: impl Iterator<Item = (u32, u32, Rel)> + Clone,
-) -> (Vec<u32>, Vec<(u32, Rel)>) {
+    fill_label: L,
+    edges: impl Iterator<Item = (u32, u32, L)> + Clone,
+) -> (Vec<u32>, Vec<(u32, L)>) {
     let mut start = vec![0u32; n + 1];
     for (a, _, _) in edges.clone() {
         start[a as usize + 1] += 1;
@@ -498,7 +498,7 @@ fn csr(
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
-    let mut out = vec![(0u32, Rel::Po); start[n] as usize];
+    let mut out = vec![(0u32, fill_label); start[n] as usize];
     for (a, b, r) in edges {
         out[fill[a as usize] as usize] = (b, r);
         fill[a as usize] += 1;
@@ -508,10 +508,10 @@ fn csr(
 
 /// An edge added after construction.
 #[derive(Clone, Copy)]
-struct Added {
+struct Added<L> {
     from: u32,
     to: u32,
-    rel: Rel,
+    rel: L,
     next_out: u32,
     next_in: u32,
 }
@@ -528,7 +528,7 @@ pub struct Mark {
 pub struct WouldCycle;
 
 /// A cycle, as labelled edges `(from, to, rel)`.
-pub type Cycle = Vec<(u32, u32, Rel)>;
+pub type Cycle<L> = Vec<(u32, u32, L)>;
 
 /// See [`ChainGraph::past`].
 pub struct Past {
@@ -592,13 +592,13 @@ impl<T> Segmented<T> {
 
 /// The reachability of a [`ChainGraph`] plus added edges, kept as `succ`
 /// frontiers under insertion.
-pub struct Frontier {
-    g: ChainGraph,
+pub struct Frontier<L> {
+    g: ChainGraph<L>,
     /// The frontiers, each stored complemented (`!position`): [`NONE`] is 0,
     /// so the table starts as zeroed memory and a smaller position is a
     /// larger entry.
     succ: Vec<u32>,
-    added: Vec<Added>,
+    added: Vec<Added<L>>,
     out_head: Vec<u32>,
     in_head: Vec<u32>,
     trail: Segmented<(u32, u32)>,
@@ -609,10 +609,10 @@ pub struct Frontier {
     pub drops: u64,
 }
 
-impl Frontier {
+impl<L: Copy> Frontier<L> {
     /// Computes the frontiers of the static graph (one sweep in reverse
     /// topological order), or returns a cycle of it.
-    pub fn new(g: ChainGraph) -> Result<Frontier, Cycle> {
+    pub fn new(g: ChainGraph<L>) -> Result<Frontier<L>, Cycle<L>> {
         let n = g.n();
         let d = g.slots;
         let order = topological(&g)?;
@@ -648,12 +648,12 @@ impl Frontier {
     }
 
     /// The graph.
-    pub fn graph(&self) -> &ChainGraph {
+    pub fn graph(&self) -> &ChainGraph<L> {
         &self.g
     }
 
     /// Gives the graph back (dropping the frontiers).
-    pub fn into_graph(self) -> ChainGraph {
+    pub fn into_graph(self) -> ChainGraph<L> {
         self.g
     }
 
@@ -713,7 +713,7 @@ impl Frontier {
         &mut self,
         a: u32,
         b: u32,
-        rel: Rel,
+        rel: L,
         mut on_drop: impl FnMut(u32, usize, u32, u32),
     ) -> Result<bool, WouldCycle> {
         if a == b || self.reaches(b, a) {
@@ -781,7 +781,7 @@ impl Frontier {
     }
 
     /// Every successor of `x`: sequence, static and added edges.
-    fn succ_edges(&self, x: u32, mut f: impl FnMut(u32, Rel)) {
+    fn succ_edges(&self, x: u32, mut f: impl FnMut(u32, L)) {
         for (y, r) in self.g.static_succ(x) {
             f(y, r);
         }
@@ -795,13 +795,13 @@ impl Frontier {
 
     /// A shortest path `from ⇝ to` (breadth first, only through nodes that
     /// reach `to`), as labelled edges; `None` if `from` does not reach `to`.
-    pub fn path(&self, from: u32, to: u32) -> Option<Cycle> {
+    pub fn path(&self, from: u32, to: u32) -> Option<Cycle<L>> {
         if !self.reaches(from, to) {
             return None;
         }
-        let mut parent: HashMap<u32, (u32, Rel)> = HashMap::new();
+        let mut parent: HashMap<u32, (u32, L)> = HashMap::new();
         let mut queue = VecDeque::from([from]);
-        parent.insert(from, (NONE, Rel::Po));
+        parent.insert(from, (NONE, self.g.chain_rel));
         while let Some(x) = queue.pop_front() {
             let mut found = false;
             self.succ_edges(x, |y, r| {
@@ -833,7 +833,7 @@ impl Frontier {
     }
 
     /// The cycle closed by adding `a -rel-> b` when `b` reaches `a`.
-    pub fn cycle_through(&self, a: u32, b: u32, rel: Rel) -> Option<Cycle> {
+    pub fn cycle_through(&self, a: u32, b: u32, rel: L) -> Option<Cycle<L>> {
         let mut c = vec![(a, b, rel)];
         c.extend(self.path(b, a)?);
         Some(c)
@@ -867,7 +867,7 @@ impl Frontier {
 }
 
 /// A topological order of the static graph (Kahn), or one of its cycles.
-fn topological(g: &ChainGraph) -> Result<Vec<u32>, Cycle> {
+fn topological<L: Copy>(g: &ChainGraph<L>) -> Result<Vec<u32>, Cycle<L>> {
     let n = g.n();
     let mut indeg = vec![0u32; n];
     for x in 0..n as u32 {
@@ -901,7 +901,7 @@ fn topological(g: &ChainGraph) -> Result<Vec<u32>, Cycle> {
             .find(|&p| left(p))
             .expect("a left-over node has a left-over predecessor");
     }
-    let mut parent: HashMap<u32, (u32, Rel)> = HashMap::new();
+    let mut parent: HashMap<u32, (u32, L)> = HashMap::new();
     let mut queue = VecDeque::from([x]);
     while let Some(y) = queue.pop_front() {
         for (z, r) in g.static_succ(y) {

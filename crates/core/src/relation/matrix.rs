@@ -188,6 +188,13 @@ impl BitMatrix {
         }
     }
 
+    /// Row `dst` = row `src` of the same matrix.
+    #[inline]
+    pub fn copy_row_within(&mut self, dst: usize, src: usize) {
+        let s = self.stride;
+        self.words.copy_within(src * s..(src + 1) * s, dst * s);
+    }
+
     /// Whether some `(a, a)` is in the relation.
     pub fn has_loop(&self) -> Option<usize> {
         (0..self.n).find(|&a| self.get(a, a))

@@ -7,8 +7,9 @@
 
 use crate::certificate::Rel;
 use crate::history::{History, OpId, OpKind};
+use crate::relation::chains::{Layout, NONE};
 
-use super::chains::{ChainGraph, Layout, NONE};
+use super::ChainGraph;
 
 /// The lanes of every thread.
 pub struct Lanes {

@@ -1,0 +1,186 @@
+//! The models' facts in one table: name, definition, gradual chain, what
+//! each implies, its store order, and what its dense and sparse forms cost.
+//! Everything that needs a fact of a model reads it here.
+
+use crate::certificate::validate::StoreModel;
+use crate::history::History;
+use crate::models::{cc, ccm, ccv, cm, pso, sc, tso, wccm, wsc, Checked, Model, Spec};
+
+/// How a model is defined.
+#[derive(Clone, Copy)]
+pub enum Definition {
+    /// A polynomial check (with the partial store order it computes).
+    Check(fn(&History) -> Checked),
+    /// Acyclicity graphs that a store order must complete.
+    Graphs(fn(&History) -> Spec),
+}
+
+/// The store order a model computes or guesses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Store {
+    /// CCM's partial store order `pww`.
+    Pww,
+    /// wCCM's weak partial store order `wpww`.
+    Wpww,
+    /// wSC's saturated store order `st`.
+    St,
+    /// A total store order `ww` (completed), checked by the validator as this model.
+    Ww(StoreModel),
+}
+
+/// One model's facts.
+pub struct Facts {
+    pub model: Model,
+    /// The command-line and CSV name.
+    pub name: &'static str,
+    /// Where the definition is: paper short name and section.
+    pub source: &'static str,
+    pub definition: Definition,
+    /// The weaker models this one implies, checked first by the gradual
+    /// pipeline, cheapest first: a violation of any is a violation of this one.
+    pub chain: &'static [Model],
+    /// The other weaker models it implies (not on its chain).
+    pub implies: &'static [Model],
+    /// Its store order, if it has one.
+    pub store: Option<Store>,
+    /// `n×n` bit matrices its dense form holds at once (memory estimate).
+    pub dense_matrices: u64,
+    /// Frontier slots per lane of its sparse form (memory estimate).
+    pub sparse_slots: u64,
+}
+
+use Model::*;
+
+/// The table, in [`Model`] order. Chains: CCM ⇒ CC, CCv, CM
+/// (gradual-consistency-checking Lemma 1); wSC ⇒ CCM (wsc-saturation Lemma 1);
+/// SC ⇒ wSC (wsc-saturation Lemma 3); TSO ⇒ wCCM (gradual-consistency-checking
+/// Lemma 3). wCCM implies none of the causal models (it accepts a read of a
+/// po-later own write), PSO none of the polynomial ones (message passing is
+/// PSO but neither CC nor wCCM). A stronger store-order model's witness is a
+/// weaker one's: SC ⇒ TSO ⇒ PSO (consistency-framework-2k §4.2).
+/// Sparse slots: CC's frontiers and, while CC is checked, its past frontiers;
+/// three graphs' worth for TSO, PSO and wCCM.
+pub const FACTS: [Facts; 9] = [
+    Facts {
+        model: Cc,
+        name: "cc",
+        source: "causal-consistency-datalog Table 3",
+        definition: Definition::Check(|h| cc::check(h).map(|()| None)),
+        chain: &[],
+        implies: &[],
+        store: None,
+        dense_matrices: 5,
+        sparse_slots: 2,
+    },
+    Facts {
+        model: Ccv,
+        name: "ccv",
+        source: "causal-consistency-datalog Table 3",
+        definition: Definition::Check(|h| ccv::check(h).map(|()| None)),
+        chain: &[Cc],
+        implies: &[],
+        store: None,
+        dense_matrices: 7,
+        sparse_slots: 2,
+    },
+    Facts {
+        model: Cm,
+        name: "cm",
+        source: "causal-consistency-datalog Def. 4",
+        definition: Definition::Check(|h| cm::check(h).map(|()| None)),
+        chain: &[Cc],
+        implies: &[],
+        store: None,
+        dense_matrices: 9,
+        sparse_slots: 2,
+    },
+    Facts {
+        model: Ccm,
+        name: "ccm",
+        source: "gradual-consistency-checking §3.2",
+        definition: Definition::Check(|h| ccm::check(h).map(Some)),
+        chain: &[Cc, Ccv, Cm],
+        implies: &[],
+        store: Some(Store::Pww),
+        dense_matrices: 14,
+        sparse_slots: 2,
+    },
+    Facts {
+        model: Wccm,
+        name: "wccm",
+        source: "gradual-consistency-checking §4.1",
+        definition: Definition::Check(|h| wccm::check(h).map(Some)),
+        chain: &[],
+        implies: &[],
+        store: Some(Store::Wpww),
+        dense_matrices: 20,
+        sparse_slots: 3,
+    },
+    Facts {
+        model: Wsc,
+        name: "wsc",
+        source: "wsc-saturation §3",
+        definition: Definition::Check(|h| wsc::check(h).map(Some)),
+        chain: &[Cc, Ccv, Cm, Ccm],
+        implies: &[],
+        store: Some(Store::St),
+        dense_matrices: 7,
+        sparse_slots: 1,
+    },
+    Facts {
+        model: Sc,
+        name: "sc",
+        source: "gradual-consistency-checking §2",
+        definition: Definition::Graphs(sc::spec),
+        chain: &[Cc, Ccv, Cm, Ccm, Wsc],
+        implies: &[Tso, Pso, Wccm],
+        store: Some(Store::Ww(StoreModel::Sc)),
+        dense_matrices: 8,
+        sparse_slots: 1,
+    },
+    Facts {
+        model: Tso,
+        name: "tso",
+        source: "consistency-framework-2k §4.2",
+        definition: Definition::Graphs(tso::spec),
+        chain: &[Wccm],
+        implies: &[Pso],
+        store: Some(Store::Ww(StoreModel::Tso)),
+        dense_matrices: 14,
+        sparse_slots: 3,
+    },
+    Facts {
+        model: Pso,
+        name: "pso",
+        source: "consistency-framework-2k §4.2",
+        definition: Definition::Graphs(pso::spec),
+        chain: &[],
+        implies: &[],
+        store: Some(Store::Ww(StoreModel::Pso)),
+        dense_matrices: 14,
+        sparse_slots: 3,
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table is in model order, and the model lists agree with it.
+    #[test]
+    fn the_table_is_in_model_order_and_the_lists_agree() {
+        for (i, f) in FACTS.iter().enumerate() {
+            assert_eq!(f.model as usize, i);
+            assert_eq!(Model::EVERY[i], f.model);
+        }
+        let graphs = |m: &Model| matches!(m.facts().definition, Definition::Graphs(_));
+        assert!(Model::ALL.iter().all(|m| !graphs(m)));
+        assert!(Model::STORE.iter().all(graphs));
+        assert_eq!(Model::ALL.len() + Model::STORE.len(), FACTS.len());
+        for m in Model::EVERY {
+            // a chain is of weaker models, cheapest (earliest) first
+            assert!(m.facts().chain.windows(2).all(|w| w[0] < w[1]), "{m}");
+            assert!(m.facts().chain.iter().all(|&w| w < m), "{m}");
+        }
+    }
+}
