@@ -39,7 +39,8 @@ file:line:col; the other files are still checked), 3 internal error (a certifica
 independent validation), 4 with --expect when a verdict differs from @expect (with \
 --expect, a violation that @expect foresees does not count for status 1), 5 nothing \
 checked (no history in the inputs), 6 no violation but some verdict unknown (time or \
-memory budget, or a damaged gem5 trace; the reason is in the output). The first that \
+memory budget, a damaged gem5 trace, or a gem5 run whose files disagree; the reason is in \
+the output). The first that \
 applies, in the order 3, 2, 4, 1, 6, 5, 0.
 
 Damaged gem5 traces (a tester line that does not parse or holds values out of range, ticks \
@@ -163,8 +164,10 @@ pub struct CheckArgs {
     kernel: bool,
 
     /// Memory budget per history and model (e.g. 2G, 500M; default: a quarter
-    /// of the machine's memory). A history whose structures are estimated
-    /// larger gets `unknown` with the reason instead of risking the batch.
+    /// of the memory the process may use: the smallest of the machine's
+    /// memory, `ulimit -v`/`-d` and its cgroup's limit). A history whose
+    /// structures are estimated larger gets `unknown` with the reason instead
+    /// of risking the batch.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     max_memory: Option<u64>,
 
