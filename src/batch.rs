@@ -13,6 +13,12 @@ use memconform_core::models::Model;
 use memconform_ingest::checked::check_run;
 use memconform_ingest::{check_history, stream_file, Checked, InputError, Reading};
 
+/// About the bytes a history waiting to be checked holds per operation
+/// (its operations, threads and relations as built): histories wait in
+/// chunks, and a chunk ends early when they hold more than the memory
+/// budget of one check.
+const HELD_PER_OP: u64 = 128;
+
 /// What a batch delivers, in input order.
 pub enum Item<'a> {
     /// A checked history of the input file or run directory.
@@ -74,6 +80,8 @@ pub fn run_batch<'a>(
         }
     };
     let mut pending: Vec<(&'a Path, Job)> = Vec::new();
+    // about the bytes the histories in `pending` hold
+    let mut held = 0u64;
     for file in files {
         if stop.load(Ordering::Relaxed) {
             return;
@@ -87,18 +95,25 @@ pub fn run_batch<'a>(
             // only the histories in flight are held (an invalid one is
             // reported and skipped)
             let mut stopped = false;
-            let streamed = stream_file(file, |h| {
+            let streamed = stream_file(file, opts.max_memory, |h| {
                 if !mine() {
                     return ControlFlow::Continue(());
                 }
                 match h {
-                    Ok(h) => pending.push((file.as_path(), Job::History(Box::new(h)))),
+                    Ok(h) => {
+                        held = held.saturating_add(h.n() as u64 * HELD_PER_OP);
+                        pending.push((file.as_path(), Job::History(Box::new(h))));
+                    }
                     Err(e) => {
                         flush(&mut pending, &mut sink);
+                        held = 0;
                         sink(Item::Error(e));
                     }
                 }
-                if pending.len() >= chunk {
+                // a chunk, or fewer large histories: what waits is bounded
+                // by the memory budget too
+                if pending.len() >= chunk || held > opts.max_memory {
+                    held = 0;
                     if stop.load(Ordering::Relaxed) {
                         stopped = true;
                         return ControlFlow::Break(());
@@ -124,6 +139,7 @@ pub fn run_batch<'a>(
             }
             let rest = pending.split_off(chunk);
             flush(&mut pending, &mut sink);
+            held = 0;
             pending = rest;
         }
     }

@@ -1009,3 +1009,213 @@ fn control_characters_in_input_paths_are_escaped_in_error_messages() {
     assert!(!stdout(&o).contains('\u{1b}'), "{:?}", stdout(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------------------
+// Issue 23, part 2: names in `.hist` follow their documented meaning.
+
+/// `0xA`, `0xa` and `0x0a` are one address: a thread that writes 1 to
+/// `0xA` and reads 0 from `0x0a` violates every model (it was consistent,
+/// two variables), and `@final 0x0A=1` observes the write of `0xa` (it was
+/// a thin-air final, a violation).
+#[test]
+fn issue23_hex_spellings_are_one_address() {
+    let p = temp_file("hex.hist", "t0: W(0xA,1) R(0x0a,0)\n");
+    let o = memconform(&[
+        "check",
+        "--models",
+        "cc,sc",
+        "-f",
+        "csv",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let p = temp_file(
+        "hex-final.hist",
+        "@final 0x0A=1\nt0: W(0xa,1)\nt1: R(0xA,1)\n",
+    );
+    let o = memconform(&["check", "--models", "cc,sc", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+}
+
+/// Directives that contradict each other in one history are input errors
+/// at the second, naming the first: `@expect` for one model (another
+/// verdict or the same), `@final` for one variable, `@protocol` twice.
+#[test]
+fn issue23_conflicting_directives_are_located() {
+    let cases = [
+        (
+            "expect-twice.hist",
+            "@expect sc=yes\n@expect sc=no\nt0: W(x,1)\n",
+            ":2:9: second `@expect` entry for `sc` in one history: sc=no here, sc=yes at 1:9",
+        ),
+        (
+            "expect-same.hist",
+            "@expect cc=yes sc=yes cc=yes\nt0: W(x,1)\n",
+            ":1:23: second `@expect` entry for `cc` in one history: cc=yes here, cc=yes at 1:9 (the same verdict twice)",
+        ),
+        (
+            "final-twice.hist",
+            "@final x=1\nt0: W(x,1) W(x,2)\n@final 0x1=1 x=2\n",
+            ":3:14: second `@final` entry for `x` in one history: 2 here, 1 at 1:8",
+        ),
+        (
+            "protocol-twice.hist",
+            "@protocol MI_example\n@protocol MESI_Two_Level\nt0: W(x,1)\n",
+            ":2:1: second `@protocol` in one history: `MESI_Two_Level` here, `MI_example` at 1:1",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let p = temp_file(name, text);
+        let o = memconform(&["check", "--expect", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        let want = format!("{}{want}", p.display());
+        assert!(
+            stderr(&o).contains(&want),
+            "{name}: wanted {want} in {}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).is_empty(), "{name}: nothing checked");
+    }
+}
+
+/// A byte order mark at the start of a file is skipped (it was a syntax
+/// error); a zero-width space in a name is named where it is (the error
+/// showed the line with the character invisible in it).
+#[test]
+fn issue23_invisible_characters_are_skipped_or_named() {
+    let p = temp_file(
+        "bom.hist",
+        "\u{FEFF}@name sb\nt0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n",
+    );
+    let o = memconform(&["check", "--models", "tso", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("sb"), "{}", stdout(&o));
+    let p = temp_file("zwsp.hist", "t0: W(x,1)\nt\u{200B}0: R(x,1)\n");
+    let o = memconform(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let want = format!(
+        "{}:2:2: invisible character U+200B ZERO WIDTH SPACE at 2:2 (in `t0:`): delete it",
+        p.display()
+    );
+    assert!(
+        stderr(&o).contains(&want),
+        "wanted {want} in {}",
+        stderr(&o)
+    );
+    // in a history's name, too (it was accepted: two names that look alike)
+    let p = temp_file("zwsp-name.hist", "@name s\u{200B}b\nt0: W(x,1)\n");
+    let o = memconform(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(":1:8: invisible character U+200B ZERO WIDTH SPACE at 1:8 (in `sb`)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Issue 23, part 5: memory.
+
+/// Under an address-space limit (`ulimit -v`), the default budget is a
+/// quarter of it: a history whose structures need more gets `unknown`
+/// with the reason. It was a quarter of the machine's memory, and the
+/// process aborted on an allocation (`memory allocation of N bytes
+/// failed`, SIGABRT).
+#[cfg(unix)]
+#[test]
+fn issue23_an_address_space_limit_gives_unknown_not_an_abort() {
+    // 1,024 threads of 60 operations: the sparse structures of every model
+    // need more than 100 MB
+    let dir = std::env::temp_dir().join(format!("memconform-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let wide = dir.join("wide.hist");
+    let o = memconform(&[
+        "gen",
+        "--threads",
+        "1024",
+        "--ops",
+        "60",
+        "--vars",
+        "64",
+        "--seed",
+        "5",
+    ]);
+    assert!(o.status.success());
+    std::fs::write(&wide, &o.stdout).unwrap();
+    let script = format!(
+        "ulimit -v 400000 && exec '{}' check -f csv --models cc,wccm,sc '{}'",
+        env!("CARGO_BIN_EXE_memconform"),
+        wide.display()
+    );
+    let o = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    for row in rows {
+        assert!(row.contains(",unknown,"), "{row}");
+        // 409,600,000 bytes of address space: a budget of 102 MB
+        assert!(
+            row.contains("with the sparse engine, over the 102 MB memory limit (--max-memory)"),
+            "{row}"
+        );
+    }
+}
+
+/// One `.hist` history whose text passes what the budget lets a history
+/// hold is an input error where it passes (not an allocation that may
+/// abort the batch); the histories of other files are still checked.
+#[test]
+fn issue23_a_history_too_large_to_read_is_located() {
+    let mut text = String::from("t0: W(x,1)\n---\n@name big\nt0:");
+    for k in 1..=160_000 {
+        text.push_str(&format!(" W(x,{k})"));
+    }
+    text.push('\n');
+    let big = temp_file("big.hist", &text);
+    let small = temp_file("small.hist", "t0: W(x,1)\n");
+    let o = memconform(&[
+        "check",
+        "--models",
+        "cc",
+        "--max-memory",
+        "1M",
+        big.to_str().unwrap(),
+        small.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let want = format!(
+        "{}:4:1: history too large: the history that starts at 3:1 holds more than 1048576 bytes of text",
+        big.display()
+    );
+    assert!(
+        stderr(&o).contains(&want),
+        "wanted {want} in {}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("small.hist"), "{}", stdout(&o));
+}
+
+/// A gem5 trace with more operations than the budget lets a history hold
+/// stops there: every verdict `unknown`, with the reason.
+#[test]
+fn issue23_a_gem5_trace_past_the_budget_is_unknown() {
+    let run = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/clean-n8-s3-gz");
+    let o = memconform(&[
+        "check",
+        "--models",
+        "cc",
+        "--max-memory",
+        "1M",
+        "-f",
+        "csv",
+        run.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(",unknown,")
+            && stdout(&o).contains("the trace holds more than 2048 operations: its histories would pass the memory budget (--max-memory)"),
+        "{}",
+        stdout(&o)
+    );
+}

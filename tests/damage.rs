@@ -601,3 +601,346 @@ fn defect9_a_line_without_end_is_damage_not_unbounded_memory() {
     let c = check(&run.dir, MODELS);
     assert_unknown_with_damage(&c, "trace.txt", "longer than 1 MiB");
 }
+
+// ---------------------------------------------------------------------------
+// Issue 23, part 1: a run directory whose parts disagree is not one run.
+// Each test copies a bundled run and edits one of its files the way a stale
+// or foreign file gets there; no verdict may be built on it.
+
+/// `memconform check --timeout 0 ARGS DIR` as text: (exit code, stdout, stderr).
+fn check_text(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["check", "--timeout", "0"])
+        .args(args)
+        .arg(dir)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Checks `dir` with `args` and asserts every row `unknown` with an
+/// `inconsistent run:` reason, exit 6, and `what` among the disagreements
+/// the text report lists.
+#[track_caller]
+fn assert_inconsistent(dir: &Path, args: &[&str], what: &str) {
+    let c = check(dir, args);
+    assert_eq!(c.code, 6, "{}", c.stderr);
+    assert!(!c.rows.is_empty());
+    assert_eq!(c.column("verdict"), ["unknown"], "{:?}", c.column("reason"));
+    for r in &c.rows {
+        assert!(
+            r["reason"].starts_with("inconsistent run: "),
+            "{}",
+            r["reason"]
+        );
+    }
+    let (code, out, _) = check_text(dir, args);
+    assert_eq!(code, 6);
+    assert!(
+        out.lines()
+            .any(|l| l.contains("inconsistent run: ") && l.contains(what)),
+        "no disagreement `{what}` in\n{out}"
+    );
+}
+
+/// Copies `file` of the bundled run `src` into `run`.
+fn take_file(run: &Run, src: &str, file: &str) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(src).join(file);
+    std::fs::copy(from, run.dir.join(file)).unwrap();
+}
+
+/// gem5 writes statistics only on a normal exit: `stats.txt` with
+/// statistics beside a panic is an earlier run's. It was believed (its
+/// simTicks in the notes); now it is named stale and ignored, and the
+/// panicked run keeps its verdicts.
+#[test]
+fn issue23_statistics_beside_a_panic_are_stale() {
+    let run = Run::copy(BUG, "stale-stats", false);
+    take_file(&run, CLEAN, "stats.txt");
+    let (code, out, err) = check_text(&run.dir, &["--models", "cc", "--real-time"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!out.contains("stats.txt: simTicks"), "{out}");
+    assert!(
+        out.contains("stats.txt holds statistics, but simerr.txt holds `src/cpu/testers/rubytest/Check.cc:321: panic: Action/check failure")
+            && out.contains("so they are from an earlier run; ignored"),
+        "{out}"
+    );
+}
+
+/// A panic beside an exit status of 0, or beside gem5's normal exit: one
+/// of the files is another run's, so no verdict (it was a violation).
+#[test]
+fn issue23_a_panic_beside_a_normal_exit_is_inconsistent() {
+    let run = Run::copy(BUG, "panic-exit0", false);
+    std::fs::write(run.dir.join("exit-status.txt"), "exit=0\n").unwrap();
+    assert_inconsistent(&run.dir, &["--models", "cc", "--real-time"], "exit-status.txt says gem5 exited with 0, but simerr.txt holds `src/cpu/testers/rubytest/Check.cc:321: panic:");
+    let run = Run::copy(BUG, "panic-exiting", false);
+    let mut simout = std::fs::read_to_string(run.dir.join("simout.txt")).unwrap();
+    simout.push_str("Exiting @ tick 24974 because Ruby Tester completed\n");
+    std::fs::write(run.dir.join("simout.txt"), simout).unwrap();
+    assert_inconsistent(
+        &run.dir,
+        &["--models", "cc", "--real-time"],
+        "but simout.txt says gem5 exited normally at tick 24974 (Ruby Tester completed)",
+    );
+}
+
+/// A non-zero exit status beside a run that completed (the tester's 300
+/// checks, statistics, `Exiting @ tick`): no verdict (it was consistent).
+/// Without any sign of a normal end, a non-zero exit is a note only.
+#[test]
+fn issue23_a_failed_exit_beside_a_completed_run_is_inconsistent() {
+    let run = Run::copy(CLEAN, "exit134", false);
+    std::fs::write(run.dir.join("exit-status.txt"), "134\n").unwrap();
+    assert_inconsistent(&run.dir, MODELS, "exit-status.txt says gem5 exited with 134, but simout.txt says it exited normally at tick 86551");
+    let (_, out, _) = check_text(&run.dir, MODELS);
+    assert!(
+        out.contains("shows the tester done (300 checks of 300), but exit-status.txt says gem5 exited with 134"),
+        "{out}"
+    );
+    // the MI-5 run killed before its end, nothing recorded but the status
+    let run = Run::copy(BUG, "exit137", false);
+    std::fs::write(run.dir.join("exit-status.txt"), "exit=137\n").unwrap();
+    std::fs::write(run.dir.join("simerr.txt"), "").unwrap();
+    let (code, out, err) = check_text(&run.dir, &["--models", "cc", "--real-time"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("gem5 exited with 137 and recorded no panic (killed, or out of memory?)"),
+        "{out}"
+    );
+}
+
+/// The tester's panic from another run beside a clean run's trace: its
+/// failing read used to be added to the clean history (every model
+/// violated); now the panic past the trace's end, or naming a read the
+/// trace never issued, makes the run inconsistent.
+#[test]
+fn issue23_a_panic_the_trace_does_not_hold_is_inconsistent() {
+    // the MI-5 run's panic (tick 24974) beside the clean run's trace
+    let run = Run::copy(CLEAN, "foreign-panic", false);
+    take_file(&run, BUG, "simerr.txt");
+    assert_inconsistent(
+        &run.dir,
+        &["--models", "cc,sc", "--real-time"],
+        "the tester's panic in simerr.txt is at tick 24974, but trace.txt.gz goes on to tick 86549",
+    );
+    // a panic after the trace's last tick (the trace cut at a line's end)
+    let run = Run::copy(BUG, "late-panic", false);
+    let simerr = std::fs::read_to_string(run.dir.join("simerr.txt")).unwrap();
+    std::fs::write(
+        run.dir.join("simerr.txt"),
+        simerr.replace("Time: 24974", "Time: 30000"),
+    )
+    .unwrap();
+    assert_inconsistent(
+        &run.dir,
+        &["--models", "cc", "--real-time"],
+        "the tester's panic in simerr.txt is at tick 30000, but trace.txt.gz ends at tick 24974",
+    );
+    // a port the run does not have, an address the trace never read
+    let run = Run::copy(BUG, "panic-port", false);
+    std::fs::write(
+        run.dir.join("simerr.txt"),
+        simerr.replace("proc: 1 address: 0x6e8", "proc: 9 address: 0x7fe8"),
+    )
+    .unwrap();
+    assert_inconsistent(
+        &run.dir,
+        &["--models", "cc", "--real-time"],
+        "names port 9, but this run has 4 tester ports",
+    );
+    let (_, out, _) = check_text(&run.dir, &["--models", "cc"]);
+    assert!(
+        out.contains(
+            "names a failing read of 0x7fe8 on port 9 at tick 24974 that trace.txt.gz never issued"
+        ),
+        "{out}"
+    );
+}
+
+/// A trace that ends far before the run's end (cut at a line's end: no
+/// damage shows) was judged as the run (consistent); one that goes on
+/// past the run's end is another run's.
+#[test]
+fn issue23_a_trace_that_is_a_part_of_the_run_is_inconsistent() {
+    let run = Run::copy(CLEAN, "half-trace", true);
+    let mut lines = run.lines();
+    lines.truncate(lines.len() / 2);
+    run.write_lines(&lines);
+    assert_inconsistent(
+        &run.dir,
+        MODELS,
+        "far before the end of the run in simout.txt (exit at tick 86551)",
+    );
+    let (_, out, _) = check_text(&run.dir, MODELS);
+    assert!(
+        out.contains(
+            "says gem5 exited at tick 86551 because Ruby Tester completed, but trace.txt holds"
+        ),
+        "{out}"
+    );
+    // another run's statistics (and exit): the trace goes past their end
+    let run = Run::copy(CLEAN, "short-stats", false);
+    let small = "tests/data/gem5/mi_example/clean-n2-s1-rich";
+    take_file(&run, small, "stats.txt");
+    assert_inconsistent(
+        &run.dir,
+        MODELS,
+        "stats.txt ends at tick 56711 (finalTick), simout.txt at tick 86551",
+    );
+    std::fs::write(
+        run.dir.join("simout.txt"),
+        std::fs::read_to_string(run.dir.join("simout.txt"))
+            .unwrap()
+            .replace("Exiting @ tick 86551", "Exiting @ tick 56711"),
+    )
+    .unwrap();
+    assert_inconsistent(&run.dir, MODELS, "trace.txt.gz goes on to tick 86549 (line");
+}
+
+/// A trace of another protocol (MESI_Two_Level's L2Cache lines beside an
+/// MI_example configuration), or of more CPUs, is not this run's: an input
+/// error (it was checked as the run, consistent).
+#[test]
+fn issue23_a_trace_of_another_configuration_is_an_input_error() {
+    let run = Run::copy(
+        "tests/data/gem5/mesi_two_level/clean-n4-s2-rich",
+        "mesi-trace-mi-config",
+        false,
+    );
+    let mi = "tests/data/gem5/mi_example/clean-n4-s2";
+    take_file(&run, mi, "config.ini");
+    take_file(&run, mi, "config.json");
+    let c = check(&run.dir, MODELS);
+    assert_eq!(c.code, 2, "{}", c.stderr);
+    assert!(c.rows.is_empty());
+    assert!(
+        c.stderr.contains("trace.txt.gz: ProtocolTrace lines name L2Cache controllers, which this run's configuration (MI_example: ")
+            && c.stderr.contains("does not have: the trace is from another run"),
+        "{}",
+        c.stderr
+    );
+    // the 8-CPU run's trace beside a 4-CPU configuration
+    let run = Run::copy(mi, "n8-trace-n4-config", false);
+    std::fs::remove_file(run.dir.join("trace.txt.gz")).unwrap();
+    take_file(&run, CLEAN, "trace.txt.gz");
+    let c = check(&run.dir, MODELS);
+    assert_eq!(c.code, 2, "{}", c.stderr);
+    assert!(
+        c.stderr.contains("trace.txt.gz: line ")
+            && c.stderr
+                .contains(" uses tester port 7, but this run's configuration has 4 ports"),
+        "{}",
+        c.stderr
+    );
+    // config.json of another system beside config.ini
+    let run = Run::copy(CLEAN, "two-configs", false);
+    take_file(&run, mi, "config.json");
+    let c = check(&run.dir, MODELS);
+    assert_eq!(c.code, 2, "{}", c.stderr);
+    assert!(
+        c.stderr
+            .contains("config.ini and config.json describe different systems"),
+        "{}",
+        c.stderr
+    );
+}
+
+/// Several traces in one run: identical copies are one; a whole trace and
+/// a part of it, or a trace split in two, are refused with the files named
+/// (`find_trace` took `trace.txt` silently).
+#[test]
+fn issue23_several_traces_in_a_run() {
+    // trace.txt beside trace.txt.gz, the same lines: one trace
+    let run = Run::copy(CLEAN, "same-twice", false);
+    std::fs::write(run.trace("trace.txt"), run.gz_text()).unwrap();
+    let (code, out, err) = check_text(&run.dir, MODELS);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("trace.txt and trace.txt.gz hold the same trace; trace.txt is read"),
+        "{out}"
+    );
+    // a part beside the whole
+    let text = run.gz_text();
+    let lines: Vec<&str> = text.lines().collect();
+    let half = lines.len() / 2;
+    std::fs::write(run.trace("trace.txt"), lines[..half].join("\n") + "\n").unwrap();
+    let c = check(&run.dir, MODELS);
+    assert_eq!(c.code, 2, "{}", c.stderr);
+    assert!(c.rows.is_empty());
+    assert!(
+        c.stderr.contains(&format!(
+            "several debug traces that differ: trace.txt ({half} lines), trace.txt.gz ({} lines); memconform reads one trace per run",
+            lines.len()
+        )),
+        "{}",
+        c.stderr
+    );
+    // a trace split in two
+    std::fs::remove_file(run.trace("trace.txt.gz")).unwrap();
+    std::fs::write(run.trace("trace.txt.1"), lines[half..].join("\n") + "\n").unwrap();
+    let c = check(&run.dir, MODELS);
+    assert_eq!(c.code, 2, "{}", c.stderr);
+    assert!(
+        c.stderr.contains("trace.txt.1 (")
+            && c.stderr
+                .contains("a trace split in parts? join them into one trace.txt"),
+        "{}",
+        c.stderr
+    );
+}
+
+/// A run inside a run (an output directory made inside another) is checked
+/// too: it was skipped without a word.
+#[test]
+fn issue23_a_run_inside_a_run_is_checked() {
+    let outer = Run::copy(CLEAN, "nest/outer", false);
+    let inner = outer.dir.join("inner");
+    std::fs::create_dir_all(&inner).unwrap();
+    let bug = Path::new(env!("CARGO_MANIFEST_DIR")).join(BUG);
+    for e in std::fs::read_dir(&bug).unwrap().flatten() {
+        std::fs::copy(e.path(), inner.join(e.file_name())).unwrap();
+    }
+    // the run itself, and a directory holding it
+    for parent in [outer.dir.clone(), outer.dir.parent().unwrap().to_path_buf()] {
+        let c = check(&parent, &["--models", "cc", "--real-time"]);
+        assert_eq!(c.code, 1, "{}", c.stderr);
+        let files = c.column("file");
+        assert_eq!(files.len(), 2, "{files:?}");
+        assert!(files.iter().any(|f| f.ends_with("inner")), "{files:?}");
+        assert!(c
+            .rows
+            .iter()
+            .any(|r| r["file"].ends_with("inner") && r["verdict"] == "violation"));
+    }
+}
+
+/// The command line in `simout.txt` and the run record
+/// (`memconform-run.json`) against the configuration and each other.
+#[test]
+fn issue23_a_command_line_of_another_run_is_inconsistent() {
+    let src = "tests/data/gem5/mesi_two_level/clean-n4-s2-rich";
+    let run = Run::copy(src, "record-seed", false);
+    let record = std::fs::read_to_string(run.dir.join("memconform-run.json")).unwrap();
+    std::fs::write(
+        run.dir.join("memconform-run.json"),
+        record.replace("\"seed\": 2", "\"seed\": 5"),
+    )
+    .unwrap();
+    assert_inconsistent(
+        &run.dir,
+        MODELS,
+        "memconform-run.json says seed 5, simout.txt's command line --seed 2",
+    );
+    let run = Run::copy(CLEAN, "simout-n", false);
+    take_file(&run, "tests/data/gem5/mi_example/clean-n4-s2", "simout.txt");
+    assert_inconsistent(
+        &run.dir,
+        MODELS,
+        "simout.txt's command line says -n 4, config.ini has 8 tester ports",
+    );
+}

@@ -35,12 +35,13 @@ model is checked gradually: the weaker models it implies run first and the first
 decides (the `decided_by` column). Inputs are .hist files or axe traces (recognised by content).
 
 Exit status: 0 every verdict consistent, 1 some violation, 2 bad input or output (an input \
-reported as file:line:col, the other files still checked; a bad flag; an output that cannot \
+reported as file:line:col, the other files still checked; a gem5 run whose files cannot be \
+one simulation; a bad flag; an output that cannot \
 be written, -o then left as it was), 3 internal error (a certificate failed independent \
 validation), 4 with --expect when a verdict differs from @expect (with --expect, a violation \
 that @expect foresees does not count for status 1), 5 nothing checked (no history in the \
-inputs), 6 no violation but some verdict unknown (time or memory budget, or a damaged gem5 \
-trace; the reason is in the output). The first that applies, in the order 3, 2, 4, 1, 6, 5, \
+inputs), 6 no violation but some verdict unknown (time or memory budget, a damaged gem5 trace, or a \
+gem5 run whose files disagree; the reason is in the output). The first that applies, in the order 3, 2, 4, 1, 6, 5, \
 0. Before all of them: 141 when the reader of standard output closed it early (a broken \
 pipe, e.g. `| head`: the output is cut), and 128 + the signal when Ctrl-C (130), SIGHUP \
 (129) or SIGTERM (143, as `timeout` and Slurm send) stopped the run: the histories in \
@@ -169,8 +170,10 @@ pub struct CheckArgs {
     kernel: bool,
 
     /// Memory budget per history and model (e.g. 2G, 500M; default: a quarter
-    /// of the machine's memory). A history whose structures are estimated
-    /// larger gets `unknown` with the reason instead of risking the batch.
+    /// of the memory the process may use: the smallest of the machine's
+    /// memory, `ulimit -v`/`-d` and its cgroup's limit). A history whose
+    /// structures are estimated larger gets `unknown` with the reason instead
+    /// of risking the batch.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     max_memory: Option<u64>,
 

@@ -147,7 +147,11 @@ pub fn x_random_history(seed: u64, max_ops: usize) -> XHistory {
     if !used.is_empty() && rng.below(10) < 3 {
         for _ in 0..1 + rng.below(2) {
             let x = used[rng.below(used.len() as u64) as usize];
-            finals.push((x, rng.below(written[x] + 1)));
+            let v = rng.below(written[x] + 1);
+            // one `@final` entry per variable (a second is an input error)
+            if finals.iter().all(|&(y, _)| y != x) {
+                finals.push((x, v));
+            }
         }
     }
     XHistory { threads, finals }

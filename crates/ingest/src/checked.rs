@@ -114,13 +114,30 @@ pub fn check_run(
     let run = crate::gem5::open_run(dir)?;
     if let Some(output) = crate::gem5::client_output(&run) {
         // an SE-mode run of the random client: its own histories
+        let conflicts = &run.findings.conflicts;
         return Ok(load_file(&output)?
             .into_par_iter()
             .map(|mut h| {
                 se_meta(&run, &mut h);
-                let mut c = check_history(h, models, opts);
+                let mut c = if conflicts.is_empty() {
+                    check_history(h, models, opts)
+                } else {
+                    let outcomes = inconsistent(conflicts, models);
+                    Checked {
+                        explanations: vec![None; outcomes.len()],
+                        outcomes,
+                        history: h,
+                        notes: Vec::new(),
+                        damage: None,
+                        origins: None,
+                        command: None,
+                    }
+                };
                 c.notes.push(se_note(&run, &output));
                 c.notes.extend(warning_notes(&run));
+                c.notes.extend(run.findings.notes.iter().cloned());
+                c.notes
+                    .extend(conflicts.iter().map(|w| format!("inconsistent run: {w}")));
                 c.command.clone_from(&run.command_line);
                 c
             })
@@ -132,15 +149,26 @@ pub fn check_run(
         &[false]
     };
     // the trace is read once for both views
-    let trace = crate::gem5::read(&run)?;
+    let trace = crate::gem5::read_within(&run, opts.max_memory)?;
     modes
         .par_iter()
         .map(|&rt| {
             let mut ing = crate::gem5::view(&run, &trace, rt)?;
             ing.history.index = rt as usize;
-            let outcomes = match &ing.damage {
-                Some(d) => check_damaged(&ing.history, d, models, opts, reading, &mut ing.notes),
-                None => check_gradual_with(&ing.history, models, opts),
+            let outcomes = if !ing.inconsistent.is_empty() {
+                inconsistent(&ing.inconsistent, models)
+            } else if let Some(why) = &ing.over_budget {
+                models
+                    .iter()
+                    .map(|&m| Outcome::unknown(m, why.clone()))
+                    .collect()
+            } else {
+                match &ing.damage {
+                    Some(d) => {
+                        check_damaged(&ing.history, d, models, opts, reading, &mut ing.notes)
+                    }
+                    None => check_gradual_with(&ing.history, models, opts),
+                }
             };
             let explanations = outcomes
                 .iter()
@@ -188,6 +216,24 @@ fn warning_notes(run: &crate::gem5::Run) -> impl Iterator<Item = String> + '_ {
 /// How a note that warns starts: `check` also says these on standard error,
 /// so that they show with any output format.
 pub const WARNING: &str = "warning: ";
+
+/// The outcomes of a run whose files disagree (see
+/// [`crate::gem5::consistency`]): `unknown` for every model, the first
+/// disagreement as the reason (the notes list them all).
+fn inconsistent(conflicts: &[String], models: &[Model]) -> Vec<Outcome> {
+    let reason = match conflicts {
+        [one] => format!("inconsistent run: {one}"),
+        [first, rest @ ..] => format!(
+            "inconsistent run: {first} (and {} more disagreements, in the notes)",
+            rest.len()
+        ),
+        [] => String::new(),
+    };
+    models
+        .iter()
+        .map(|&m| Outcome::unknown(m, reason.clone()))
+        .collect()
+}
 
 /// An SE-mode run's facts on each client history: the protocol, the CPU
 /// model and the memory model the configuration promises.
@@ -313,13 +359,33 @@ pub fn pick_violation(
             }
             _ => {}
         }
-        let trace = crate::gem5::read(&run)?;
+        let trace = crate::gem5::read_within(&run, opts.max_memory)?;
         for rt in [false, true] {
             if (rt && !real_time) || index.is_some_and(|i| i != rt as usize) {
                 continue;
             }
             let mut ing = crate::gem5::view(&run, &trace, rt)?;
             ing.history.index = rt as usize;
+            // files that disagree, a trace over the budget: nothing to shrink
+            let distrusted = if ing.inconsistent.is_empty() {
+                ing.over_budget.clone()
+            } else {
+                inconsistent(&ing.inconsistent, &[model])
+                    .pop()
+                    .and_then(|o| o.reason)
+            };
+            if let Some(reason) = distrusted {
+                not.push((
+                    rt as usize,
+                    NotViolated {
+                        model,
+                        verdict: Verdict::Unknown,
+                        internal: false,
+                        reason: Some(reason),
+                    },
+                ));
+                continue;
+            }
             if let Some(d) = ing
                 .damage
                 .as_ref()
@@ -351,7 +417,7 @@ pub fn pick_violation(
     let mut found = None;
     let mut failed = None;
     let mut seen = 0;
-    stream_file(path, |h| {
+    stream_file(path, opts.max_memory, |h| {
         seen += 1;
         if index.is_some_and(|i| i != seen - 1) {
             return ControlFlow::Continue(());

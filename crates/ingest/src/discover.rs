@@ -9,6 +9,9 @@ use crate::load::InputError;
 /// The inputs named by `paths`: files as given; gem5 output directories
 /// (with `config.ini`/`config.json`) as runs; other directories searched
 /// recursively for `*.hist`, `*.axe` and runs (sorted, so the order is stable).
+/// The subdirectories of a run are searched too: a run nested inside
+/// another (an output directory made inside one) is a run of its own, after
+/// its parent; the files of a run itself are its own, not inputs.
 /// Each input is taken once, by its canonical path (a path given twice, or
 /// reached again through a symlink, adds nothing; a symlink loop ends).
 pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<InputError>) {
@@ -17,14 +20,13 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<InputError>) {
     let mut seen = std::collections::HashSet::new();
     for p in paths {
         match std::fs::metadata(p) {
-            Ok(m) if m.is_dir() && crate::gem5::is_run(p) => {
-                if first_time(&mut seen, p) {
-                    files.push(p.clone());
-                }
-            }
             Ok(m) if m.is_dir() => {
                 if first_time(&mut seen, p) {
-                    walk(p, &mut files, &mut errors, &mut seen);
+                    let run = crate::gem5::is_run(p);
+                    if run {
+                        files.push(p.clone());
+                    }
+                    walk(p, !run, &mut files, &mut errors, &mut seen);
                 }
             }
             Ok(_) => {
@@ -48,8 +50,11 @@ fn first_time(seen: &mut std::collections::HashSet<PathBuf>, p: &Path) -> bool {
     std::fs::canonicalize(p).map_or(true, |c| seen.insert(c))
 }
 
+/// Searches `dir` for runs and (with `files_too`: not inside a run) history
+/// files, recursively.
 fn walk(
     dir: &Path,
+    files_too: bool,
     files: &mut Vec<PathBuf>,
     errors: &mut Vec<InputError>,
     seen: &mut std::collections::HashSet<PathBuf>,
@@ -68,15 +73,18 @@ fn walk(
     let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     paths.sort();
     for p in paths {
-        if p.is_dir() && crate::gem5::is_run(&p) {
+        if p.is_dir() {
             if first_time(seen, &p) {
-                files.push(p);
+                let run = crate::gem5::is_run(&p);
+                if run {
+                    files.push(p.clone());
+                }
+                walk(&p, !run, files, errors, seen);
             }
-        } else if p.is_dir() {
-            if first_time(seen, &p) {
-                walk(&p, files, errors, seen);
-            }
-        } else if p.extension().is_some_and(|e| e == "hist" || e == "axe") && first_time(seen, &p) {
+        } else if files_too
+            && p.extension().is_some_and(|e| e == "hist" || e == "axe")
+            && first_time(seen, &p)
+        {
             files.push(p);
         }
     }

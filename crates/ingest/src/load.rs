@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 use memconform_parsers::axe::{check_axe, looks_like_axe, parse_axe, AxeTraces};
 use memconform_parsers::client::{looks_like_client, parse_client};
 use memconform_parsers::file::FileBytes;
-use memconform_parsers::hist::{parse_hist, RawHistory};
+use memconform_parsers::hist::{parse_hist, HistReader, RawHistory};
 use memconform_parsers::Pos;
 
 use memconform_core::history::History;
@@ -49,19 +49,44 @@ pub fn parse_file(path: &Path) -> Result<Vec<RawHistory>, InputError> {
 
 /// Hands each history of a file, validated (or why not, as [`build`] says),
 /// to `each` in order until `each` breaks: like [`load_file`], and a file
-/// with a syntax error gives none, only the error. An axe file is checked
-/// whole first, then read and validated a trace at a time (see
-/// [`History::from_axe`]), so memory holds one of its traces, not the file.
+/// with a syntax error gives none, only the error. Memory holds a few
+/// histories, not the file's: a `.hist` file is read twice from disk,
+/// through [`HistReader`] — first checked whole, a history at a time, then
+/// read and validated a history at a time; an axe file is checked whole
+/// first, then read and validated a trace at a time (see
+/// [`History::from_axe`]). One history's text may take at most
+/// [`history_text_limit`]`(max_memory)` bytes: past that the file is an
+/// input error, not an allocation that may abort the batch.
 pub fn stream_file(
     path: &Path,
+    max_memory: u64,
     mut each: impl FnMut(Result<History, InputError>) -> ControlFlow<()>,
 ) -> Result<(), InputError> {
-    let bytes = open(path)?;
     let located = |pos, msg| InputError {
         file: path.to_path_buf(),
         pos: Some(pos),
         msg,
     };
+    if sniff(path)? == Kind::Hist {
+        let limit = history_text_limit(max_memory);
+        let histories = || -> Result<_, InputError> {
+            let file = std::fs::File::open(path).map_err(|e| cannot_read(path, e))?;
+            Ok(HistReader::new(std::io::BufReader::with_capacity(1 << 16, file)).limit(limit))
+        };
+        // checked whole first: a file with a syntax error gives none
+        for h in histories()? {
+            h.map_err(|e| located(e.pos, e.msg))?;
+        }
+        for (i, raw) in histories()?.enumerate() {
+            // (an error now: the file changed since it was checked)
+            let raw = raw.map_err(|e| located(e.pos, e.msg))?;
+            if each(build(&raw, i, path)).is_break() {
+                break;
+            }
+        }
+        return Ok(());
+    }
+    let bytes = open(path)?;
     if !looks_like_axe(&bytes) {
         for (i, raw) in parse_bytes(&bytes, path)?.iter().enumerate() {
             if each(build(raw, i, path)).is_break() {
@@ -82,6 +107,71 @@ pub fn stream_file(
         }
     }
     Ok(())
+}
+
+/// The most bytes of text one `.hist` history may hold when each history
+/// may use `max_memory` bytes: its parsed form takes about ten times its
+/// text (a 56-byte record and a name per 8-byte `R(x,1)`), and the history
+/// built from it more, so a sixteenth keeps them near the budget (at least
+/// 1 MiB: what any process can hold); the checker refuses (`unknown`) what
+/// would pass the budget after that.
+pub fn history_text_limit(max_memory: u64) -> u64 {
+    (max_memory / 16).max(1 << 20)
+}
+
+/// What a file holds, by content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Hist,
+    Axe,
+    Client,
+}
+
+/// What `path` holds (see [`parse_bytes`]), read line by line: axe traces
+/// by their first line, the client's output by a header line anywhere,
+/// else `.hist`.
+fn sniff(path: &Path) -> Result<Kind, InputError> {
+    use std::io::BufRead;
+    memconform_parsers::file::regular(path).map_err(|e| cannot_read(path, e))?;
+    let file = std::fs::File::open(path).map_err(|e| cannot_read(path, e))?;
+    let mut r = std::io::BufReader::with_capacity(1 << 16, file);
+    let mut line = Vec::new();
+    let mut first = true;
+    loop {
+        line.clear();
+        // (a line past the limit is no client header: stop there)
+        let n = std::io::Read::take(&mut r, 1 << 20)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| cannot_read(path, e))?;
+        if n == 0 {
+            return Ok(Kind::Hist);
+        }
+        if first && looks_like_axe(&line) {
+            return Ok(Kind::Axe);
+        }
+        let blank = line
+            .iter()
+            .position(|&b| b == b'#')
+            .map_or(&line[..], |h| &line[..h])
+            .iter()
+            .all(|b| b.is_ascii_whitespace());
+        first &= blank;
+        if line.starts_with(b"# memconform-client ") && looks_like_client(&line) {
+            return Ok(Kind::Client);
+        }
+        if n == 1 << 20 && line.last() != Some(&b'\n') {
+            // the rest of a long line
+            r.skip_until(b'\n').map_err(|e| cannot_read(path, e))?;
+        }
+    }
+}
+
+fn cannot_read(path: &Path, e: std::io::Error) -> InputError {
+    InputError {
+        file: path.to_path_buf(),
+        pos: None,
+        msg: format!("cannot read: {e}"),
+    }
 }
 
 fn open(path: &Path) -> Result<FileBytes, InputError> {
@@ -127,4 +217,60 @@ pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Vec<RawHistory>, InputEr
         pos: Some(e.pos),
         msg: e.msg,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, text: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("memconform-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn streamed(p: &Path) -> Result<Vec<Result<History, InputError>>, InputError> {
+        let mut got = Vec::new();
+        stream_file(p, u64::MAX, |h| {
+            got.push(h);
+            ControlFlow::Continue(())
+        })?;
+        Ok(got)
+    }
+
+    /// A `.hist` file streams the histories `load_file` reads; one with a
+    /// syntax error anywhere gives none, only the error; an invalid history
+    /// is handed out as its error, in its place.
+    #[test]
+    fn hist_files_stream_like_they_load() {
+        let p = file(
+            "three.hist",
+            "t0: W(x,1)\n---\nt0: R(x,0)\nt1: W(x,1)\n---\n@name c\nt0: F\n",
+        );
+        let whole = load_file(&p).unwrap();
+        let got: Vec<History> = streamed(&p)
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(got.len(), 3);
+        for (a, b) in whole.iter().zip(&got) {
+            assert_eq!((a.index, &a.name, a.n()), (b.index, &b.name, b.n()));
+        }
+        let p = file("late-error.hist", "t0: W(x,1)\n---\nt0: W(x,1\n");
+        let e = streamed(&p).unwrap_err();
+        assert_eq!((e.pos.unwrap().line, e.pos.unwrap().col), (3, 10));
+        let p = file("invalid.hist", "t0: W(x,1)\n---\nt0: W(x,0)\n---\nt0: F\n");
+        let got = streamed(&p).unwrap();
+        assert_eq!(got.len(), 3);
+        assert!(got[0].is_ok() && got[1].is_err() && got[2].is_ok());
+        // the client's output and axe traces are still told by content
+        let p = file("a.axe", "0: M[0] := 1\ncheck\n");
+        assert_eq!(streamed(&p).unwrap().len(), 1);
+        assert_eq!(sniff(&p).unwrap(), Kind::Axe);
+        let p = file("client.out", "gem5\n# memconform-client v1 threads=1 ops=1 words=1 seed=1 rounds=1 stride=1 writes=50\n");
+        assert_eq!(sniff(&p).unwrap(), Kind::Client);
+    }
 }

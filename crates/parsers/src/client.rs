@@ -40,7 +40,7 @@
 //!
 //! A *block* runs from a header line (`# memconform-client v1` or `v2` and
 //! `key=value` fields) to the next end line; its lines are parsed with
-//! [`parse_hist`], so the whole block is also a valid `.hist` file. Lines
+//! [`parse_hist`](crate::hist::parse_hist), so the whole block is also a valid `.hist` file. Lines
 //! outside blocks are not the client's and are skipped; a file may hold
 //! several blocks (several runs). Each block is checked against its header:
 //! `rounds` histories (also the end line's `histories`), each with `@round`
@@ -60,7 +60,7 @@
 //! `.hist` key, `=`, a value without `#` or control characters. Positions are
 //! those of the whole input.
 
-use crate::hist::{is_name, parse_hist, RawHistory, RawOp, RawOpKind, RawThread};
+use crate::hist::{is_name, HistReader, RawHistory, RawOp, RawOpKind, RawThread};
 use crate::{ParseError, Pos};
 
 /// What every header line starts with (then `v<version>`).
@@ -569,13 +569,10 @@ fn block(
     stated: Option<u64>,
 ) -> Result<Vec<RawHistory>, ParseError> {
     let offset = header.pos.line;
-    let mut histories = parse_hist(body).map_err(|e| ParseError {
-        pos: shift(e.pos, offset),
-        msg: e.msg,
-    })?;
-    for h in &mut histories {
-        shift_history(h, offset);
-    }
+    // numbered as lines of the whole input (errors name earlier lines too)
+    let mut histories = HistReader::new(body)
+        .first_line(offset + 1)
+        .collect::<Result<Vec<_>, _>>()?;
     let end_pos = Pos {
         line: end.line,
         col: 1,
@@ -1092,34 +1089,6 @@ fn missing(h: &RawHistory, line: &str) -> ParseError {
     }
 }
 
-/// Moves a position of a block's body (line 1 = the line after the header
-/// on line `offset`) to the whole input.
-fn shift(p: Pos, offset: u32) -> Pos {
-    Pos {
-        line: p.line + offset,
-        col: p.col,
-    }
-}
-
-fn shift_history(h: &mut RawHistory, offset: u32) {
-    h.pos = shift(h.pos, offset);
-    for (_, _, p) in h.expect.iter_mut() {
-        *p = shift(*p, offset);
-    }
-    for (_, _, p) in h.finals.iter_mut() {
-        *p = shift(*p, offset);
-    }
-    for (_, _, p) in h.meta.iter_mut() {
-        *p = shift(*p, offset);
-    }
-    for t in &mut h.threads {
-        t.pos = shift(t.pos, offset);
-        for op in &mut t.ops {
-            op.pos = shift(op.pos, offset);
-        }
-    }
-}
-
 /// The lines of `src` (split at `\n`, a trailing `\r` removed): 0-based
 /// index, byte offset of the line's start and of the next line's start.
 fn lines(src: &[u8]) -> impl Iterator<Item = (usize, Span, &[u8])> {
@@ -1187,6 +1156,7 @@ fn to_u32(n: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hist::parse_hist;
 
     const TWO_ROUNDS: &str = "\
 # memconform-client v1 threads=2 ops=3 words=2 seed=1 rounds=2 stride=1 writes=50

@@ -122,61 +122,379 @@ impl RawHistory {
 }
 
 /// Parses a whole `.hist` file. Histories without any thread line (e.g. after a
-/// trailing `---`) are dropped. Syntax errors only: meaning (values written
-/// twice, duplicate thread names, ...) is checked by the `memconform` crate.
+/// trailing `---`) are dropped. Syntax errors, and directives that contradict
+/// each other within a history (a second `@name`, `@expect` for one model or
+/// `@final` for one variable, a second value of a key memconform reads, see
+/// [`SINGLE_KEYS`]); meaning (values written twice, duplicate thread names,
+/// ...) is checked by the `memconform` crate. [`HistReader`] gives the same
+/// histories one at a time.
 pub fn parse_hist(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
-    let mut histories = Vec::new();
-    let mut cur: Option<RawHistory> = None;
-    for (index, raw) in src.split(|&b| b == b'\n').enumerate() {
-        let line_no = to_u32(index + 1);
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let line = std::str::from_utf8(raw).map_err(|e| ParseError {
+    HistReader::new(src).collect()
+}
+
+/// Metadata keys that memconform reads (the report's columns, the client's
+/// rounds, a shrunk file's origin): a history may give each once. Other
+/// keys may repeat, and are kept in order.
+pub const SINGLE_KEYS: [&str; 13] = [
+    "protocol",
+    "variant",
+    "seed",
+    "cpus",
+    "tester",
+    "cpu_type",
+    "expected_model",
+    "memory",
+    "shrunk-from",
+    "round",
+    "place",
+    "shape",
+    "sharing",
+];
+
+/// The histories of a `.hist` input one at a time, as [`parse_hist`] gives
+/// them (the same errors at the same positions; after an error, nothing
+/// more): memory holds the line being read and the history being built, not
+/// the input. Reads any [`BufRead`](std::io::BufRead): a byte slice, or a
+/// file through a `BufReader`.
+pub struct HistReader<R> {
+    input: R,
+    /// The line being read (without its `\n`).
+    line: Vec<u8>,
+    /// Lines read so far (the number of the line in `line`).
+    line_no: usize,
+    /// The history being built.
+    cur: Option<Building>,
+    /// The most bytes of text one history may hold.
+    limit: u64,
+    /// Set after an error or the end of the input.
+    done: bool,
+    /// Whether no line was read yet (a byte order mark may start it).
+    first: bool,
+}
+
+/// A history being read, with what its directives said so far.
+struct Building {
+    hist: RawHistory,
+    /// Bytes of its lines read so far.
+    bytes: u64,
+    /// `@final` variables: the index of their entry in `hist.finals`.
+    finals: std::collections::HashMap<String, usize>,
+}
+
+impl<R: std::io::BufRead> HistReader<R> {
+    /// The histories of `input`.
+    pub fn new(input: R) -> HistReader<R> {
+        HistReader {
+            input,
+            line: Vec::new(),
+            line_no: 0,
+            cur: None,
+            limit: u64::MAX,
+            done: false,
+            first: true,
+        }
+    }
+
+    /// Numbers the input's first line `first` (a piece of a larger file).
+    pub fn first_line(mut self, first: u32) -> HistReader<R> {
+        self.line_no = (first as usize).saturating_sub(1);
+        self
+    }
+
+    /// Stops with an error at a history whose lines hold more than `bytes`
+    /// bytes of text (a line longer than that is not read whole): the
+    /// parsed history takes several times its text, so this bounds what one
+    /// history can make the reader allocate.
+    pub fn limit(mut self, bytes: u64) -> HistReader<R> {
+        self.limit = bytes;
+        self
+    }
+
+    /// Reads the next line into `self.line`; `false` at the end of the
+    /// input. A line past the limit is an error.
+    fn read_line(&mut self) -> Result<bool, ParseError> {
+        self.line.clear();
+        let held = self.cur.as_ref().map_or(0, |b| b.bytes);
+        let mut any = false;
+        loop {
+            let buf = match self.input.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(ParseError {
+                        pos: Pos {
+                            line: to_u32(self.line_no + 1),
+                            col: to_u32(self.line.len() + 1),
+                        },
+                        msg: format!("cannot read: {e}"),
+                    })
+                }
+            };
+            if buf.is_empty() {
+                if any {
+                    self.line_no += 1;
+                }
+                return Ok(any);
+            }
+            any = true;
+            let (piece, found) = match buf.iter().position(|&b| b == b'\n') {
+                Some(nl) => (&buf[..nl], true),
+                None => (buf, false),
+            };
+            if held.saturating_add((self.line.len() + piece.len()) as u64) > self.limit {
+                self.line_no += 1;
+                return Err(self.too_large());
+            }
+            self.line.extend_from_slice(piece);
+            let used = piece.len() + found as usize;
+            self.input.consume(used);
+            if found {
+                self.line_no += 1;
+                return Ok(true);
+            }
+        }
+    }
+
+    /// The error of a history past the limit, at the line being read.
+    fn too_large(&self) -> ParseError {
+        let start = self.cur.as_ref().map(|b| b.hist.pos);
+        ParseError {
             pos: Pos {
-                line: line_no,
-                col: to_u32(e.valid_up_to() + 1),
+                line: to_u32(self.line_no),
+                col: 1,
             },
             msg: format!(
-                "invalid utf-8 (byte 0x{:02x}): .hist files must be utf-8 text",
-                raw[e.valid_up_to()]
+                "history too large: {} holds more than {} bytes of text, the most one \
+                 history may hold within the memory budget (--max-memory)",
+                match start {
+                    Some(p) => format!("the history that starts at {p}"),
+                    None => "this line".to_owned(),
+                },
+                self.limit
             ),
-        })?;
-        let content = match line.find('#') {
-            Some(hash) => &line[..hash],
-            None => line,
-        };
-        // a stray `\r` is a blank too: kept at the end of a name or value,
-        // `write_hist` would end that line in `\r\n`, read back without it
-        let content = content.trim_matches([' ', '\t', '\r']);
-        if content.is_empty() {
-            continue;
         }
-        if content == "---" {
-            finish(&mut histories, cur.take());
-            continue;
-        }
-        let at = |rest: &str| Pos {
-            line: line_no,
-            col: to_u32(line.offset(rest) + 1),
-        };
-        let hist = cur.get_or_insert_with(|| RawHistory {
-            pos: at(content),
-            ..RawHistory::default()
-        });
-        let result = if content.starts_with('@') {
-            directive_line(content, hist, &at)
-        } else {
-            thread_line(content, hist, &at)
-        };
-        result.map_err(|e| match e {
-            Err::Error(e) | Err::Failure(e) => ParseError {
-                pos: at(e.at),
-                msg: e.msg.unwrap_or_else(|| "syntax error".to_owned()),
-            },
-            Err::Incomplete(_) => unreachable!("complete parsers never ask for more input"),
-        })?;
     }
-    finish(&mut histories, cur);
-    Ok(histories)
+
+    /// Reads lines up to the end of the next history with a thread.
+    fn advance(&mut self) -> Result<Option<RawHistory>, ParseError> {
+        while self.read_line()? {
+            let line_no = to_u32(self.line_no);
+            let mut raw: &[u8] = &self.line;
+            // a byte order mark at the start of the input is skipped
+            // (columns count from after it)
+            if std::mem::take(&mut self.first) {
+                raw = raw.strip_prefix(b"\xef\xbb\xbf").unwrap_or(raw);
+            }
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            let line = std::str::from_utf8(raw).map_err(|e| ParseError {
+                pos: Pos {
+                    line: line_no,
+                    col: to_u32(e.valid_up_to() + 1),
+                },
+                msg: format!(
+                    "invalid utf-8 (byte 0x{:02x}): .hist files must be utf-8 text",
+                    raw[e.valid_up_to()]
+                ),
+            })?;
+            let content = match line.find('#') {
+                Some(hash) => &line[..hash],
+                None => line,
+            };
+            // a stray `\r` is a blank too: kept at the end of a name or value,
+            // `write_hist` would end that line in `\r\n`, read back without it
+            let content = content.trim_matches([' ', '\t', '\r']);
+            if content.is_empty() {
+                continue;
+            }
+            let at = |rest: &str| Pos {
+                line: line_no,
+                col: to_u32(line.offset(rest) + 1),
+            };
+            if let Some((i, c)) = content
+                .char_indices()
+                .find(|&(_, c)| invisible(c).is_some())
+            {
+                let p = at(&content[i..]);
+                return Err(ParseError {
+                    pos: p,
+                    msg: format!(
+                        "invisible character {} at {p} (in `{}`): delete it",
+                        describe_char(c),
+                        shorten(&visible_word(content, i))
+                    ),
+                });
+            }
+            if content == "---" {
+                if let Some(done) = self.cur.take().filter(|b| !b.hist.threads.is_empty()) {
+                    return Ok(Some(done.hist));
+                }
+                continue;
+            }
+            let bytes = self.line.len() as u64 + 1;
+            let building = self.cur.get_or_insert_with(|| Building {
+                hist: RawHistory {
+                    pos: at(content),
+                    ..RawHistory::default()
+                },
+                bytes: 0,
+                finals: std::collections::HashMap::new(),
+            });
+            building.bytes += bytes;
+            let result = if content.starts_with('@') {
+                directive_line(content, building, &at)
+            } else {
+                thread_line(content, &mut building.hist, &at)
+            };
+            result.map_err(|e| match e {
+                Err::Error(e) | Err::Failure(e) => ParseError {
+                    pos: at(e.at),
+                    msg: e.msg.unwrap_or_else(|| "syntax error".to_owned()),
+                },
+                Err::Incomplete(_) => unreachable!("complete parsers never ask for more input"),
+            })?;
+        }
+        Ok(self
+            .cur
+            .take()
+            .filter(|b| !b.hist.threads.is_empty())
+            .map(|b| b.hist))
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for HistReader<R> {
+    type Item = Result<RawHistory, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.advance() {
+            Ok(Some(h)) => Some(Ok(h)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// The name of an invisible character (a zero-width or format character,
+/// a filler, a tag): text that shows nothing but makes two names differ.
+fn invisible(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{00AD}' => "SOFT HYPHEN",
+        '\u{034F}' => "COMBINING GRAPHEME JOINER",
+        '\u{061C}' => "ARABIC LETTER MARK",
+        '\u{115F}' => "HANGUL CHOSEONG FILLER",
+        '\u{1160}' => "HANGUL JUNGSEONG FILLER",
+        '\u{17B4}' => "KHMER VOWEL INHERENT AQ",
+        '\u{17B5}' => "KHMER VOWEL INHERENT AA",
+        '\u{180E}' => "MONGOLIAN VOWEL SEPARATOR",
+        '\u{200B}' => "ZERO WIDTH SPACE",
+        '\u{200C}' => "ZERO WIDTH NON-JOINER",
+        '\u{200D}' => "ZERO WIDTH JOINER",
+        '\u{200E}' => "LEFT-TO-RIGHT MARK",
+        '\u{200F}' => "RIGHT-TO-LEFT MARK",
+        '\u{202A}' => "LEFT-TO-RIGHT EMBEDDING",
+        '\u{202B}' => "RIGHT-TO-LEFT EMBEDDING",
+        '\u{202C}' => "POP DIRECTIONAL FORMATTING",
+        '\u{202D}' => "LEFT-TO-RIGHT OVERRIDE",
+        '\u{202E}' => "RIGHT-TO-LEFT OVERRIDE",
+        '\u{2060}' => "WORD JOINER",
+        '\u{2061}' => "FUNCTION APPLICATION",
+        '\u{2062}' => "INVISIBLE TIMES",
+        '\u{2063}' => "INVISIBLE SEPARATOR",
+        '\u{2064}' => "INVISIBLE PLUS",
+        '\u{2066}' => "LEFT-TO-RIGHT ISOLATE",
+        '\u{2067}' => "RIGHT-TO-LEFT ISOLATE",
+        '\u{2068}' => "FIRST STRONG ISOLATE",
+        '\u{2069}' => "POP DIRECTIONAL ISOLATE",
+        '\u{206A}'..='\u{206F}' => "DEPRECATED FORMAT CHARACTER",
+        '\u{3164}' => "HANGUL FILLER",
+        '\u{FE00}'..='\u{FE0F}' => "VARIATION SELECTOR",
+        '\u{FEFF}' => "ZERO WIDTH NO-BREAK SPACE (BYTE ORDER MARK)",
+        '\u{FFA0}' => "HALFWIDTH HANGUL FILLER",
+        '\u{FFF9}' => "INTERLINEAR ANNOTATION ANCHOR",
+        '\u{FFFA}' => "INTERLINEAR ANNOTATION SEPARATOR",
+        '\u{FFFB}' => "INTERLINEAR ANNOTATION TERMINATOR",
+        '\u{1D173}'..='\u{1D17A}' => "MUSICAL SYMBOL FORMAT CHARACTER",
+        '\u{E0001}' | '\u{E0020}'..='\u{E007F}' => "TAG CHARACTER",
+        '\u{E0100}'..='\u{E01EF}' => "VARIATION SELECTOR",
+        _ => return None,
+    })
+}
+
+/// The name of a space that is not an ASCII blank.
+fn unusual_space(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{00A0}' => "NO-BREAK SPACE",
+        '\u{1680}' => "OGHAM SPACE MARK",
+        '\u{2000}' => "EN QUAD",
+        '\u{2001}' => "EM QUAD",
+        '\u{2002}' => "EN SPACE",
+        '\u{2003}' => "EM SPACE",
+        '\u{2004}' => "THREE-PER-EM SPACE",
+        '\u{2005}' => "FOUR-PER-EM SPACE",
+        '\u{2006}' => "SIX-PER-EM SPACE",
+        '\u{2007}' => "FIGURE SPACE",
+        '\u{2008}' => "PUNCTUATION SPACE",
+        '\u{2009}' => "THIN SPACE",
+        '\u{200A}' => "HAIR SPACE",
+        '\u{2028}' => "LINE SEPARATOR",
+        '\u{2029}' => "PARAGRAPH SEPARATOR",
+        '\u{202F}' => "NARROW NO-BREAK SPACE",
+        '\u{205F}' => "MEDIUM MATHEMATICAL SPACE",
+        '\u{3000}' => "IDEOGRAPHIC SPACE",
+        _ => return None,
+    })
+}
+
+/// `U+200B ZERO WIDTH SPACE`: a character's code point, and its name when
+/// it is one a reader cannot see.
+fn describe_char(c: char) -> String {
+    match invisible(c).or_else(|| unusual_space(c)) {
+        Some(name) => format!("U+{:04X} {name}", c as u32),
+        None => format!("U+{:04X}", c as u32),
+    }
+}
+
+/// The blank-separated word of `text` around byte `i`, without its
+/// invisible characters (what a reader sees there).
+fn visible_word(text: &str, i: usize) -> String {
+    let start = text[..i].rfind([' ', '\t']).map_or(0, |s| s + 1);
+    let end = text[i..].find([' ', '\t']).map_or(text.len(), |e| i + e);
+    text[start..end]
+        .chars()
+        .filter(|&c| invisible(c).is_none())
+        .collect()
+}
+
+/// A hex address in one spelling: `0x` and lowercase digits without
+/// leading zeros (`0xA`, `0xa` and `0x0a` are `0xa`; `0x00` is `0x0`).
+/// Any other variable is kept as written.
+pub fn canonical_var(var: &str) -> std::borrow::Cow<'_, str> {
+    let Some(digits) = var.strip_prefix("0x") else {
+        return std::borrow::Cow::Borrowed(var);
+    };
+    let trimmed = digits.trim_start_matches('0');
+    let canonical = !trimmed.is_empty()
+        && trimmed.len() == digits.len()
+        && !digits.bytes().any(|b| b.is_ascii_uppercase());
+    if canonical {
+        return std::borrow::Cow::Borrowed(var);
+    }
+    let mut out = String::with_capacity(2 + trimmed.len().max(1));
+    out.push_str("0x");
+    if trimmed.is_empty() {
+        out.push('0');
+    } else {
+        out.extend(trimmed.chars().map(|c| c.to_ascii_lowercase()));
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Writes histories in the canonical `.hist` form; `parse_hist` of the result
@@ -248,13 +566,6 @@ fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// Keeps a finished history if it has at least one thread.
-fn finish(histories: &mut Vec<RawHistory>, hist: Option<RawHistory>) {
-    if let Some(h) = hist.filter(|h| !h.threads.is_empty()) {
-        histories.push(h);
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Line parsers. Every parser works on a slice of the current line; an error
 // carries the slice where it happened (its column) and a message.
@@ -308,6 +619,12 @@ where
 /// Describes what stands at `input` for an error message: the word there, or
 /// its first character, or "end of line".
 fn found(input: &str) -> String {
+    if let Some(c) = input.chars().next().filter(|c| !c.is_ascii()) {
+        return match invisible(c).or_else(|| unusual_space(c)) {
+            Some(_) => describe_char(c),
+            None => format!("`{c}` ({})", describe_char(c)),
+        };
+    }
     let word_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.';
     let word = match input.char_indices().find(|&(_, c)| !word_char(c)) {
         Some((0, c)) => &input[..c.len_utf8()],
@@ -357,7 +674,7 @@ pub(crate) fn is_name(s: &str) -> bool {
     matches!(name(s), Ok(("", _)))
 }
 
-/// A variable: a hex address `0x1f40` (kept as written) or an identifier.
+/// A variable: a hex address `0x1f40` (see [`canonical_var`]) or an identifier.
 fn var_text(input: &str) -> Res<'_, &str> {
     alt((recognize(pair(tag("0x"), hex_digit1)), ident))(input)
 }
@@ -447,7 +764,7 @@ fn var_value<'a>(close_what: &'static str) -> impl FnMut(&'a str) -> Res<'a, (St
             terminated(number, space0),
             close(close_what),
         )),
-        |(v, _, n, _)| (v.to_owned(), n),
+        |(v, _, n, _)| (canonical_var(v).into_owned(), n),
     )
 }
 
@@ -478,7 +795,7 @@ fn op(input: &str) -> Res<'_, (&str, RawOpKind, Ticks)> {
                     close("`)` to close `U(var,old,new`"),
                 )),
                 |(v, _, old, _, new, _)| RawOpKind::Rmw {
-                    var: v.to_owned(),
+                    var: canonical_var(v).into_owned(),
                     old,
                     new,
                 },
@@ -490,6 +807,14 @@ fn op(input: &str) -> Res<'_, (&str, RawOpKind, Ticks)> {
         ),
     ));
     let (rest, (kind, ticks)) = match pair(kind, timing)(input) {
+        Err(Err::Error(LineErr { msg: None, .. }))
+            if !input.starts_with(|c: char| c.is_ascii()) =>
+        {
+            return fail(
+                input,
+                format!("expected an operation, found {}", found(input)),
+            );
+        }
         Err(Err::Error(LineErr { msg: None, .. })) => {
             let token = input
                 .find(char::is_whitespace)
@@ -543,12 +868,20 @@ fn thread_line<'a>(line: &'a str, hist: &mut RawHistory, at: &impl Fn(&str) -> P
     Ok((rest, ()))
 }
 
-/// Parses an `@key value` line into `hist`.
+/// Why two directives of one history cannot both hold; the usual cause.
+const ONE_HISTORY: &str = "(a `---` missing between two histories?)";
+
+/// Parses an `@key value` line into the history being read. A directive
+/// that contradicts an earlier one of the same history is an error at the
+/// later one, naming the first: a second `@name`, a second `@expect` entry
+/// for one model or `@final` entry for one variable (with the same value or
+/// another), a second `@KEY` for a key of [`SINGLE_KEYS`].
 fn directive_line<'a>(
     line: &'a str,
-    hist: &mut RawHistory,
+    building: &mut Building,
     at: &impl Fn(&str) -> Pos,
 ) -> Res<'a, ()> {
+    let hist = &mut building.hist;
     let (rest, key) = preceded(char('@'), expect("a key after `@`", name))(line)?;
     let Ok((rest, _)) = gap(rest) else {
         return fail(
@@ -561,8 +894,15 @@ fn directive_line<'a>(
             if rest.is_empty() {
                 return fail(rest, "expected a history name after `@name`".to_owned());
             }
-            if hist.name.is_some() {
-                return fail(line, "second `@name` in one history".to_owned());
+            if let Some(first) = &hist.name {
+                return fail(
+                    line,
+                    format!(
+                        "second `@name` in one history: `{}` here, `{}` before {ONE_HISTORY}",
+                        shorten(rest),
+                        shorten(first)
+                    ),
+                );
             }
             hist.name = Some(rest.to_owned());
         }
@@ -593,6 +933,19 @@ fn directive_line<'a>(
                         )
                     }
                 };
+                let word = |y: bool| if y { "yes" } else { "no" };
+                if let Some((_, first, p)) = hist.expect.iter().find(|(m, _, _)| m == model) {
+                    return fail(
+                        model,
+                        format!(
+                            "second `@expect` entry for `{model}` in one history: {model}={} here, \
+                             {model}={} at {p}{} {ONE_HISTORY}",
+                            word(yes),
+                            word(*first),
+                            if *first == yes { " (the same verdict twice)" } else { "" }
+                        ),
+                    );
+                }
                 hist.expect.push((model.to_owned(), yes, at(model)));
             }
         }
@@ -606,10 +959,43 @@ fn directive_line<'a>(
                 expect("whitespace or end of line after a value", eof),
             )(rest)?;
             for (var, val) in entries {
-                hist.finals.push((var.to_owned(), val, at(var)));
+                let canonical = canonical_var(var);
+                if let Some(&i) = building.finals.get(canonical.as_ref()) {
+                    let (_, first, p) = &hist.finals[i];
+                    return fail(
+                        var,
+                        format!(
+                            "second `@final` entry for `{canonical}` in one history: {val} here, \
+                             {first} at {p}{} {ONE_HISTORY}",
+                            if *first == val {
+                                " (the same value twice)"
+                            } else {
+                                ""
+                            }
+                        ),
+                    );
+                }
+                building
+                    .finals
+                    .insert(canonical.clone().into_owned(), hist.finals.len());
+                hist.finals.push((canonical.into_owned(), val, at(var)));
             }
         }
-        _ => hist.meta.push((key.to_owned(), rest.to_owned(), at(line))),
+        _ => {
+            if SINGLE_KEYS.contains(&key) {
+                if let Some((_, first, p)) = hist.meta.iter().find(|(k, _, _)| k == key) {
+                    return fail(
+                        line,
+                        format!(
+                            "second `@{key}` in one history: `{}` here, `{}` at {p} {ONE_HISTORY}",
+                            shorten(rest),
+                            shorten(first)
+                        ),
+                    );
+                }
+            }
+            hist.meta.push((key.to_owned(), rest.to_owned(), at(line)))
+        }
     }
     Ok(("", ()))
 }
@@ -789,7 +1175,8 @@ pub(crate) mod tests {
         assert_eq!(h.name, None);
         let t = &h.threads[0];
         assert_eq!(t.name, "port_1.a-b");
-        assert_eq!(kinds(t), vec![w("0xAbC", u64::MAX), r("_v9", u64::MAX)]);
+        // a hex address in one spelling
+        assert_eq!(kinds(t), vec![w("0xabc", u64::MAX), r("_v9", u64::MAX)]);
         assert_eq!(t.ops[0].ticks, Some((0, 0)));
         assert_eq!(t.ops[1].pos, p(12, 47));
     }
@@ -1070,6 +1457,206 @@ pub(crate) mod tests {
                 .len(),
             2
         );
+    }
+
+    /// Issue 23: hex addresses are numbers, so `0xA`, `0xa` and `0x0a` are
+    /// one variable, spelt `0xa`; each operation keeps its own position.
+    #[test]
+    fn hex_addresses_in_one_spelling() {
+        let hs =
+            parse_hist(b"t0: W(0xA,1) R(0x0a,1) U(0x000A,1,2)\nt1: R(0xa,2) W(0x00,3) W(x0A,1)\n")
+                .unwrap();
+        let t0 = &hs[0].threads[0];
+        assert_eq!(
+            kinds(t0),
+            vec![
+                w("0xa", 1),
+                r("0xa", 1),
+                RawOpKind::Rmw {
+                    var: "0xa".into(),
+                    old: 1,
+                    new: 2
+                }
+            ]
+        );
+        let cols: Vec<_> = t0.ops.iter().map(|o| o.pos).collect();
+        assert_eq!(cols, vec![p(1, 5), p(1, 14), p(1, 24)]);
+        // zero is `0x0`; an identifier is kept as written
+        assert_eq!(
+            kinds(&hs[0].threads[1]),
+            vec![r("0xa", 2), w("0x0", 3), w("x0A", 1)]
+        );
+        let hs = parse_hist(b"@final 0x0A=2 0X1=1\nt0: W(0xa,2)\n");
+        assert!(hs.is_err(), "`0X1` is no variable");
+        let hs = parse_hist(b"@final 0x0A=2 0xFF=1\nt0: W(0xa,2)\n").unwrap();
+        assert_eq!(
+            hs[0].finals,
+            vec![("0xa".into(), 2, p(1, 8)), ("0xff".into(), 1, p(1, 15))]
+        );
+        assert_eq!(canonical_var("0x1f40"), "0x1f40");
+        assert_eq!(canonical_var("0x00001F40"), "0x1f40");
+        assert_eq!(canonical_var("x"), "x");
+        assert_round_trip(&hs);
+    }
+
+    /// Issue 23: directives that contradict each other in one history are
+    /// errors at the second, naming the first — also when they repeat the
+    /// same verdict or value (two histories run together read the same).
+    #[test]
+    fn conflicting_directives() {
+        assert_err(
+            "@expect sc=no\n@expect sc=yes\nt0: F\n",
+            2,
+            9,
+            "second `@expect` entry for `sc` in one history: sc=yes here, sc=no at 1:9",
+        );
+        assert_err(
+            "@expect sc=no tso=yes sc=no\nt0: F\n",
+            1,
+            23,
+            "sc=no here, sc=no at 1:9 (the same verdict twice) (a `---` missing",
+        );
+        assert_err(
+            "@final x=1\nt0: W(x,1) W(x,2)\n@final x=2\n",
+            3,
+            8,
+            "second `@final` entry for `x` in one history: 2 here, 1 at 1:8",
+        );
+        assert_err(
+            "@final 0xA=1 0x0a=1\nt0: W(0xa,1)\n",
+            1,
+            14,
+            "second `@final` entry for `0xa` in one history: 1 here, 1 at 1:8 (the same value twice)",
+        );
+        assert_err(
+            "@name a\n@name b\n",
+            2,
+            1,
+            "second `@name` in one history: `b` here, `a` before",
+        );
+        assert_err(
+            "@protocol MI_example\nt0: F\n@protocol MESI_Two_Level\n",
+            3,
+            1,
+            "second `@protocol` in one history: `MESI_Two_Level` here, `MI_example` at 1:1",
+        );
+        assert_err("@seed 1\n@seed 1\nt0: F\n", 2, 1, "second `@seed`");
+        // other keys may repeat; the same model or variable in the next
+        // history is fine
+        let hs = parse_hist(
+            b"@note a\n@note b\n@expect sc=no\n@final x=1\nt0: W(x,1)\n---\n@expect sc=yes\n@final x=2\nt0: W(x,2)\n",
+        )
+        .unwrap();
+        assert_eq!(hs.len(), 2);
+        assert_eq!(hs[0].meta.len(), 2);
+        assert_eq!(hs[1].expect, vec![("sc".into(), true, p(7, 9))]);
+    }
+
+    /// Issue 23: a byte order mark at the start is skipped; an invisible
+    /// character anywhere else outside a comment is named where it is.
+    #[test]
+    fn invisible_characters() {
+        let hs = parse_hist("\u{FEFF}@name sb\nt0: W(x,1)\n".as_bytes()).unwrap();
+        assert_eq!(hs[0].name.as_deref(), Some("sb"));
+        assert_eq!(hs[0].pos, p(1, 1));
+        let (l, c, m) = err("\u{FEFF}t0: W(x,1)\nt\u{200B}1: W(y,1)\n");
+        assert_eq!((l, c), (2, 2));
+        assert_eq!(
+            m,
+            "invisible character U+200B ZERO WIDTH SPACE at 2:2 (in `t1:`): delete it"
+        );
+        assert_err(
+            "t0: W(x\u{200D},1)\n",
+            1,
+            8,
+            "invisible character U+200D ZERO WIDTH JOINER at 1:8 (in `W(x,1)`)",
+        );
+        assert_err(
+            "@name s\u{202E}b\nt0: F\n",
+            1,
+            8,
+            "U+202E RIGHT-TO-LEFT OVERRIDE at 1:8",
+        );
+        // a mark that is not at the start of the input (files run together)
+        assert_err(
+            "t0: F\n---\n\u{FEFF}t1: F\n",
+            3,
+            1,
+            "U+FEFF ZERO WIDTH NO-BREAK SPACE (BYTE ORDER MARK) at 3:1",
+        );
+        // inside a comment, anything goes
+        assert_eq!(
+            parse_hist("t0: F # \u{200B}\n".as_bytes()).unwrap().len(),
+            1
+        );
+        // a space that is not ASCII is named where a blank is expected
+        assert_err(
+            "t0: W(x,1)\u{00A0}R(x,1)\n",
+            1,
+            11,
+            "expected whitespace or end of line after an operation, found U+00A0 NO-BREAK SPACE",
+        );
+        assert_err(
+            "t0:\u{2003}W(x,1)\n",
+            1,
+            4,
+            "expected an operation, found U+2003 EM SPACE",
+        );
+        assert_err("t0: W(é,1)\n", 1, 7, "found `é` (U+00E9)");
+    }
+
+    /// The streaming reader gives what `parse_hist` gives, through any
+    /// buffer size (lines split across reads), and numbers lines from
+    /// where it is told.
+    #[test]
+    fn the_reader_streams_what_parse_hist_parses() {
+        let litmus = std::fs::read(LITMUS).unwrap();
+        for src in [RICH.as_bytes(), &litmus[..], b"t0: F", b"", b"---\n\n"] {
+            let whole = parse_hist(src).unwrap();
+            for cap in [1, 3, 64, 1 << 16] {
+                let read: Vec<RawHistory> =
+                    HistReader::new(std::io::BufReader::with_capacity(cap, src))
+                        .collect::<Result<_, _>>()
+                        .unwrap();
+                assert_eq!(read, whole, "buffer of {cap}");
+            }
+        }
+        // the same error, and nothing after it
+        let src = b"t0: F\n---\nt0: W(x,1\n---\nt0: F\n";
+        let mut r = HistReader::new(std::io::BufReader::with_capacity(2, &src[..]));
+        assert!(r.next().unwrap().is_ok());
+        assert_eq!(r.next().unwrap().unwrap_err(), parse_hist(src).unwrap_err());
+        assert!(r.next().is_none());
+        // numbered as lines of a larger file
+        let hs: Vec<_> = HistReader::new(&b"\nt0: W(x,1)\n"[..])
+            .first_line(10)
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(hs[0].threads[0].ops[0].pos, p(11, 5));
+    }
+
+    /// A history larger than the reader's limit is an error where it
+    /// passes the limit, before the rest of it is read (a line longer than
+    /// the limit is never held whole).
+    #[test]
+    fn a_history_past_the_limit_is_an_error() {
+        let small = "t0: W(x,1)\n---\n";
+        let big = format!("@name big\nt0:{}\n", " W(x,1)".repeat(1000));
+        let src = format!("{small}{big}---\n{small}");
+        let mut r = HistReader::new(src.as_bytes()).limit(200);
+        assert!(r.next().unwrap().is_ok());
+        let e = r.next().unwrap().unwrap_err();
+        assert_eq!(e.pos, p(4, 1));
+        assert!(
+            e.msg.starts_with(
+                "history too large: the history that starts at 3:1 holds more than 200 bytes of text"
+            ),
+            "{}",
+            e.msg
+        );
+        assert!(r.next().is_none());
+        // within the limit: all three
+        assert_eq!(HistReader::new(src.as_bytes()).limit(10_000).count(), 3);
     }
 
     /// Found by `hist_fuzz`: a `\r` before the line's end (`@name sb \r`,

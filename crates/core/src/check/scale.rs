@@ -96,18 +96,21 @@ impl Model {
     }
 }
 
-/// The default memory limit per history: a quarter of the machine's memory
-/// (4 GB if it cannot be read).
+/// The default memory limit per history: a quarter of the memory this
+/// process may use — the smallest of the machine's memory, its
+/// address-space and data limits (`ulimit -v`, `ulimit -d`) and its
+/// cgroup's limit ([`crate::budget::memory_ceiling`]) — or 4 GB when none
+/// can be read.
+///
+/// A quarter, not all: the budget is one model's check of one history,
+/// against an estimate of its main structures, while the process also
+/// holds the histories waiting in the batch and their parsed forms, the
+/// allocator's slack and, under an address-space limit, every thread's
+/// stack and malloc arena (reserved, not used); the checks of several
+/// histories run at once (`-j`). A quarter leaves that room on a machine
+/// of a few cores; `--max-memory` sets the budget exactly.
 pub fn default_max_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(4_000_000_000, |kb| kb * 1024 / 4)
+    crate::budget::memory_ceiling().map_or(4_000_000_000, |bytes| bytes / 4)
 }
 
 /// A polynomial model at scale: its partial store order, or a violation.

@@ -2,6 +2,7 @@
 //! and tester, turning a Ruby random tester run into a history, and explaining
 //! a violation in gem5's terms (ports, ticks, trace lines, protocol transitions).
 
+pub mod consistency;
 mod explain;
 pub mod tester;
 
@@ -27,6 +28,13 @@ pub struct Run {
     pub tester: Tester,
     /// The debug trace (`--debug-file`), plain or gzipped.
     pub trace: Option<PathBuf>,
+    /// Why the run has no one trace (several that differ), if so: reading
+    /// its trace is then an input error.
+    pub trace_error: Option<String>,
+    /// What the run's files besides the trace say of how it ended.
+    pub status: consistency::Status,
+    /// The cross-checks of those files (the trace's come when it is read).
+    pub findings: consistency::Findings,
     /// `--seed N` of the command line in `simout.txt`, if any.
     pub seed: Option<u64>,
     /// The protocol variant (e.g. a mutant's id): `variant` in
@@ -38,8 +46,11 @@ pub struct Run {
     pub memtest_failure: Option<(u32, u64, u64, u8, u8)>,
     /// Any other panic or fatal line.
     pub panic: Option<String>,
-    /// From `stats.txt` (empty after a panic: gem5 writes it on a normal exit).
+    /// From `stats.txt` (empty after a panic: gem5 writes it on a normal
+    /// exit); `None` too when it is stale (statistics beside a panic).
     pub stats: Option<memconform_parsers::gem5::stats::Dump>,
+    /// Whether `stats.txt` holds statistics that cannot be this run's.
+    pub stats_stale: bool,
     /// The gem5 command line (`command line:` in `simout.txt`), if recorded.
     pub command_line: Option<String>,
     /// The simulated CPUs (an SE-mode run's cores; a tester run has none).
@@ -107,6 +118,12 @@ pub struct Ingested {
     /// Whether the trace holds ProtocolTrace lines (the explanations list
     /// protocol transitions only then).
     pub protocol_trace: bool,
+    /// Where the run's files disagree (see [`consistency`]): no verdict of
+    /// the run stands, each is `unknown`.
+    pub inconsistent: Vec<String>,
+    /// Set when the trace passed the memory budget: why (every verdict
+    /// `unknown`).
+    pub over_budget: Option<String>,
 }
 
 /// The debug flags that give a tester trace everything memconform reads:
@@ -132,50 +149,68 @@ fn read_text(path: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// Reads a run's configuration and finds its trace.
-pub fn open_run(dir: &Path) -> Result<Run, InputError> {
-    let (path, config) = if dir.join("config.ini").is_file() {
-        let p = dir.join("config.ini");
-        let bytes =
-            FileBytes::open(&p).map_err(|e| input_error(&p, format!("cannot read: {e}")))?;
-        let c = config::parse_config_ini(&bytes).map_err(|e| InputError {
-            file: p.clone(),
-            pos: Some(e.pos),
-            msg: e.msg,
-        })?;
-        (p, c)
+/// Reads one configuration file of a run.
+fn read_config(p: &Path, json: bool) -> Result<Config, InputError> {
+    let bytes = FileBytes::open(p).map_err(|e| input_error(p, format!("cannot read: {e}")))?;
+    let parsed = if json {
+        config::parse_config_json(&bytes)
     } else {
-        let p = dir.join("config.json");
-        let bytes =
-            FileBytes::open(&p).map_err(|e| input_error(&p, format!("cannot read: {e}")))?;
-        let c = config::parse_config_json(&bytes).map_err(|e| InputError {
-            file: p.clone(),
-            pos: Some(e.pos),
-            msg: e.msg,
-        })?;
-        (p, c)
+        config::parse_config_ini(&bytes)
     };
-    let _ = path;
+    parsed.map_err(|e| InputError {
+        file: p.to_path_buf(),
+        pos: Some(e.pos),
+        msg: e.msg,
+    })
+}
+
+/// Reads a run's configuration, finds its trace, and reads what its other
+/// files say (gem5's output, the exit status, statistics, the run record),
+/// checked against each other ([`consistency`]). A `config.json` that
+/// describes another system than `config.ini` is an input error.
+pub fn open_run(dir: &Path) -> Result<Run, InputError> {
+    let (ini, json) = (dir.join("config.ini"), dir.join("config.json"));
+    let config = if ini.is_file() {
+        let c = read_config(&ini, false)?;
+        if json.is_file() {
+            // the same system, or one of them is another run's
+            let other = read_config(&json, true)?;
+            if let Some(what) = consistency::compare_configs(&c, &other) {
+                return Err(input_error(
+                    dir,
+                    format!("config.ini and config.json describe different systems ({what}): one of them is from another run"),
+                ));
+            }
+        }
+        c
+    } else {
+        read_config(&json, true)?
+    };
     let protocol = config::protocol(&config);
     let tester = config::tester(&config);
     let cpus = config::cpus(&config);
-    let out = [dir.join("simerr.txt"), dir.join("simout.txt")]
+    let outputs: Vec<(PathBuf, String)> = [dir.join("simerr.txt"), dir.join("simout.txt")]
+        .into_iter()
+        .filter_map(|p| read_text(&p).map(|t| (p, t)))
+        .collect();
+    let out = outputs
         .iter()
-        .filter_map(|p| read_text(p))
+        .map(|(_, t)| t.as_str())
         .collect::<Vec<_>>()
         .join("\n");
     let failure = parse_check_failure(&out);
     let memtest_failure = memconform_parsers::gem5::memtest::parse_memtest_panic(&out);
-    let panic = out
-        .lines()
-        .find(|l| l.contains("panic:") || l.contains("fatal:"))
-        .map(|l| l.trim().to_string());
+    let panic_at = outputs.iter().find_map(|(p, t)| {
+        t.lines()
+            .find(|l| l.contains("panic:") || l.contains("fatal:"))
+            .map(|l| (l.trim().to_string(), p.clone()))
+    });
+    let panic = panic_at.as_ref().map(|(l, _)| l.clone());
     let mut warnings = Vec::new();
     let mut seed = None;
     let mut command_line = None;
-    for name in ["simout.txt", "simerr.txt"] {
-        let p = dir.join(name);
-        let Some(text) = read_text(&p) else { continue };
+    // simout.txt first: its command line is the run's
+    for (p, text) in outputs.iter().rev() {
         let Some((n, l)) = text
             .lines()
             .enumerate()
@@ -183,18 +218,18 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
         else {
             continue;
         };
-        if name == "simout.txt" {
+        if p.file_name().is_some_and(|n| n == "simout.txt") {
             command_line = l
                 .strip_prefix("command line:")
                 .map(|l| l.trim().to_string());
         }
         if seed.is_none() {
-            seed = seed_of(l, &p, n + 1, &mut warnings);
+            seed = seed_of(l, p, n + 1, &mut warnings);
         }
     }
-    let variant = variant_of(&dir.join("memconform-run.json"), &mut warnings);
+    let (variant, record) = variant_of(&dir.join("memconform-run.json"), &mut warnings);
     let stats_path = dir.join("stats.txt");
-    let stats = match FileBytes::open(&stats_path) {
+    let last_dump = match FileBytes::open(&stats_path) {
         Ok(b) => match memconform_parsers::gem5::stats::parse_stats(&b) {
             Ok(dumps) => dumps.into_iter().last(),
             Err(e) => {
@@ -209,18 +244,68 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
         },
         Err(_) => None,
     };
+    let mut findings = consistency::Findings::default();
+    let exit = match read_text(&dir.join("exit-status.txt")) {
+        Some(t) => {
+            let code = consistency::parse_exit_status(&t);
+            if code.is_none() {
+                findings.notes.push(format!(
+                    "exit-status.txt: `{}` is not an exit status; ignored",
+                    t.trim().chars().take(40).collect::<String>()
+                ));
+            }
+            code
+        }
+        None => None,
+    };
+    let status = consistency::Status {
+        exit,
+        panic: panic_at,
+        aborted_at: consistency::parse_aborted(&out),
+        exiting: outputs.iter().find_map(|(p, t)| {
+            consistency::parse_exiting(t).map(|(tick, why)| (tick, why, p.clone()))
+        }),
+        stats_dumped: last_dump.is_some(),
+        final_tick: last_dump.as_ref().and_then(|d| {
+            d.get("finalTick")
+                .or_else(|| d.get("final_tick"))
+                .filter(|t| t.is_finite() && *t >= 0.0)
+                .map(|t| t as u64)
+        }),
+    };
+    let (files, stats_stale) = consistency::check_files(
+        &status,
+        &tester,
+        &protocol,
+        command_line.as_deref(),
+        seed,
+        record.as_ref(),
+    );
+    findings.conflicts.extend(files.conflicts);
+    findings.notes.extend(files.notes);
+    let (trace, trace_error) = match consistency::pick_trace(&consistency::trace_candidates(dir)) {
+        Ok((trace, note)) => {
+            findings.notes.extend(note);
+            (trace, None)
+        }
+        Err(why) => (None, Some(why)),
+    };
     Ok(Run {
         dir: dir.to_path_buf(),
         config,
         protocol,
         tester,
-        trace: find_trace(dir),
+        trace,
+        trace_error,
+        status,
+        findings,
         seed,
         variant,
         failure,
         memtest_failure,
         panic,
-        stats,
+        stats: last_dump.filter(|_| !stats_stale),
+        stats_stale,
         command_line,
         cpus,
         warnings,
@@ -266,17 +351,21 @@ fn seed_of(l: &str, path: &Path, line: usize, warnings: &mut Vec<String>) -> Opt
 /// The `variant` of a run's record (`memconform-run.json`, written by the
 /// wrapper's `--variant NAME`); a record that is not there gives none
 /// silently, one that is there but unreadable, not JSON, or whose
-/// `variant` is not a string gives a warning.
-fn variant_of(path: &Path, warnings: &mut Vec<String>) -> Option<String> {
+/// `variant` is not a string gives a warning. The record itself goes on to
+/// the cross-checks of [`consistency::check_files`].
+fn variant_of(
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> (Option<String>, Option<serde_json::Value>) {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (None, None),
         Err(e) => {
             warnings.push(format!(
                 "{}: cannot read: {e}: the run's variant is left empty",
                 shown_path(path)
             ));
-            return None;
+            return (None, None);
         }
     };
     let v: serde_json::Value = match serde_json::from_slice(&bytes) {
@@ -291,7 +380,7 @@ fn variant_of(path: &Path, warnings: &mut Vec<String>) -> Option<String> {
                 // serde_json counts a line's columns from 1, its start as 0
                 e.column().max(1)
             ));
-            return None;
+            return (None, None);
         }
     };
     let kind = |v: &serde_json::Value| match v {
@@ -308,9 +397,9 @@ fn variant_of(path: &Path, warnings: &mut Vec<String>) -> Option<String> {
             shown_path(path),
             kind(&v)
         ));
-        return None;
+        return (None, Some(v));
     };
-    match obj.get("variant") {
+    let variant = match obj.get("variant") {
         None => None,
         Some(serde_json::Value::String(s)) => Some(s.clone()).filter(|s| !s.is_empty()),
         Some(other) => {
@@ -329,50 +418,8 @@ fn variant_of(path: &Path, warnings: &mut Vec<String>) -> Option<String> {
             ));
             None
         }
-    }
-}
-
-/// The debug trace: `trace.txt(.gz)` or another file whose first lines are
-/// gem5 debug lines (`  <tick>: <object>: ...`), gz preferred last.
-fn find_trace(dir: &Path) -> Option<PathBuf> {
-    for name in ["trace.txt", "trace.txt.gz", "trace.out", "trace.out.gz"] {
-        if dir.join(name).is_file() {
-            return Some(dir.join(name));
-        }
-    }
-    let mut candidates: Vec<PathBuf> = std::fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            p.is_file()
-                && !name.starts_with("config")
-                && !name.starts_with("stats")
-                && name != "citations.bib"
-        })
-        .collect();
-    candidates.sort();
-    candidates.into_iter().find(|p| looks_like_trace(p))
-}
-
-fn looks_like_trace(p: &Path) -> bool {
-    let mut hits = 0;
-    let _ = memconform_parsers::gem5::input::for_each_line(p, |n, line| {
-        let t = String::from_utf8_lossy(line);
-        let t = t.trim_start();
-        if let Some((tick, rest)) = t.split_once(": ") {
-            if tick.chars().all(|c| c.is_ascii_digit()) && !tick.is_empty() && rest.contains(": ") {
-                hits += 1;
-            }
-        }
-        if n >= 50 || hits >= 5 {
-            std::ops::ControlFlow::Break(())
-        } else {
-            std::ops::ControlFlow::Continue(())
-        }
-    });
-    hits >= 5
+    };
+    (variant, Some(v))
 }
 
 /// For a run without a tester (an SE-mode run): the file holding the
@@ -447,12 +494,40 @@ pub struct RunTrace {
     trace: tester::Trace,
     kind: &'static str,
     path: PathBuf,
+    /// The run's cross-checks, the trace's included.
+    findings: consistency::Findings,
 }
 
-/// Reads a run's debug trace (Ruby random tester or MemTest).
+impl RunTrace {
+    /// What the trace held.
+    pub fn trace(&self) -> &tester::Trace {
+        &self.trace
+    }
+
+    /// The run's cross-checks, the trace's included.
+    pub fn findings(&self) -> &consistency::Findings {
+        &self.findings
+    }
+}
+
+/// Reads a run's debug trace (Ruby random tester or MemTest), without a
+/// memory budget (see [`read_within`]).
 pub fn read(run: &Run) -> Result<RunTrace, InputError> {
+    read_within(run, u64::MAX)
+}
+
+/// Reads a run's debug trace (Ruby random tester or MemTest) and checks it
+/// against the run's other files: a trace that names controllers, objects
+/// or ports the configuration lacks is an input error; disagreements on how
+/// and when the run ended are findings (every verdict `unknown`). Reading
+/// stops past the accesses `max_memory` allows for a history
+/// ([`tester::max_accesses`]): the trace is then over the budget.
+pub fn read_within(run: &Run, max_memory: u64) -> Result<RunTrace, InputError> {
     if matches!(run.tester, Tester::Other { .. }) && !run.cpus.is_empty() {
         return Err(input_error(&run.dir, se_without_output(run)));
+    }
+    if let Some(why) = &run.trace_error {
+        return Err(input_error(&run.dir, why.clone()));
     }
     let Some(trace_path) = &run.trace else {
         return Err(input_error(
@@ -460,14 +535,15 @@ pub fn read(run: &Run) -> Result<RunTrace, InputError> {
             format!("no debug trace found: run gem5 with --debug-flags={DEBUG_FLAGS} --debug-file=trace.txt"),
         ));
     };
+    let limit = tester::max_accesses(max_memory);
     let (trace, kind) =
         match run.tester {
             Tester::RubyRandom { .. } => (
-                tester::read_trace(trace_path, run.failure.as_ref()),
+                tester::read_trace(trace_path, run.failure.as_ref(), limit),
                 "ruby-random",
             ),
             Tester::MemTest { .. } => (
-                tester::read_memtest_trace(trace_path, run.memtest_failure),
+                tester::read_memtest_trace(trace_path, run.memtest_failure, limit),
                 "memtest",
             ),
             Tester::Other { .. } => return Err(input_error(
@@ -477,10 +553,28 @@ pub fn read(run: &Run) -> Result<RunTrace, InputError> {
             )),
         };
     let trace = trace.map_err(|e| input_error(trace_path, format!("cannot read: {e}")))?;
+    if let Some(why) = consistency::check_trace_against_config(&trace, &run.config, &run.tester) {
+        return Err(input_error(trace_path, why));
+    }
+    let mut findings = run.findings.clone();
+    let trace_name = trace_path.file_name().map_or_else(
+        || "the trace".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    consistency::check_trace_against_end(
+        &trace,
+        &run.status,
+        run.stats_stale,
+        &run.tester,
+        consistency::failure_of(run.failure.as_ref(), run.memtest_failure),
+        &trace_name,
+        &mut findings,
+    );
     Ok(RunTrace {
         trace,
         kind,
         path: trace_path.clone(),
+        findings,
     })
 }
 
@@ -488,7 +582,16 @@ pub fn read(run: &Run) -> Result<RunTrace, InputError> {
 /// `real_time` one thread in real-time order.
 pub fn view(run: &Run, t: &RunTrace, real_time: bool) -> Result<Ingested, InputError> {
     let (trace, kind, trace_path) = (&t.trace, t.kind, &t.path);
-    let mut notes = Vec::new();
+    let mut notes = t.findings.notes.clone();
+    notes.extend(
+        t.findings
+            .conflicts
+            .iter()
+            .map(|c| format!("inconsistent run: {c}")),
+    );
+    if let Some(why) = &trace.over_budget {
+        notes.push(why.clone());
+    }
     if let Some(d) = &trace.damage {
         notes.push(format!(
             "damaged: {d}; the history is the prefix before the damage (lines 1 to {})",
@@ -604,5 +707,7 @@ pub fn view(run: &Run, t: &RunTrace, real_time: bool) -> Result<Ingested, InputE
         notes,
         damage: trace.damage.clone(),
         protocol_trace: trace.has_protocol_trace,
+        inconsistent: t.findings.conflicts.clone(),
+        over_budget: trace.over_budget.clone(),
     })
 }

@@ -54,6 +54,172 @@ pub struct Trace {
     /// Where the trace is damaged, if it is: the accesses are those of the
     /// lines before the damage.
     pub damage: Option<Damage>,
+    /// What the trace says of the run beyond its operations (its ticks,
+    /// machines, objects and ports, how far the tester got), for the run's
+    /// cross-checks (`consistency`).
+    pub extent: Extent,
+    /// Set when the trace holds more operations than the memory budget
+    /// allows (reading stopped there): why.
+    pub over_budget: Option<String>,
+}
+
+/// What a trace says of the run that made it, gathered in the one read of
+/// the trace: what the run's other files must agree with.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extent {
+    /// The first and last tick of the lines that carry one (debug lines,
+    /// ProtocolTrace lines), and the line of the last.
+    pub first_tick: Option<u64>,
+    pub last_tick: Option<(u64, u64)>,
+    /// The ProtocolTrace machines (`L1Cache`, `Directory`; not the
+    /// sequencers' `Seq`), each with the highest controller version seen.
+    pub machines: Vec<(String, u32)>,
+    /// The SimObjects debug lines name, as the object that owns them: a
+    /// tester (`system.cpu`, `system.cpu3`) or a Ruby controller
+    /// (`system.ruby.l1_cntrl0`); each once, with the first line naming it.
+    pub objects: Vec<(String, u64)>,
+    /// The highest tester port the trace uses (a request's index, a
+    /// completion's proc; a MemTest tester's number), with its line.
+    pub max_port: Option<(u32, u64)>,
+    /// Checks the tester completed (Ruby random tester: reads that
+    /// returned, the failing one aside; MemTest: the most successful reads
+    /// of one tester).
+    pub completed: u64,
+    /// The failing read of gem5's panic, as the trace holds it (`None`
+    /// without a tester panic).
+    pub failure: Option<FailureSeen>,
+}
+
+/// Whether the trace holds the read that gem5's tester panicked on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FailureSeen {
+    /// A read of its check (its address) was issued.
+    pub issued: bool,
+    /// Its completion is in the trace, at the panic's tick, on the panic's
+    /// port (MemTest: the read is pending at the end, as the panic leaves it).
+    pub completed: bool,
+}
+
+impl Extent {
+    /// Notes one line's tick, object and ProtocolTrace machine.
+    fn line(&mut self, n: u64, line: &[u8]) {
+        let start = line.iter().take_while(|&&c| c == b' ').count();
+        let digits = line[start..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if digits == 0 || digits > 19 {
+            return;
+        }
+        let tick: u64 = line[start..start + digits]
+            .iter()
+            .fold(0, |t, &d| t * 10 + u64::from(d - b'0'));
+        let rest = &line[start + digits..];
+        if let Some(rest) = rest.strip_prefix(b": ") {
+            // `  1234: object: message`
+            let end = rest.iter().position(|&c| c == b':' || c == b' ');
+            let Some(end) = end.filter(|&e| rest[e..].starts_with(b": ")) else {
+                return;
+            };
+            self.tick(n, tick);
+            self.object(n, &rest[..end]);
+        } else if rest.first() == Some(&b' ') {
+            // `   1234   1    L1Cache   Store   I>IM   [0x3ea, line 0x3c0]`
+            let rest = &rest[rest.iter().take_while(|&&c| c == b' ').count()..];
+            let vdigits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+            if vdigits == 0 || vdigits > 9 || rest.get(vdigits) != Some(&b' ') {
+                return;
+            }
+            let version = rest[..vdigits]
+                .iter()
+                .fold(0u32, |v, &d| v * 10 + u32::from(d - b'0'));
+            let rest = &rest[vdigits..];
+            let rest = &rest[rest.iter().take_while(|&&c| c == b' ').count()..];
+            if !line.windows(9).any(|w| w == b", line 0x") {
+                return;
+            }
+            // a long event runs into a listed machine's name
+            let machine = match memconform_parsers::gem5::protocol::MACHINES
+                .iter()
+                .find(|m| rest.starts_with(m.as_bytes()))
+            {
+                Some(m) => m.as_bytes(),
+                None => &rest[..rest.iter().position(|&c| c == b' ').unwrap_or(rest.len())],
+            };
+            self.tick(n, tick);
+            if machine != b"Seq" {
+                self.machine(machine, version);
+            }
+        }
+    }
+
+    fn tick(&mut self, n: u64, tick: u64) {
+        self.first_tick.get_or_insert(tick);
+        if self.last_tick.is_none_or(|(t, _)| tick >= t) {
+            self.last_tick = Some((tick, n));
+        }
+    }
+
+    fn machine(&mut self, machine: &[u8], version: u32) {
+        let machine = String::from_utf8_lossy(machine);
+        match self.machines.iter_mut().find(|(m, _)| *m == machine) {
+            Some((_, v)) => *v = (*v).max(version),
+            None => self.machines.push((machine.into_owned(), version)),
+        }
+    }
+
+    /// Notes the tester or Ruby controller that owns `object`.
+    fn object(&mut self, n: u64, object: &[u8]) {
+        let Ok(object) = std::str::from_utf8(object) else {
+            return;
+        };
+        let owner = if let Some(rest) = object.strip_prefix("system.ruby.") {
+            let first = rest.split('.').next().unwrap_or("");
+            if !first.contains("_cntrl") {
+                return;
+            }
+            &object[.."system.ruby.".len() + first.len()]
+        } else if let Some(rest) = object.strip_prefix("system.") {
+            let first = rest.split('.').next().unwrap_or("");
+            if !first.starts_with("cpu") {
+                return;
+            }
+            &object[.."system.".len() + first.len()]
+        } else {
+            return;
+        };
+        if self.objects.last().is_some_and(|(o, _)| o == owner)
+            || self.objects.iter().any(|(o, _)| o == owner)
+        {
+            return;
+        }
+        self.objects.push((owner.to_owned(), n));
+    }
+
+    /// Notes a tester port used at line `n`.
+    fn port(&mut self, n: u64, port: u32) {
+        if self.max_port.is_none_or(|(p, _)| port > p) {
+            self.max_port = Some((port, n));
+        }
+    }
+}
+
+/// The most accesses a trace may give when each history may use
+/// `max_memory` bytes: an access takes about 56 bytes as read and about
+/// 400 more in each view built from it (its operation, its origin, the
+/// history), so a 512th keeps a view near the budget.
+pub fn max_accesses(max_memory: u64) -> usize {
+    usize::try_from(max_memory / 512)
+        .unwrap_or(usize::MAX)
+        .max(1024)
+}
+
+/// Why reading stopped at `limit` accesses.
+fn over_budget(limit: usize) -> String {
+    format!(
+        "the trace holds more than {limit} operations: its histories would pass the memory budget \
+         (--max-memory); reading stopped there"
+    )
 }
 
 /// Where and how a trace is damaged: a tester line that does not parse or
@@ -175,18 +341,26 @@ struct Pending {
 
 /// Reads the `MemTest` lines of a trace (plain or gzip): each tester is a
 /// port; a failed read (the panic in `failure`: tester, address, tick,
-/// returned value) completes at the end of the trace.
+/// returned value) completes at the end of the trace. Reading stops after
+/// `limit` accesses (see [`max_accesses`]).
 pub fn read_memtest_trace(
     path: &Path,
     failure: Option<(u32, u64, u64, u8, u8)>,
+    limit: usize,
 ) -> std::io::Result<Trace> {
     use memconform_parsers::gem5::memtest::{parse_memtest_line, Access as Kind, MemTestLine};
     let mut t = Trace::default();
     let mut pending: HashMap<(u32, u64), Pending> = HashMap::new();
+    let mut reads: HashMap<u32, u64> = HashMap::new();
     let mut last_line = 0;
     let mut guard = Guard::new(path);
     let ending = for_each_line(path, |line_no, line| {
         last_line = line_no;
+        t.extent.line(line_no, line);
+        if t.accesses.len() >= limit {
+            t.over_budget = Some(over_budget(limit));
+            return ControlFlow::Break(());
+        }
         let parsed = match parse_memtest_line(line) {
             Ok(Some(p)) => p,
             Ok(None) => return ControlFlow::Continue(()),
@@ -204,6 +378,7 @@ pub fn read_memtest_trace(
                     ..
                 },
             ) => {
+                t.extent.port(line_no, tester);
                 let issued = Pending {
                     write: access == Kind::Write,
                     port: tester,
@@ -244,6 +419,9 @@ pub fn read_memtest_trace(
                         ),
                     );
                 };
+                if success && !p.write {
+                    *reads.entry(tester).or_default() += 1;
+                }
                 if success {
                     // a successful read returned the value it expected
                     t.accesses.push(Access {
@@ -262,7 +440,14 @@ pub fn read_memtest_trace(
         ControlFlow::Continue(())
     })?;
     t.damage = guard.finish(&ending);
+    t.extent.completed = reads.values().copied().max().unwrap_or(0);
     if let Some((tester, addr, tick, got, _expected)) = failure {
+        // the panic leaves its read pending
+        let pending_read = pending.get(&(tester, addr)).is_some_and(|p| !p.write);
+        t.extent.failure = Some(FailureSeen {
+            issued: pending_read,
+            completed: pending_read,
+        });
         // (issued before any damage: its request line was read)
         if let Some(p) = pending.remove(&(tester, addr)) {
             t.accesses.push(Access {
@@ -287,9 +472,11 @@ pub fn read_memtest_trace(
 /// The failing read of a panicked run (`failure`) is added when its
 /// completion line is missing (a trace cut short): it was issued at its
 /// issue line if the trace has it, else after the trace's last line.
+/// Reading stops after `limit` accesses (see [`max_accesses`]).
 pub fn read_trace(
     path: &Path,
     failure: Option<&memconform_parsers::gem5::rubytest::CheckFailure>,
+    limit: usize,
 ) -> std::io::Result<Trace> {
     let mut t = Trace::default();
     let mut last_line = 0;
@@ -298,10 +485,16 @@ pub fn read_trace(
     let mut last_issued: Option<u64> = None; // base of the request just issued
     let mut pending: HashMap<u64, Pending> = HashMap::new();
     let mut guard = Guard::new(path);
+    let mut failure_seen = FailureSeen::default();
     let ending = for_each_line(path, |line_no, line| {
         last_line = line_no;
         if !t.has_protocol_trace && line.windows(7).any(|w| w == b", line ") {
             t.has_protocol_trace = true;
+        }
+        t.extent.line(line_no, line);
+        if t.accesses.len() >= limit {
+            t.over_budget = Some(over_budget(limit));
+            return ControlFlow::Break(());
         }
         let (tick, l) = match parse_rubytest_line(line) {
             Ok(Some(p)) => p,
@@ -329,6 +522,7 @@ pub fn read_trace(
                 rounds.insert(addr, (value, store_count));
             }
             RubyTestLine::SeqWrite { index, data } => {
+                t.extent.port(line_no, index);
                 if let Some((base, k)) = last_debug {
                     let issued = Pending {
                         write: true,
@@ -345,7 +539,11 @@ pub fn read_trace(
                 }
             }
             RubyTestLine::SeqRead { index } => {
+                t.extent.port(line_no, index);
                 if let Some((base, _)) = last_debug {
+                    if failure.is_some_and(|f| f.address == base) {
+                        failure_seen.issued = true;
+                    }
                     let issued = Pending {
                         write: false,
                         port: index,
@@ -379,8 +577,18 @@ pub fn read_trace(
                         ),
                     );
                 };
+                t.extent.port(line_no, proc_);
                 if p.port != proc_ {
                     t.port_mismatches += 1;
+                }
+                if !p.write {
+                    if failure
+                        .is_some_and(|f| f.address == base && f.tick == tick && f.proc_ == proc_)
+                    {
+                        failure_seen.completed = true;
+                    } else {
+                        t.extent.completed += 1;
+                    }
                 }
                 let mut push = |byte: u64, raw: u8, write: bool| {
                     t.accesses.push(Access {
@@ -406,6 +614,9 @@ pub fn read_trace(
         ControlFlow::Continue(())
     })?;
     t.damage = guard.finish(&ending);
+    if failure.is_some() {
+        t.extent.failure = Some(failure_seen);
+    }
     if let Some(f) = failure {
         let completed = t.accesses.iter().any(|a| {
             !a.write && a.byte == f.address + f.byte_number as u64 && a.complete_tick == f.tick
