@@ -9,6 +9,22 @@
 //!
 //! Every polynomial model answers `Ok(store order)` (the partial store order
 //! it computed, where it has one) or `Err(violation)` with a certificate.
+//!
+//! The model files cite their papers by short name and section:
+//!
+//! - `causal-consistency-datalog`: R. Zennou, R. Biswas, A. Bouajjani,
+//!   C. Enea, M. Erradi, *Checking Causal Consistency of Distributed
+//!   Databases* (NETYS 2019, extended version): CC, CCv, CM as bad patterns;
+//!   `hb_o` and its Theorem 2.
+//! - `gradual-consistency-checking`: R. Zennou, A. Bouajjani, C. Enea,
+//!   M. Erradi, *Gradual Consistency Checking* (CAV 2019): CCM, wCCM, and
+//!   the relational SC and TSO.
+//! - `wsc-saturation`: R. Zennou, M. F. Atig, R. Biswas, A. Bouajjani,
+//!   C. Enea, M. Erradi, *Boosting Sequential Consistency Checking using
+//!   Saturation* (ATVA 2020): wSC and the kernel.
+//! - `consistency-framework-2k`: P. Chini, P. Saivasan, *A Framework for
+//!   Consistency Algorithms* (FSTTCS 2020): SC, TSO, PSO as two acyclicity
+//!   graphs, decided in O*(2^k).
 
 pub mod cc;
 pub mod ccm;
