@@ -55,7 +55,7 @@ fn pipeline(memory: Memory, model: Model, threads: usize, gradual: bool) -> f64 
             let t = Instant::now();
             let out = check_gradual_with(&h, &[model], &opts);
             assert_eq!(
-                out[0].verdict,
+                out[0].verdict(),
                 Verdict::Consistent,
                 "{memory:?}-generated is {model}"
             );
@@ -131,7 +131,7 @@ fn batch(count: usize, threads: usize, ops: usize) {
                 .map(|h| {
                     check_gradual_with(h, &models, &Options::default())
                         .iter()
-                        .filter(|o| o.verdict == Verdict::Violation)
+                        .filter(|o| o.verdict() == Verdict::Violation)
                         .count()
                 })
                 .sum()
@@ -196,7 +196,7 @@ fn scale(model: Model) {
         });
         println!(
             "{ops:>9} {secs:>9.3} {:>11} {per:>9}",
-            out[0].verdict.name()
+            out[0].verdict().name()
         );
         last = Some((ops as f64, secs));
     }

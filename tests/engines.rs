@@ -227,11 +227,11 @@ fn the_time_budget_gives_unknown_and_the_batch_goes_on() {
         ..Options::default()
     };
     let out = check_gradual_with(&big, &[Model::Pso], &opts);
-    assert_eq!(out[0].verdict, Verdict::Unknown, "{:?}", out[0].reason);
+    assert_eq!(out[0].verdict(), Verdict::Unknown, "{:?}", out[0].reason());
     assert!(
-        out[0].reason.as_deref().unwrap_or("").contains("time"),
+        out[0].reason().unwrap_or("").contains("time"),
         "{:?}",
-        out[0].reason
+        out[0].reason()
     );
     // a small history right after is decided normally
     let small = history(
@@ -245,7 +245,7 @@ fn the_time_budget_gives_unknown_and_the_batch_goes_on() {
         2,
     );
     let out = check_gradual_with(&small, &[Model::Sc], &Options::default());
-    assert_eq!(out[0].verdict, Verdict::Consistent);
+    assert_eq!(out[0].verdict(), Verdict::Consistent);
 }
 
 /// All store orders of a small history, by brute force over permutations.

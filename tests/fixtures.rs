@@ -30,7 +30,7 @@ fn every_expected_verdict_is_reproduced() {
                 };
                 let alone = m.check(h).is_ok();
                 let grad =
-                    gradual.iter().find(|o| o.model == m).unwrap().verdict == Verdict::Consistent;
+                    gradual.iter().find(|o| o.model == m).unwrap().verdict() == Verdict::Consistent;
                 if alone != *expected || grad != *expected {
                     failures.push(format!(
                         "{}#{name}: {model} expected {expected}, alone {alone}, gradual {grad}",

@@ -180,13 +180,13 @@ fn every_run_ingests_with_one_operation_per_completed_request() {
 fn verdict(path: &Path, real_time: bool, model: Model) -> Verdict {
     let run = open_run(path).unwrap();
     let ing = ingest(&run, real_time).unwrap();
-    let gradual = check(&ing.history, &[model])[0].verdict;
+    let gradual = check(&ing.history, &[model])[0].verdict();
     let alone = Options {
         timeout: None,
         gradual: false,
         ..Options::default()
     };
-    let own = check_gradual_with(&ing.history, &[model], &alone)[0].verdict;
+    let own = check_gradual_with(&ing.history, &[model], &alone)[0].verdict();
     assert_eq!(gradual, own, "{} rt={real_time} {model}", path.display());
     own
 }
@@ -233,7 +233,7 @@ fn a_violation_is_explained_with_ports_ticks_and_protocol_transitions() {
     let run = open_run(&path).unwrap();
     let ing = ingest(&run, true).unwrap();
     let out = check(&ing.history, &[Model::Cc]);
-    let v = out[0].violation.as_ref().expect("a violation");
+    let v = out[0].violation().expect("a violation");
     let text = memconform::gem5::explain(&run, &ing, v, 40);
     assert!(text.contains("port 1 read of byte 0x6e8 = 0"), "{text}");
     assert!(text.contains("Action/check failure on port 1"), "{text}");
@@ -273,7 +273,7 @@ fn a_violation_without_protocol_trace_says_which_flags_add_it() {
     let run = open_run(&path).unwrap();
     let ing = ingest(&run, true).unwrap();
     let out = check(&ing.history, &[Model::Cc]);
-    let v = out[0].violation.as_ref().expect("a violation");
+    let v = out[0].violation().expect("a violation");
     let text = memconform::gem5::explain(&run, &ing, v, 40);
     assert!(
         text.contains("no ProtocolTrace lines")
@@ -334,7 +334,7 @@ fn a_truncated_gz_trace_still_gives_the_history_prefix() {
             part.origins.len()
         );
         assert_eq!(
-            check(&part.history, &[Model::Sc])[0].verdict,
+            check(&part.history, &[Model::Sc])[0].verdict(),
             Verdict::Consistent
         );
     }

@@ -283,7 +283,7 @@ fn zones_agree(h: &History, rels: &mut [usize; 6], what: &dyn Fn() -> String) ->
     };
     let o = &check_gradual_with(h, &[Model::Sc], &alone)[0];
     assert!(o.invalid.is_none(), "{:?}\n{}", o.invalid, what());
-    assert_eq!(o.verdict, zones, "{}", what());
+    assert_eq!(o.verdict(), zones, "{}", what());
     assert_eq!(o.engine, Some(Engine::Zones), "{}", what());
     for scale in [Scale::Dense, Scale::Sparse] {
         let o = &check_gradual_with(h, &[Model::Sc], &engine(scale))[0];
@@ -294,10 +294,10 @@ fn zones_agree(h: &History, rels: &mut [usize; 6], what: &dyn Fn() -> String) ->
             what()
         );
         assert_eq!(
-            o.verdict,
+            o.verdict(),
             zones,
             "zones vs {scale:?} ({:?})\n{}",
-            o.violation.as_ref().map(|v| v.explain(h)),
+            o.violation().map(|v| v.explain(h)),
             what()
         );
     }
@@ -320,7 +320,7 @@ fn gradual_agrees(h: &History, sc: Verdict, what: &dyn Fn() -> String) {
             what()
         );
         if o.model == Model::Sc {
-            assert_eq!(o.verdict, sc, "gradual sc\n{}", what());
+            assert_eq!(o.verdict(), sc, "gradual sc\n{}", what());
         }
     }
 }
@@ -475,9 +475,9 @@ fn zones_agree_on_the_gem5_runs_real_time_views() {
         for &scale in scales {
             let o = &check_gradual_with(&h, &[Model::Sc], &engine(scale))[0];
             assert!(o.invalid.is_none(), "{scale:?} {}", what());
-            assert_eq!(o.verdict, zones.verdict, "{scale:?} {}", what());
+            assert_eq!(o.verdict(), zones.verdict(), "{scale:?} {}", what());
         }
-        violations += (zones.verdict == Verdict::Violation) as usize;
+        violations += (zones.verdict() == Verdict::Violation) as usize;
     }
     assert!(
         dirs.len() >= 9 && violations == 4,

@@ -56,25 +56,25 @@ fn agree(h: &History, what: &dyn Fn() -> String) -> Vec<Verdict> {
             "sparse {}: {:?} ({:?})\n{}",
             s.model,
             s.invalid,
-            s.violation.as_ref().map(|v| v.explain(h)),
+            s.violation().map(|v| v.explain(h)),
             what()
         );
         assert_eq!(
-            d.verdict,
-            s.verdict,
+            d.verdict(),
+            s.verdict(),
             "{}: dense {:?} / sparse {:?} ({:?} / {:?})\n{}",
             d.model,
-            d.verdict,
-            s.verdict,
-            d.violation.as_ref().map(|v| v.explain(h)),
-            s.violation.as_ref().map(|v| v.explain(h)),
+            d.verdict(),
+            s.verdict(),
+            d.violation().map(|v| v.explain(h)),
+            s.violation().map(|v| v.explain(h)),
             what()
         );
         if matches!(d.model, Model::Wsc | Model::Ccm | Model::Wccm)
-            && d.verdict == Verdict::Consistent
+            && d.verdict() == Verdict::Consistent
         {
             // the same partial store order, counted
-            let (a, b) = (d.store_order.as_ref(), s.store_order.as_ref());
+            let (a, b) = (d.store_order(), s.store_order());
             assert_eq!(
                 a.map(|o| o.ordered_pairs()),
                 b.map(|o| o.ordered_pairs()),
@@ -83,7 +83,7 @@ fn agree(h: &History, what: &dyn Fn() -> String) -> Vec<Verdict> {
                 what()
             );
         }
-        if matches!(d.model, Model::Sc | Model::Tso) && d.verdict == Verdict::Consistent {
+        if matches!(d.model, Model::Sc | Model::Tso) && d.verdict() == Verdict::Consistent {
             assert_eq!(
                 d.unordered_after_saturation,
                 s.unordered_after_saturation,
@@ -93,7 +93,7 @@ fn agree(h: &History, what: &dyn Fn() -> String) -> Vec<Verdict> {
             );
         }
     }
-    sparse.iter().map(|o| o.verdict).collect()
+    sparse.iter().map(|o| o.verdict()).collect()
 }
 
 fn parse(text: &str) -> History {
@@ -174,7 +174,8 @@ fn run(seeds: std::ops::Range<u64>) {
         for (o, want) in auto.iter().zip(&got[5..]) {
             assert!(o.invalid.is_none(), "{}: {:?}", o.model, o.invalid);
             assert_eq!(
-                o.verdict, *want,
+                o.verdict(),
+                *want,
                 "{} auto vs enum, seed {seed}\n{text}",
                 o.model
             );
@@ -194,11 +195,12 @@ fn run(seeds: std::ops::Range<u64>) {
         for (o, want) in gradual.iter().zip(&got) {
             assert!(o.invalid.is_none(), "{}: {:?}", o.model, o.invalid);
             assert_eq!(
-                o.verdict, *want,
+                o.verdict(),
+                *want,
                 "{} gradual auto, seed {seed}\n{text}",
                 o.model
             );
-            if o.verdict == Verdict::Consistent && o.decided_by != o.model {
+            if o.verdict() == Verdict::Consistent && o.decided_by != o.model {
                 assert!(o.decided_by.implies(o.model), "{o:?}");
                 implied += 1;
             }
@@ -277,12 +279,12 @@ fn sparse_engines_reproduce_the_fixtures() {
             );
             if let Some((_, want)) = h.expect.iter().find(|(m, _)| m == o.model.name()) {
                 assert_eq!(
-                    o.verdict == Verdict::Consistent,
+                    o.verdict() == Verdict::Consistent,
                     *want,
                     "{:?}: {} {:?}",
                     h.name,
                     o.model,
-                    o.violation.as_ref().map(|v| v.explain(h))
+                    o.violation().map(|v| v.explain(h))
                 );
                 checked += 1;
             }
@@ -305,8 +307,8 @@ fn a_fence_ended_thread_observes_in_wccm() {
     let w02 = (0..h.n()).find(|&o| h.describe(o) == "t3:W(v0,2)").unwrap();
     for scale in [Scale::Dense, Scale::Sparse] {
         let o = &check_gradual_with(&h, &[Model::Wccm], &opts(scale))[0];
-        assert_eq!(o.verdict, Verdict::Consistent, "{scale:?}");
-        let order = o.store_order.as_ref().expect("a partial store order");
+        assert_eq!(o.verdict(), Verdict::Consistent, "{scale:?}");
+        let order = o.store_order().expect("a partial store order");
         assert_eq!(order.ordered_pairs(), 4, "{scale:?}");
         if scale == Scale::Dense {
             assert!(order.contains(w01, w02), "{:?}", order);

@@ -38,7 +38,7 @@ fn temp_dir(name: &str) -> PathBuf {
 /// `weakest`, its certificate accepted.
 fn has(h: &History, target: Target, opts: &Options) -> bool {
     let o = check_gradual_with(h, &[target.model], opts).pop().unwrap();
-    o.verdict == Verdict::Violation && o.decided_by == target.weakest && o.invalid.is_none()
+    o.verdict() == Verdict::Violation && o.decided_by == target.weakest && o.invalid.is_none()
 }
 
 /// `raw` without thread `t`'s operation `k`, and without every read of a
@@ -222,7 +222,7 @@ fn every_gem5_violation_shrinks_and_names_ports_ticks_and_trace_lines() {
             let violations: Vec<Target> = c
                 .outcomes
                 .iter()
-                .filter(|o| o.verdict == Verdict::Violation)
+                .filter(|o| o.verdict() == Verdict::Violation)
                 .map(|o| Target {
                     model: o.model,
                     weakest: o.decided_by,
@@ -331,7 +331,7 @@ fn gen_faults(want: usize) -> f64 {
         .map(|(i, h)| {
             let violated: Vec<Target> = check_gradual_with(h, &Model::EVERY, &opts)
                 .iter()
-                .filter(|o| o.verdict == Verdict::Violation)
+                .filter(|o| o.verdict() == Verdict::Violation)
                 .map(|o| Target {
                     model: o.model,
                     weakest: o.decided_by,
@@ -500,7 +500,7 @@ fn histories_with_rmws_fences_and_finals_shrink_well_formed() {
             let h = History::from_raw(&raw, 0).unwrap();
             let mut n = (0, 0, 0);
             for o in check_gradual_with(&h, &Model::EVERY, &opts) {
-                if o.verdict != Verdict::Violation {
+                if o.verdict() != Verdict::Violation {
                     continue;
                 }
                 let t = Target {

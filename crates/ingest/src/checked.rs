@@ -173,8 +173,7 @@ pub fn check_run(
             let explanations = outcomes
                 .iter()
                 .map(|o| {
-                    o.violation
-                        .as_ref()
+                    o.violation()
                         .map(|v| crate::gem5::explain(&run, &ing, v, reading.transitions))
                 })
                 .collect();
@@ -372,7 +371,7 @@ pub fn pick_violation(
             } else {
                 inconsistent(&ing.inconsistent, &[model])
                     .pop()
-                    .and_then(|o| o.reason)
+                    .and_then(|o| o.reason().map(str::to_string))
             };
             if let Some(reason) = distrusted {
                 not.push((
@@ -490,7 +489,7 @@ fn check_damaged(
     );
     check_gradual_with(history, models, opts)
         .into_iter()
-        .map(|o| match o.verdict {
+        .map(|o| match o.verdict() {
             Verdict::Consistent => Outcome {
                 seconds: o.seconds,
                 ..Outcome::unknown(

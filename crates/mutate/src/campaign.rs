@@ -1088,13 +1088,13 @@ pub fn judge(
                     .filter(|o| promised.is_none_or(|e| e.implies(o.model)))
                 {
                     let name = o.model.name().to_string();
-                    let v = o.verdict.name();
+                    let v = o.verdict().name();
                     // per model, a violation in either view beats the rest
                     let e = verdicts.entry(name).or_insert_with(|| v.to_string());
                     if v == "violation" || (v == "unknown" && e == "consistent") {
                         *e = v.to_string();
                     }
-                    if o.verdict == Verdict::Violation {
+                    if o.verdict() == Verdict::Violation {
                         let weakest = o.decided_by;
                         if violated.is_none_or(|w| {
                             Model::EVERY.iter().position(|&m| m == weakest)
@@ -1102,8 +1102,7 @@ pub fn judge(
                         }) {
                             violated = Some(weakest);
                             pattern = o
-                                .violation
-                                .as_ref()
+                                .violation()
                                 .map_or(String::new(), |v| v.pattern.name().to_string());
                         }
                     }

@@ -162,7 +162,7 @@ pub fn write_dots(
     );
     let mut notes = Vec::new();
     for (i, o) in c.outcomes.iter().enumerate() {
-        let Some(v) = o.violation.as_ref().filter(|_| o.invalid.is_none()) else {
+        let Some(v) = o.violation().filter(|_| o.invalid.is_none()) else {
             continue;
         };
         let mut files = vec![(
@@ -222,8 +222,9 @@ mod tests {
         let v = check_gradual_with(&h, &[Model::Sc], &Options::default())
             .pop()
             .unwrap()
-            .violation
-            .expect("SB violates SC");
+            .violation()
+            .expect("SB violates SC")
+            .clone();
         (h, v)
     }
 

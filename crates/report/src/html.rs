@@ -163,13 +163,13 @@ pub fn history_page(p: &Page<'_>) -> String {
     // one section per distinct violation (the models sharing it)
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, o) in c.outcomes.iter().enumerate() {
-        let Some(v) = &o.violation else { continue };
-        if o.verdict != Verdict::Violation {
+        let Some(v) = o.violation() else { continue };
+        if o.verdict() != Verdict::Violation {
             continue;
         }
         match groups
             .iter_mut()
-            .find(|g| c.outcomes[g[0]].violation.as_ref() == Some(v))
+            .find(|g| c.outcomes[g[0]].violation() == Some(v))
         {
             Some(g) => g.push(i),
             None => groups.push(vec![i]),
@@ -178,7 +178,7 @@ pub fn history_page(p: &Page<'_>) -> String {
     let radius = (2 * layout.lanes.len()).clamp(6, 12);
     for (k, g) in groups.iter().enumerate() {
         let o = &c.outcomes[g[0]];
-        let v = o.violation.as_ref().expect("grouped by violation");
+        let v = o.violation().expect("grouped by violation");
         let models: Vec<&str> = g.iter().map(|&i| c.outcomes[i].model.name()).collect();
         let caught = if o.decided_by != o.model || g.len() > 1 {
             format!(" <span class=\"note\">caught by {}</span>", o.decided_by)
@@ -348,11 +348,11 @@ pub fn history_page(p: &Page<'_>) -> String {
             out,
             "<tr><td>{}</td><td><span class=\"badge {}-b\">{}</span></td><td>{}</td><td>{}</td><td>{}</td></tr>",
             o.model,
-            o.verdict.name(),
-            o.verdict.name(),
+            o.verdict().name(),
+            o.verdict().name(),
             o.decided_by,
-            o.violation.as_ref().map_or("", |v| v.pattern.name()),
-            escape(o.reason.as_deref().unwrap_or(""))
+            o.violation().map_or("", |v| v.pattern.name()),
+            escape(o.reason().unwrap_or(""))
         );
     }
     out.push_str("</table></section>");
@@ -370,7 +370,7 @@ pub fn history_page(p: &Page<'_>) -> String {
     let violated: Vec<Model> = c
         .outcomes
         .iter()
-        .filter(|o| o.verdict == Verdict::Violation)
+        .filter(|o| o.verdict() == Verdict::Violation)
         .map(|o| o.model)
         .collect();
     let mut cmds = String::new();
@@ -476,7 +476,7 @@ impl HtmlReport {
         let mut violated = Vec::new();
         for o in &c.outcomes {
             let n = self.counts.entry(o.model).or_default();
-            match o.verdict {
+            match o.verdict() {
                 Verdict::Consistent => n.consistent += 1,
                 Verdict::Unknown => n.unknown += 1,
                 Verdict::Violation => {
@@ -484,7 +484,7 @@ impl HtmlReport {
                     violated.push((
                         o.model,
                         o.decided_by,
-                        o.violation.as_ref().map_or("", |v| v.pattern.name()),
+                        o.violation().map_or("", |v| v.pattern.name()),
                     ));
                 }
             }

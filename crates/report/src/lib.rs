@@ -50,7 +50,7 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
         .iter()
         .zip(&c.explanations)
         .map(|(o, explanation)| {
-            let order = o.store_order.as_ref();
+            let order = o.store_order();
             // sc/tso/pso: coverage is what saturation ordered before completion
             let saturated = o
                 .unordered_after_saturation
@@ -67,13 +67,12 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                 expected_model,
                 shape: meta(h, "shape").into(),
                 model: o.model,
-                verdict: o.verdict,
+                verdict: o.verdict(),
                 decided_by: Some(o.decided_by),
-                pattern: o.violation.as_ref().map(|v| v.pattern),
-                cycle_len: o.violation.as_ref().map_or(0, |v| v.cycle.len()),
+                pattern: o.violation().map(|v| v.pattern),
+                cycle_len: o.violation().map_or(0, |v| v.cycle.len()),
                 certificate: o
-                    .violation
-                    .as_ref()
+                    .violation()
                     .map_or(Cow::Borrowed(""), |v| v.explain(h).into()),
                 ops: h.n_thread_ops(),
                 threads: h.threads.len(),
@@ -96,9 +95,9 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                         k.by_saturation as f64 / k.pairs as f64
                     }
                 }),
-                reason: o.reason.as_deref().unwrap_or_default().into(),
+                reason: o.reason().unwrap_or_default().into(),
                 damage: c.damage.as_deref().unwrap_or_default().into(),
-                certified: match (&o.invalid, o.verdict) {
+                certified: match (&o.invalid, o.verdict()) {
                     (Some(_), _) => Some(false),
                     (None, Verdict::Unknown) => None,
                     (None, _) => Some(true),

@@ -282,7 +282,7 @@ pub fn shrink_outcomes(
     c.outcomes
         .iter()
         .map(|o| {
-            if o.verdict != Verdict::Violation || o.invalid.is_some() {
+            if o.verdict() != Verdict::Violation || o.invalid.is_some() {
                 return None;
             }
             let target = Target {

@@ -864,9 +864,9 @@ mod tests {
         let o = check_gradual_with(&h, &[Model::Sc], &Options::default())
             .pop()
             .unwrap();
-        let v = o.violation.expect("store buffering violates SC");
+        let v = o.violation().expect("store buffering violates SC");
         let layout = Layout::of(&h, None);
-        let d = timeline_svg(&h, &layout, &v, "t", 50);
+        let d = timeline_svg(&h, &layout, v, "t", 50);
         assert_eq!(d.window.shown, 4);
         assert_eq!(d.window.segments.len(), 1);
         assert_eq!(d.svg.matches("class=\"cycle-edge\"").count(), v.cycle.len());

@@ -71,29 +71,43 @@ impl Default for Options {
     }
 }
 
+/// What a check decided, with its evidence: the verdict and what backs
+/// it, typed (a consistent verdict never carries a certificate, a
+/// violation always does, an unknown one always says why).
+#[derive(Debug, Clone)]
+pub enum Decision {
+    /// The model holds. Its witness, when the model's own check decided
+    /// (not when a stronger model that implies it did): the partial store
+    /// order it computed (total for SC/TSO/PSO), and for SC found by the
+    /// interleaving engine, the interleaving.
+    Consistent {
+        store_order: Option<StoreOrder>,
+        interleaving: Option<Vec<OpId>>,
+    },
+    /// The model is violated: the certificate (of `decided_by`, the weakest
+    /// violated model of its chain).
+    Violation(Violation),
+    /// Undecided (a time or memory budget, damaged or disagreeing input, an
+    /// interrupted run): why.
+    Unknown(String),
+}
+
 /// The outcome of checking one model on one history.
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub model: Model,
-    pub verdict: Verdict,
+    /// The verdict with its witness, certificate or reason.
+    pub decision: Decision,
     /// The model whose check decided: `model` itself, a weaker model of its
     /// gradual chain that was already violated, or (consistent) a stronger
     /// model that holds and implies it ([`Model::implies`]).
     pub decided_by: Model,
-    pub violation: Option<Violation>,
-    /// The partial store order of `model`, when it holds and has one (total
-    /// for SC/TSO/PSO).
-    pub store_order: Option<StoreOrder>,
-    /// For SC found by the interleaving engine: the interleaving.
-    pub interleaving: Option<Vec<OpId>>,
     /// The completion engine that decided (SC/TSO/PSO past saturation).
     pub engine: Option<Engine>,
     /// Same-variable write pairs saturation left unordered (SC/TSO/PSO).
     pub unordered_after_saturation: Option<usize>,
     /// The kernel (pairs every witness orders alike; those saturation found).
     pub kernel: Option<Kernel>,
-    /// Why the verdict is unknown.
-    pub reason: Option<String>,
     /// An internal error: the validator rejected the certificate, or the
     /// check panicked.
     pub invalid: Option<String>,
@@ -105,33 +119,72 @@ pub struct Outcome {
 impl Outcome {
     /// An undecided outcome of `model`, with the reason (nothing was checked).
     pub fn unknown(model: Model, reason: String) -> Outcome {
-        Outcome {
-            reason: Some(reason),
-            ..Outcome::bare(model, Verdict::Unknown, model, 0.0)
-        }
+        Outcome::bare(model, Decision::Unknown(reason), model, 0.0)
     }
 
     /// `model` holds because `by`, which implies it, holds (no certificate
     /// of its own).
     fn implied(model: Model, by: Model, seconds: f64) -> Outcome {
-        Outcome::bare(model, Verdict::Consistent, by, seconds)
-    }
-
-    /// An outcome with a verdict and nothing else.
-    fn bare(model: Model, verdict: Verdict, decided_by: Model, seconds: f64) -> Outcome {
-        Outcome {
-            model,
-            verdict,
-            decided_by,
-            violation: None,
+        let decision = Decision::Consistent {
             store_order: None,
             interleaving: None,
+        };
+        Outcome::bare(model, decision, by, seconds)
+    }
+
+    /// An outcome with a decision and nothing else.
+    pub fn bare(model: Model, decision: Decision, decided_by: Model, seconds: f64) -> Outcome {
+        Outcome {
+            model,
+            decision,
+            decided_by,
             engine: None,
             unordered_after_saturation: None,
             kernel: None,
-            reason: None,
             invalid: None,
             seconds,
+        }
+    }
+
+    /// The verdict.
+    pub fn verdict(&self) -> Verdict {
+        match self.decision {
+            Decision::Consistent { .. } => Verdict::Consistent,
+            Decision::Violation(_) => Verdict::Violation,
+            Decision::Unknown(_) => Verdict::Unknown,
+        }
+    }
+
+    /// The certificate of a violation.
+    pub fn violation(&self) -> Option<&Violation> {
+        match &self.decision {
+            Decision::Violation(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The store order of a consistent outcome, when its own check gave one.
+    pub fn store_order(&self) -> Option<&StoreOrder> {
+        match &self.decision {
+            Decision::Consistent { store_order, .. } => store_order.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The SC interleaving of a consistent outcome, when the interleaving
+    /// engine found it.
+    pub fn interleaving(&self) -> Option<&[OpId]> {
+        match &self.decision {
+            Decision::Consistent { interleaving, .. } => interleaving.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Why an outcome is unknown.
+    pub fn reason(&self) -> Option<&str> {
+        match &self.decision {
+            Decision::Unknown(r) => Some(r),
+            _ => None,
         }
     }
 }
@@ -266,17 +319,24 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
             secs += r.seconds;
         }
         let own = by == m;
+        let decision = match r.verdict {
+            Verdict::Consistent => Decision::Consistent {
+                store_order: if own { r.store_order } else { None },
+                interleaving: if own { r.interleaving } else { None },
+            },
+            Verdict::Violation => Decision::Violation(
+                r.violation
+                    .expect("a violation is found with its certificate"),
+            ),
+            Verdict::Unknown => Decision::Unknown(r.reason.unwrap_or_default()),
+        };
         out.push(Outcome {
             model: m,
-            verdict: r.verdict,
+            decision,
             decided_by: by,
-            violation: r.violation,
-            store_order: if own { r.store_order } else { None },
-            interleaving: if own { r.interleaving } else { None },
             engine: if own { r.engine } else { None },
             unordered_after_saturation: if own { r.unordered } else { None },
             kernel: if own { r.kernel } else { None },
-            reason: r.reason,
             invalid: r.invalid,
             seconds: secs,
         });

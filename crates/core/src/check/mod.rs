@@ -11,7 +11,7 @@ pub mod gradual;
 pub mod scale;
 pub mod shrink;
 
-pub use gradual::{check_gradual, check_gradual_with, Options, Outcome, Verdict};
+pub use gradual::{check_gradual, check_gradual_with, Decision, Options, Outcome, Verdict};
 
 use crate::budget::Limits;
 use crate::certificate::{Pattern, Violation};

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use memconform_parsers::hist::{RawHistory, RawOp, RawThread};
 
 use crate::certificate::Violation;
-use crate::check::{check_gradual_with, Options, Verdict};
+use crate::check::{check_gradual_with, Decision, Options, Verdict};
 use crate::history::fx::FxMap;
 use crate::history::{History, OpId, OpKind};
 use crate::models::Model;
@@ -109,7 +109,7 @@ pub fn target_of(h: &History, model: Model, opts: &Options) -> Result<Target, No
     let o = check_gradual_with(h, &[model], opts)
         .pop()
         .expect("one outcome per model");
-    if o.verdict == Verdict::Violation && o.invalid.is_none() {
+    if o.verdict() == Verdict::Violation && o.invalid.is_none() {
         Ok(Target {
             model,
             weakest: o.decided_by,
@@ -117,9 +117,9 @@ pub fn target_of(h: &History, model: Model, opts: &Options) -> Result<Target, No
     } else {
         Err(NotViolated {
             model,
-            verdict: o.verdict,
+            verdict: o.verdict(),
             internal: o.invalid.is_some(),
-            reason: o.invalid.or(o.reason),
+            reason: o.invalid.clone().or(o.reason().map(str::to_string)),
         })
     }
 }
@@ -506,18 +506,19 @@ impl<'a> Shrinker<'a> {
         let o = check_gradual_with(&sub, &[self.target.model], &opts)
             .pop()
             .expect("one outcome per model");
-        match (o.verdict, o.violation, o.invalid) {
-            (Verdict::Violation, Some(v), None) if o.decided_by == self.target.weakest => {
+        let verdict = o.verdict();
+        match (o.decision, o.invalid) {
+            (Decision::Violation(v), None) if o.decided_by == self.target.weakest => {
                 Test::Keeps(Box::new((sub, origin, v)))
             }
-            (Verdict::Unknown, _, invalid) => {
+            (Decision::Unknown(reason), invalid) => {
                 self.internal |= invalid.is_some();
                 if self.deadline.is_some_and(|d| Instant::now() >= d) {
                     self.timed_out = true;
                 }
-                Test::Loses(Verdict::Unknown, invalid.or(o.reason))
+                Test::Loses(Verdict::Unknown, invalid.or(Some(reason)))
             }
-            (verdict, _, invalid) => {
+            (_, invalid) => {
                 if invalid.is_none() {
                     self.lost.insert(key);
                 } else {
