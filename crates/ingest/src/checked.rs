@@ -365,7 +365,8 @@ pub fn pick_violation(
             }
             let mut ing = crate::gem5::view(&run, &trace, rt)?;
             ing.history.index = rt as usize;
-            // files that disagree, a trace over the budget: nothing to shrink
+            // files that disagree, a trace over the budget, a damaged trace:
+            // nothing to shrink, the history is `unknown` with the reason
             let distrusted = if ing.inconsistent.is_empty() {
                 ing.over_budget.clone()
             } else {
@@ -373,34 +374,22 @@ pub fn pick_violation(
                     .pop()
                     .and_then(|o| o.reason().map(str::to_string))
             };
-            if let Some(reason) = distrusted {
-                not.push((
-                    rt as usize,
-                    NotViolated {
-                        model,
-                        verdict: Verdict::Unknown,
-                        internal: false,
-                        reason: Some(reason),
-                    },
-                ));
-                continue;
-            }
-            if let Some(d) = ing
-                .damage
-                .as_ref()
-                .filter(|d| !d.cut && !reading.allow_damage)
-            {
-                not.push((
-                    rt as usize,
-                    NotViolated {
-                        model,
-                        verdict: Verdict::Unknown,
-                        internal: false,
-                        reason: Some(format!(
-                            "damaged input: {d} (--allow-damage checks the prefix before it)"
-                        )),
-                    },
-                ));
+            let damaged = || {
+                ing.damage
+                    .as_ref()
+                    .filter(|d| !d.cut && !reading.allow_damage)
+                    .map(|d| {
+                        format!("damaged input: {d} (--allow-damage checks the prefix before it)")
+                    })
+            };
+            if let Some(reason) = distrusted.or_else(damaged) {
+                let unknown = NotViolated {
+                    model,
+                    verdict: Verdict::Unknown,
+                    internal: false,
+                    reason: Some(reason),
+                };
+                not.push((rt as usize, unknown));
                 continue;
             }
             let origins = Origins {

@@ -310,10 +310,14 @@ impl<R: std::io::BufRead> HistReader<R> {
                 line: line_no,
                 col: to_u32(line.offset(rest) + 1),
             };
-            if let Some((i, c)) = content
-                .char_indices()
-                .find(|&(_, c)| invisible(c).is_some())
-            {
+            // (an ASCII line, the usual one, holds none: one pass over its bytes)
+            let invisible_at = match content.is_ascii() {
+                true => None,
+                false => content
+                    .char_indices()
+                    .find(|&(_, c)| invisible(c).is_some()),
+            };
+            if let Some((i, c)) = invisible_at {
                 let p = at(&content[i..]);
                 return Err(ParseError {
                     pos: p,
