@@ -1219,3 +1219,37 @@ fn issue23_a_gem5_trace_past_the_budget_is_unknown() {
         stdout(&o)
     );
 }
+
+/// Issue 23, part 5: 2,048 one-operation threads (writes and the reads of
+/// them) beside a store-buffering pair are decided — SC violated, TSO
+/// consistent — within a 10 MB budget, where the threads' lanes alone
+/// would need more (every verdict was `unknown`).
+#[test]
+fn issue23_many_one_operation_threads_are_decided() {
+    let mut text = String::from("a: W(y,1) R(z,0)\nb: W(z,1) R(y,0)\n");
+    for t in 0..1024u64 {
+        text.push_str(&format!(
+            "w{t}: W(x{},{})\nr{t}: R(x{},{})\n",
+            t % 8,
+            t + 1,
+            t % 8,
+            t + 1
+        ));
+    }
+    let p = temp_file("one-op-threads.hist", &text);
+    let o = memconform(&[
+        "check",
+        "--models",
+        "sc,tso",
+        "--max-memory",
+        "10M",
+        "-f",
+        "csv",
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains(",sc,violation,"), "{out}");
+    assert!(out.contains(",tso,consistent,"), "{out}");
+    assert!(!out.contains(",unknown,"), "{out}");
+}

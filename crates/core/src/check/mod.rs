@@ -10,6 +10,7 @@
 pub mod gradual;
 pub mod scale;
 pub mod shrink;
+pub mod trivial;
 
 pub use gradual::{check_gradual, check_gradual_with, Decision, Options, Outcome, Verdict};
 
