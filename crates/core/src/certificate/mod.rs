@@ -1,5 +1,7 @@
 //! Certificates: why a history violates a model, as a short labelled cycle
-//! (or the thin-air read), mapped back to the operations' text positions.
+//! (or the thin-air read), mapped back to the operations' text positions;
+//! each derived edge with its justification, re-checked by the validator
+//! ([`validate`], [`derive`](mod@derive), [`brute`]).
 
 pub mod brute;
 pub mod derive;
@@ -103,7 +105,8 @@ pub enum Pattern {
     CyclicTso,
     /// PSO: every store order closes a cycle in `po-pso ∪ wre ∪ ww ∪ rw`.
     CyclicPso,
-    /// The completion search found no store order (no single cycle explains it).
+    /// The completion search found no store order (no single cycle explains
+    /// it); the validator confirms it by brute force ([`brute`]).
     NoStoreOrder,
 }
 

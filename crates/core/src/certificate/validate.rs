@@ -1,6 +1,8 @@
 //! An independent validator of certificates. It shares nothing with the
 //! engines but the History type: its own relations (adjacency lists), its own
-//! acyclicity test (Kahn), its own memory simulation.
+//! acyclicity test (Kahn), its own memory simulation; a violation's derived
+//! edges are re-derived and their justifications checked by
+//! [`super::derive`], a violation with no cycle decided by [`super::brute`].
 
 use super::brute::{self, Brute};
 use super::derive::{self, Family, Pi};
