@@ -49,7 +49,7 @@ fn verdict(h: &History, m: Model, e: Engine) -> bool {
         Ok(Completion::TimedOut) => panic!("no deadline was set"),
         Ok(Completion::OverMemory(what)) => panic!("no memory limit was set: {what}"),
         Err(v) => {
-            validate::violation(h, &v)
+            validate::violation_in(h, &v, Some(store_model(m)))
                 .unwrap_or_else(|err| panic!("{m}/{e:?}: invalid certificate: {err}"));
             false
         }

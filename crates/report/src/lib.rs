@@ -74,6 +74,21 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                 certificate: o
                     .violation()
                     .map_or(Cow::Borrowed(""), |v| v.explain(h).into()),
+                checked: o
+                    .violation
+                    .as_ref()
+                    .and_then(|v| v.certified_by.as_ref().map(|how| (v, how)))
+                    .map_or(Cow::Borrowed(""), |(v, how)| {
+                        let mut s = how.clone();
+                        let on_cycle = |j: &&memconform_core::certificate::Justification| {
+                            v.cycle.iter().any(|s| (s.from, s.to) == (j.from, j.to))
+                        };
+                        for j in v.justifications.iter().filter(on_cycle).take(6) {
+                            s.push_str("\n  ");
+                            s.push_str(&j.explain(h));
+                        }
+                        s.into()
+                    }),
                 ops: h.n_thread_ops(),
                 threads: h.threads.len(),
                 writes,
@@ -100,6 +115,8 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                 certified: match (&o.invalid, o.verdict()) {
                     (Some(_), _) => Some(false),
                     (None, Verdict::Unknown) => None,
+                    // a violation the validator could not decide
+                    (None, _) if o.uncertified.is_some() => None,
                     (None, _) => Some(true),
                 },
                 expected: h
@@ -179,10 +196,23 @@ fn starts_like_formula(s: &str) -> bool {
 /// Writes rows as JSON lines, one object per row (the CSV's columns as
 /// fields), one write per row.
 pub fn write_json(mut out: impl Write, rows: &[Row<'_>]) -> io::Result<()> {
+    /// A row with, for a certified violation, how the validator checked it
+    /// and its justifications (the text report's `checked:` lines).
+    #[derive(serde::Serialize)]
+    struct JsonRow<'r, 'a> {
+        #[serde(flatten)]
+        row: &'r Row<'a>,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        checked: &'r str,
+    }
     let mut line = Vec::with_capacity(1024);
     for r in rows {
         line.clear();
-        serde_json::to_writer(&mut line, r).map_err(io::Error::other)?;
+        let r = JsonRow {
+            row: r,
+            checked: &r.checked,
+        };
+        serde_json::to_writer(&mut line, &r).map_err(io::Error::other)?;
         line.push(b'\n');
         out.write_all(&line)?;
     }
@@ -271,12 +301,28 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
         if !r.certificate.is_empty() && first {
             explained.push(r.decided_by);
             writeln!(out, "        {}", r.certificate)?;
+            if !r.checked.is_empty() {
+                write_checked(&mut out, &r.checked)?;
+            }
             if !r.explanation.is_empty() {
                 write!(out, "{}", printable_lines(&r.explanation))?;
             }
+        } else if !r.checked.is_empty() && first {
+            // a violation with no cycle: how it was confirmed
+            explained.push(r.decided_by);
+            write_checked(&mut out, &r.checked)?;
         }
     }
     Ok(())
+}
+
+/// How the validator checked a certificate, then its justifications, one a line.
+fn write_checked(mut out: impl Write, checked: &str) -> io::Result<()> {
+    writeln!(
+        out,
+        "        checked: {}",
+        printable_lines(checked).replace("\n  ", "\n          ")
+    )
 }
 
 #[cfg(test)]
@@ -330,6 +376,7 @@ mod tests {
                     pattern: some.then_some(Pattern::ALL[(i * 7 + j) % Pattern::ALL.len()]),
                     cycle_len: j,
                     certificate: text.to_string().into(),
+                    checked: "".into(),
                     ops: usize::MAX,
                     threads: 0,
                     writes: 7,

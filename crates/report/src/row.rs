@@ -65,6 +65,12 @@ pub struct Row<'a> {
     /// The certificate, as text.
     #[serde(default)]
     pub certificate: Cow<'a, str>,
+    /// How the validator confirmed the certificate (re-derived, on a
+    /// shrunk sub-history, by brute force), with its justifications in
+    /// brief: shown in the text report and as `checked` in JSON rows (not
+    /// a CSV column).
+    #[serde(skip)]
+    pub checked: Cow<'a, str>,
     /// Operations in the input (an RMW counts twice), threads, writes.
     #[serde(default)]
     pub ops: usize,
@@ -149,6 +155,7 @@ impl Row<'_> {
             cpu_type: own(self.cpu_type),
             shape: own(self.shape),
             certificate: own(self.certificate),
+            checked: own(self.checked),
             reason: own(self.reason),
             damage: own(self.damage),
             explanation: own(self.explanation),

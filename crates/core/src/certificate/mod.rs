@@ -1,12 +1,17 @@
 //! Certificates: why a history violates a model, as a short labelled cycle
-//! (or the thin-air read), mapped back to the operations' text positions.
+//! (or the thin-air read), mapped back to the operations' text positions;
+//! each derived edge with its justification, re-checked by the validator
+//! ([`validate`], [`derive`](mod@derive), [`brute`]).
 
+pub mod brute;
+pub mod derive;
 pub mod validate;
 
 use serde::Serialize;
 
 use crate::history::{History, OpId};
 use crate::relation::Edge;
+pub use derive::{Justification, Rule};
 
 /// The relation an edge of a cycle belongs to (the papers' names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -100,7 +105,8 @@ pub enum Pattern {
     CyclicTso,
     /// PSO: every store order closes a cycle in `po-pso ∪ wre ∪ ww ∪ rw`.
     CyclicPso,
-    /// The completion search found no store order (no single cycle explains it).
+    /// The completion search found no store order (no single cycle explains
+    /// it); the validator confirms it by brute force ([`brute`]).
     NoStoreOrder,
 }
 
@@ -188,6 +194,16 @@ pub struct Violation {
     /// thin-air read; the write an `rw` edge's read reads from; the observer
     /// `o` of an `hb_o`).
     pub ops: Vec<(OpId, &'static str)>,
+    /// Why each derived edge of the cycle holds (and, recursively, each
+    /// derived premise), premises first: filled in by the validator's own
+    /// re-derivation ([`derive::justify`]) and checked rule by rule.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub justifications: Vec<Justification>,
+    /// How the validator confirmed the violation: on the history itself,
+    /// on a shrunk sub-history of it, or by brute force (a violation with
+    /// no cycle); `None` when it was not (or not yet) confirmed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certified_by: Option<String>,
 }
 
 impl Violation {
@@ -197,6 +213,8 @@ impl Violation {
             pattern,
             cycle,
             ops: Vec::new(),
+            justifications: Vec::new(),
+            certified_by: None,
         }
     }
 

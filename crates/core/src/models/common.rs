@@ -15,6 +15,8 @@ pub fn no_thin_air(h: &History) -> Result<(), Violation> {
             pattern: Pattern::ThinAirRead,
             cycle: Vec::new(),
             ops: vec![(r, "read of a value never written")],
+            justifications: Vec::new(),
+            certified_by: None,
         });
     }
     if let Some((x, _)) = h.thin_air_finals().next() {
@@ -25,6 +27,8 @@ pub fn no_thin_air(h: &History) -> Result<(), Violation> {
                 h.writes_of(x)[0],
                 "@final observes a value no write of this variable wrote",
             )],
+            justifications: Vec::new(),
+            certified_by: None,
         });
     }
     Ok(())
