@@ -282,12 +282,12 @@ fn an_exhausted_search_is_certified_by_brute_force() {
         ..Options::default()
     };
     let o = check_gradual_with(&h, &[Model::Sc], &opts).pop().unwrap();
-    assert_eq!(o.verdict, Verdict::Violation);
-    let v = o.violation.unwrap();
+    assert_eq!(o.verdict(), Verdict::Violation);
+    let v = o.violation().unwrap();
     assert_eq!(v.pattern, Pattern::NoStoreOrder, "{}", v.explain(&h));
     assert!(o.invalid.is_none(), "{:?}", o.invalid);
     assert!(o.uncertified.is_none(), "{:?}", o.uncertified);
-    let how = v.certified_by.unwrap();
+    let how = v.certified_by.clone().unwrap();
     assert!(how.contains("brute force"), "{how}");
 }
 
@@ -358,7 +358,7 @@ fn every_engine_certificate_is_accepted() {
                     o.model,
                     o.uncertified
                 );
-                if let (Verdict::Violation, Some(v)) = (o.verdict, &o.violation) {
+                if let (Verdict::Violation, Some(v)) = (o.verdict(), o.violation()) {
                     if o.decided_by == o.model {
                         let how = v.certified_by.as_deref();
                         assert!(how.is_some(), "{}: uncertified\n{text}", o.model);
@@ -552,9 +552,9 @@ t3: W(x4,2) W(x2,4) W(x1,1) W(x4,3) W(x2,7) W(x6,1) R(x0,2) R(x6,4) R(x2,7) W(x1
     let o = check_gradual_with(&h, &[Model::Wccm], &sparse)
         .pop()
         .unwrap();
-    assert_eq!(o.verdict, Verdict::Violation);
+    assert_eq!(o.verdict(), Verdict::Violation);
     assert!(o.invalid.is_none(), "{:?}", o.invalid);
-    let v = o.violation.unwrap();
+    let v = o.violation().unwrap();
     let how = v.certified_by.as_deref().unwrap();
     assert!(how.contains("replaces the engine's certificate"), "{how}");
     assert!(
@@ -563,5 +563,5 @@ t3: W(x4,2) W(x2,4) W(x1,1) W(x4,3) W(x2,7) W(x6,1) R(x0,2) R(x6,4) R(x2,7) W(x1
     );
     // the replacement is a certificate of the whole history
     assert!(v.cycle.iter().all(|s| s.rel != Rel::PoLoc));
-    validate::violation(&h, &v).unwrap();
+    validate::violation(&h, v).unwrap();
 }

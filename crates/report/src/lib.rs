@@ -75,8 +75,7 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                     .violation()
                     .map_or(Cow::Borrowed(""), |v| v.explain(h).into()),
                 checked: o
-                    .violation
-                    .as_ref()
+                    .violation()
                     .and_then(|v| v.certified_by.as_ref().map(|how| (v, how)))
                     .map_or(Cow::Borrowed(""), |(v, how)| {
                         let mut s = how.clone();
@@ -110,7 +109,11 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                         k.by_saturation as f64 / k.pairs as f64
                     }
                 }),
-                reason: o.reason().unwrap_or_default().into(),
+                reason: o
+                    .reason()
+                    .or(o.uncertified.as_deref())
+                    .unwrap_or_default()
+                    .into(),
                 damage: c.damage.as_deref().unwrap_or_default().into(),
                 certified: match (&o.invalid, o.verdict()) {
                     (Some(_), _) => Some(false),

@@ -430,7 +430,7 @@ fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
 
 /// The model the validator checks a total store order of `m` against, if
 /// `m` has one.
-fn store_model(m: Model) -> Option<StoreModel> {
+pub(crate) fn store_model(m: Model) -> Option<StoreModel> {
     match m.facts().store {
         Some(Store::Ww(sm)) => Some(sm),
         _ => None,
@@ -723,7 +723,7 @@ fn certify(
 
 /// A sub-history's violation in the operations of the history it is a
 /// projection of (`origin[o]`: the history's operation `o` is).
-fn mapped(v: &Violation, origin: &[OpId]) -> Violation {
+pub(crate) fn mapped(v: &Violation, origin: &[OpId]) -> Violation {
     let step = |s: &crate::certificate::Step| crate::certificate::Step {
         from: origin[s.from],
         rel: s.rel,

@@ -27,8 +27,8 @@
 //! checked as it is.
 
 use crate::certificate::validate::{self, StoreModel};
-use crate::certificate::{Step, Violation};
-use crate::check::gradual::{Decision, Outcome};
+use crate::certificate::Violation;
+use crate::check::gradual::{mapped, store_model, Decision, Outcome, DERIVE_MAX_OPS};
 use crate::check::shrink::restrict;
 use crate::history::{History, OpId, OpKind};
 use crate::models::{Model, StoreOrder};
@@ -96,26 +96,13 @@ impl Reduction {
     }
 
     fn outcome(&self, h: &History, mut o: Outcome) -> Outcome {
-        let at = |s: OpId| self.origin[s];
         o.kernel = None;
         let decision = std::mem::replace(&mut o.decision, Decision::Unknown(String::new()));
         o.decision = match decision {
             Decision::Violation(v) => {
-                let v = Violation {
-                    pattern: v.pattern,
-                    cycle: v
-                        .cycle
-                        .iter()
-                        .map(|s| Step {
-                            from: at(s.from),
-                            rel: s.rel,
-                            to: at(s.to),
-                        })
-                        .collect(),
-                    ops: v.ops.iter().map(|&(p, role)| (at(p), role)).collect(),
-                };
+                let mut v = mapped(&v, &self.origin);
                 if o.invalid.is_none() {
-                    o.invalid = validate::violation(h, &v).err();
+                    o.invalid = self.revalidate(h, o.model, &mut v).err();
                 }
                 Decision::Violation(v)
             }
@@ -139,6 +126,25 @@ impl Reduction {
             unknown => unknown,
         };
         o
+    }
+
+    /// A violation of the reduced history, in `h`'s operations, validated on
+    /// `h`: the reduced history must be a projection of `h` (so a violation
+    /// of it is one of `h`: every model is monotone), and the cycle with its
+    /// justifications is re-checked on `h` where the validator re-derives
+    /// relations ([`DERIVE_MAX_OPS`]).
+    fn revalidate(&self, h: &History, m: Model, v: &mut Violation) -> Result<(), String> {
+        validate::projection(h, &self.sub, &self.origin)?;
+        if h.n() <= DERIVE_MAX_OPS {
+            validate::violation_in(h, v, store_model(m))?;
+        }
+        if let Some(how) = &mut v.certified_by {
+            how.push_str(&format!(
+                "; the history checked without its {} one-operation threads that cannot change a verdict",
+                self.dropped.len()
+            ));
+        }
+        Ok(())
     }
 
     /// A store order of the reduced history as one of `h`: a total one
