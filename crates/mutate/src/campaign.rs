@@ -1211,7 +1211,7 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
         .collect();
     let baseline = if baseline.is_empty() {
         let slot = Slot::prepare(c, slot_dir.join(format!("{k}-0")), o)?;
-        let b = run_baseline(c, &slot, &models, &log, o)?;
+        let b = run_baseline(c, &slot, &models, &log, o, (k, n))?;
         if o.stop.load(Ordering::Relaxed) {
             return Ok(0);
         }
@@ -1311,9 +1311,19 @@ fn run_baseline(
     models: &[Model],
     log: &Log,
     o: &RunOptions<'_>,
+    (k, n): (usize, usize),
 ) -> Result<Vec<(u64, Run)>, Error> {
     let s = &c.settings;
-    let dir = c.dir.join("runs").join("baseline");
+    // shards that run at once each run the baseline: each in its own
+    // directory, or one would remove a run another is writing
+    let dir = match n {
+        1 => c.dir.join("runs").join("baseline"),
+        _ => c
+            .dir
+            .join("runs")
+            .join("baseline")
+            .join(format!("shard-{k}")),
+    };
     fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
     let build_log = dir.join("build.log");
     (o.progress)(&format!(

@@ -401,12 +401,34 @@ pub fn write_all(s: &State) -> Result<String, crate::campaign::Error> {
     for id in std::iter::once("baseline".to_string())
         .chain(s.campaign.mutants.iter().map(|m| m.id.clone()))
     {
-        if let Ok(rd) = std::fs::read_dir(dir.join("runs").join(&id)) {
-            files.extend(
-                rd.filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|x| x == "csv")),
-            );
+        let csvs = |d: &std::path::Path| -> Vec<std::path::PathBuf> {
+            let Ok(rd) = std::fs::read_dir(d) else {
+                return Vec::new();
+            };
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+                .collect()
+        };
+        let run_dir = dir.join("runs").join(&id);
+        let mut found = csvs(&run_dir);
+        if found.is_empty() && id == "baseline" {
+            // a sharded campaign: each shard ran the baseline in its own
+            // directory; one shard's rows stand for it (the first)
+            let mut shards: Vec<std::path::PathBuf> = std::fs::read_dir(&run_dir)
+                .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+                .unwrap_or_default();
+            shards.retain(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("shard-"))
+            });
+            shards.sort();
+            found = shards
+                .iter()
+                .map(|d| csvs(d))
+                .find(|f| !f.is_empty())
+                .unwrap_or_default();
         }
+        files.extend(found);
     }
     files.sort();
     for f in files {
