@@ -152,11 +152,9 @@ impl Reduction {
     /// a partial one as its counts over `h`'s write pairs.
     fn store_order(&self, h: &History, m: Model, so: StoreOrder, o: &mut Outcome) -> StoreOrder {
         let StoreOrder::Total(vars) = so else {
-            let k = |n: usize| n * n.saturating_sub(1) / 2;
-            let total = (0..h.vars.len()).map(|x| k(h.writes_of(x).len() - 1)).sum();
             return StoreOrder::Counted {
                 ordered: so.ordered_pairs(),
-                total,
+                total: h.same_var_write_pairs(),
             };
         };
         let mut order: Vec<Vec<OpId>> = (0..h.vars.len()).map(|x| vec![x]).collect();
@@ -195,15 +193,13 @@ impl Reduction {
                 None => last.push(d),
             }
         }
+        // each operation, then the dropped reads of its write (a dropped
+        // write, among the last, is followed by its own dropped readers)
         let mut out = first;
-        for &s in run {
-            let o = self.origin[s];
+        for o in run.iter().map(|&s| self.origin[s]).chain(last) {
             out.push(o);
             out.append(&mut after[o]);
         }
-        // reads of writes the run does not list (initial writes it leaves out)
-        out.extend(after.into_iter().flatten());
-        out.extend(last);
         out
     }
 }
