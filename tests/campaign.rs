@@ -732,3 +732,44 @@ fn a_held_shard_lock_refuses_a_second_taker_until_dropped() {
     assert!(ShardLock::take(&c, (0, 1)).is_ok());
     let _ = std::fs::remove_dir_all(&base);
 }
+
+#[test]
+fn a_run_watched_is_stopped_at_its_violation_and_not_counted_memconform_only() {
+    let (base, root) = fresh("campaign-stop");
+    // MI-5 replays its real run; then this "gem5" would go on for minutes
+    let mi5 = mutant(
+        &root,
+        "ADS",
+        "    out_msg.DataBlk := in_msg.DataBlk;",
+        "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
+    );
+    let mut s = settings(&root);
+    s.stop_at_violation = true;
+    s.seeds = vec![1];
+    s.run_timeout_s = Some(600);
+    s.run = "{gem5} -d {outdir} --seed {seed}; [ {mutant} = baseline ] || exec sleep 600".into();
+    let dir = base.join("campaign");
+    let c = Campaign::init(&dir, s, vec![mi5.clone()]).unwrap();
+    run_all(&c);
+    let state = State::of(&c).unwrap();
+    assert_eq!(state.status[&mi5.id], Status::Killed);
+    let run = &state.runs[&mi5.id][&1];
+    assert_eq!(run.exit_kind, campaign::ExitKind::Stopped, "{run:?}");
+    assert!(run.outcome.starts_with("violation:"), "{run:?}");
+    assert!(!memconform::mutate::report::memconform_only(run));
+    let log = std::fs::read_to_string(dir.join("runs").join(&mi5.id).join("s1/run.log"))
+        .unwrap_or_default();
+    assert!(log.contains("memconform: stopped at a violation"), "{log}");
+    // the baseline ran to its end, unwatched
+    let baseline = c
+        .events()
+        .unwrap()
+        .into_iter()
+        .find_map(|e| match e {
+            Event::Baseline { run, .. } => Some(run),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(baseline.exit_kind, campaign::ExitKind::Clean);
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -19,6 +19,7 @@ const REAL_TIME: Reading = Reading {
     real_time: true,
     allow_damage: false,
     transitions: 40,
+    in_progress: false,
 };
 use memconform::check::shrink::{shrink, shrink_to, target_of, Shrunk, Target};
 use memconform::check::{check_gradual_with, Options, Verdict};

@@ -198,7 +198,11 @@ static const char USAGE[] =
     "  --spin MAX         random spin of 0..MAX iterations before each thread's\n"
     "                     program (default 32)\n"
     "  --ops N            accesses per thread of a random round (default 4)\n"
-    "  --writes PERCENT   probability of a write in a random round (default 50)\n";
+    "  --writes PERCENT   probability of a write in a random round (default 50)\n"
+    "  --stream on|off    on: print each round as it ends (thread 0, between two\n"
+    "                     barriers), so that `memconform watch` checks a run while it\n"
+    "                     runs and stops it at the first violation; off: print every\n"
+    "                     round after the last (default off)\n";
 
 static void usage(const char *msg)
 {
@@ -411,6 +415,7 @@ static const char *const fence_names[] = {"none", "mfence", "random", NULL};
 static const char *const rmw_names[] = {"none", "xchg", "cmpxchg", "random", NULL};
 static const char *const warm_names[] = {"on", "off", "random", NULL};
 
+static int opt_stream; /* --stream on: each round printed as it ends */
 static unsigned opt_shape = SH_MIX, opt_place = PLACE_RANDOM, opt_sharing = SHARE_RANDOM,
                 opt_fence = FENCE_NONE, opt_rmw = RMW_NONE, opt_warm = WARM_ON,
                 opt_chain = 12, opt_spin = 32;
@@ -556,6 +561,59 @@ static inline void full_fence(void)
 #endif
 }
 
+static void print_op(const struct op2 *o)
+{
+    const char v = o->var == VX ? 'x' : 'y';
+    switch (o->kind) {
+    case K_FENCE:
+        fputs(" F", stdout);
+        break;
+    case K_WRITE:
+        printf(" W(%c,%" PRIu64 ")", v, o->value);
+        break;
+    case K_XCHG:
+        printf(" U(%c,%" PRIu64 ",%" PRIu64 ")", v, o->old, o->value);
+        break;
+    case K_CASW:
+        if (o->ok)
+            printf(" U(%c,%" PRIu64 ",%" PRIu64 ")", v, o->old, o->value);
+        else /* a failed cmpxchg writes nothing: a read */
+            printf(" R(%c,%" PRIu64 ")", v, o->old);
+        break;
+    default: /* K_READ, K_CASR */
+        printf(" R(%c,%" PRIu64 ")", v, o->value);
+        break;
+    }
+}
+
+/* Prints round r as a history: its final values (read now: every thread's
+ * last write of the round is done), shape, placement and operations. */
+static void print_round2(unsigned r)
+{
+    struct round2 *rd = &rounds2[r];
+    const struct shape *sh = &shapes[rd->shape];
+    for (unsigned v = 0; v < 2; v++)
+        rd->final[v] = __atomic_load_n(var_word(r, v), __ATOMIC_RELAXED);
+    if (r > 0)
+        fputs("---\n", stdout);
+    printf("@name client-s%" PRIu64 "-r%u\n@round %u\n@shape %s\n@place", seed, r, r, sh->tag);
+    unsigned nroles = sh->nroles ? sh->nroles : nthreads;
+    for (unsigned i = 0; i < nroles; i++)
+        printf(" t%u", sh->nroles ? rd->place[i] : i);
+    printf("\n@sharing %s\n@final", rd->own_line ? "own-line" : "same-line");
+    for (unsigned v = 0; v < 2; v++)
+        if (rd->used[v])
+            printf(" %c=%" PRIu64, v == VX ? 'x' : 'y', rd->final[v]);
+    putchar('\n');
+    for (unsigned t = 0; t < nthreads; t++) {
+        const struct prog *p = prog_of(r, t);
+        printf("t%u:", t);
+        for (unsigned i = 0; i < p->n; i++)
+            print_op(&p->ops[i]);
+        putchar('\n');
+    }
+}
+
 static void run2(unsigned thread)
 {
     unsigned sense = 0;
@@ -603,6 +661,18 @@ static void run2(unsigned thread)
             }
             }
         }
+        if (opt_stream) {
+            /* the round is over for every thread; thread 0 prints it while
+             * the others wait at the next round's barrier */
+            barrier(&sense);
+            if (thread == 0) {
+                print_round2(r);
+                if (fflush(stdout) != 0) {
+                    perror("memconform client: writing the history");
+                    exit(1);
+                }
+            }
+        }
     }
     barrier(&sense);
 }
@@ -622,30 +692,6 @@ static unsigned choice(const char *s, const char *const *names, const char *what
     return 0;
 }
 
-static void print_op(const struct op2 *o)
-{
-    const char v = o->var == VX ? 'x' : 'y';
-    switch (o->kind) {
-    case K_FENCE:
-        fputs(" F", stdout);
-        break;
-    case K_WRITE:
-        printf(" W(%c,%" PRIu64 ")", v, o->value);
-        break;
-    case K_XCHG:
-        printf(" U(%c,%" PRIu64 ",%" PRIu64 ")", v, o->old, o->value);
-        break;
-    case K_CASW:
-        if (o->ok)
-            printf(" U(%c,%" PRIu64 ",%" PRIu64 ")", v, o->old, o->value);
-        else /* a failed cmpxchg writes nothing: a read */
-            printf(" R(%c,%" PRIu64 ")", v, o->old);
-        break;
-    default: /* K_READ, K_CASR */
-        printf(" R(%c,%" PRIu64 ")", v, o->value);
-        break;
-    }
-}
 
 static int main_v2(int argc, char **argv)
 {
@@ -706,6 +752,9 @@ static int main_v2(int argc, char **argv)
             nops = (unsigned)number(value, "--ops must be 1..100000", 1, 100000);
         } else if (strcmp(name, "--writes") == 0) {
             write_pct = (unsigned)number(value, "--writes must be 0..100", 0, 100);
+        } else if (strcmp(name, "--stream") == 0) {
+            static const char *const names[] = {"off", "on", NULL};
+            opt_stream = (int)choice(value, names, "--stream must be on or off");
         } else {
             static char msg[80];
             snprintf(msg, sizeof msg, "unknown option %.40s", name);
@@ -751,6 +800,19 @@ static int main_v2(int argc, char **argv)
         progs[i].ops = all + i * slots;
     plan2();
 
+    static char buf[1 << 16];
+    setvbuf(stdout, buf, _IOFBF, sizeof buf);
+    printf("# memconform-client v2 threads=%u rounds=%u seed=%" PRIu64
+           " shape=%s place=%s sharing=%s fence=%s rmw=%s warm-up=%s delay-chain=%u"
+           " spin=%u ops=%u writes=%u%s\n",
+           nthreads, nrounds, seed, opt_shape == SH_MIX ? "mix" : shapes[opt_shape].opt,
+           place_names[opt_place], sharing_names[opt_sharing], fence_names[opt_fence],
+           rmw_names[opt_rmw], warm_names[opt_warm], opt_chain, opt_spin, nops, write_pct,
+           opt_stream ? " stream=on" : "");
+    if (opt_stream && fflush(stdout) != 0) {
+        perror("memconform client: writing the history");
+        return 1;
+    }
     for (unsigned t = 1; t < nthreads; t++) {
         int e = pthread_create(&tids[t], NULL, worker2, (void *)(uintptr_t)t);
         if (e) {
@@ -765,42 +827,9 @@ static int main_v2(int argc, char **argv)
     for (unsigned t = 1; t < nthreads; t++)
         pthread_join(tids[t], NULL);
     free(tids);
-    /* the final values, after every thread's last write */
-    for (unsigned r = 0; r < nrounds; r++)
-        for (unsigned v = 0; v < 2; v++)
-            rounds2[r].final[v] = __atomic_load_n(var_word(r, v), __ATOMIC_RELAXED);
-
-    static char buf[1 << 16];
-    setvbuf(stdout, buf, _IOFBF, sizeof buf);
-    printf("# memconform-client v2 threads=%u rounds=%u seed=%" PRIu64
-           " shape=%s place=%s sharing=%s fence=%s rmw=%s warm-up=%s delay-chain=%u"
-           " spin=%u ops=%u writes=%u\n",
-           nthreads, nrounds, seed, opt_shape == SH_MIX ? "mix" : shapes[opt_shape].opt,
-           place_names[opt_place], sharing_names[opt_sharing], fence_names[opt_fence],
-           rmw_names[opt_rmw], warm_names[opt_warm], opt_chain, opt_spin, nops, write_pct);
-    for (unsigned r = 0; r < nrounds; r++) {
-        const struct round2 *rd = &rounds2[r];
-        const struct shape *sh = &shapes[rd->shape];
-        if (r > 0)
-            fputs("---\n", stdout);
-        printf("@name client-s%" PRIu64 "-r%u\n@round %u\n@shape %s\n@place", seed, r, r,
-               sh->tag);
-        unsigned nroles = sh->nroles ? sh->nroles : nthreads;
-        for (unsigned i = 0; i < nroles; i++)
-            printf(" t%u", sh->nroles ? rd->place[i] : i);
-        printf("\n@sharing %s\n@final", rd->own_line ? "own-line" : "same-line");
-        for (unsigned v = 0; v < 2; v++)
-            if (rd->used[v])
-                printf(" %c=%" PRIu64, v == VX ? 'x' : 'y', rd->final[v]);
-        putchar('\n');
-        for (unsigned t = 0; t < nthreads; t++) {
-            const struct prog *p = prog_of(r, t);
-            printf("t%u:", t);
-            for (unsigned i = 0; i < p->n; i++)
-                print_op(&p->ops[i]);
-            putchar('\n');
-        }
-    }
+    if (!opt_stream)
+        for (unsigned r = 0; r < nrounds; r++)
+            print_round2(r);
     printf("# memconform-client end histories=%u\n", nrounds);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         perror("memconform client: writing the history");

@@ -247,6 +247,13 @@ pub(crate) struct InitArgs {
     /// deterministic, so it would run exactly as the baseline).
     #[arg(long)]
     pub no_coverage: bool,
+    /// Check each mutant's run while gem5 writes it and stop gem5 at the
+    /// first violation that counts (as `memconform watch` does; run the SE
+    /// client with `--stream on`). Saves the rest of the simulation, but a
+    /// stopped run (exit kind `stopped`) cannot show whether gem5's own
+    /// checks would have caught the bug: it never counts as memconform-only.
+    #[arg(long)]
+    pub stop_at_violation: bool,
     /// Mutant classes (see `mutate list --help`).
     #[arg(long, value_delimiter = ',', default_value = "tier1")]
     pub classes: Vec<String>,
@@ -411,6 +418,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         models: args.models.clone(),
         all_seeds: args.all_seeds,
         coverage: !args.no_coverage,
+        stop_at_violation: args.stop_at_violation,
     };
     match Campaign::init(&args.dir, settings, mutants) {
         Ok(c) => {

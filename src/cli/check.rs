@@ -218,7 +218,7 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
     Ok((n * mult as f64) as u64)
 }
 
-fn parse_model(s: &str) -> Result<Vec<Model>, String> {
+pub(crate) fn parse_model(s: &str) -> Result<Vec<Model>, String> {
     if s == "all" {
         return Ok(Model::EVERY.to_vec());
     }
@@ -229,7 +229,7 @@ fn parse_model(s: &str) -> Result<Vec<Model>, String> {
 }
 
 /// Seconds of a time budget: from 0 (none) to 10⁷ (four months).
-fn parse_seconds(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(t) if (0.0..=1e7).contains(&t) => Ok(t),
         _ => Err(format!(
@@ -296,6 +296,7 @@ pub fn run(args: CheckArgs) -> i32 {
         real_time: args.real_time,
         allow_damage: args.allow_damage,
         transitions: args.transitions,
+        in_progress: false,
     };
     for dir in [&args.shrink, &args.dot].into_iter().flatten() {
         if let Err(e) = std::fs::create_dir_all(dir) {

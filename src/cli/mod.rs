@@ -20,6 +20,7 @@ mod plot;
 mod shrink;
 mod signals;
 mod summarize;
+mod watch;
 
 use clap::{Parser, Subcommand};
 use memconform_core::complete::Engine;
@@ -148,6 +149,8 @@ enum Command {
     Merge(merge::MergeArgs),
     /// Mutation campaigns over gem5 SLICC protocols: list, init, run, status, report, slurm.
     Mutate(mutate::MutateArgs),
+    /// Run gem5 and check its output directory as gem5 writes it; stop it at the first violation.
+    Watch(watch::WatchArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -163,5 +166,6 @@ pub fn run() -> i32 {
         Command::Merge(args) => merge::run(args),
         Command::Mutate(args) => mutate::run(args),
         Command::Shrink(args) => shrink::run(args),
+        Command::Watch(args) => watch::run(args),
     }
 }

@@ -142,6 +142,7 @@ pub fn settings(root: &Path) -> Settings {
         models: vec!["cc".into(), "sc".into()],
         all_seeds: false,
         coverage: true,
+        stop_at_violation: false,
     }
 }
 

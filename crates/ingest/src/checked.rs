@@ -29,6 +29,11 @@ pub struct Reading {
     /// The most ProtocolTrace transitions a gem5 violation's explanation
     /// lists (0: none).
     pub transitions: usize,
+    /// The run is still being written (`memconform watch`): the SE client's
+    /// output is read up to its last whole round, a tester trace as if cut
+    /// where it ends; what was read keeps its violations, and `consistent`
+    /// becomes `unknown` where the rest of the run could still change it.
+    pub in_progress: bool,
 }
 
 impl Default for Reading {
@@ -37,6 +42,7 @@ impl Default for Reading {
             real_time: false,
             allow_damage: false,
             transitions: 40,
+            in_progress: false,
         }
     }
 }
@@ -115,7 +121,21 @@ pub fn check_run(
     if let Some(output) = crate::gem5::client_output(&run) {
         // an SE-mode run of the random client: its own histories
         let conflicts = &run.findings.conflicts;
-        return Ok(load_file(&output)?
+        let (histories, unfinished) = if reading.in_progress {
+            crate::load::load_client_prefix(&output)?
+        } else {
+            (load_file(&output)?, None)
+        };
+        let unfinished = unfinished.map(|u| {
+            format!(
+                "the client output is still being written: {} of the {} rounds of the block at {}:{} are whole; each round is its own history, so their verdicts stand",
+                u.rounds_seen,
+                u.rounds,
+                memconform_parsers::text::shown_path(&output),
+                u.header
+            )
+        });
+        return Ok(histories
             .into_par_iter()
             .map(|mut h| {
                 se_meta(&run, &mut h);
@@ -134,6 +154,7 @@ pub fn check_run(
                     }
                 };
                 c.notes.push(se_note(&run, &output));
+                c.notes.extend(unfinished.clone());
                 c.notes.extend(warning_notes(&run));
                 c.notes.extend(run.findings.notes.iter().cloned());
                 c.notes
@@ -166,6 +187,13 @@ pub fn check_run(
                 match &ing.damage {
                     Some(d) => {
                         check_damaged(&ing.history, d, models, opts, reading, &mut ing.notes)
+                    }
+                    None if reading.in_progress => {
+                        ing.notes.push(IN_PROGRESS_NOTE.into());
+                        undecided(
+                            check_gradual_with(&ing.history, models, opts),
+                            "consistent so far, the run is still being written",
+                        )
                     }
                     None => check_gradual_with(&ing.history, models, opts),
                 }
@@ -270,6 +298,23 @@ fn se_note(run: &crate::gem5::Run, output: &Path) -> String {
         ));
     }
     note
+}
+
+/// The model a history's run promises, if it names one (`expected_model`:
+/// an SE-mode run's cores, SC for in-order blocking ones, TSO for x86 O3).
+pub fn promised_model(h: &History) -> Option<Model> {
+    h.meta
+        .iter()
+        .find(|(k, _)| k == "expected_model")
+        .and_then(|(_, v)| Model::from_name(v))
+}
+
+/// Whether a violation of `model` counts against `h`'s run (a kill, a stop):
+/// any model when the run promises none, else only the models its promise
+/// implies (an O3 run that violates SC but keeps TSO is store buffering,
+/// what x86 allows, not a bug).
+pub fn counts(h: &History, model: Model) -> bool {
+    promised_model(h).is_none_or(|p| p.implies(model))
 }
 
 /// A history picked from one input to be shrunk, with its violation and
@@ -476,15 +521,24 @@ fn check_damaged(
         "the trace is cut: a violation of its prefix is one of the whole run; `consistent` is not decided (--allow-damage reports the prefix's verdicts)"
             .into(),
     );
-    check_gradual_with(history, models, opts)
+    undecided(
+        check_gradual_with(history, models, opts),
+        &format!("consistent up to the cut, the rest of the run is missing: {damage}"),
+    )
+}
+
+/// The note on a tester trace checked while gem5 still writes it.
+const IN_PROGRESS_NOTE: &str = "the run is still being written: its trace is checked as if cut where it ends now, so a violation stands and `consistent` is not decided";
+
+/// `outcomes` of a prefix of a run: a violation stands (it is one of the
+/// whole run, see [`check_damaged`]), `consistent` becomes `unknown` for `why`.
+fn undecided(outcomes: Vec<Outcome>, why: &str) -> Vec<Outcome> {
+    outcomes
         .into_iter()
         .map(|o| match o.verdict() {
             Verdict::Consistent => Outcome {
                 seconds: o.seconds,
-                ..Outcome::unknown(
-                    o.model,
-                    format!("consistent up to the cut, the rest of the run is missing: {damage}"),
-                )
+                ..Outcome::unknown(o.model, why.to_string())
             },
             _ => o,
         })

@@ -7,12 +7,15 @@
 //! beside each history's outcomes, what ingestion knew of it — each
 //! operation's origin, the damage of a trace, the run's command line, its
 //! violations explained in gem5's terms — so that no report reads an input
-//! again. [`discover`] finds the inputs under the paths a user gives.
+//! again. [`discover`] finds the inputs under the paths a user gives;
+//! [`watch`] checks a gem5 run again as gem5 writes it, to stop at the
+//! first violation.
 
 pub mod checked;
 pub mod discover;
 pub mod gem5;
 pub mod load;
+pub mod watch;
 
 pub use checked::{
     check_file, check_history, pick_violation, Checked, Origins, Pick, Picked, Reading,

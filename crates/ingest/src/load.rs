@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::ops::ControlFlow;
 
 use memconform_parsers::axe::{check_axe, looks_like_axe, parse_axe, AxeTraces};
-use memconform_parsers::client::{looks_like_client, parse_client};
+use memconform_parsers::client::{
+    looks_like_client, parse_client, parse_client_prefix, Unfinished,
+};
 use memconform_parsers::file::FileBytes;
 use memconform_parsers::hist::{parse_hist, HistReader, RawHistory};
 use memconform_parsers::Pos;
@@ -214,6 +216,23 @@ pub fn load_bytes(bytes: &[u8], path: &Path) -> Result<Vec<History>, InputError>
         .enumerate()
         .map(|(i, raw)| build(raw, i, path))
         .collect()
+}
+
+/// The whole rounds of the SE client's output while the client is still
+/// writing it (see [`parse_client_prefix`]), validated, and where it stops.
+pub fn load_client_prefix(path: &Path) -> Result<(Vec<History>, Option<Unfinished>), InputError> {
+    let bytes = open(path)?;
+    let (raws, unfinished) = parse_client_prefix(&bytes).map_err(|e| InputError {
+        file: path.to_path_buf(),
+        pos: Some(e.pos),
+        msg: e.msg,
+    })?;
+    let histories = raws
+        .iter()
+        .enumerate()
+        .map(|(i, raw)| build(raw, i, path))
+        .collect::<Result<_, _>>()?;
+    Ok((histories, unfinished))
 }
 
 /// Parses the histories of `bytes` (a `.hist` file, axe traces or the

@@ -72,6 +72,12 @@ pub struct Settings {
     /// took, read from the baseline's `stats.txt` (see [`super::coverage`]).
     #[serde(default = "yes")]
     pub coverage: bool,
+    /// Check each mutant's run while gem5 writes it and stop gem5 at the
+    /// first violation that counts (see `memconform watch`). Faster, but a
+    /// stopped run does not show whether gem5's own checks would have
+    /// caught the bug later: it is never counted as memconform-only.
+    #[serde(default)]
+    pub stop_at_violation: bool,
 }
 
 /// Six hours, the default limit of a slot's first build.
@@ -102,6 +108,9 @@ pub enum ExitKind {
     Timeout,
     /// Any other non-zero exit or signal.
     Crash,
+    /// memconform stopped the run at a violation it found while gem5 ran
+    /// (`stop_at_violation`): how gem5 would have ended is not known.
+    Stopped,
 }
 
 impl ExitKind {
@@ -114,13 +123,16 @@ impl ExitKind {
             ExitKind::Deadlock => "deadlock",
             ExitKind::Timeout => "timeout",
             ExitKind::Crash => "crash",
+            ExitKind::Stopped => "stopped",
         }
     }
 
     /// How a run ended, from its exit code (`None`: killed by a signal) and
     /// its output (docs/design/campaigns.md §7, the evidence column).
     pub fn classify(code: Option<i32>, output: &str) -> ExitKind {
-        if code == Some(124) || code == Some(137) && output.contains(TIMEOUT_MARK) {
+        if output.contains(STOP_MARK) {
+            ExitKind::Stopped
+        } else if code == Some(124) || code == Some(137) && output.contains(TIMEOUT_MARK) {
             ExitKind::Timeout
         } else if output.contains("Action/check failure")
             || (output.contains("read of")
@@ -142,6 +154,10 @@ impl ExitKind {
 
 /// Written to a run's log by the runner when it kills the run.
 const TIMEOUT_MARK: &str = "memconform: timed out";
+
+/// Written to a run's log by the runner when it stops the run at a
+/// violation (`stop_at_violation`).
+const STOP_MARK: &str = "memconform: stopped at a violation";
 
 /// One event of a campaign's log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -915,13 +931,15 @@ struct Ended {
 }
 
 /// Runs `command` by `sh -c` in `dir` with output to `log`, killed (its
-/// whole process group) after `limit_s` seconds or when `stop` is set.
+/// whole process group) after `limit_s` seconds or when `stop` is set; with
+/// `watch`, looked at every second and killed at a violation that counts.
 fn run_command(
     command: &str,
     dir: &Path,
     log: &Path,
     limit_s: u64,
     stop: &AtomicBool,
+    mut watch: Option<&mut memconform_ingest::watch::Watch>,
 ) -> Result<Ended, Error> {
     use std::os::unix::process::CommandExt;
     let out = File::create(log).map_err(|e| io_err(log, e))?;
@@ -952,6 +970,7 @@ fn run_command(
         // the group may be gone already: nothing to signal then
         let _ = nix::sys::signal::killpg(pgid, sig);
     };
+    let mut next_look = Instant::now() + std::time::Duration::from_secs(1);
     loop {
         if let Some(status) = child.try_wait().map_err(|e| err(e.to_string()))? {
             return Ok(Ended {
@@ -960,6 +979,27 @@ fn run_command(
                 stopped: false,
                 timed_out: false,
             });
+        }
+        if let Some(w) = watch.as_deref_mut().filter(|_| Instant::now() >= next_look) {
+            next_look = Instant::now() + std::time::Duration::from_secs(1);
+            if let memconform_ingest::watch::Look::Violation { .. } = w.look() {
+                let secs = t.elapsed().as_secs_f64();
+                kill(nix::sys::signal::Signal::SIGTERM);
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                kill(nix::sys::signal::Signal::SIGKILL);
+                let _ = child.wait();
+                let mut f = OpenOptions::new()
+                    .append(true)
+                    .open(log)
+                    .map_err(|e| io_err(log, e))?;
+                let _ = writeln!(f, "\n{STOP_MARK} after {secs:.1} s ({} checks)", w.checks);
+                return Ok(Ended {
+                    code: None,
+                    secs,
+                    stopped: false,
+                    timed_out: false,
+                });
+            }
         }
         let over = t.elapsed().as_secs() >= limit_s;
         if over || stop.load(Ordering::Relaxed) {
@@ -1059,6 +1099,8 @@ pub fn judge(
         &opts,
         &memconform_ingest::Reading {
             real_time: true,
+            // a run stopped at a violation is read as what it is: cut
+            in_progress: exit_kind == ExitKind::Stopped,
             ..Default::default()
         },
     ) {
@@ -1076,16 +1118,10 @@ pub fn judge(
             for c in &checked {
                 // an SE run's cores promise a model: violating a stronger
                 // one is what they may do (store buffering), not a kill
-                let promised = c
-                    .history
-                    .meta
-                    .iter()
-                    .find(|(k, _)| k == "expected_model")
-                    .and_then(|(_, v)| Model::from_name(v));
                 for o in c
                     .outcomes
                     .iter()
-                    .filter(|o| promised.is_none_or(|e| e.implies(o.model)))
+                    .filter(|o| memconform_ingest::checked::counts(&c.history, o.model))
                 {
                     let name = o.model.name().to_string();
                     let v = o.verdict().name();
@@ -1342,6 +1378,7 @@ fn run_baseline(
         &build_log,
         limit,
         o.stop,
+        None,
     )?;
     if stopped {
         return Ok(Vec::new());
@@ -1416,12 +1453,31 @@ fn run_seed(
         params,
     );
     let log = outdir.join("run.log");
+    // a mutant's run, with stop_at_violation: watched while gem5 writes it
+    let mut watch = (c.settings.stop_at_violation && mutant != "baseline").then(|| {
+        memconform_ingest::watch::Watch::new(
+            &outdir,
+            models,
+            Options::default(),
+            memconform_ingest::Reading {
+                real_time: true,
+                ..Default::default()
+            },
+        )
+    });
     let Ended {
         code,
         secs,
         stopped,
         ..
-    } = run_command(&slot.command(&command), &slot.root, &log, limit, o.stop)?;
+    } = run_command(
+        &slot.command(&command),
+        &slot.root,
+        &log,
+        limit,
+        o.stop,
+        watch.as_mut(),
+    )?;
     if stopped {
         // a run cut short: nothing of it counts, and it runs again on resume
         let _ = fs::remove_dir_all(&outdir);
@@ -1518,6 +1574,7 @@ fn run_mutant(
             &pre_log,
             s.build_timeout_s,
             o.stop,
+            None,
         )?;
         if stopped {
             return Ok(false);
@@ -1553,6 +1610,7 @@ fn run_mutant(
             &build_log,
             build_limit,
             o.stop,
+            None,
         )?
     };
     if stopped {

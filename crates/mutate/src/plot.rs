@@ -41,13 +41,14 @@ const STATUSES: [Status; 6] = [
     Status::NoCoverage,
 ];
 
-const EXIT_KINDS: [ExitKind; 6] = [
+const EXIT_KINDS: [ExitKind; 7] = [
     ExitKind::Clean,
     ExitKind::TesterCheck,
     ExitKind::ProtocolPanic,
     ExitKind::Deadlock,
     ExitKind::Timeout,
     ExitKind::Crash,
+    ExitKind::Stopped,
 ];
 
 /// One run of a mutant: a row of the kill matrix with a seed.
@@ -66,9 +67,13 @@ impl SeedRun {
         self.outcome.starts_with("violation:")
     }
 
-    /// gem5 itself failed (a timeout is not a detection).
+    /// gem5 itself failed (a timeout is not a detection; a run memconform
+    /// stopped did not fail).
     pub fn gem5_failed(&self) -> bool {
-        !matches!(self.exit_kind, ExitKind::Clean | ExitKind::Timeout)
+        !matches!(
+            self.exit_kind,
+            ExitKind::Clean | ExitKind::Timeout | ExitKind::Stopped
+        )
     }
 
     /// The run kills the mutant (as `Run::kills`).

@@ -236,14 +236,17 @@ pub fn text(s: &State) -> String {
     }
     // detectors: a mutant counts for each detector that saw any of its runs
     let mut detectors: BTreeMap<String, usize> = BTreeMap::new();
-    let mut only = 0;
+    let (mut only, mut stopped) = (0, 0);
     for (id, runs) in &s.runs {
         if s.status.get(id) != Some(&Status::Killed) {
             continue;
         }
         let mut seen: Vec<String> = Vec::new();
         for r in runs.values() {
-            if r.exit_kind != ExitKind::Clean && r.exit_kind != ExitKind::Timeout {
+            if !matches!(
+                r.exit_kind,
+                ExitKind::Clean | ExitKind::Timeout | ExitKind::Stopped
+            ) {
                 seen.push(format!("gem5: {}", r.exit_kind.name()));
             }
             for (m, v) in &r.verdicts {
@@ -254,6 +257,8 @@ pub fn text(s: &State) -> String {
         }
         if runs.values().any(memconform_only) {
             only += 1;
+        } else if runs.values().any(|r| r.exit_kind == ExitKind::Stopped) {
+            stopped += 1;
         }
         seen.sort();
         seen.dedup();
@@ -269,6 +274,12 @@ pub fn text(s: &State) -> String {
         out,
         "  memconform only         {only}   (a violation in a run gem5 ended cleanly)"
     );
+    if stopped > 0 {
+        let _ = writeln!(
+            out,
+            "  stopped at a violation  {stopped}   (memconform stopped gem5 first: whether gem5 would have caught it is not known)"
+        );
+    }
     // seeds to kill
     let seeds = &c.settings.seeds;
     let firsts: Vec<usize> = s

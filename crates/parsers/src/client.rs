@@ -214,6 +214,43 @@ pub fn looks_like_client(src: &[u8]) -> bool {
 /// [`RawHistory`] per round. Syntax errors, blocks cut short and histories
 /// that do not match their header are errors at their position.
 pub fn parse_client(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
+    parse_blocks(src, false).map(|(h, _)| h)
+}
+
+/// Where client output still being written stops: its last block has no
+/// end line yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unfinished {
+    /// The open block's header.
+    pub header: Pos,
+    /// Its whole histories so far, and the rounds its header announces.
+    pub rounds_seen: u64,
+    pub rounds: u64,
+}
+
+/// [`parse_client`] on output a running client is still writing (the
+/// client's `--stream on` prints each round as it ends): the last block may
+/// lack its end line; its whole histories are returned (a history is whole
+/// when every one of its threads' lines ends with a newline), and
+/// [`Unfinished`] says where it stops. Everything else is checked as in
+/// [`parse_client`].
+pub fn parse_client_prefix(
+    src: &[u8],
+) -> Result<(Vec<RawHistory>, Option<Unfinished>), ParseError> {
+    parse_blocks(src, true)
+}
+
+/// Every block of `src`; with `partial`, the last one may be unfinished.
+fn parse_blocks(
+    src: &[u8],
+    partial: bool,
+) -> Result<(Vec<RawHistory>, Option<Unfinished>), ParseError> {
+    // a line still being written is not read
+    let src = match (partial, src.iter().rposition(|&b| b == b'\n')) {
+        (false, _) => src,
+        (true, Some(i)) => &src[..=i],
+        (true, None) => &[],
+    };
     let mut histories = Vec::new();
     let mut open: Option<Header> = None;
     let mut blocks = 0usize;
@@ -238,8 +275,7 @@ pub fn parse_client(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
             histories.extend(block(
                 &src[header.body..span.start],
                 &header,
-                end_at,
-                stated,
+                Some((end_at, stated)),
             )?);
         } else {
             if let Some(h) = &open {
@@ -257,12 +293,23 @@ pub fn parse_client(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
         }
     }
     if let Some(h) = open {
-        return Err(ParseError {
-            pos: h.pos,
-            msg: "client output cut short: no `# memconform-client end` line after this \
-                  header (did the client crash or the simulation stop early?)"
-                .to_owned(),
-        });
+        if !partial {
+            return Err(ParseError {
+                pos: h.pos,
+                msg: "client output cut short: no `# memconform-client end` line after this \
+                      header (did the client crash or the simulation stop early?)"
+                    .to_owned(),
+            });
+        }
+        let body = &src[h.body.min(src.len())..];
+        let whole = block(body, &h, None)?;
+        let unfinished = Unfinished {
+            header: h.pos,
+            rounds_seen: whole.len() as u64,
+            rounds: h.rounds,
+        };
+        histories.extend(whole);
+        return Ok((histories, Some(unfinished)));
     }
     if blocks == 0 {
         return Err(error(
@@ -271,7 +318,7 @@ pub fn parse_client(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
             "no `# memconform-client v1|v2` header line: not client output",
         ));
     }
-    Ok(histories)
+    Ok((histories, None))
 }
 
 /// A parsed header line.
@@ -560,19 +607,39 @@ fn end_fields(fields: &str, line_no: u32, base: usize) -> Result<Option<u64>, Pa
 }
 
 /// Parses and checks the histories of one block: `body` holds its lines
-/// between the header and the end line; `end` is the position of `end` on the
-/// end line and `stated` its `histories` count.
+/// between the header and the end line; `end` is the position of `end` on
+/// the end line and its `histories` count. Without an end (a block still
+/// being written, cut at a line's end) the last history is left out unless
+/// it has all its threads, and fewer histories than the header's rounds
+/// are no error.
 fn block(
     body: &[u8],
     header: &Header,
-    end: Pos,
-    stated: Option<u64>,
+    end: Option<(Pos, Option<u64>)>,
 ) -> Result<Vec<RawHistory>, ParseError> {
     let offset = header.pos.line;
     // numbered as lines of the whole input (errors name earlier lines too)
     let mut histories = HistReader::new(body)
         .first_line(offset + 1)
         .collect::<Result<Vec<_>, _>>()?;
+    let Some((end, stated)) = end else {
+        if histories
+            .last()
+            .is_some_and(|h| (h.threads.len() as u64) < header.threads)
+        {
+            histories.pop();
+        }
+        if histories.len() as u64 > header.rounds {
+            return Err(ParseError {
+                pos: histories[header.rounds as usize].pos,
+                msg: format!(
+                    "the client header at {} announces rounds={}, the block holds more histories",
+                    header.pos, header.rounds
+                ),
+            });
+        }
+        return checked_block(histories, header);
+    };
     let end_pos = Pos {
         line: end.line,
         col: 1,
@@ -602,6 +669,15 @@ fn block(
             ),
         });
     }
+    checked_block(histories, header)
+}
+
+/// Checks a block's histories against its header and gives each the
+/// header's metadata.
+fn checked_block(
+    mut histories: Vec<RawHistory>,
+    header: &Header,
+) -> Result<Vec<RawHistory>, ParseError> {
     let mut meta = vec![("source".to_owned(), "client".to_owned(), header.pos)];
     meta.extend(header.fields.iter().cloned());
     if header.field("cpus").is_none() {
@@ -1333,6 +1409,44 @@ t1: R(w0,0) W(w0,0x2000000000004) R(w0,0x2000000000004)
         let e = err(&twice);
         assert_eq!(e.pos, Pos { line: 11, col: 1 });
         assert!(e.msg.contains("started at 1:1"), "{e}");
+    }
+
+    #[test]
+    fn reads_the_whole_rounds_of_output_still_being_written() {
+        // every cut of the output: the rounds whose thread lines all ended
+        let end = TWO_ROUNDS.find("# memconform-client end").unwrap();
+        let r1 = TWO_ROUNDS.find("---").unwrap();
+        let whole0 = TWO_ROUNDS[..r1].rfind('\n').unwrap() + 1;
+        for cut in TWO_ROUNDS.find('\n').unwrap() + 1..TWO_ROUNDS.len() {
+            let src = &TWO_ROUNDS[..cut];
+            let (hs, unfinished) = parse_client_prefix(src.as_bytes()).unwrap();
+            let expect = if cut >= end {
+                2
+            } else if cut >= whole0 {
+                1
+            } else {
+                0
+            };
+            assert_eq!(hs.len(), expect, "cut at {cut}: {src:?}");
+            let finished = cut >= TWO_ROUNDS.len() - 1 || src.ends_with("histories=2\n");
+            if !finished {
+                let u = unfinished.unwrap_or_else(|| panic!("cut at {cut}"));
+                assert_eq!((u.rounds_seen, u.rounds), (expect as u64, 2));
+                assert_eq!(u.header, Pos { line: 1, col: 1 });
+            }
+            for (i, h) in hs.iter().enumerate() {
+                assert_eq!(h.threads.len(), 2);
+                assert!(meta(h).contains(&("round", &*i.to_string())), "{cut}");
+            }
+        }
+        // a finished block reads as parse_client does
+        let (hs, unfinished) = parse_client_prefix(TWO_ROUNDS.as_bytes()).unwrap();
+        assert_eq!((hs.len(), unfinished), (2, None));
+        // what is there is still checked: a wrong round number is an error
+        let bad = &TWO_ROUNDS.replace("@round 0", "@round 5")[..end];
+        assert!(parse_client_prefix(bad.as_bytes()).is_err());
+        // and parse_client still refuses it
+        assert!(err(&TWO_ROUNDS[..end]).msg.contains("cut short"));
     }
 
     #[test]

@@ -1,0 +1,121 @@
+//! `memconform watch`: a run checked while it is written, stopped at its
+//! first violation. The "gem5" here is a shell command that writes a
+//! bundled real run into the directory in steps and then would go on for
+//! minutes: the watch must stop it (its record says so), not wait for it.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{root, temp_dir};
+
+/// A command that writes the run `src` into `dir` as gem5 would (its
+/// configuration first, then the trace, half of it, then all), then stays
+/// `linger` seconds before it ends with status 0.
+fn writer(src: &Path, dir: &Path, linger: u32) -> String {
+    let (s, d) = (src.display(), dir.display());
+    format!(
+        "cp {s}/config.ini {d}/ && sleep 0.5 && \
+         n=$(gzip -dc {s}/trace.txt.gz | wc -l) && \
+         gzip -dc {s}/trace.txt.gz | head -n $((n / 2)) > {d}/trace.txt && sleep 1.5 && \
+         gzip -dc {s}/trace.txt.gz > {d}/trace.txt.part && mv {d}/trace.txt.part {d}/trace.txt && \
+         cp {s}/simout.txt {s}/simerr.txt {s}/stats.txt {d}/ && exec sleep {linger}"
+    )
+}
+
+fn watch(dir: &Path, command: &str, extra: &[&str]) -> (i32, String, serde_json::Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .arg("watch")
+        .args(extra)
+        .arg(dir)
+        .args(["--interval", "0.2", "--", "sh", "-c", command])
+        .output()
+        .expect("runs");
+    let record = std::fs::read(dir.join("memconform-watch.json")).expect("a watch record");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        serde_json::from_slice(&record).expect("JSON"),
+    )
+}
+
+#[test]
+fn a_violation_stops_the_run_that_would_go_on() {
+    let dir = temp_dir("watch", "bug");
+    let src = root().join("traces/bug-mi5-n4-s1-rich");
+    let (code, stdout, record) = watch(&dir, &writer(&src, &dir, 600), &["--real-time"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert_eq!(record["stopped"], true, "{record}");
+    assert_eq!(record["why"], "violation", "{record}");
+    assert!(!record["model"].as_str().unwrap().is_empty(), "{record}");
+    // the report is check's: the history, its violation and certificate
+    assert!(stdout.contains("violation"), "{stdout}");
+    // and the same violation as `check` finds in the finished run
+    let check = common::memconform(&["check", "--real-time", src.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_clean_run_is_watched_to_its_end_and_checked_whole() {
+    let dir = temp_dir("watch", "clean");
+    let src = root().join("tests/data/gem5/mi_example/clean-n2-s1-rich");
+    let (code, stdout, record) = watch(&dir, &writer(&src, &dir, 0), &["--real-time"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert_eq!(record["stopped"], false, "{record}");
+    assert_eq!(record["why"], "ended", "{record}");
+    assert_eq!(record["exit_code"], 0, "{record}");
+    assert!(record["checks"].as_u64().unwrap() >= 1, "{record}");
+    assert!(stdout.contains("no violation that counts"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_command_that_cannot_start_is_an_input_error() {
+    let dir = temp_dir("watch", "nostart");
+    let out = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["watch"])
+        .arg(&dir)
+        .args(["--", "/nonexistent/gem5.opt"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot run"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What a look at a run still being written may say: a violation of what
+/// was read stands, `consistent` is not decided (the rest may change it).
+#[test]
+fn a_run_in_progress_keeps_its_violations_and_decides_no_consistency() {
+    use memconform::check::{Options, Verdict};
+    use memconform::ingest::{check_file, Reading};
+    use memconform::models::Model;
+    let reading = Reading {
+        real_time: true,
+        in_progress: true,
+        ..Reading::default()
+    };
+    let models = [Model::Cc, Model::Sc];
+    let clean = root().join("tests/data/gem5/mi_example/clean-n2-s1-rich");
+    for c in check_file(&clean, &models, &Options::default(), &reading).unwrap() {
+        for o in &c.outcomes {
+            assert_eq!(o.verdict(), Verdict::Unknown, "{:?}", o.model);
+            assert!(o.reason().unwrap().contains("still being written"));
+        }
+    }
+    let bug = root().join("traces/bug-mi5-n4-s1-rich");
+    let done = check_file(&bug, &models, &Options::default(), &Reading::default()).unwrap();
+    let going = check_file(&bug, &models, &Options::default(), &reading).unwrap();
+    for (d, g) in done.iter().zip(&going) {
+        for (a, b) in d.outcomes.iter().zip(&g.outcomes) {
+            if a.verdict() == Verdict::Violation {
+                assert_eq!(b.verdict(), Verdict::Violation, "{:?}", a.model);
+            }
+        }
+    }
+    assert!(going
+        .iter()
+        .any(|c| c.outcomes.iter().any(|o| o.verdict() == Verdict::Violation)));
+}
