@@ -18,7 +18,7 @@ impl Run {
     /// Copies the run `src` (relative to the repository) as `name`.
     fn copy(src: &str, name: &str, plain: bool) -> Run {
         let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(src);
-        let dir = std::env::temp_dir()
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join(format!("memconform-damage-{}", std::process::id()))
             .join(name);
         let _ = std::fs::remove_dir_all(&dir);

@@ -286,7 +286,7 @@ pub fn gem5_root() -> Option<PathBuf> {
 
 /// Runs tests/support/slicc_transitions.py; returns its JSON.
 fn slicc_dump(gem5: &Path, protocol: &str, dirs: &[PathBuf]) -> serde_json::Value {
-    let out = std::env::temp_dir().join(format!(
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "memconform-slicc-{}-{protocol}.json",
         std::process::id()
     ));

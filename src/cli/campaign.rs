@@ -439,6 +439,9 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
                 &c.settings.base_commit[..c.settings.base_commit.len().min(12)],
                 super::shown(&args.dir)
             );
+            if let Some(advice) = linker_advice(&c.settings.build, &search_path()) {
+                say!("{advice}");
+            }
             exit::CONSISTENT
         }
         Err(e) => {
@@ -527,5 +530,62 @@ pub(crate) fn slurm(args: &SlurmArgs) -> i32 {
             say!("memconform mutate slurm: {e}");
             exit::INPUT_ERROR
         }
+    }
+}
+
+/// The directories of `PATH`.
+fn search_path() -> Vec<PathBuf> {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default()
+}
+
+/// A note for a SCons build command that links with the default linker
+/// (GNU ld, the slowest): every mutant relinks the whole gem5 binary, and
+/// gem5's SCons takes `--linker=mold|lld|gold`; names those installed in
+/// `path` (docs/design/campaigns.md, "Builds", has the measurements).
+fn linker_advice(build: &str, path: &[PathBuf]) -> Option<String> {
+    if !build.contains("scons") || build.contains("--linker") || build.contains("--gold-linker")
+    {
+        return None;
+    }
+    let installed: Vec<&str> = [("mold", "ld.mold"), ("lld", "ld.lld"), ("gold", "ld.gold")]
+        .into_iter()
+        .filter(|(_, exe)| path.iter().any(|d| d.join(exe).is_file()))
+        .map(|(name, _)| name)
+        .collect();
+    let mut note = String::from(
+        "note: the build links with the default linker (GNU ld), and every mutant relinks \
+         gem5: gem5's SCons takes --linker=mold, lld or gold",
+    );
+    match installed.first() {
+        Some(fast) => note.push_str(&format!(
+            " ({} installed here: add --linker={fast} to --build)",
+            installed.join(", ")
+        )),
+        None => note.push_str(" (none installed here; Debian: apt install mold)"),
+    }
+    Some(note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::linker_advice;
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_default_linker_is_noted_with_what_is_installed() {
+        let dir = std::env::temp_dir().join(format!("memconform-linker-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("ld.gold"), "").unwrap();
+        let path = [dir.clone()];
+        let note = linker_advice("scons build/NULL/gem5.opt -j2", &path).unwrap();
+        assert!(note.contains("add --linker=gold"), "{note}");
+        let none: [PathBuf; 0] = [];
+        let note = linker_advice("scons build/NULL/gem5.opt -j2", &none).unwrap();
+        assert!(note.contains("none installed"), "{note}");
+        assert!(linker_advice("scons build/NULL/gem5.opt --linker=mold", &path).is_none());
+        assert!(linker_advice("make -C mybuild", &path).is_none());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
