@@ -7,7 +7,8 @@ use std::process::Command;
 #[test]
 fn a_thousand_histories_through_the_csv() {
     let bin = env!("CARGO_BIN_EXE_memconform");
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-batch-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-batch-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let gen = Command::new(bin)
         .args([
@@ -111,7 +112,8 @@ fn a_thousand_histories_through_the_csv() {
 #[test]
 fn ctrl_c_stops_cleanly_and_keeps_every_finished_row() {
     let bin = env!("CARGO_BIN_EXE_memconform");
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-sigint-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-sigint-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let gen = Command::new(bin)
         .args([

@@ -454,7 +454,8 @@ fn re_derived_relations_are_the_models_own() {
 /// with their justifications.
 #[test]
 fn the_command_line_reports_how_a_certificate_was_checked() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-certificates-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-certificates-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("no-store-order.hist");
     std::fs::write(&p, NO_STORE_ORDER).unwrap();

@@ -11,7 +11,8 @@ fn memconform(args: &[&str]) -> Output {
 }
 
 fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -224,7 +225,8 @@ fn sc_tso_pso_verdicts(path: &std::path::Path) -> Vec<(String, String)> {
 
 #[test]
 fn gen_axe_traces_get_the_verdicts_of_the_hist_files() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-cli-{}-gen-axe", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-cli-{}-gen-axe", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut all = Vec::new();
     for memory in ["sc", "tso", "pso"] {
@@ -323,7 +325,8 @@ fn nothing_checked_exits_5() {
     let o = memconform(&["check", empty.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     assert!(stderr(&o).contains("nothing checked"), "{}", stderr(&o));
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-cli-empty-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-cli-empty-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("trace.txt"), "not a history\n").unwrap();
     let o = memconform(&["check", dir.to_str().unwrap()]);
@@ -471,7 +474,8 @@ fn a_full_disk_on_standard_output_is_exit_2() {
 
 #[test]
 fn each_input_is_checked_once_and_symlink_loops_end() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-cli-once-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-cli-once-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     let h = dir.join("sub/a.hist");
@@ -490,7 +494,8 @@ fn each_input_is_checked_once_and_symlink_loops_end() {
 #[test]
 fn file_names_that_are_not_utf8_are_written_without_loss() {
     use std::os::unix::ffi::OsStrExt;
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-cli-bytes-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-cli-bytes-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for name in [&b"run-\xff.hist"[..], b"run-\xfe.hist"] {
@@ -562,7 +567,8 @@ fn the_documented_axe_example_is_read_and_its_impossible_final_is_a_violation() 
 /// unsharded results, every row once (times aside); merging is idempotent.
 #[test]
 fn sharded_checks_merge_into_the_unsharded_results() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-cli-shard-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-cli-shard-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let d = |n: &str| dir.join(n).to_string_lossy().into_owned();
@@ -656,7 +662,8 @@ fn sharded_checks_merge_into_the_unsharded_results() {
 
 /// A fresh temporary directory for test `name`.
 fn fresh_dir(name: &str) -> PathBuf {
-    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-cli-{name}-{}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -1126,7 +1133,8 @@ fn issue23_invisible_characters_are_skipped_or_named() {
 fn issue23_an_address_space_limit_gives_unknown_not_an_abort() {
     // 1,024 threads of 60 operations: the sparse structures of every model
     // need more than 100 MB
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let wide = dir.join("wide.hist");
     let o = memconform(&[

@@ -361,3 +361,64 @@ fn search_engines_stop_at_the_memory_limit() {
     }
     assert!(stopped > 100, "{stopped}");
 }
+
+/// Wide histories (hundreds of threads): SC is tried first by a greedy
+/// interleaving, whose witness decides every model SC implies; where it
+/// finds none (a TSO run's store buffering) the verdicts are those of the
+/// engines without it.
+#[test]
+fn wide_histories_take_the_greedy_interleaving_and_keep_their_verdicts() {
+    use memconform::check::{check_gradual_with, Options, Verdict};
+    use memconform::gen::{history, Memory, Shape};
+    let shape = Shape {
+        threads: 400,
+        ops_per_thread: 3,
+        vars: 16,
+        write_ratio: 0.5,
+    };
+    let wide = history(Memory::Sc, shape, 3);
+    let out = check_gradual_with(&wide, &Model::EVERY, &Options::default());
+    for o in &out {
+        assert_eq!(
+            o.verdict(),
+            Verdict::Consistent,
+            "{:?}: {:?}",
+            o.model,
+            o.reason()
+        );
+    }
+    let sc = out.iter().find(|o| o.model == Model::Sc).unwrap();
+    assert_eq!(sc.engine, Some(Engine::Interleave));
+    // wide SC runs, some with a store-buffering pair of threads added (SC
+    // violated, TSO kept): the same verdicts as the enumeration's
+    use memconform::parsers::hist::RawOpKind;
+    let w = |var: &str| RawOpKind::Write {
+        var: var.into(),
+        value: 1,
+    };
+    let r = |var: &str| RawOpKind::Read {
+        var: var.into(),
+        value: 0,
+    };
+    let mut violations = 0;
+    for seed in 0..6 {
+        let mut program = memconform::gen::threads(Memory::Sc, shape, seed);
+        if seed % 2 == 0 {
+            program.push(vec![w("sb_a"), r("sb_b")]);
+            program.push(vec![w("sb_b"), r("sb_a")]);
+        }
+        let h = memconform::history::History::from_threads(&program).unwrap();
+        let auto = check_gradual_with(&h, &[Model::Sc], &Options::default());
+        let with_enum = check_gradual_with(
+            &h,
+            &[Model::Sc],
+            &Options {
+                engine: Engine::Enum,
+                ..Options::default()
+            },
+        );
+        assert_eq!(auto[0].verdict(), with_enum[0].verdict(), "seed {seed}");
+        violations += (auto[0].verdict() == Verdict::Violation) as usize;
+    }
+    assert_eq!(violations, 3, "the store-buffering pairs violate SC");
+}

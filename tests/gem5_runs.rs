@@ -287,7 +287,8 @@ fn a_violation_without_protocol_trace_says_which_flags_add_it() {
 fn a_truncated_gz_trace_still_gives_the_history_prefix() {
     let src = mi_example("clean-n8-s3-gz");
     let full = ingest(&open_run(&src).unwrap(), false).unwrap();
-    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-trunc-{}", std::process::id()));
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-trunc-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     std::fs::copy(src.join("config.ini"), tmp.join("config.ini")).unwrap();
     let gz = std::fs::read(src.join("trace.txt.gz")).unwrap();
@@ -406,7 +407,8 @@ fn a_violation_decided_by_a_weaker_model_is_explained_under_the_asked_one() {
 #[test]
 fn a_runs_variant_comes_from_its_run_record_or_the_command_line() {
     let src = mesi_two_level("bug-me7-n4-s1-rich");
-    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-variant-{}", std::process::id()));
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-variant-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
     for e in std::fs::read_dir(&src).unwrap().flatten() {
@@ -452,7 +454,8 @@ fn a_runs_variant_comes_from_its_run_record_or_the_command_line() {
 #[test]
 fn a_bad_run_record_or_seed_is_a_located_warning_not_silence() {
     let src = mesi_two_level("bug-me7-n4-s1-rich");
-    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-warnings-{}", std::process::id()));
+    let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-warnings-{}", std::process::id()));
     let record = tmp.join("memconform-run.json");
     let simout = tmp.join("simout.txt");
     let fresh = || {

@@ -24,7 +24,8 @@ fn all_classes() -> Options {
 
 /// A fresh temporary directory.
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-mutate-{}-{name}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-mutate-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

@@ -42,7 +42,8 @@ impl Drop for TempDir {
 }
 
 fn temp_dir(test: &str) -> TempDir {
-    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-report-{}-{test}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-report-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     TempDir(d)

@@ -545,8 +545,7 @@ fn search_path() -> Vec<PathBuf> {
 /// gem5's SCons takes `--linker=mold|lld|gold`; names those installed in
 /// `path` (docs/design/campaigns.md, "Builds", has the measurements).
 fn linker_advice(build: &str, path: &[PathBuf]) -> Option<String> {
-    if !build.contains("scons") || build.contains("--linker") || build.contains("--gold-linker")
-    {
+    if !build.contains("scons") || build.contains("--linker") || build.contains("--gold-linker") {
         return None;
     }
     let installed: Vec<&str> = [("mold", "ld.mold"), ("lld", "ld.lld"), ("gold", "ld.gold")]

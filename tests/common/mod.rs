@@ -21,8 +21,8 @@ pub fn memconform(args: &[&str]) -> Output {
 /// A fresh, empty `memconform-<suite>-<pid>-<name>` under cargo's `target/tmp`
 /// (`CARGO_TARGET_TMPDIR`): what a failed test leaves goes with `cargo clean`.
 pub fn temp_dir(suite: &str, name: &str) -> PathBuf {
-    let dir =
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-{suite}-{}-{name}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-{suite}-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

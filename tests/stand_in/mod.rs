@@ -149,7 +149,8 @@ pub fn settings(root: &Path) -> Settings {
 /// A fresh directory for test `name` with a stand-in tree in it: (the
 /// directory, the tree).
 pub fn fresh(name: &str) -> (PathBuf, PathBuf) {
-    let base = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("memconform-{name}-{}", std::process::id()));
+    let base = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     std::fs::create_dir_all(&base).unwrap();
     let root = tree(&base);

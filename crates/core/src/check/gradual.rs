@@ -279,7 +279,12 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
                 tried.push(s);
                 continue;
             }
-            match by_ticks(h, s, opts) {
+            let witness = by_ticks(h, s, opts).or_else(|| {
+                (s == Model::Sc)
+                    .then(|| by_greedy(h, opts, deadline))
+                    .flatten()
+            });
+            match witness {
                 Some(r) => {
                     strong = Some((s, r));
                     break;
@@ -428,6 +433,35 @@ fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
     })
 }
 
+/// SC of a wide history by a greedy interleaving ([`greedy_sc`]), validated
+/// here: a witness decides SC and every model SC implies, so a valid wide
+/// history pays for that search alone.
+fn by_greedy(h: &History, opts: &Options, deadline: Option<Instant>) -> Option<Run> {
+    let t = Instant::now();
+    if opts.kernel {
+        return None;
+    }
+    let sm = store_model(Model::Sc)?;
+    let d = greedy_sc(h, Model::Sc, opts, deadline)?;
+    let Ok(Completion::Found {
+        order,
+        interleaving,
+    }) = d.result
+    else {
+        return None;
+    };
+    validate::store_order(h, sm, &order).ok()?;
+    if let Some(i) = &interleaving {
+        validate::interleaving(h, i).ok()?;
+    }
+    Some(Run {
+        store_order: Some(StoreOrder::total(h, &order)),
+        interleaving,
+        seconds: t.elapsed().as_secs_f64(),
+        ..Run::consistent(Some(Engine::Interleave))
+    })
+}
+
 /// The model the validator checks a total store order of `m` against, if
 /// `m` has one.
 pub(crate) fn store_model(m: Model) -> Option<StoreModel> {
@@ -458,6 +492,37 @@ fn guarded(m: Model, f: impl FnOnce() -> Run) -> Run {
         r.invalid = Some(format!("the {m} check panicked: {what}"));
         r.seconds = t.elapsed().as_secs_f64();
         r
+    })
+}
+
+/// From how many threads SC tries a greedy interleaving before saturation:
+/// saturation's work grows with the threads (frontiers, unordered pairs),
+/// the greedy search's with the operations times the threads.
+const GREEDY_THREADS: usize = 256;
+
+/// How often the greedy search may go back to an earlier choice before it
+/// gives up (each return costs a scan of the thread heads).
+const GREEDY_BACKTRACKS: u64 = 256;
+
+/// SC on a wide history of untimed threads with `--engine auto`: a greedy
+/// interleaving over po and rf first ([`crate::complete::interleave::greedy`]);
+/// only a witness is an answer, validated as any other.
+fn greedy_sc(
+    h: &History,
+    m: Model,
+    opts: &Options,
+    deadline: Option<Instant>,
+) -> Option<crate::complete::Decision> {
+    if m != Model::Sc || opts.engine != Engine::Auto || h.threads.len() < GREEDY_THREADS {
+        return None;
+    }
+    let limits = crate::budget::Limits::time(deadline);
+    let found = crate::complete::interleave::greedy(h, limits, GREEDY_BACKTRACKS)?;
+    Some(crate::complete::Decision {
+        result: Ok(found),
+        engine: Some(Engine::Interleave),
+        unordered_after_saturation: 0,
+        witness_only: false,
     })
 }
 
@@ -504,7 +569,11 @@ fn run<'a>(
             r.verdict = Verdict::Unknown;
             r.reason = Some(crate::budget::reason("time budget spent before this model"));
         } else {
-            let d = if path == Path::Sparse {
+            let greedy = greedy_sc(h, m, opts, deadline);
+            let saturated = greedy.is_none();
+            let d = if let Some(d) = greedy {
+                d
+            } else if path == Path::Sparse {
                 scale::decide(h, lanes(), m, deadline, opts.max_memory)
             } else {
                 let spec = m.spec(h).expect("a store-order model");
@@ -527,7 +596,8 @@ fn run<'a>(
                 return r;
             }
             r.engine = d.engine;
-            r.unordered = Some(d.unordered_after_saturation);
+            // (no saturation ran before a greedy witness)
+            r.unordered = saturated.then_some(d.unordered_after_saturation);
             match d.result {
                 Ok(Completion::Found {
                     order,

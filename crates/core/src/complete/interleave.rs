@@ -202,3 +202,255 @@ impl Search<'_, '_> {
         self.trace.truncate(saved.1);
     }
 }
+
+/// A thread's next step in [`greedy`]: one operation, or an RMW's read and
+/// write together.
+#[derive(Clone, Copy)]
+enum Step {
+    /// A read or a fence: changes no memory, so running it as soon as it
+    /// can run loses no witness.
+    Free(OpId),
+    /// A write, or an RMW (read, write): a choice.
+    Store(OpId, OpId),
+}
+
+/// SC by a greedy interleaving over program order and reads-from alone (no
+/// saturation), for wide histories of untimed threads: reads and fences run
+/// as soon as they can (a read whose write is its variable's latest: moving
+/// it earlier in any witness keeps the witness), and a write of `x` only
+/// once every read of `x`'s latest write has run (values are unique: it
+/// would never come back). The writes that can run are tried those that
+/// keep their variable locked least first (see `Greedy::stores`), with at
+/// most `backtracks` returns to an earlier choice. Only a
+/// witness is an answer (`Found`, checked by the validator like any
+/// other); `None` says nothing about the history.
+pub fn greedy(h: &History, limits: Limits, backtracks: u64) -> Option<Completion> {
+    if !h.threads.iter().all(|t| !t.timed) {
+        return None;
+    }
+    let nvars = h.vars.len();
+    let mut g = Greedy {
+        h,
+        pos: vec![0; h.threads.len()],
+        latest: (0..nvars).collect(),
+        pending: (0..h.n()).map(|w| h.readers(w).len() as u32).collect(),
+        trail: Vec::with_capacity(h.n()),
+        demand: vec![0; h.n()],
+    };
+    // choice points: where the trail stood, the alternative being tried
+    let mut choices: Vec<(usize, usize)> = Vec::new();
+    let mut returned = 0u64;
+    let mut candidates: Vec<(u32, u32, usize)> = Vec::new();
+    let mut steps = 0u64;
+    g.run_free();
+    loop {
+        steps += 1;
+        if steps.is_multiple_of(64) && limits.spent() {
+            return None;
+        }
+        if g.finished() {
+            if g.finals_hold() {
+                break;
+            }
+        } else {
+            g.stores(&mut candidates);
+            if let Some(&(_, _, t)) = candidates.first() {
+                choices.push((g.trail.len(), 0));
+                g.store(t);
+                g.run_free();
+                continue;
+            }
+        }
+        // a dead end: back to the last choice with an alternative left
+        loop {
+            let (mark, tried) = choices.pop()?;
+            returned += 1;
+            if returned > backtracks {
+                return None;
+            }
+            g.undo_to(mark);
+            g.stores(&mut candidates);
+            if let Some(&(_, _, t)) = candidates.get(tried + 1) {
+                choices.push((mark, tried + 1));
+                g.store(t);
+                g.run_free();
+                break;
+            }
+        }
+    }
+    let mut order: Vec<Vec<OpId>> = (0..nvars).map(|x| vec![x]).collect();
+    let interleaving: Vec<OpId> = g.trail.iter().map(|e| e.op).collect();
+    for &o in &interleaving {
+        if h.is_write(o) {
+            order[h.var(o).expect("a variable")].push(o);
+        }
+    }
+    Some(Completion::Found {
+        order,
+        interleaving: Some(interleaving),
+    })
+}
+
+/// One operation run by [`greedy`], with what undoing it restores.
+struct Done {
+    op: OpId,
+    thread: usize,
+    /// a write: its variable's latest write before it
+    was_latest: OpId,
+}
+
+struct Greedy<'h> {
+    h: &'h History,
+    pos: Vec<usize>,
+    latest: Vec<OpId>,
+    /// per write: its reads not run yet
+    pending: Vec<u32>,
+    trail: Vec<Done>,
+    /// scratch: per write, the thread heads that read it
+    demand: Vec<u32>,
+}
+
+impl Greedy<'_> {
+    fn head(&self, t: usize) -> Option<Step> {
+        let range = &self.h.threads[t].ops;
+        let o = range.start + self.pos[t];
+        if o >= range.end {
+            return None;
+        }
+        let op = &self.h.ops[o];
+        Some(match (op.kind, op.rmw) {
+            (OpKind::Read, Some(w)) if w > o => Step::Store(o, w),
+            (OpKind::Write, _) => Step::Store(o, o),
+            _ => Step::Free(o),
+        })
+    }
+
+    fn can_free(&self, o: OpId) -> bool {
+        match (self.h.ops[o].kind, self.h.rf(o)) {
+            (OpKind::Read, Some(w)) => self.latest[self.h.var(o).expect("a variable")] == w,
+            // a read of a value no write wrote never runs
+            (OpKind::Read, None) => false,
+            _ => true, // a fence
+        }
+    }
+
+    /// Whether the store step (`r`, `w`) can run: an RMW's read its
+    /// variable's latest and that write's only pending read; a write once
+    /// the latest write has no pending read.
+    fn can_store(&self, r: OpId, w: OpId) -> bool {
+        let x = self.h.var(w).expect("a variable");
+        let latest = self.latest[x];
+        if r == w {
+            self.pending[latest] == 0
+        } else if self.h.rf(r).is_none() {
+            false
+        } else {
+            self.h.rf(r) == Some(latest) && self.pending[latest] == 1
+        }
+    }
+
+    fn apply(&mut self, o: OpId, t: usize) {
+        let h = self.h;
+        let mut was_latest = o;
+        if let Some(w) = h.rf(o) {
+            self.pending[w] -= 1;
+        }
+        if h.is_write(o) {
+            let x = h.var(o).expect("a variable");
+            was_latest = self.latest[x];
+            self.latest[x] = o;
+        }
+        self.pos[t] += 1;
+        self.trail.push(Done {
+            op: o,
+            thread: t,
+            was_latest,
+        });
+    }
+
+    fn undo_to(&mut self, mark: usize) {
+        while self.trail.len() > mark {
+            let d = self.trail.pop().expect("above the mark");
+            if let Some(w) = self.h.rf(d.op) {
+                self.pending[w] += 1;
+            }
+            if self.h.is_write(d.op) {
+                self.latest[self.h.var(d.op).expect("a variable")] = d.was_latest;
+            }
+            self.pos[d.thread] -= 1;
+        }
+    }
+
+    /// Runs every read and fence that can run, until none can.
+    fn run_free(&mut self) {
+        let mut again = true;
+        while again {
+            again = false;
+            for t in 0..self.h.threads.len() {
+                while let Some(Step::Free(o)) = self.head(t) {
+                    if !self.can_free(o) {
+                        break;
+                    }
+                    self.apply(o, t);
+                    again = true;
+                }
+            }
+        }
+    }
+
+    /// The threads whose store step can run: first the writes whose reads
+    /// are all at thread heads (they run at once and free the variable
+    /// again), then fewest reads elsewhere, then most reads at heads.
+    fn stores(&mut self, out: &mut Vec<(u32, u32, usize)>) {
+        out.clear();
+        let threads = self.h.threads.len();
+        for t in 0..threads {
+            if let Some(Step::Free(o)) = self.head(t) {
+                if let Some(w) = self.h.rf(o) {
+                    self.demand[w] += 1;
+                }
+            }
+        }
+        for t in 0..threads {
+            if let Some(Step::Store(r, w)) = self.head(t) {
+                if self.can_store(r, w) {
+                    // readers of `w` that are not at a thread's head keep
+                    // `x` locked (no other write) until they run
+                    let blocked = self.pending[w] - self.demand[w].min(self.pending[w]);
+                    out.push((blocked, self.demand[w], t));
+                }
+            }
+        }
+        for t in 0..threads {
+            if let Some(Step::Free(o)) = self.head(t) {
+                if let Some(w) = self.h.rf(o) {
+                    self.demand[w] = 0;
+                }
+            }
+        }
+        out.sort_by_key(|&(blocked, d, t)| (blocked, std::cmp::Reverse(d), t));
+    }
+
+    fn store(&mut self, t: usize) {
+        if let Some(Step::Store(r, w)) = self.head(t) {
+            self.apply(r, t);
+            if w != r {
+                self.apply(w, t);
+            }
+        }
+    }
+
+    fn finished(&self) -> bool {
+        self.pos
+            .iter()
+            .zip(&self.h.threads)
+            .all(|(&p, t)| p == t.ops.len())
+    }
+
+    fn finals_hold(&self) -> bool {
+        self.h
+            .finals
+            .iter()
+            .all(|&(x, v)| self.h.ops[self.latest[x]].value == v)
+    }
+}

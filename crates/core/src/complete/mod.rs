@@ -9,7 +9,7 @@
 mod dp;
 mod enumerate;
 mod frontier;
-mod interleave;
+pub mod interleave;
 pub mod linearize;
 mod sat;
 mod saturate;
