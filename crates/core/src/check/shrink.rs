@@ -177,6 +177,17 @@ pub fn shrink_to(
             best = *found;
         }
     }
+    // a kept sub-history much smaller than `h`: shrink it alone (each step
+    // of the passes below scans every operation of the history it runs on)
+    if best.0.n() * 4 < h.n() && h.n() > RESTRICT_ABOVE {
+        let left = budget.map(|b| b.saturating_sub(start.elapsed()));
+        if let Ok(mut inner) = shrink_to(&best.0, target, opts, left) {
+            inner.origin = inner.origin.iter().map(|&o| best.1[o]).collect();
+            inner.checks += s.checks;
+            inner.seconds = start.elapsed().as_secs_f64();
+            return Ok(inner);
+        }
+    }
     // ddmin over threads, then operations
     s.ddmin(&mut cur, &mut best, Shrinker::thread_units);
     s.ddmin(&mut cur, &mut best, Shrinker::op_units);
@@ -239,6 +250,10 @@ pub fn shrink_to(
         seconds: start.elapsed().as_secs_f64(),
     })
 }
+
+/// Above this many operations, once the certificate's operations alone keep
+/// the violation, shrinking goes on in that sub-history instead of `h`.
+const RESTRICT_ABOVE: usize = 1000;
 
 /// A sub-history of `h` by what it keeps: `ops[o]` per operation
 /// (initial writes always kept), `finals[i]` per `@final` observation.
@@ -318,6 +333,27 @@ impl<'a> Shrinker<'a> {
     /// an observation with its write or its variable's last operation.
     fn close(&self, c: &mut Config) {
         let h = self.h;
+        let kept: Vec<OpId> = (h.vars.len()..h.n()).filter(|&o| c.ops[o]).collect();
+        if kept.len() * 4 < h.n() {
+            // few kept (a chunk alone): to a fixpoint over them, drop what
+            // lost its RMW partner or the write it reads
+            loop {
+                let mut changed = false;
+                for &o in &kept {
+                    let lost = h.ops[o].rmw.is_some_and(|p| !c.ops[p])
+                        || h.rf(o).is_some_and(|w| !c.ops[w]);
+                    if c.ops[o] && lost {
+                        c.ops[o] = false;
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            self.close_finals(c, kept.into_iter());
+            return;
+        }
         let mut gone: Vec<OpId> = Vec::new();
         for o in h.vars.len()..h.n() {
             if !c.ops[o] {
@@ -342,8 +378,19 @@ impl<'a> Shrinker<'a> {
                 }
             }
         }
+        self.close_finals(c, kept.into_iter());
+    }
+
+    /// An observation of the final memory stays only with some kept
+    /// operation of its variable and its writer kept (`candidates`: the
+    /// operations that may still be kept).
+    fn close_finals(&self, c: &mut Config, candidates: impl Iterator<Item = OpId>) {
+        let h = self.h;
+        if h.finals.is_empty() {
+            return;
+        }
         let mut accessed = vec![false; h.vars.len()];
-        for o in h.vars.len()..h.n() {
+        for o in candidates {
             if let (true, Some(x)) = (c.ops[o], h.ops[o].var) {
                 accessed[x] = true;
             }
