@@ -94,7 +94,15 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
         .values()
         .all(|r| r.outcome == "survived"));
 
+    // each build's time split by SCons's step lines as they came; the
+    // phases add up to the build's wall time
+    let p = s.build_phases[&mutants[0].id];
+    let sum = p.scan_s + p.regenerate_s + p.compile_s + p.link_s;
+    let wall = s.build_s[&mutants[0].id];
+    assert!((sum - wall).abs() < 0.5, "{p:?} against {wall} s");
+    assert!(p.scan_s >= 0.0 && p.regenerate_s >= 0.0 && p.compile_s >= 0.0 && p.link_s >= 0.0);
     let text = memconform::mutate::report::write_all(&s).unwrap();
+    assert!(text.contains("mean build phases: SCons start-up"), "{text}");
     assert!(
         text.contains("killed 1, survived 1, timeout 1, unviable 1"),
         "{text}"

@@ -26,7 +26,11 @@ const BUILD: &str = r#"#!/bin/sh
 set -e
 f=src/mem/ruby/protocol/Toy-dir.sm
 grep -q '^    ok;' $f || { echo "error: Toy-dir.sm: ok missing" >&2; exit 1; }
+# SCons's step lines, as gem5's build prints them
+echo " [   SLICC] src/mem/ruby/protocol/Toy.slicc -> TOY/mem/ruby/protocol"
+echo " [     CXX] TOY/mem/ruby/protocol/Toy_Controller.cc -> .o"
 [ -x build/TOY/gem5.opt ] || sleep 2
+echo " [    LINK]  -> TOY/gem5.opt"
 grep -q '^    slow;' $f || sleep 60
 mkdir -p build/TOY
 pwd > build/TOY/built-at

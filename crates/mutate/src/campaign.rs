@@ -159,6 +159,87 @@ const TIMEOUT_MARK: &str = "memconform: timed out";
 /// violation (`stop_at_violation`).
 const STOP_MARK: &str = "memconform: stopped at a violation";
 
+/// Where a gem5 build's wall time went, by the first line of each kind of
+/// step SCons prints (`[   SLICC]`, `[     CXX]`, `[    LINK]`), timed as
+/// the lines came: SCons reading its scripts and scanning dependencies up
+/// to its first step; regenerating (SLICC and the other generated files)
+/// up to the first compile; compiling up to the link; linking to the end.
+/// A phase with no line of its own takes no time (with `-j`, steps of two
+/// phases can overlap: the first line of each decides).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct BuildPhases {
+    pub scan_s: f64,
+    pub regenerate_s: f64,
+    pub compile_s: f64,
+    pub link_s: f64,
+}
+
+impl BuildPhases {
+    /// The phases of a command that ran `total` seconds, from when (seconds
+    /// after its start) its first step line, first compile line and first
+    /// link line came; `None` when it printed no step line at all.
+    pub fn of(
+        total: f64,
+        first_step: Option<f64>,
+        compile: Option<f64>,
+        link: Option<f64>,
+    ) -> Option<BuildPhases> {
+        let step = first_step?;
+        let end = total.max(step);
+        let link = link.unwrap_or(end).clamp(step, end);
+        let compile = compile.unwrap_or(link).clamp(step, link);
+        Some(BuildPhases {
+            scan_s: step,
+            regenerate_s: compile - step,
+            compile_s: link - compile,
+            link_s: end - link,
+        })
+    }
+}
+
+/// When a command's output showed SCons's first step, first compile and
+/// first link (seconds after its start).
+#[derive(Debug, Default, Clone, Copy)]
+struct Marks {
+    step: Option<f64>,
+    compile: Option<f64>,
+    link: Option<f64>,
+}
+
+impl Marks {
+    /// Notes `line`, seen `at` seconds after the start.
+    fn see(&mut self, line: &[u8], at: f64) {
+        // SCons's step lines: ` [     CXX] a.cc -> .o`, tag right-aligned
+        let Some(tag) = line
+            .trim_ascii_start()
+            .strip_prefix(b"[")
+            .and_then(|l| l.iter().position(|&b| b == b']').map(|e| &l[..e]))
+        else {
+            return;
+        };
+        let tag = tag.trim_ascii();
+        if tag.is_empty()
+            || tag.len() > 12
+            || !tag
+                .iter()
+                .all(|b| b.is_ascii_uppercase() || b" ".contains(b))
+                && tag != b"SO Param"
+        {
+            return;
+        }
+        self.step.get_or_insert(at);
+        match tag {
+            b"CXX" | b"CC" | b"SHCXX" | b"SHCC" | b"AS" => {
+                self.compile.get_or_insert(at);
+            }
+            b"LINK" | b"SHLINK" => {
+                self.link.get_or_insert(at);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// One event of a campaign's log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -173,6 +254,9 @@ pub enum Event {
         /// the end of the build's output when it failed
         #[serde(default)]
         log_tail: String,
+        /// where the build's time went, read off its output as it came
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phases: Option<BuildPhases>,
     },
     /// One seed of a mutant.
     Ran { mutant: String, seed: u64, run: Run },
@@ -924,6 +1008,8 @@ struct Ended {
     /// Its exit code (`None`: a signal; 124 when killed by the runner).
     code: Option<i32>,
     secs: f64,
+    /// Where a build's time went (see [`BuildPhases`]).
+    phases: Option<BuildPhases>,
     /// Killed because the campaign was stopped (it will be redone).
     stopped: bool,
     /// Killed at its time limit.
@@ -942,15 +1028,35 @@ fn run_command(
     mut watch: Option<&mut memconform_ingest::watch::Watch>,
 ) -> Result<Ended, Error> {
     use std::os::unix::process::CommandExt;
-    let out = File::create(log).map_err(|e| io_err(log, e))?;
+    let mut out = File::create(log).map_err(|e| io_err(log, e))?;
     let t = Instant::now();
+    // the output through a pipe, copied to the log line by line and timed
+    // (see `Marks`)
+    let (reader, writer) = std::io::pipe().map_err(|e| err(format!("cannot make a pipe: {e}")))?;
+    let marks = std::sync::Arc::new(Mutex::new(Marks::default()));
+    let copier = {
+        let marks = marks.clone();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(reader);
+            let mut line = Vec::new();
+            while reader.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
+                let _ = out.write_all(&line);
+                marks
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .see(&line, t.elapsed().as_secs_f64());
+                line.clear();
+            }
+            let _ = out.flush();
+        })
+    };
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(command)
         .current_dir(dir)
         .stdin(Stdio::null())
-        .stdout(out.try_clone().map_err(|e| io_err(log, e))?)
-        .stderr(out)
+        .stdout(writer.try_clone().map_err(|e| io_err(log, e))?)
+        .stderr(writer)
         .process_group(0);
     // SAFETY: prctl is async-signal-safe; nothing else runs between fork
     // and exec. A runner killed outright (SIGKILL) takes its command with
@@ -961,9 +1067,25 @@ fn run_command(
             Ok(())
         });
     }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| err(format!("cannot run `{command}`: {e}")))?;
+    let spawned = cmd.spawn();
+    // our ends of the pipe's writing side go: the copier ends with the command
+    drop(cmd);
+    let mut child = spawned.map_err(|e| err(format!("cannot run `{command}`: {e}")))?;
+    // the copier's last lines in the log, and the marks, before anything
+    // else is appended (a process the command left behind may hold the
+    // pipe open: then its copier is left to finish alone)
+    let finish_copy = move || -> Option<BuildPhases> {
+        let t_end = t.elapsed().as_secs_f64();
+        let until = Instant::now() + std::time::Duration::from_secs(2);
+        while !copier.is_finished() && Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        if copier.is_finished() {
+            let _ = copier.join();
+        }
+        let m = *marks.lock().unwrap_or_else(|e| e.into_inner());
+        BuildPhases::of(t_end, m.step, m.compile, m.link)
+    };
     let pgid = nix::unistd::Pid::from_raw(child.id() as i32);
     let _running = Running::register(pgid);
     let kill = |sig| {
@@ -973,9 +1095,11 @@ fn run_command(
     let mut next_look = Instant::now() + std::time::Duration::from_secs(1);
     loop {
         if let Some(status) = child.try_wait().map_err(|e| err(e.to_string()))? {
+            let secs = t.elapsed().as_secs_f64();
             return Ok(Ended {
                 code: status.code(),
-                secs: t.elapsed().as_secs_f64(),
+                secs,
+                phases: finish_copy(),
                 stopped: false,
                 timed_out: false,
             });
@@ -988,6 +1112,7 @@ fn run_command(
                 std::thread::sleep(std::time::Duration::from_millis(500));
                 kill(nix::sys::signal::Signal::SIGKILL);
                 let _ = child.wait();
+                let phases = finish_copy();
                 let mut f = OpenOptions::new()
                     .append(true)
                     .open(log)
@@ -996,6 +1121,7 @@ fn run_command(
                 return Ok(Ended {
                     code: None,
                     secs,
+                    phases,
                     stopped: false,
                     timed_out: false,
                 });
@@ -1007,6 +1133,7 @@ fn run_command(
             std::thread::sleep(std::time::Duration::from_millis(500));
             kill(nix::sys::signal::Signal::SIGKILL);
             let _ = child.wait();
+            let phases = finish_copy();
             if over {
                 let mut f = OpenOptions::new()
                     .append(true)
@@ -1017,6 +1144,7 @@ fn run_command(
             return Ok(Ended {
                 code: Some(124),
                 secs: t.elapsed().as_secs_f64(),
+                phases,
                 stopped: !over,
                 timed_out: over,
             });
@@ -1372,6 +1500,7 @@ fn run_baseline(
         secs,
         stopped,
         timed_out,
+        ..
     } = run_command(
         &slot.command(&s.build),
         &slot.root,
@@ -1556,6 +1685,7 @@ fn run_mutant(
             ok: false,
             wall_s: 0.0,
             log_tail: format!("the patch does not apply: {why}"),
+            phases: None,
         })?;
         return finish_early(log, o, m, Status::Unviable, "unviable (patch)");
     }
@@ -1585,6 +1715,7 @@ fn run_mutant(
                 ok: false,
                 wall_s: secs,
                 log_tail: format!("the pre-check rejects it: {}", tail(&pre_log, 5)),
+                phases: None,
             })?;
             return finish_early(log, o, m, Status::Unviable, "unviable (pre-check)");
         }
@@ -1596,10 +1727,12 @@ fn run_mutant(
         secs,
         stopped,
         timed_out,
+        phases,
     } = if m.is_config() && slot.built_base() {
         Ended {
             code: Some(0),
             secs: 0.0,
+            phases: None,
             stopped: false,
             timed_out: false,
         }
@@ -1623,6 +1756,7 @@ fn run_mutant(
             ok: false,
             wall_s: secs,
             log_tail: format!("the build timed out after {build_limit} s"),
+            phases,
         })?;
         return finish_early(
             log,
@@ -1648,6 +1782,7 @@ fn run_mutant(
         } else {
             tail(&build_log, 20)
         },
+        phases,
     })?;
     if !ok {
         return finish_early(
@@ -1724,6 +1859,8 @@ pub struct State<'c> {
     pub status: HashMap<String, Status>,
     pub runs: HashMap<String, BTreeMap<u64, Run>>,
     pub build_s: HashMap<String, f64>,
+    /// Where each build's time went, where its output said.
+    pub build_phases: HashMap<String, BuildPhases>,
 }
 
 impl<'c> State<'c> {
@@ -1735,6 +1872,7 @@ impl<'c> State<'c> {
             status: HashMap::new(),
             runs: HashMap::new(),
             build_s: HashMap::new(),
+            build_phases: HashMap::new(),
         };
         for e in c.events()? {
             match e {
@@ -1743,7 +1881,15 @@ impl<'c> State<'c> {
                     s.baseline.retain(|(b, _)| *b != seed);
                     s.baseline.push((seed, run));
                 }
-                Event::Built { mutant, wall_s, .. } => {
+                Event::Built {
+                    mutant,
+                    wall_s,
+                    phases,
+                    ..
+                } => {
+                    if let Some(p) = phases {
+                        s.build_phases.insert(mutant.clone(), p);
+                    }
                     s.build_s.insert(mutant, wall_s);
                 }
                 Event::Ran { mutant, seed, run } => {
@@ -1755,5 +1901,48 @@ impl<'c> State<'c> {
             }
         }
         Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod phase_tests {
+    use super::{BuildPhases, Marks};
+
+    #[test]
+    fn scons_step_lines_mark_the_phases_of_a_build() {
+        let mut m = Marks::default();
+        m.see(b"scons: Reading SConscript files ...\n", 0.5);
+        m.see(b"Checking for C header file Python.h... yes\n", 1.0);
+        assert!(m.step.is_none());
+        m.see(
+            b" [   SLICC] src/mem/ruby/protocol/MI_example.slicc -> NULL/mem\n",
+            20.0,
+        );
+        m.see(
+            b" [SO Param] m5.objects.Foo, Foo -> NULL/params/Foo.hh\n",
+            21.0,
+        );
+        m.see(
+            b" [     CXX] NULL/mem/ruby/protocol/L1Cache_Controller.cc -> .o\n",
+            30.0,
+        );
+        m.see(b" [     CXX] NULL/base/x.cc -> .o\n", 40.0);
+        m.see(b" [    LINK]  -> NULL/gem5.opt\n", 100.0);
+        m.see(b"[link done] not a step\n", 110.0);
+        let p = BuildPhases::of(160.0, m.step, m.compile, m.link).unwrap();
+        assert_eq!(
+            p,
+            BuildPhases {
+                scan_s: 20.0,
+                regenerate_s: 10.0,
+                compile_s: 70.0,
+                link_s: 60.0
+            }
+        );
+        // a build with nothing to compile: regenerate, then link
+        let p = BuildPhases::of(50.0, Some(10.0), None, Some(30.0)).unwrap();
+        assert_eq!((p.regenerate_s, p.compile_s, p.link_s), (20.0, 0.0, 20.0));
+        // no step line at all (not SCons): no phases
+        assert!(BuildPhases::of(5.0, None, None, None).is_none());
     }
 }

@@ -320,6 +320,22 @@ pub fn text(s: &State) -> String {
             runs.len()
         );
     }
+    let phases: Vec<_> = s.build_phases.values().collect();
+    if !phases.is_empty() {
+        let n = phases.len() as f64;
+        let mean = |f: fn(&crate::campaign::BuildPhases) -> f64| {
+            phases.iter().map(|p| f(p)).sum::<f64>() / n
+        };
+        let _ = writeln!(
+            out,
+            "mean build phases: SCons start-up and scan {:.1} s, regenerate {:.1} s, compile {:.1} s, link {:.1} s (over {} builds whose output showed SCons's steps)",
+            mean(|p| p.scan_s),
+            mean(|p| p.regenerate_s),
+            mean(|p| p.compile_s),
+            mean(|p| p.link_s),
+            phases.len()
+        );
+    }
     per_mutant(&mut out, s);
     let survivors: Vec<_> = c
         .mutants
