@@ -21,6 +21,22 @@ impl FileBytes {
         file.read_to_end(&mut buf)?;
         Ok(FileBytes(buf))
     }
+
+    /// [`FileBytes::open`], and the data decompressed when it is gzip (by
+    /// its magic bytes, whatever the name): a bundled run keeps its larger
+    /// files (`stats.txt.gz`) compressed. A cut or corrupt stream is an
+    /// `InvalidData` error.
+    pub fn open_gunzipped(path: &Path) -> io::Result<FileBytes> {
+        let raw = FileBytes::open(path)?;
+        if !raw.0.starts_with(&[0x1f, 0x8b]) {
+            return Ok(raw);
+        }
+        let mut out = Vec::new();
+        flate2::bufread::MultiGzDecoder::new(&raw.0[..])
+            .read_to_end(&mut out)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("gzip: {e}")))?;
+        Ok(FileBytes(out))
+    }
 }
 
 /// `Ok` when `path` is a regular file (following symlinks); else an
@@ -93,5 +109,27 @@ mod tests {
         std::fs::write(&file, "x\n").unwrap();
         assert_eq!(&*FileBytes::open(&file).unwrap(), b"x\n");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn gzip_is_read_through_and_a_cut_stream_refused() {
+        use std::io::Write as _;
+        let dir = std::env::temp_dir().join(format!("memconform-gz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(b"simSeconds 0.1\n").unwrap();
+        let gz = gz.finish().unwrap();
+        let (whole, cut, plain) = (dir.join("a.gz"), dir.join("b.gz"), dir.join("c"));
+        std::fs::write(&whole, &gz).unwrap();
+        std::fs::write(&cut, &gz[..gz.len() - 6]).unwrap();
+        std::fs::write(&plain, b"plain").unwrap();
+        assert_eq!(
+            &*FileBytes::open_gunzipped(&whole).unwrap(),
+            b"simSeconds 0.1\n"
+        );
+        let e = FileBytes::open_gunzipped(&cut).err().unwrap();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(&*FileBytes::open_gunzipped(&plain).unwrap(), b"plain");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -228,8 +228,11 @@ pub fn open_run(dir: &Path) -> Result<Run, InputError> {
         }
     }
     let (variant, record) = variant_of(&dir.join("memconform-run.json"), &mut warnings);
-    let stats_path = dir.join("stats.txt");
-    let last_dump = match FileBytes::open(&stats_path) {
+    // a bundled run may keep its statistics compressed
+    let stats_path = Some(dir.join("stats.txt"))
+        .filter(|p| p.exists())
+        .unwrap_or_else(|| dir.join("stats.txt.gz"));
+    let last_dump = match FileBytes::open_gunzipped(&stats_path) {
         Ok(b) => match memconform_parsers::gem5::stats::parse_stats(&b) {
             Ok(dumps) => dumps.into_iter().last(),
             Err(e) => {
