@@ -781,3 +781,39 @@ fn a_run_watched_is_stopped_at_its_violation_and_not_counted_memconform_only() {
     assert_eq!(baseline.exit_kind, campaign::ExitKind::Clean);
     let _ = std::fs::remove_dir_all(&base);
 }
+
+#[test]
+fn baseline_seeds_run_side_by_side_and_are_logged_in_seed_order() {
+    let (base, root) = fresh("campaign-baseline-j");
+    let mut s = settings(&root);
+    s.seeds = vec![3, 1, 2];
+    let dir = base.join("campaign");
+    let survivor = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
+    let c = Campaign::init(&dir, s, vec![survivor.clone()]).unwrap();
+    let stop = AtomicBool::new(false);
+    let o = RunOptions {
+        slots: 2,
+        shard: (0, 1),
+        slot_dir: None,
+        stop: &stop,
+        progress: &|_| {},
+    };
+    campaign::run(&c, &o).unwrap();
+    let seeds: Vec<u64> = c
+        .events()
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Baseline { seed, run } => {
+                assert_eq!(run.outcome, "survived", "seed {seed}: {run:?}");
+                Some(seed)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(seeds, vec![3, 1, 2]);
+    let state = State::of(&c).unwrap();
+    assert_eq!(state.status[&survivor.id], Status::Survived);
+    assert_eq!(state.runs[&survivor.id].len(), 3);
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -1530,23 +1530,44 @@ fn run_baseline(
     slot.mark_built("base")?;
     (o.progress)(&format!("baseline built in {secs:.0} s"));
     let mut out = Vec::new();
-    for &seed in &s.seeds {
-        let limit = s.run_timeout_s.unwrap_or(3600);
-        let run = run_seed(c, slot, "baseline", &[], seed, &dir, models, limit, o)?;
-        let Some(mut run) = run else {
-            return Ok(out);
-        };
-        run.fired = coverage::fired(&dir.join(format!("s{seed}")).join("stats.txt"))
-            .map(|f| f.into_iter().collect());
-        (o.progress)(&format!(
-            "baseline seed {seed}: {} ({:.1} s)",
-            run.outcome, run.run_s
-        ));
-        log.push(&Event::Baseline {
-            seed,
-            run: run.clone(),
-        })?;
-        out.push((seed, run));
+    let limit = s.run_timeout_s.unwrap_or(3600);
+    // the seeds `-j` at a time (gem5 runs on one core; no mutant is being
+    // built yet), logged in seed order
+    let dir = &dir;
+    for group in s.seeds.chunks(o.slots.max(1)) {
+        let runs: Vec<Result<Option<Run>, Error>> = std::thread::scope(|scope| {
+            let running: Vec<_> = group
+                .iter()
+                .map(|&seed| {
+                    scope.spawn(move || {
+                        run_seed(c, slot, "baseline", &[], seed, dir, models, limit, o)
+                    })
+                })
+                .collect();
+            running
+                .into_iter()
+                .map(|r| {
+                    r.join()
+                        .unwrap_or_else(|_| Err(err("a baseline run panicked")))
+                })
+                .collect()
+        });
+        for (&seed, run) in group.iter().zip(runs) {
+            let Some(mut run) = run? else {
+                return Ok(out);
+            };
+            run.fired = coverage::fired(&dir.join(format!("s{seed}")).join("stats.txt"))
+                .map(|f| f.into_iter().collect());
+            (o.progress)(&format!(
+                "baseline seed {seed}: {} ({:.1} s)",
+                run.outcome, run.run_s
+            ));
+            log.push(&Event::Baseline {
+                seed,
+                run: run.clone(),
+            })?;
+            out.push((seed, run));
+        }
     }
     Ok(out)
 }
