@@ -119,3 +119,18 @@ fn a_run_in_progress_keeps_its_violations_and_decides_no_consistency() {
         .iter()
         .any(|c| c.outcomes.iter().any(|o| o.verdict() == Verdict::Violation)));
 }
+
+#[test]
+fn a_directory_holding_an_earlier_run_is_refused() {
+    let dir = temp_dir("watch", "earlier");
+    std::fs::write(dir.join("config.ini"), "[root]\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .arg("watch")
+        .arg(&dir)
+        .args(["--", "true"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already holds files (config.ini)"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

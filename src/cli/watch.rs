@@ -22,7 +22,7 @@ use memconform_report::{rows, write_text};
 
 #[derive(Args)]
 #[command(after_help = "\
-Runs COMMAND (gem5, writing its output into DIR) and checks DIR each time its files grow: \
+Runs COMMAND (gem5, writing its output into a new or empty DIR) and checks DIR each time its files grow: \
 the SE client's output up to its last whole round (run the client with `--stream on` so \
 that it prints each round as it ends), a tester's debug trace as if cut where it ends now. \
 Such a violation is one of the whole run, so at the first violation that counts the \
@@ -43,8 +43,8 @@ command that cannot start, 3 internal error, 6 no violation but some verdict unk
 
 Examples:
   memconform watch m5out -- build/X86/gem5.opt -d m5out configs/deprecated/example/se.py \\
-      --ruby -n 2 --cpu-type=X86O3CPU --cmd=client --options='2 100 2 1 1000 --stream on' \\
-      --output=client.out
+      --ruby -n 2 --cpu-type=X86O3CPU --cmd=client --output=client.out \\
+      --options='--threads 2 --rounds 1000 --shape mp --stream on'
   memconform watch --real-time --models sc runs/s7 -- gem5.opt -d runs/s7 \\
       --debug-flags=RubyTest --debug-file=trace.txt.gz seeded_random_test.py --seed 7")]
 pub struct WatchArgs {
@@ -110,6 +110,24 @@ pub fn run(args: WatchArgs) -> i32 {
         real_time: args.real_time,
         ..Reading::default()
     };
+    // what DIR holds now would be read as this run's: an earlier run's
+    // files there could give its violation to this one
+    let earlier: Vec<String> = std::fs::read_dir(&args.dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !memconform_ingest::watch::OWN_FILES.contains(&n.as_str()))
+        .collect();
+    if !earlier.is_empty() {
+        say!(
+            "memconform watch: {} already holds files ({}{}): an earlier run's would be read as this one's; give an empty or new directory",
+            shown(&args.dir),
+            earlier.iter().take(3).cloned().collect::<Vec<_>>().join(", "),
+            if earlier.len() > 3 { ", ..." } else { "" }
+        );
+        return exit::INPUT_ERROR;
+    }
     let command_line = args.command.join(" ");
     let t = Instant::now();
     let mut child = match spawn(&args.command) {
