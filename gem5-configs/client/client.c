@@ -68,6 +68,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_THREADS 4096u
@@ -600,7 +601,15 @@ static void print_round2(unsigned r)
     unsigned nroles = sh->nroles ? sh->nroles : nthreads;
     for (unsigned i = 0; i < nroles; i++)
         printf(" t%u", sh->nroles ? rd->place[i] : i);
-    printf("\n@sharing %s\n@final", rd->own_line ? "own-line" : "same-line");
+    printf("\n@sharing %s\n", rd->own_line ? "own-line" : "same-line");
+    if (opt_stream) {
+        /* when the round ended (printed as it ends): CLOCK_MONOTONIC, which
+         * gem5's SE mode answers with simulated time */
+        struct timespec ts;
+        if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+            printf("@time_ns %" PRIu64 "\n", (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+    }
+    printf("@final");
     for (unsigned v = 0; v < 2; v++)
         if (rd->used[v])
             printf(" %c=%" PRIu64, v == VX ? 'x' : 'y', rd->final[v]);

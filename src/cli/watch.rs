@@ -91,6 +91,10 @@ struct Record {
     model: String,
     history: Option<usize>,
     pattern: String,
+    /// The SE client's round of the violating history, and when it ended
+    /// (`@time_ns`: simulated nanoseconds in gem5's SE mode, with `--stream on`).
+    round: Option<u64>,
+    time_ns: Option<u64>,
     /// The command's exit code when it ended by itself.
     exit_code: Option<i32>,
     checks: usize,
@@ -153,6 +157,8 @@ pub fn run(args: WatchArgs) -> i32 {
         model: String::new(),
         history: None,
         pattern: String::new(),
+        round: None,
+        time_ns: None,
         exit_code: None,
         checks: 0,
         seconds: 0.0,
@@ -311,6 +317,15 @@ fn describe(record: &mut Record, c: &Checked, outcome: usize) {
         .violation()
         .map(|v| v.pattern.name().to_string())
         .unwrap_or_default();
+    let meta = |key: &str| {
+        c.history
+            .meta
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.parse().ok())
+    };
+    record.round = meta("round");
+    record.time_ns = meta("time_ns");
 }
 
 /// The violating history's report on standard output, as `check` writes it.
