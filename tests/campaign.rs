@@ -35,6 +35,7 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
     };
     let o = RunOptions {
         slots: 1,
+        cores: 1,
         shard: (0, 1),
         slot_dir: None,
         stop: &stop,
@@ -249,6 +250,7 @@ fn a_slot_builds_at_the_users_path_where_the_machine_allows() {
     let stop = AtomicBool::new(false);
     let o = RunOptions {
         slots: 1,
+        cores: 1,
         shard: (0, 1),
         slot_dir: None,
         stop: &stop,
@@ -793,6 +795,7 @@ fn baseline_seeds_run_side_by_side_and_are_logged_in_seed_order() {
     let stop = AtomicBool::new(false);
     let o = RunOptions {
         slots: 2,
+        cores: 2,
         shard: (0, 1),
         slot_dir: None,
         stop: &stop,
@@ -815,5 +818,61 @@ fn baseline_seeds_run_side_by_side_and_are_logged_in_seed_order() {
     let state = State::of(&c).unwrap();
     assert_eq!(state.status[&survivor.id], Status::Survived);
     assert_eq!(state.runs[&survivor.id].len(), 3);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn with_all_seeds_a_mutants_seeds_run_on_the_cores_no_slot_holds() {
+    let (base, root) = fresh("campaign-cores");
+    let mut s = settings(&root);
+    s.seeds = vec![1, 2, 3];
+    s.all_seeds = true;
+    let mi5 = mutant(
+        &root,
+        "ADS",
+        "    out_msg.DataBlk := in_msg.DataBlk;",
+        "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
+    );
+    let survivor = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
+    let dir = base.join("campaign");
+    let c = Campaign::init(&dir, s, vec![mi5.clone(), survivor.clone()]).unwrap();
+    let stop = AtomicBool::new(false);
+    // one slot, three cores: each mutant's three seeds side by side
+    let o = RunOptions {
+        slots: 1,
+        cores: 3,
+        shard: (0, 1),
+        slot_dir: None,
+        stop: &stop,
+        progress: &|_| {},
+    };
+    campaign::run(&c, &o).unwrap();
+    let state = State::of(&c).unwrap();
+    assert_eq!(state.status[&mi5.id], Status::Killed);
+    assert_eq!(state.status[&survivor.id], Status::Survived);
+    for (m, outcome) in [(&mi5, "tester_check"), (&survivor, "survived")] {
+        let runs = &state.runs[&m.id];
+        assert_eq!(runs.keys().copied().collect::<Vec<_>>(), vec![1, 2, 3]);
+        for r in runs.values() {
+            assert!(
+                r.outcome == outcome || r.outcome.starts_with("violation:"),
+                "{}: {r:?}",
+                m.site
+            );
+        }
+    }
+    // each mutant's runs are logged in seed order
+    let seeds_of = |id: &str| -> Vec<u64> {
+        c.events()
+            .unwrap()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Ran { mutant, seed, .. } if mutant == id => Some(seed),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(seeds_of(&mi5.id), vec![1, 2, 3]);
+    assert_eq!(seeds_of(&survivor.id), vec![1, 2, 3]);
     let _ = std::fs::remove_dir_all(&base);
 }

@@ -16,10 +16,16 @@ use memconform_mutate::campaign::{
 pub(crate) struct RunArgs {
     /// The campaign directory (made by `mutate init`).
     pub dir: PathBuf,
+    /// Cores to keep busy: a slot per core unless --slots says fewer; the
+    /// baseline's seeds, and with --all-seeds a mutant's, run side by side on
+    /// the cores no slot holds (gem5 runs on one core).
+    #[arg(short = 'j', long = "jobs", default_value_t = 1, value_parser = |s: &str| super::parse_count(s, 1, 256))]
+    pub jobs: usize,
     /// Slots: private gem5 copies, each building and running one mutant at a
-    /// time (each costs a copy of the tree and its build directory).
-    #[arg(short = 'j', long = "slots", default_value_t = 1, value_parser = |s: &str| super::parse_count(s, 1, 256))]
-    pub slots: usize,
+    /// time (each costs a copy of the tree and its build directory; default:
+    /// one per core). Fewer slots than cores leave cores for seeds.
+    #[arg(long, value_parser = |s: &str| super::parse_count(s, 1, 256))]
+    pub slots: Option<usize>,
     /// Run only shard K of N (mutants by sorted id, every N-th from K):
     /// independent processes, e.g. a Slurm array, each with its own log.
     #[arg(long, value_parser = super::parse_shard, default_value = "0/1")]
@@ -68,8 +74,10 @@ pub(crate) fn run(args: &RunArgs) -> i32 {
         );
     });
     let progress = |line: &str| say!("{line}");
+    let slots = args.slots.unwrap_or(args.jobs);
     let o = RunOptions {
-        slots: args.slots,
+        slots,
+        cores: args.jobs.max(slots),
         shard: args.shard,
         slot_dir: args.slot_dir.clone(),
         stop: &STOP,

@@ -191,6 +191,7 @@ pub fn try_run_all(c: &Campaign) -> Result<usize, campaign::Error> {
     let stop = std::sync::atomic::AtomicBool::new(false);
     let o = RunOptions {
         slots: 1,
+        cores: 1,
         shard: (0, 1),
         slot_dir: None,
         stop: &stop,

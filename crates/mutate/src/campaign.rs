@@ -662,6 +662,10 @@ impl ShardLock {
 pub struct RunOptions<'a> {
     /// Private gem5 copies, each building and running one mutant at a time.
     pub slots: usize,
+    /// Cores the campaign may keep busy (`-j`, at least `slots`): each slot
+    /// uses one; the baseline's seeds, and with `all_seeds` a mutant's,
+    /// run side by side on the free ones.
+    pub cores: usize,
     /// This process's shard `(k, n)`.
     pub shard: (usize, usize),
     /// Where slots live (default: `DIR/slots`).
@@ -1415,14 +1419,18 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
         .run_timeout_s
         .unwrap_or_else(|| 60u64.max((3.0 * slowest).ceil() as u64));
     let queue = Mutex::new(todo.into_iter());
+    let cores = Cores::new(o.cores.max(o.slots).max(1));
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for s in 0..o.slots.max(1) {
-            let (queue, finished, failure, log, models, clean, covered) =
-                (&queue, &finished, &failure, &log, &models, &clean, &covered);
+            let (queue, finished, failure, log, models, clean, covered, cores) = (
+                &queue, &finished, &failure, &log, &models, &clean, &covered, &cores,
+            );
             let slot_root = slot_dir.join(format!("{k}-{s}"));
             scope.spawn(move || {
+                // this slot's core, given back when it has no mutant left
+                let _core = Taken::one(cores);
                 let slot = match Slot::prepare(c, slot_root, o) {
                     Ok(s) => s,
                     Err(e) => {
@@ -1437,7 +1445,8 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                     let Some(m) = queue.lock().expect("lock").next() else {
                         return;
                     };
-                    match run_mutant(c, &slot, m, models, clean, covered.as_ref(), limit, log, o) {
+                    let here = Here { slot: &slot, cores };
+                    match run_mutant(c, &here, m, models, clean, covered.as_ref(), limit, log, o) {
                         Ok(true) => {
                             finished.fetch_add(1, Ordering::Relaxed);
                         }
@@ -1534,24 +1543,8 @@ fn run_baseline(
     // the seeds `-j` at a time (gem5 runs on one core; no mutant is being
     // built yet), logged in seed order
     let dir = &dir;
-    for group in s.seeds.chunks(o.slots.max(1)) {
-        let runs: Vec<Result<Option<Run>, Error>> = std::thread::scope(|scope| {
-            let running: Vec<_> = group
-                .iter()
-                .map(|&seed| {
-                    scope.spawn(move || {
-                        run_seed(c, slot, "baseline", &[], seed, dir, models, limit, o)
-                    })
-                })
-                .collect();
-            running
-                .into_iter()
-                .map(|r| {
-                    r.join()
-                        .unwrap_or_else(|_| Err(err("a baseline run panicked")))
-                })
-                .collect()
-        });
+    for group in s.seeds.chunks(o.cores.max(o.slots).max(1)) {
+        let runs = run_seeds(c, slot, "baseline", &[], group, dir, models, limit, o);
         for (&seed, run) in group.iter().zip(runs) {
             let Some(mut run) = run? else {
                 return Ok(out);
@@ -1640,6 +1633,87 @@ fn run_seed(
     )))
 }
 
+/// [`run_seed`] for each seed of `group`, side by side (a thread each),
+/// results in `group`'s order.
+#[allow(clippy::too_many_arguments)]
+fn run_seeds(
+    c: &Campaign,
+    slot: &Slot,
+    mutant: &str,
+    params: &[String],
+    group: &[u64],
+    dir: &Path,
+    models: &[Model],
+    limit: u64,
+    o: &RunOptions<'_>,
+) -> Vec<Result<Option<Run>, Error>> {
+    if let [seed] = group {
+        return vec![run_seed(
+            c, slot, mutant, params, *seed, dir, models, limit, o,
+        )];
+    }
+    std::thread::scope(|scope| {
+        let running: Vec<_> = group
+            .iter()
+            .map(|&seed| {
+                scope.spawn(move || run_seed(c, slot, mutant, params, seed, dir, models, limit, o))
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|r| r.join().unwrap_or_else(|_| Err(err("a run panicked"))))
+            .collect()
+    })
+}
+
+/// A core taken from [`Cores`], given back when dropped.
+struct Taken<'a>(&'a Cores, usize);
+
+impl<'a> Taken<'a> {
+    fn one(cores: &'a Cores) -> Taken<'a> {
+        Taken(cores, cores.try_take(1))
+    }
+}
+
+impl Drop for Taken<'_> {
+    fn drop(&mut self) {
+        self.0.give(self.1);
+    }
+}
+
+/// Where a mutant runs: its slot, and the campaign's cores.
+struct Here<'a> {
+    slot: &'a Slot,
+    cores: &'a Cores,
+}
+
+/// The cores a campaign keeps busy (`RunOptions::cores`): taken and given
+/// back by slots and by seeds run side by side.
+pub struct Cores {
+    free: Mutex<usize>,
+}
+
+impl Cores {
+    pub fn new(n: usize) -> Cores {
+        Cores {
+            free: Mutex::new(n),
+        }
+    }
+
+    /// Takes up to `n` free cores; how many it took.
+    pub fn try_take(&self, n: usize) -> usize {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        let k = n.min(*free);
+        *free -= k;
+        k
+    }
+
+    /// Gives `n` cores back.
+    pub fn give(&self, n: usize) {
+        *self.free.lock().unwrap_or_else(|e| e.into_inner()) += n;
+    }
+}
+
 /// Whether gem5 started simulating in a run (`Starting simulation...`,
 /// gem5's message as its event queue starts): a configuration it could
 /// not build (a `--param` naming no object) stops before.
@@ -1673,7 +1747,7 @@ fn finish_early(
 #[allow(clippy::too_many_arguments)]
 fn run_mutant(
     c: &Campaign,
-    slot: &Slot,
+    here: &Here<'_>,
     m: &Mutant,
     models: &[Model],
     seeds: &[u64],
@@ -1692,6 +1766,7 @@ fn run_mutant(
         );
     }
     let s = &c.settings;
+    let slot = here.slot;
     slot.reset(c)?;
     let dir = c.dir.join("runs").join(&m.id);
     fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
@@ -1815,54 +1890,69 @@ fn run_mutant(
         );
     }
     let mut status = Status::Survived;
-    for &seed in seeds {
-        let Some(run) = run_seed(c, slot, &m.id, &m.params, seed, &dir, models, limit, o)? else {
-            return Ok(false);
+    let mut next = 0;
+    let mut done = false;
+    while next < seeds.len() && !done {
+        // with all_seeds every seed runs: those the free cores allow side by side
+        let extra = if s.all_seeds {
+            here.cores.try_take(seeds.len() - next - 1)
+        } else {
+            0
         };
-        if m.is_config()
-            && run.exit_kind != ExitKind::Clean
-            && !simulated(&dir.join(format!("s{seed}")))
-        {
-            // gem5 stopped before simulating: the parameter does not apply
-            // to this configuration (no such object), which is no kill
+        let group = &seeds[next..next + 1 + extra];
+        next += group.len();
+        let runs = run_seeds(c, slot, &m.id, &m.params, group, &dir, models, limit, o);
+        here.cores.give(extra);
+        for (&seed, run) in group.iter().zip(runs) {
+            let Some(run) = run? else {
+                return Ok(false);
+            };
+            if m.is_config()
+                && run.exit_kind != ExitKind::Clean
+                && !simulated(&dir.join(format!("s{seed}")))
+            {
+                // gem5 stopped before simulating: the parameter does not apply
+                // to this configuration (no such object), which is no kill
+                log.push(&Event::Ran {
+                    mutant: m.id.clone(),
+                    seed,
+                    run,
+                })?;
+                return finish_early(
+                    log,
+                    o,
+                    m,
+                    Status::Unviable,
+                    &format!(
+                        "unviable (gem5 did not start simulating with --param {}; see {})",
+                        m.params.join(" --param "),
+                        shown(&dir.join(format!("s{seed}")).join("run.log"))
+                    ),
+                );
+            }
+            let kills = run.kills();
+            if kills {
+                status = Status::Killed;
+            } else if run.outcome == "timeout" && status != Status::Killed {
+                status = Status::Timeout;
+            } else if run.outcome == "unknown" && status == Status::Survived {
+                status = Status::Unknown;
+            }
+            (o.progress)(&format!("{} {} seed {seed}: {}", m.id, m.op, run.outcome));
+            let survived = run.outcome == "survived";
             log.push(&Event::Ran {
                 mutant: m.id.clone(),
                 seed,
                 run,
             })?;
-            return finish_early(
-                log,
-                o,
-                m,
-                Status::Unviable,
-                &format!(
-                    "unviable (gem5 did not start simulating with --param {}; see {})",
-                    m.params.join(" --param "),
-                    shown(&dir.join(format!("s{seed}")).join("run.log"))
-                ),
-            );
-        }
-        let kills = run.kills();
-        if kills {
-            status = Status::Killed;
-        } else if run.outcome == "timeout" && status != Status::Killed {
-            status = Status::Timeout;
-        } else if run.outcome == "unknown" && status == Status::Survived {
-            status = Status::Unknown;
-        }
-        (o.progress)(&format!("{} {} seed {seed}: {}", m.id, m.op, run.outcome));
-        let survived = run.outcome == "survived";
-        log.push(&Event::Ran {
-            mutant: m.id.clone(),
-            seed,
-            run,
-        })?;
-        // only a killing seed's output is worth keeping
-        if survived {
-            let _ = fs::remove_dir_all(dir.join(format!("s{seed}")));
-        }
-        if kills && !s.all_seeds {
-            break;
+            // only a killing seed's output is worth keeping
+            if survived {
+                let _ = fs::remove_dir_all(dir.join(format!("s{seed}")));
+            }
+            if kills && !s.all_seeds {
+                done = true;
+                break;
+            }
         }
     }
     log.push(&Event::MutantDone {
