@@ -1,0 +1,83 @@
+//! Real gem5 SE-mode runs of memconform's client (gem5 v24.0.0.1,
+//! X86_MESI_Two_Level, bundled in traces/): each run recognised by itself
+//! (protocol, CPU type and count, the model its cores promise) and checked.
+//! In-order blocking Timing cores give SC on every round; out-of-order O3
+//! cores give TSO on every round, and some rounds break SC by store
+//! buffering, which x86 allows: those violations do not count against the
+//! run.
+
+mod common;
+
+use std::path::Path;
+
+use common::root;
+use memconform::check::{Options, Verdict};
+use memconform::ingest::checked::counts;
+use memconform::ingest::{check_file, Checked, Reading};
+use memconform::models::Model;
+
+fn check(run: &str) -> Vec<Checked> {
+    let dir = root().join("traces").join(run);
+    check_file(&dir, &Model::EVERY, &Options::default(), &Reading::default())
+        .unwrap_or_else(|e| panic!("{run}: {e}"))
+}
+
+fn meta<'a>(c: &'a Checked, key: &str) -> &'a str {
+    c.history
+        .meta
+        .iter()
+        .find(|(k, _)| k == key)
+        .map_or("", |(_, v)| v.as_str())
+}
+
+fn verdict(c: &Checked, m: Model) -> Verdict {
+    c.outcomes.iter().find(|o| o.model == m).unwrap().verdict()
+}
+
+#[test]
+fn a_timing_run_is_recognised_and_every_round_is_sc() {
+    let checked = check("se-timing-n2-s1");
+    assert_eq!(checked.len(), 10, "10 rounds, a history each");
+    for c in &checked {
+        assert_eq!(meta(c, "protocol"), "MESI_Two_Level");
+        assert_eq!(meta(c, "cpu_type"), "X86TimingSimpleCPU");
+        assert_eq!(meta(c, "expected_model"), "sc");
+        assert_eq!(c.history.threads.len(), 2);
+        for o in &c.outcomes {
+            assert_eq!(o.verdict(), Verdict::Consistent, "{:?}: {:?}", o.model, o.reason());
+        }
+        assert!(c.notes.iter().any(|n| n.contains("2 x X86TimingSimpleCPU, promises sc")));
+    }
+}
+
+#[test]
+fn an_o3_run_is_tso_and_its_store_buffering_does_not_count() {
+    let checked = check("se-o3-n2-s1");
+    assert_eq!(checked.len(), 10);
+    let mut store_buffering = 0;
+    for c in &checked {
+        assert_eq!(meta(c, "cpu_type"), "X86O3CPU");
+        assert_eq!(meta(c, "expected_model"), "tso");
+        for m in [Model::Tso, Model::Pso, Model::Wccm, Model::Cc, Model::Ccv, Model::Cm] {
+            assert_eq!(verdict(c, m), Verdict::Consistent, "{m:?}");
+        }
+        if verdict(c, Model::Sc) == Verdict::Violation {
+            store_buffering += 1;
+            assert!(!counts(&c.history, Model::Sc));
+        }
+    }
+    // what the x86 store buffer does to a random round: this run has two
+    assert_eq!(store_buffering, 2);
+}
+
+#[test]
+fn the_bundled_runs_keep_their_statistics_gzipped_and_agree_with_them() {
+    for run in ["se-timing-n2-s1", "se-o3-n2-s1"] {
+        let dir = root().join("traces").join(run);
+        assert!(dir.join("stats.txt.gz").is_file());
+        let r = memconform::gem5::open_run(Path::new(&dir)).unwrap();
+        assert!(r.status.stats_dumped, "{run}: stats.txt.gz read");
+        assert!(r.findings.conflicts.is_empty(), "{run}: {:?}", r.findings.conflicts);
+        assert!(r.warnings.is_empty(), "{run}: {:?}", r.warnings);
+    }
+}
