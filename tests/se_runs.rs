@@ -18,8 +18,13 @@ use memconform::models::Model;
 
 fn check(run: &str) -> Vec<Checked> {
     let dir = root().join("traces").join(run);
-    check_file(&dir, &Model::EVERY, &Options::default(), &Reading::default())
-        .unwrap_or_else(|e| panic!("{run}: {e}"))
+    check_file(
+        &dir,
+        &Model::EVERY,
+        &Options::default(),
+        &Reading::default(),
+    )
+    .unwrap_or_else(|e| panic!("{run}: {e}"))
 }
 
 fn meta<'a>(c: &'a Checked, key: &str) -> &'a str {
@@ -44,9 +49,18 @@ fn a_timing_run_is_recognised_and_every_round_is_sc() {
         assert_eq!(meta(c, "expected_model"), "sc");
         assert_eq!(c.history.threads.len(), 2);
         for o in &c.outcomes {
-            assert_eq!(o.verdict(), Verdict::Consistent, "{:?}: {:?}", o.model, o.reason());
+            assert_eq!(
+                o.verdict(),
+                Verdict::Consistent,
+                "{:?}: {:?}",
+                o.model,
+                o.reason()
+            );
         }
-        assert!(c.notes.iter().any(|n| n.contains("2 x X86TimingSimpleCPU, promises sc")));
+        assert!(c
+            .notes
+            .iter()
+            .any(|n| n.contains("2 x X86TimingSimpleCPU, promises sc")));
     }
 }
 
@@ -58,7 +72,14 @@ fn an_o3_run_is_tso_and_its_store_buffering_does_not_count() {
     for c in &checked {
         assert_eq!(meta(c, "cpu_type"), "X86O3CPU");
         assert_eq!(meta(c, "expected_model"), "tso");
-        for m in [Model::Tso, Model::Pso, Model::Wccm, Model::Cc, Model::Ccv, Model::Cm] {
+        for m in [
+            Model::Tso,
+            Model::Pso,
+            Model::Wccm,
+            Model::Cc,
+            Model::Ccv,
+            Model::Cm,
+        ] {
             assert_eq!(verdict(c, m), Verdict::Consistent, "{m:?}");
         }
         if verdict(c, Model::Sc) == Verdict::Violation {
@@ -77,7 +98,11 @@ fn the_bundled_runs_keep_their_statistics_gzipped_and_agree_with_them() {
         assert!(dir.join("stats.txt.gz").is_file());
         let r = memconform::gem5::open_run(Path::new(&dir)).unwrap();
         assert!(r.status.stats_dumped, "{run}: stats.txt.gz read");
-        assert!(r.findings.conflicts.is_empty(), "{run}: {:?}", r.findings.conflicts);
+        assert!(
+            r.findings.conflicts.is_empty(),
+            "{run}: {:?}",
+            r.findings.conflicts
+        );
         assert!(r.warnings.is_empty(), "{run}: {:?}", r.warnings);
     }
 }
