@@ -21,7 +21,7 @@ fn check(h: &memconform::history::History, models: &[Model]) -> Vec<Outcome> {
 }
 
 /// The folders holding the MI_example runs: the two bundled in `traces/`
-/// and the rest in `tests/data/gem5/mi_example/`.
+/// (beside the SE-mode client runs) and the rest in `tests/data/gem5/mi_example/`.
 fn mi_example_dirs() -> [PathBuf; 2] {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     [root.join("traces"), root.join("tests/data/gem5/mi_example")]
@@ -154,7 +154,11 @@ fn every_run_ingests_with_one_operation_per_completed_request() {
     for dir in mi_example_dirs() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            if memconform::gem5::is_run(&path) {
+            // tester runs (traces/ also holds SE-mode client runs: tests/se_runs.rs)
+            let tester = memconform::gem5::is_run(&path)
+                && memconform::gem5::open_run(&path)
+                    .is_ok_and(|r| memconform::gem5::client_output(&r).is_none());
+            if tester {
                 ingests_with_one_operation_per_completed_request(&path, "MI_example");
                 seen.push(path.file_name().unwrap().to_str().unwrap().to_string());
             }
