@@ -792,16 +792,7 @@ fn baseline_seeds_run_side_by_side_and_are_logged_in_seed_order() {
     let dir = base.join("campaign");
     let survivor = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
     let c = Campaign::init(&dir, s, vec![survivor.clone()]).unwrap();
-    let stop = AtomicBool::new(false);
-    let o = RunOptions {
-        slots: 2,
-        cores: 2,
-        shard: (0, 1),
-        slot_dir: None,
-        stop: &stop,
-        progress: &|_| {},
-    };
-    campaign::run(&c, &o).unwrap();
+    stand_in::run_on(&c, 2, 2);
     let seeds: Vec<u64> = c
         .events()
         .unwrap()
@@ -836,17 +827,8 @@ fn with_all_seeds_a_mutants_seeds_run_on_the_cores_no_slot_holds() {
     let survivor = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
     let dir = base.join("campaign");
     let c = Campaign::init(&dir, s, vec![mi5.clone(), survivor.clone()]).unwrap();
-    let stop = AtomicBool::new(false);
     // one slot, three cores: each mutant's three seeds side by side
-    let o = RunOptions {
-        slots: 1,
-        cores: 3,
-        shard: (0, 1),
-        slot_dir: None,
-        stop: &stop,
-        progress: &|_| {},
-    };
-    campaign::run(&c, &o).unwrap();
+    stand_in::run_on(&c, 1, 3);
     let state = State::of(&c).unwrap();
     assert_eq!(state.status[&mi5.id], Status::Killed);
     assert_eq!(state.status[&survivor.id], Status::Survived);

@@ -186,6 +186,21 @@ pub fn run_all(c: &Campaign) -> usize {
     try_run_all(c).unwrap()
 }
 
+/// Runs the whole campaign here with `slots` slots on `cores` cores, no
+/// interruption; the mutants this call finished.
+pub fn run_on(c: &Campaign, slots: usize, cores: usize) -> usize {
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let o = RunOptions {
+        slots,
+        cores,
+        shard: (0, 1),
+        slot_dir: None,
+        stop: &stop,
+        progress: &|_| {},
+    };
+    campaign::run(c, &o).unwrap()
+}
+
 /// [`run_all`], its error kept.
 pub fn try_run_all(c: &Campaign) -> Result<usize, campaign::Error> {
     let stop = std::sync::atomic::AtomicBool::new(false);
