@@ -188,6 +188,7 @@ pub fn run_all(c: &Campaign) -> usize {
 
 /// Runs the whole campaign here with `slots` slots on `cores` cores, no
 /// interruption; the mutants this call finished.
+#[allow(dead_code)] // not every test crate that includes this module uses it
 pub fn run_on(c: &Campaign, slots: usize, cores: usize) -> usize {
     let stop = std::sync::atomic::AtomicBool::new(false);
     let o = RunOptions {
