@@ -551,7 +551,8 @@ fn search_path() -> Vec<PathBuf> {
 /// A note for a SCons build command that links with the default linker
 /// (GNU ld, the slowest): every mutant relinks the whole gem5 binary, and
 /// gem5's SCons takes `--linker=mold|lld|gold`; names those installed in
-/// `path` (docs/design/campaigns.md, "Builds", has the measurements).
+/// `path` (docs/design/campaigns.md §6, "Builds", has the measurements: a
+/// MESI_Two_Level mutant's rebuild 166 s with GNU ld, 49 s with mold).
 fn linker_advice(build: &str, path: &[PathBuf]) -> Option<String> {
     if !build.contains("scons") || build.contains("--linker") || build.contains("--gold-linker") {
         return None;
@@ -563,7 +564,8 @@ fn linker_advice(build: &str, path: &[PathBuf]) -> Option<String> {
         .collect();
     let mut note = String::from(
         "note: the build links with the default linker (GNU ld), and every mutant relinks \
-         gem5: gem5's SCons takes --linker=mold, lld or gold",
+         gem5 (a MESI_Two_Level mutant's rebuild: 166 s with GNU ld, 49 s with mold): \
+         gem5's SCons takes --linker=mold, lld or gold",
     );
     match installed.first() {
         Some(fast) => note.push_str(&format!(
