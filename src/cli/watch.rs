@@ -245,7 +245,12 @@ pub fn run(args: WatchArgs) -> i32 {
     let code = match watch.last_look() {
         Err(e) => {
             say!("memconform watch: {e}");
-            exit::INPUT_ERROR
+            // a violation seen while it ran stands (it is one of the run)
+            if reported {
+                exit::VIOLATION
+            } else {
+                exit::INPUT_ERROR
+            }
         }
         Ok(checked) => match first_violation(&checked) {
             Some((history, outcome)) => {
