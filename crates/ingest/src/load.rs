@@ -211,28 +211,32 @@ pub fn build(raw: &RawHistory, i: usize, path: &Path) -> Result<History, InputEr
 /// `check`) or the output of the SE-mode client (`gem5-configs/client`, even
 /// inside gem5's own output), recognised by content; `path` names it in errors.
 pub fn load_bytes(bytes: &[u8], path: &Path) -> Result<Vec<History>, InputError> {
-    parse_bytes(bytes, path)?
-        .iter()
+    build_all(&parse_bytes(bytes, path)?, path)
+}
+
+/// Every parsed history of `path`, validated (see [`build`]).
+fn build_all(raws: &[RawHistory], path: &Path) -> Result<Vec<History>, InputError> {
+    raws.iter()
         .enumerate()
         .map(|(i, raw)| build(raw, i, path))
         .collect()
+}
+
+/// A parse error of `path` as an input error at its position.
+fn parse_error(path: &Path) -> impl Fn(memconform_parsers::ParseError) -> InputError + '_ {
+    move |e| InputError {
+        file: path.to_path_buf(),
+        pos: Some(e.pos),
+        msg: e.msg,
+    }
 }
 
 /// The whole rounds of the SE client's output while the client is still
 /// writing it (see [`parse_client_prefix`]), validated, and where it stops.
 pub fn load_client_prefix(path: &Path) -> Result<(Vec<History>, Option<Unfinished>), InputError> {
     let bytes = open(path)?;
-    let (raws, unfinished) = parse_client_prefix(&bytes).map_err(|e| InputError {
-        file: path.to_path_buf(),
-        pos: Some(e.pos),
-        msg: e.msg,
-    })?;
-    let histories = raws
-        .iter()
-        .enumerate()
-        .map(|(i, raw)| build(raw, i, path))
-        .collect::<Result<_, _>>()?;
-    Ok((histories, unfinished))
+    let (raws, unfinished) = parse_client_prefix(&bytes).map_err(parse_error(path))?;
+    Ok((build_all(&raws, path)?, unfinished))
 }
 
 /// Parses the histories of `bytes` (a `.hist` file, axe traces or the
@@ -245,11 +249,7 @@ pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<Vec<RawHistory>, InputEr
     } else {
         parse_hist(bytes)
     };
-    parsed.map_err(|e| InputError {
-        file: path.to_path_buf(),
-        pos: Some(e.pos),
-        msg: e.msg,
-    })
+    parsed.map_err(parse_error(path))
 }
 
 #[cfg(test)]

@@ -528,8 +528,9 @@ fn greedy_sc(
 
 /// Runs one model and validates its certificate.
 /// `lanes` gives the history's lanes (computed on first use: only the
-/// sparse forms need them); `ticks`: try a timed run's store order by ticks
-/// first (off when it was tried already).
+/// sparse forms need them); `ticks`: try a witness shortcut first — a timed
+/// run's store order by ticks, a wide history's greedy SC interleaving —
+/// (off when the gradual pipeline tried it already).
 fn run<'a>(
     h: &History,
     lanes: &dyn Fn() -> &'a Lanes,
@@ -569,7 +570,8 @@ fn run<'a>(
             r.verdict = Verdict::Unknown;
             r.reason = Some(crate::budget::reason("time budget spent before this model"));
         } else {
-            let greedy = greedy_sc(h, m, opts, deadline);
+            // (the gradual pipeline tried it already when `ticks` is off)
+            let greedy = ticks.then(|| greedy_sc(h, m, opts, deadline)).flatten();
             let saturated = greedy.is_none();
             let d = if let Some(d) = greedy {
                 d
