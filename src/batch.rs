@@ -32,14 +32,24 @@ enum Job {
     Run,
 }
 
+/// One unit of a chunk, in input order: something to check, or an input
+/// that could not be read.
+enum Unit<'a> {
+    Check(&'a Path, Job),
+    Error(InputError),
+}
+
 /// Checks every history of `files` and hands each result to `sink` in input
 /// order, as soon as its chunk is done: histories are checked `chunk` at a
 /// time in parallel, so memory is bounded by the histories in flight, not the
-/// batch. `stop` (e.g. set by Ctrl-C) ends the batch after the current chunk;
-/// everything delivered before is complete. `shard = (k, n)`: only every
-/// n-th unit from the k-th is checked — a unit is a history of a file or a
-/// gem5 run, counted in input order across all files — so n processes
-/// with the same inputs check each unit once (`check --shard`).
+/// batch. With more than one worker, a thread of its own reads and builds
+/// the next chunk while the workers check this one (at most three chunks
+/// are held: one checked, one ready, one being read). `stop` (e.g. set by
+/// Ctrl-C) ends the batch after the current chunk; everything delivered
+/// before is complete. `shard = (k, n)`: only every n-th unit from the k-th
+/// is checked — a unit is a history of a file or a gem5 run, counted in
+/// input order across all files — so n processes with the same inputs
+/// check each unit once (`check --shard`).
 #[allow(clippy::too_many_arguments)]
 pub fn run_batch<'a>(
     files: &'a [PathBuf],
@@ -51,6 +61,61 @@ pub fn run_batch<'a>(
     stop: &AtomicBool,
     mut sink: impl FnMut(Item<'a>),
 ) {
+    let check = |unit: Unit<'a>| -> Vec<Item<'a>> {
+        match unit {
+            Unit::Check(file, Job::History(h)) => vec![Item::Checked(
+                file,
+                Box::new(check_history(*h, models, opts)),
+            )],
+            Unit::Check(file, Job::Run) => match check_run(file, models, opts, reading) {
+                Ok(cs) => cs
+                    .into_iter()
+                    .map(|c| Item::Checked(file, Box::new(c)))
+                    .collect(),
+                Err(e) => vec![Item::Error(e)],
+            },
+            Unit::Error(e) => vec![Item::Error(e)],
+        }
+    };
+    if rayon::current_num_threads() == 1 {
+        // one worker: read, check and deliver in turn, on this thread
+        produce(files, opts, chunk, shard, stop, |units| {
+            for unit in units {
+                check(unit).into_iter().for_each(&mut sink);
+            }
+            true
+        });
+        return;
+    }
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Unit<'a>>>(1);
+        scope.spawn(move || {
+            produce(files, opts, chunk, shard, stop, |units| {
+                tx.send(units).is_ok()
+            })
+        });
+        for units in rx {
+            let done: Vec<Vec<Item<'a>>> = units.into_par_iter().map(check).collect();
+            done.into_iter().flatten().for_each(&mut sink);
+            if stop.load(Ordering::Relaxed) {
+                // the reader sees `stop` too; what it sent after is dropped
+                break;
+            }
+        }
+    });
+}
+
+/// Reads `files` in order into chunks of units (this shard's histories and
+/// runs, and the inputs that could not be read, in place) and hands each
+/// to `send` until it returns false or `stop` is set.
+fn produce<'a>(
+    files: &'a [PathBuf],
+    opts: &Options,
+    chunk: usize,
+    shard: (usize, usize),
+    stop: &AtomicBool,
+    mut send: impl FnMut(Vec<Unit<'a>>) -> bool,
+) {
     let chunk = chunk.max(1);
     let mut unit = 0usize;
     let mut mine = || {
@@ -58,43 +123,28 @@ pub fn run_batch<'a>(
         unit += 1;
         m
     };
-    let flush = |pending: &mut Vec<(&'a Path, Job)>, sink: &mut dyn FnMut(Item<'a>)| {
-        let check = |(file, job): (&'a Path, Job)| match job {
-            Job::History(h) => (file, Ok(vec![check_history(*h, models, opts)])),
-            Job::Run => (file, check_run(file, models, opts, reading)),
-        };
-        // one worker: checked here, without handing the histories to it
-        let done: Vec<(&'a Path, Result<Vec<Checked>, InputError>)> =
-            if rayon::current_num_threads() == 1 {
-                pending.drain(..).map(check).collect()
-            } else {
-                pending.par_drain(..).map(check).collect()
-            };
-        for (file, result) in done {
-            match result {
-                Ok(cs) => cs
-                    .into_iter()
-                    .for_each(|c| sink(Item::Checked(file, Box::new(c)))),
-                Err(e) => sink(Item::Error(e)),
-            }
-        }
-    };
-    let mut pending: Vec<(&'a Path, Job)> = Vec::new();
+    let mut pending: Vec<Unit<'a>> = Vec::new();
     // about the bytes the histories in `pending` hold
     let mut held = 0u64;
+    let mut gone = false;
+    let mut flush = |pending: &mut Vec<Unit<'a>>, gone: &mut bool| {
+        if !pending.is_empty() && !*gone {
+            *gone = !send(std::mem::take(pending));
+        }
+        pending.clear();
+    };
     for file in files {
-        if stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) || gone {
             return;
         }
         if file.is_dir() {
             if mine() {
-                pending.push((file, Job::Run));
+                pending.push(Unit::Check(file, Job::Run));
             }
         } else {
             // checked whole, then parsed and validated a history at a time:
             // only the histories in flight are held (an invalid one is
-            // reported and skipped)
-            let mut stopped = false;
+            // reported in its place)
             let streamed = stream_file(file, opts.max_memory, |h| {
                 if !mine() {
                     return ControlFlow::Continue(());
@@ -102,48 +152,33 @@ pub fn run_batch<'a>(
                 match h {
                     Ok(h) => {
                         held = held.saturating_add(h.n() as u64 * HELD_PER_OP);
-                        pending.push((file.as_path(), Job::History(Box::new(h))));
+                        pending.push(Unit::Check(file.as_path(), Job::History(Box::new(h))));
                     }
-                    Err(e) => {
-                        flush(&mut pending, &mut sink);
-                        held = 0;
-                        sink(Item::Error(e));
-                    }
+                    Err(e) => pending.push(Unit::Error(e)),
                 }
                 // a chunk, or fewer large histories: what waits is bounded
                 // by the memory budget too
                 if pending.len() >= chunk || held > opts.max_memory {
                     held = 0;
-                    if stop.load(Ordering::Relaxed) {
-                        stopped = true;
+                    flush(&mut pending, &mut gone);
+                    if gone || stop.load(Ordering::Relaxed) {
                         return ControlFlow::Break(());
                     }
-                    flush(&mut pending, &mut sink);
                 }
                 ControlFlow::Continue(())
             });
-            if stopped {
-                return;
-            }
             if let Err(e) = streamed {
                 if mine() {
-                    flush(&mut pending, &mut sink);
-                    sink(Item::Error(e));
+                    pending.push(Unit::Error(e));
                 }
-                continue;
             }
         }
-        while pending.len() >= chunk {
-            if stop.load(Ordering::Relaxed) {
-                return;
-            }
-            let rest = pending.split_off(chunk);
-            flush(&mut pending, &mut sink);
+        if pending.len() >= chunk {
             held = 0;
-            pending = rest;
+            flush(&mut pending, &mut gone);
         }
     }
     if !stop.load(Ordering::Relaxed) {
-        flush(&mut pending, &mut sink);
+        flush(&mut pending, &mut gone);
     }
 }

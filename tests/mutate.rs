@@ -1248,3 +1248,57 @@ fn gem5_init_names_the_catalogue_bugs() {
     assert_eq!(o.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `mutate init --with-o3` adds every `needs:o3` mutant (send_evictions
+/// code) to a sample, once each; the sample's own mutants stay.
+#[test]
+fn gem5_init_adds_the_o3_mutants() {
+    let Some(gem5) = gem5_root() else { return };
+    let g = gem5.to_str().unwrap();
+    let base = temp_dir("init-o3");
+    let init = |name: &str, extra: &[&str]| {
+        let dir = base.join(name);
+        let mut args = vec![
+            "mutate",
+            "init",
+            dir.to_str().unwrap(),
+            "--gem5-root",
+            g,
+            "--protocol",
+            "MESI_Two_Level",
+            "--build",
+            "true",
+            "--gem5",
+            "build/X86_MESI_Two_Level/gem5.opt",
+            "--run",
+            "true",
+        ];
+        args.extend_from_slice(extra);
+        let o = memconform(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(dir.join("mutants.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect::<Vec<String>>()
+    };
+    let o3: Vec<String> = generate(&gem5, "MESI_Two_Level", &Options::default())
+        .unwrap()
+        .into_iter()
+        .filter(|m| m.class.split('+').any(|t| t == "needs:o3"))
+        .map(|m| m.id)
+        .collect();
+    assert!(o3.len() >= 5, "{o3:?}");
+    let sample = init("sample", &["--sample", "6", "--sample-seed", "3"]);
+    let with = init(
+        "with",
+        &["--sample", "6", "--sample-seed", "3", "--with-o3"],
+    );
+    for id in sample.iter().chain(&o3) {
+        assert_eq!(with.iter().filter(|w| *w == id).count(), 1, "{id}");
+    }
+    let expected: HashSet<&String> = sample.iter().chain(&o3).collect();
+    assert_eq!(with.len(), expected.len());
+    let _ = std::fs::remove_dir_all(&base);
+}

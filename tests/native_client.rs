@@ -228,9 +228,10 @@ fn native_v2_shapes_are_tso_and_fenced_sb_is_sc() {
         ("iriw", "IRIW", 4),
         ("wrc", "WRC", 3),
         ("2+2w", "2+2W", 2),
+        ("mp+sm", "MP+SM", 2),
         ("mix", "", 4),
     ];
-    let options: [&[(&str, &str)]; 5] = [
+    let options: [&[(&str, &str)]; 6] = [
         &[("fence", "none"), ("rmw", "none")],
         &[("fence", "mfence"), ("rmw", "none")],
         &[("fence", "none"), ("rmw", "xchg")],
@@ -244,6 +245,11 @@ fn native_v2_shapes_are_tso_and_fenced_sb_is_sc() {
             ("rmw", "random"),
             ("warm-up", "random"),
             ("place", "first"),
+        ],
+        &[
+            ("fence", "random"),
+            ("delay-chain", "0"),
+            ("delay-misses", "2"),
         ],
     ];
     let mut histories = 0usize;
@@ -293,7 +299,7 @@ fn native_v2_shapes_are_tso_and_fenced_sb_is_sc() {
         tso_failures.len(),
         tso_failures[0]
     );
-    assert_eq!(mix_shapes.len(), 7, "mix ran {mix_shapes:?}");
+    assert_eq!(mix_shapes.len(), 8, "mix ran {mix_shapes:?}");
 }
 
 /// Store buffering without fences or RMWs shows a non-SC outcome when the
@@ -344,7 +350,7 @@ fn bundled_v2_output_is_tso() {
     let verdicts = check_output("v2-mix-n4-s3.out", 3, 48, &out);
     let shapes: std::collections::BTreeSet<_> =
         verdicts.iter().filter_map(|v| v.shape.as_deref()).collect();
-    assert_eq!(shapes.len(), 7, "{shapes:?}");
+    assert_eq!(shapes.len(), 8, "{shapes:?}");
     for v in &verdicts {
         assert!(v.tso.is_none(), "{}", v.tso.as_deref().unwrap());
     }

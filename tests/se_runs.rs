@@ -142,3 +142,46 @@ fn an_o3_run_without_tso_ordering_violates_tso_and_gem5_ends_cleanly() {
         .any(|n| n.contains("needsTSO=false on 2 of 2 cores")));
     assert!(tso > 0, "no round violates TSO");
 }
+
+/// Catalogue bug ME-8 (gem5 6599dd87c8 undone: MESI_Two_Level's L1
+/// `transition(SM, Inv, IM)` without `forward_eviction_to_cpu`), rebuilt,
+/// on 2 O3 cores with the client's `mp+sm` shape: message passing whose
+/// reader upgrades x's line when the writer's store invalidates it. gem5
+/// ends cleanly with its configuration as clean as can be (`needsTSO` on);
+/// only a memory-model check sees the rounds whose reader read y's new
+/// value and then x's old one: TSO broken, and every one of them is MP+SM.
+#[test]
+fn an_o3_run_of_me8_violates_tso_in_mp_sm_rounds_and_gem5_ends_cleanly() {
+    let run = root().join("traces/se-o3-me8-n2-s1");
+    let r = memconform::gem5::open_run(&run).unwrap();
+    assert!(r.panic.is_none());
+    assert!(r.cpus.iter().all(|c| c.needs_tso == Some(true)));
+    let checked = check("se-o3-me8-n2-s1");
+    assert_eq!(checked.len(), 100);
+    let mut tso = 0;
+    for c in &checked {
+        assert_eq!(meta(c, "expected_model"), "tso");
+        assert_eq!(meta(c, "shape"), "MP+SM");
+        // message passing is PSO-legal: only TSO (and SC) can break
+        assert_eq!(verdict(c, Model::Pso), Verdict::Consistent);
+        if verdict(c, Model::Tso) == Verdict::Violation {
+            tso += 1;
+            assert!(counts(&c.history, Model::Tso));
+            // the reader: warm-up R(x,0), its store to z, R(y,2), R(x,0)
+            let reader = c
+                .history
+                .threads
+                .iter()
+                .find(|t| t.ops.len() == 4)
+                .expect("a reader of 4 operations");
+            let ops: Vec<String> = reader
+                .ops
+                .clone()
+                .map(|o| c.history.describe(o))
+                .map(|d| d.split_once(':').unwrap().1.to_string())
+                .collect();
+            assert_eq!(ops[2..], ["R(y,2)", "R(x,0)"], "{ops:?}");
+        }
+    }
+    assert_eq!(tso, 7, "this run's rounds that break TSO");
+}

@@ -49,6 +49,12 @@ fn a_violation_stops_the_run_that_would_go_on() {
     assert_eq!(record["stopped"], true, "{record}");
     assert_eq!(record["why"], "violation", "{record}");
     assert!(!record["model"].as_str().unwrap().is_empty(), "{record}");
+    // how soon after the violating line: within the whole watch
+    let within = record["stop_within_s"].as_f64().unwrap();
+    assert!(
+        within > 0.0 && within <= record["seconds"].as_f64().unwrap(),
+        "{record}"
+    );
     // the report is check's: the history, its violation and certificate
     assert!(stdout.contains("violation"), "{stdout}");
     // and the same violation as `check` finds in the finished run
@@ -66,6 +72,7 @@ fn a_clean_run_is_watched_to_its_end_and_checked_whole() {
     assert_eq!(record["stopped"], false, "{record}");
     assert_eq!(record["why"], "ended", "{record}");
     assert_eq!(record["exit_code"], 0, "{record}");
+    assert!(record["stop_within_s"].is_null(), "{record}");
     assert!(record["checks"].as_u64().unwrap() >= 1, "{record}");
     assert!(stdout.contains("no violation that counts"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -185,7 +185,7 @@ static const char USAGE[] =
     "  --threads N        threads, main included (1..%u; gem5 SE: -n N); required\n"
     "  --rounds R         rounds, one history each (default 1)\n"
     "  --seed S           seed of the programs (unsigned 64-bit, default 1)\n"
-    "  --shape SHAPE      random mp sb lb iriw wrc 2+2w mix (default mix)\n"
+    "  --shape SHAPE      random mp sb lb iriw wrc 2+2w mp+sm mix (default mix)\n"
     "  --place P          first: shape thread Pi on ti; random: anywhere,\n"
     "                     new each round (default random)\n"
     "  --sharing S        same-line, own-line, random (default random)\n"
@@ -196,6 +196,9 @@ static const char USAGE[] =
     "                     variable before a delayed load (default on)\n"
     "  --delay-chain N    dependent divisions before a delayed load, 0 = none\n"
     "                     (default 12)\n"
+    "  --delay-misses N   dependent loads of cold lines (0..4) before a delayed\n"
+    "                     load, each a trip to memory in one micro-op: a long\n"
+    "                     delay that leaves the core's window free (default 0)\n"
     "  --spin MAX         random spin of 0..MAX iterations before each thread's\n"
     "                     program (default 32)\n"
     "  --ops N            accesses per thread of a random round (default 4)\n"
@@ -313,7 +316,9 @@ static int main_v1(int argc, char **argv)
  * cache (so that the last load hits and can execute early).
  */
 
-enum { VX = 0, VY = 1 };
+/* x and y: the shape's variables; z: a third word on x's line (the MP+SM
+ * reader's store), never on y's line unless sharing is same-line. */
+enum { VX = 0, VY = 1, VZ = 2, NVARS = 3 };
 
 struct tacc {
     char kind;             /* 'R' or 'W' */
@@ -325,7 +330,7 @@ struct tacc {
 struct role {
     unsigned char n;    /* accesses */
     unsigned char warm; /* warm-up read of variable warm-1; 0: none */
-    struct tacc acc[2];
+    struct tacc acc[3];
 };
 
 struct shape {
@@ -339,7 +344,7 @@ struct shape {
 #define RD(v) {'R', v, 0, 0}
 #define RDELAY(v) {'R', v, 0, 1}
 
-enum { SH_RANDOM, SH_MP, SH_SB, SH_LB, SH_IRIW, SH_WRC, SH_2P2W, SH_COUNT, SH_MIX = SH_COUNT };
+enum { SH_RANDOM, SH_MP, SH_SB, SH_LB, SH_IRIW, SH_WRC, SH_2P2W, SH_MPSM, SH_COUNT, SH_MIX = SH_COUNT };
 
 static const struct shape shapes[SH_COUNT] = {
     [SH_RANDOM] = {"random", "RANDOM", 0, {{0}}}, /* every thread: --ops random accesses */
@@ -364,6 +369,14 @@ static const struct shape shapes[SH_COUNT] = {
     /* W(x,1) W(y,2) || W(y,3) W(x,4), final values observed after the round */
     [SH_2P2W] = {"2+2w", "2+2W", 2,
                  {{2, 0, {WR(VX, 1), WR(VY, 2)}}, {2, 0, {WR(VY, 3), WR(VX, 4)}}}},
+    /* [R(x)] W(x,1) W(y,2) || [R(x)] W(z,3) R(y)* R(x): MP whose reader holds
+     * x's line shared and is upgrading it (its store to z, on x's line) when
+     * the writer's store to x invalidates it: MESI_Two_Level's SM state. Both
+     * warm-up reads make the line shared (a lone reader would get it
+     * exclusive and its store would not upgrade). */
+    [SH_MPSM] = {"mp+sm", "MP+SM", 2,
+                 {{2, VX + 1, {WR(VX, 1), WR(VY, 2)}},
+                  {3, VX + 1, {WR(VZ, 3), RDELAY(VY), RD(VX)}}}},
 };
 
 /* How an access is executed. */
@@ -397,10 +410,10 @@ struct prog {
 
 /* One round. */
 struct round2 {
-    uint64_t final[2];
+    uint64_t final[2];      /* of x and y */
     unsigned char shape;
     unsigned char own_line; /* x and y on their own lines */
-    unsigned char used[2];  /* variable accessed in this round */
+    unsigned char used[NVARS]; /* variable accessed in this round */
     unsigned place[4];      /* thread of each shape thread (not random rounds) */
 };
 
@@ -419,7 +432,7 @@ static const char *const warm_names[] = {"on", "off", "random", NULL};
 static int opt_stream; /* --stream on: each round printed as it ends */
 static unsigned opt_shape = SH_MIX, opt_place = PLACE_RANDOM, opt_sharing = SHARE_RANDOM,
                 opt_fence = FENCE_NONE, opt_rmw = RMW_NONE, opt_warm = WARM_ON,
-                opt_chain = 12, opt_spin = 32;
+                opt_chain = 12, opt_spin = 32, opt_misses = 0;
 static unsigned slots; /* struct op2 per thread and round */
 static struct prog *progs; /* [round][thread] */
 static struct round2 *rounds2;
@@ -443,11 +456,17 @@ static size_t line_word(size_t k)
     return (k / usable * page_lines + 1 + k % usable) * line_words;
 }
 
-/* The words of x and y in round r: x on the round's first line, y beside it
- * (same-line) or on the second line (own-line). */
+/* Lines of one round: x's, y's, then one per --delay-misses load. */
+static size_t round_lines(void)
+{
+    return 2 + opt_misses;
+}
+
+/* The words of x, y and z in round r: x on the round's first line, y beside
+ * it (same-line) or on the second line (own-line), z always on x's line. */
 static volatile uint64_t *var_word(unsigned r, unsigned var)
 {
-    size_t k = (size_t)r * 2;
+    size_t k = (size_t)r * round_lines();
     if (var == VY && rounds2[r].own_line)
         return mem + line_word(k + 1);
     return mem + line_word(k) + var;
@@ -468,7 +487,8 @@ static void add_access(struct prog *p, uint64_t *rng, char kind, unsigned var, u
     unsigned rmw = locked_ok ? opt_rmw : RMW_NONE;
     if (rmw == RMW_RANDOM)
         rmw = kind == 'W' ? draw(rng, 3) : draw(rng, 2) * RMW_CMPXCHG;
-    struct op2 o = {.var = (uint8_t)var, .delayed = (uint8_t)(delayed && opt_chain > 0)};
+    struct op2 o = {.var = (uint8_t)var,
+                    .delayed = (uint8_t)(delayed && (opt_chain > 0 || opt_misses > 0))};
     if (kind == 'W') {
         o.value = value;
         o.kind = rmw == RMW_XCHG ? K_XCHG : rmw == RMW_CMPXCHG ? K_CASW : K_WRITE;
@@ -540,17 +560,80 @@ static void plan2(void)
     free(perm);
 }
 
+/* One division of the delay chain, kept by the compiler. */
+#define CHAIN_DIV                                                                                  \
+    do {                                                                                           \
+        d /= divisor;                                                                              \
+        __asm__ volatile("" : "+r"(d));                                                            \
+    } while (0)
+
 /* The delay chain: `n` dependent divisions of `d0` by `divisor` (both 1);
  * returns 0, which the compiler cannot know, so an address plus it depends on
- * the chain. */
+ * the chain. Up to 32 divisions are straight-line code entered by one jump
+ * (always the same target for a run's fixed `n`): no loop branch whose exit
+ * an O3 core could mispredict, which would squash the independent load after
+ * the delayed one and re-execute it late, hiding the very reordering the
+ * chain is there to allow. Longer chains loop over blocks of 32 first. */
 static inline size_t chain_offset(uint64_t d0, uint64_t divisor, unsigned n)
 {
     uint64_t d = d0;
-    for (unsigned k = 0; k < n; k++) {
-        d /= divisor;
-        __asm__ volatile("" : "+r"(d));
+    for (; n > 32; n -= 32)
+        for (unsigned k = 0; k < 32; k++)
+            CHAIN_DIV;
+    switch (n) {
+    case 32: CHAIN_DIV; /* fall through */
+    case 31: CHAIN_DIV; /* fall through */
+    case 30: CHAIN_DIV; /* fall through */
+    case 29: CHAIN_DIV; /* fall through */
+    case 28: CHAIN_DIV; /* fall through */
+    case 27: CHAIN_DIV; /* fall through */
+    case 26: CHAIN_DIV; /* fall through */
+    case 25: CHAIN_DIV; /* fall through */
+    case 24: CHAIN_DIV; /* fall through */
+    case 23: CHAIN_DIV; /* fall through */
+    case 22: CHAIN_DIV; /* fall through */
+    case 21: CHAIN_DIV; /* fall through */
+    case 20: CHAIN_DIV; /* fall through */
+    case 19: CHAIN_DIV; /* fall through */
+    case 18: CHAIN_DIV; /* fall through */
+    case 17: CHAIN_DIV; /* fall through */
+    case 16: CHAIN_DIV; /* fall through */
+    case 15: CHAIN_DIV; /* fall through */
+    case 14: CHAIN_DIV; /* fall through */
+    case 13: CHAIN_DIV; /* fall through */
+    case 12: CHAIN_DIV; /* fall through */
+    case 11: CHAIN_DIV; /* fall through */
+    case 10: CHAIN_DIV; /* fall through */
+    case 9: CHAIN_DIV; /* fall through */
+    case 8: CHAIN_DIV; /* fall through */
+    case 7: CHAIN_DIV; /* fall through */
+    case 6: CHAIN_DIV; /* fall through */
+    case 5: CHAIN_DIV; /* fall through */
+    case 4: CHAIN_DIV; /* fall through */
+    case 3: CHAIN_DIV; /* fall through */
+    case 2: CHAIN_DIV; /* fall through */
+    case 1: CHAIN_DIV; /* fall through */
+    default:
+        break;
     }
     return (size_t)(d - d0);
+}
+
+/* The --delay-misses loads of a round (`line`: its delay lines): each reads a word (0) of a line no
+ * one touched, at an address that depends on the previous one; returns 0
+ * (unknown to the compiler). Straight-line code, like the chain. */
+static inline size_t miss_offset(volatile uint64_t *const *line, unsigned n)
+{
+    size_t d = 0;
+    switch (n) {
+    case 4: d = line[3][d]; /* fall through */
+    case 3: d = line[2][d]; /* fall through */
+    case 2: d = line[1][d]; /* fall through */
+    case 1: d = line[0][d]; /* fall through */
+    default:
+        break;
+    }
+    return d;
 }
 
 static inline void full_fence(void)
@@ -564,7 +647,7 @@ static inline void full_fence(void)
 
 static void print_op(const struct op2 *o)
 {
-    const char v = o->var == VX ? 'x' : 'y';
+    const char v = "xyz"[o->var];
     switch (o->kind) {
     case K_FENCE:
         fputs(" F", stdout);
@@ -627,11 +710,14 @@ static void run2(unsigned thread)
 {
     unsigned sense = 0;
     const uint64_t dividend = chain_dividend, divisor = chain_divisor;
-    const unsigned chain = opt_chain;
+    const unsigned chain = opt_chain, misses = opt_misses;
     barrier(&sense); /* every thread has started */
     for (unsigned r = 0; r < nrounds; r++) {
         const struct prog *p = prog_of(r, thread);
-        volatile uint64_t *const w[2] = {var_word(r, VX), var_word(r, VY)};
+        volatile uint64_t *const w[NVARS] = {var_word(r, VX), var_word(r, VY), var_word(r, VZ)};
+        volatile uint64_t *dl[4];
+        for (unsigned j = 0; j < misses; j++)
+            dl[j] = mem + line_word((size_t)r * round_lines() + 2 + j);
         const unsigned n = p->n;
         struct op2 *o = p->ops;
         barrier(&sense);
@@ -640,7 +726,7 @@ static void run2(unsigned thread)
         for (unsigned i = 0; i < n; i++, o++) {
             volatile uint64_t *a = w[o->var];
             if (o->delayed)
-                a += chain_offset(dividend, divisor, chain);
+                a += chain_offset(dividend, divisor, chain) + miss_offset(dl, misses);
             switch (o->kind) {
             case K_READ:
                 o->value = __atomic_load_n(a, __ATOMIC_RELAXED);
@@ -684,6 +770,15 @@ static void run2(unsigned thread)
         }
     }
     barrier(&sense);
+}
+
+/* The header's delay-misses field, when there are any. */
+static const char *misses_field(void)
+{
+    static char field[32];
+    if (opt_misses)
+        snprintf(field, sizeof field, " delay-misses=%u", opt_misses);
+    return field;
 }
 
 static void *worker2(void *arg)
@@ -740,9 +835,10 @@ static int main_v2(int argc, char **argv)
         } else if (strcmp(name, "--seed") == 0) {
             seed = number(value, "--seed must be an unsigned 64-bit number", 0, UINT64_MAX);
         } else if (strcmp(name, "--shape") == 0) {
-            static const char *const names[] = {"random", "mp", "sb",  "lb", "iriw",
-                                                "wrc",    "2+2w", "mix", NULL};
-            opt_shape = choice(value, names, "--shape must be random, mp, sb, lb, iriw, wrc, 2+2w or mix");
+            static const char *const names[] = {"random", "mp",   "sb",    "lb",  "iriw",
+                                                "wrc",    "2+2w", "mp+sm", "mix", NULL};
+            opt_shape = choice(value, names,
+                               "--shape must be random, mp, sb, lb, iriw, wrc, 2+2w, mp+sm or mix");
         } else if (strcmp(name, "--place") == 0) {
             opt_place = choice(value, place_names, "--place must be first or random");
         } else if (strcmp(name, "--sharing") == 0) {
@@ -753,6 +849,8 @@ static int main_v2(int argc, char **argv)
             opt_rmw = choice(value, rmw_names, "--rmw must be none, xchg, cmpxchg or random");
         } else if (strcmp(name, "--warm-up") == 0) {
             opt_warm = choice(value, warm_names, "--warm-up must be on, off or random");
+        } else if (strcmp(name, "--delay-misses") == 0) {
+            opt_misses = (unsigned)number(value, "--delay-misses must be 0..4", 0, 4);
         } else if (strcmp(name, "--delay-chain") == 0) {
             opt_chain = (unsigned)number(value, "--delay-chain must be 0..100000", 0, 100000);
         } else if (strcmp(name, "--spin") == 0) {
@@ -780,10 +878,10 @@ static int main_v2(int argc, char **argv)
 
     long page = sysconf(_SC_PAGESIZE);
     page_lines = page >= 128 ? (size_t)page / 64 : 64;
-    slots = 5; /* warm-up + 2 accesses + 2 fences */
+    slots = 7; /* warm-up + 3 accesses (MP+SM) + a fence between each two */
     if (2 * nops - 1 > slots)
         slots = 2 * nops - 1;
-    size_t nlines = (size_t)nrounds * 2;
+    size_t nlines = (size_t)nrounds * round_lines();
     size_t npages = nlines / (page_lines - 1) + 1;
     size_t nprog = (size_t)nrounds * nthreads;
     if (npages > SIZE_MAX / 64 / page_lines || nprog > SIZE_MAX / sizeof(struct op2) / slots) {
@@ -813,11 +911,11 @@ static int main_v2(int argc, char **argv)
     setvbuf(stdout, buf, _IOFBF, sizeof buf);
     printf("# memconform-client v2 threads=%u rounds=%u seed=%" PRIu64
            " shape=%s place=%s sharing=%s fence=%s rmw=%s warm-up=%s delay-chain=%u"
-           " spin=%u ops=%u writes=%u%s\n",
+           " spin=%u ops=%u writes=%u%s%s\n",
            nthreads, nrounds, seed, opt_shape == SH_MIX ? "mix" : shapes[opt_shape].opt,
            place_names[opt_place], sharing_names[opt_sharing], fence_names[opt_fence],
            rmw_names[opt_rmw], warm_names[opt_warm], opt_chain, opt_spin, nops, write_pct,
-           opt_stream ? " stream=on" : "");
+           opt_stream ? " stream=on" : "", misses_field());
     if (opt_stream && fflush(stdout) != 0) {
         perror("memconform client: writing the history");
         return 1;

@@ -276,6 +276,11 @@ pub(crate) struct InitArgs {
     /// carries its name either way.
     #[arg(long)]
     pub with_catalogue: bool,
+    /// Every mutant tagged `needs:o3` too (edits of code guarded by
+    /// send_evictions, which only an O3 CPU exercises), beside the selected
+    /// ones: an O3 campaign's core, e.g. with a Tier-1 --sample.
+    #[arg(long, conflicts_with = "catalogue")]
+    pub with_o3: bool,
     /// Only these mutant ids (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub only: Vec<String>,
@@ -319,6 +324,15 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
             return exit::INPUT_ERROR;
         }
     };
+    let o3: Vec<memconform_mutate::Mutant> = if args.with_o3 {
+        mutants
+            .iter()
+            .filter(|m| m.class.split('+').any(|tag| tag == "needs:o3"))
+            .cloned()
+            .collect()
+    } else {
+        Vec::new()
+    };
     if !args.only.is_empty() {
         let unknown: Vec<&String> = args
             .only
@@ -347,6 +361,12 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         mutants.truncate(n);
         mutants.sort_by(|a, b| a.id.cmp(&b.id));
     }
+    for m in o3 {
+        if !mutants.iter().any(|g| g.id == m.id) {
+            mutants.push(m);
+        }
+    }
+    mutants.sort_by(|a, b| a.id.cmp(&b.id));
     if !args.catalogue {
         // name the catalogue's bugs wherever they appear; a protocol without
         // a catalogue, or one that does not resolve, names none

@@ -34,7 +34,9 @@ checked once more. A check starts only after DIR grew, and no sooner than twice 
 check's time after it: checking takes at most about a third of the machine.
 
 DIR/memconform-watch.json records what happened: whether the command was stopped and why, \
-the model and history of the violation, the checks made, the seconds.
+the model and history of the violation, the checks made, the seconds, and `stop_within_s`: \
+at most how long after the violating round's line reached DIR the command was stopped (from \
+the start of the last check that did not see it).
 
 Exit status as `check`: 0 every verdict of the whole run consistent, 1 a violation (the \
 command stopped or ended), 2 bad input (the run unreadable once the command ended) or a \
@@ -99,6 +101,11 @@ struct Record {
     exit_code: Option<i32>,
     checks: usize,
     seconds: f64,
+    /// When stopped at a violation: at most this many seconds passed from
+    /// the violating round's line reaching the run's files to the command's
+    /// end (from the start of the last check that did not see it, or of the
+    /// watch, to the stop's end).
+    stop_within_s: Option<f64>,
 }
 
 /// Runs `watch`; returns the exit code.
@@ -162,6 +169,7 @@ pub fn run(args: WatchArgs) -> i32 {
         exit_code: None,
         checks: 0,
         seconds: 0.0,
+        stop_within_s: None,
     };
     let mut reported = false;
     let mut status_line = String::new();
@@ -203,6 +211,8 @@ pub fn run(args: WatchArgs) -> i32 {
                 describe(&mut record, &checked[history], outcome);
                 if !args.no_stop {
                     stop(&mut child, group);
+                    record.stop_within_s =
+                        Some(watch.clean_since.unwrap_or(t).elapsed().as_secs_f64());
                     record.stopped = true;
                     record.why = "violation".into();
                     say!(

@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 
 use memconform_parsers::axe::{check_axe, looks_like_axe, parse_axe, AxeTraces};
 use memconform_parsers::client::{
-    looks_like_client, parse_client, parse_client_prefix, Unfinished,
+    looks_like_client, parse_client, parse_client_prefix, stream_client, Unfinished,
 };
 use memconform_parsers::file::FileBytes;
 use memconform_parsers::hist::{parse_hist, HistReader, RawHistory};
@@ -52,7 +52,8 @@ pub fn parse_file(path: &Path) -> Result<Vec<RawHistory>, InputError> {
 /// Hands each history of a file, validated (or why not, as [`build`] says),
 /// to `each` in order until `each` breaks: like [`load_file`], and a file
 /// with a syntax error gives none, only the error. Memory holds a few
-/// histories, not the file's: a `.hist` file past [`HELD_WHOLE`] bytes
+/// histories, not the file's: the client's output is checked whole, then
+/// handed out a round at a time ([`stream_client`]); a `.hist` file past [`HELD_WHOLE`] bytes
 /// (smaller ones are parsed once, whole) is read twice from disk,
 /// through [`HistReader`] — first checked whole, a history at a time, then
 /// read and validated a history at a time; an axe file is checked whole
@@ -70,7 +71,8 @@ pub fn stream_file(
         pos: Some(pos),
         msg,
     };
-    if sniff(path)? == Kind::Hist && !held_whole(path, max_memory) {
+    let kind = sniff(path)?;
+    if kind == Kind::Hist && !held_whole(path, max_memory) {
         let limit = history_text_limit(max_memory);
         let histories = || -> Result<_, InputError> {
             let file = std::fs::File::open(path).map_err(|e| cannot_read(path, e))?;
@@ -90,6 +92,15 @@ pub fn stream_file(
         return Ok(());
     }
     let bytes = open(path)?;
+    if kind == Kind::Client && !looks_like_axe(&bytes) && looks_like_client(&bytes) {
+        // a round at a time: a client run of 10^4 rounds is 10^4 histories
+        let mut i = 0;
+        return stream_client(&bytes, |raw| {
+            i += 1;
+            each(build(&raw, i - 1, path))
+        })
+        .map_err(parse_error(path));
+    }
     if !looks_like_axe(&bytes) {
         for (i, raw) in parse_bytes(&bytes, path)?.iter().enumerate() {
             if each(build(raw, i, path)).is_break() {
@@ -305,5 +316,44 @@ mod tests {
         assert_eq!(sniff(&p).unwrap(), Kind::Axe);
         let p = file("client.out", "gem5\n# memconform-client v1 threads=1 ops=1 words=1 seed=1 rounds=1 stride=1 writes=50\n");
         assert_eq!(sniff(&p).unwrap(), Kind::Client);
+    }
+
+    /// The client's output streams the histories `load_file` reads, in
+    /// order, with their metadata; a block with an error anywhere gives
+    /// none, only the error.
+    #[test]
+    fn client_output_streams_like_it_loads() {
+        let out = "gem5 says hello\n\
+# memconform-client v1 threads=2 ops=1 words=1 seed=1 rounds=2 stride=1 writes=50
+@name client-s1-r0
+@round 0
+t0: W(w0,0x1000000000001)
+t1: R(w0,0)
+---
+@name client-s1-r1
+@round 1
+t0: R(w0,0)
+t1: W(w0,0x2000000000001)
+# memconform-client end histories=2
+";
+        let p = file("two-rounds.out", out);
+        let whole = load_file(&p).unwrap();
+        let got: Vec<History> = streamed(&p)
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(got.len(), 2);
+        for (a, b) in whole.iter().zip(&got) {
+            assert_eq!((a.index, &a.name, a.n()), (b.index, &b.name, b.n()));
+            assert_eq!(a.meta, b.meta);
+        }
+        // the end line disagrees: an error, no history handed out
+        let p = file("bad-end.out", &out.replace("histories=2", "histories=3"));
+        let e = streamed(&p).unwrap_err();
+        assert_eq!(e.pos.unwrap().line, 12);
+        // the second round breaks its header: the first is not handed out
+        let p = file("bad-round.out", &out.replace("@round 1", "@round 7"));
+        assert!(streamed(&p).is_err());
     }
 }

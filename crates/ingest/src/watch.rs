@@ -37,6 +37,9 @@ pub struct Watch {
     last: Option<(Instant, Duration)>,
     /// Checks made so far.
     pub checks: usize,
+    /// When the last check that found nothing that counts began (its
+    /// reading of the run: what was written later, it did not see).
+    pub clean_since: Option<Instant>,
 }
 
 /// What one look at the run found.
@@ -74,6 +77,7 @@ impl Watch {
             seen: None,
             last: None,
             checks: 0,
+            clean_since: None,
         }
     }
 
@@ -120,7 +124,11 @@ impl Watch {
         match checked {
             Ok(checked) => {
                 self.checks += 1;
-                judged(checked)
+                let look = judged(checked);
+                if matches!(look, Look::Checked { .. }) {
+                    self.clean_since = Some(t);
+                }
+                look
             }
             Err(e) => Look::NotYet(e.to_string()),
         }

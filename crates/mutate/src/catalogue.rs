@@ -211,11 +211,18 @@ pub const ENTRIES: &[Entry] = &[
 
 /// The catalogue's configuration bugs: gem5 parameters that break what a
 /// configuration promises, set at run time (`--param`), no rebuild.
-pub const CONFIG_ENTRIES: &[(&str, &str, &str)] = &[(
-    "CF-1",
-    "system.cpu[:].needsTSO=False",
-    "gem5 b884fcf412 undone: the O3 load queue no longer squashes a load whose line another core takes; message passing breaks x86-TSO (an SE run on X86O3CPU; testers never see it)",
-)];
+pub const CONFIG_ENTRIES: &[(&str, &str, &str)] = &[
+    (
+        "CF-1",
+        "system.cpu[:].needsTSO=False",
+        "gem5 b884fcf412 undone: the O3 load queue no longer squashes a load whose line another core takes; message passing breaks x86-TSO (an SE run on X86O3CPU; testers never see it)",
+    ),
+    (
+        "CF-2",
+        "system.ruby.l1_cntrl0.send_evictions=False",
+        "CPU 0's L1 no longer tells its core when a line leaves (every forward_eviction_to_cpu of one L1 at once): its O3 loads that ran early keep stale values; x86-TSO broken (an SE run on X86O3CPU with Ruby; testers never see it)",
+    ),
+];
 
 /// The configuration bugs as named mutants (for runs of se.py: the Ruby
 /// testers' scripts take no `--param`).

@@ -60,6 +60,8 @@
 //! `.hist` key, `=`, a value without `#` or control characters. Positions are
 //! those of the whole input.
 
+use std::ops::ControlFlow;
+
 use crate::hist::{is_name, HistReader, RawHistory, RawOp, RawOpKind, RawThread};
 use crate::{ParseError, Pos};
 
@@ -93,7 +95,7 @@ const REQUIRED_V2: [&str; 13] = [
 pub struct Access {
     /// A write (else a read).
     pub write: bool,
-    /// `x` or `y`.
+    /// `x` or `y` (or `z`, a word on x's line: shape MP+SM).
     pub var: &'static str,
     /// The value written (writes).
     pub value: u64,
@@ -103,7 +105,7 @@ pub struct Access {
 #[derive(Debug, Clone, Copy)]
 pub struct Role {
     /// The variable of the optional warm-up read before the accesses (the
-    /// threads whose first access is the delayed load).
+    /// threads with a delayed load, and MP+SM's writer).
     pub warm: Option<&'static str>,
     pub accesses: &'static [Access],
 }
@@ -140,7 +142,7 @@ const fn role(warm: Option<&'static str>, accesses: &'static [Access]) -> Role {
 }
 
 /// The v2 shapes, as the client runs them (`gem5-configs/client/client.c`).
-pub const SHAPES: [Shape; 7] = [
+pub const SHAPES: [Shape; 8] = [
     Shape {
         name: "random",
         tag: "RANDOM",
@@ -197,6 +199,17 @@ pub const SHAPES: [Shape; 7] = [
             role(None, &[w("y", 3), w("x", 4)]),
         ],
     },
+    // MP whose reader upgrades x's line (its store to z, a word on x's line)
+    // as the writer's store to x invalidates it; both warm-up reads share
+    // the line (MESI_Two_Level's SM state; catalogue ME-8).
+    Shape {
+        name: "mp+sm",
+        tag: "MP+SM",
+        roles: &[
+            role(Some("x"), &[w("x", 1), w("y", 2)]),
+            role(Some("x"), &[w("z", 3), r("y"), r("x")]),
+        ],
+    },
 ];
 
 /// Whether `src` holds client output: some line starts with
@@ -245,13 +258,40 @@ fn parse_blocks(
     src: &[u8],
     partial: bool,
 ) -> Result<(Vec<RawHistory>, Option<Unfinished>), ParseError> {
+    let mut histories = Vec::new();
+    let unfinished = blocks(src, partial, &mut |h| {
+        histories.push(h);
+        ControlFlow::Continue(())
+    })?;
+    Ok((histories, unfinished))
+}
+
+/// [`parse_client`] a history at a time: hands each of `src`'s histories,
+/// checked and with its header's metadata, to `each` in order until `each`
+/// breaks. Memory holds one history, not the file's; output with an error
+/// anywhere gives none, only the error (`src` is read twice: checked whole,
+/// then handed out).
+pub fn stream_client(
+    src: &[u8],
+    mut each: impl FnMut(RawHistory) -> ControlFlow<()>,
+) -> Result<(), ParseError> {
+    blocks(src, false, &mut |_| ControlFlow::Continue(()))?;
+    blocks(src, false, &mut each).map(|_| ())
+}
+
+/// Walks the blocks of `src`, handing each history to `each` (until it
+/// breaks); with `partial`, the last block may be unfinished.
+fn blocks(
+    src: &[u8],
+    partial: bool,
+    each: &mut dyn FnMut(RawHistory) -> ControlFlow<()>,
+) -> Result<Option<Unfinished>, ParseError> {
     // a line still being written is not read
     let src = match (partial, src.iter().rposition(|&b| b == b'\n')) {
         (false, _) => src,
         (true, Some(i)) => &src[..=i],
         (true, None) => &[],
     };
-    let mut histories = Vec::new();
     let mut open: Option<Header> = None;
     let mut blocks = 0usize;
     for (index, span, line) in lines(src) {
@@ -272,11 +312,10 @@ fn parse_blocks(
             let end_at = Pos { line: line_no, col };
             let stated = end_fields(fields, line_no, PREFIX.len() + END.len())?;
             blocks += 1;
-            histories.extend(block(
-                &src[header.body..span.start],
-                &header,
-                Some((end_at, stated)),
-            )?);
+            let body = &src[header.body..span.start];
+            if closed_block(body, &header, end_at, stated, each)?.is_break() {
+                return Ok(None);
+            }
         } else {
             if let Some(h) = &open {
                 return Err(error(
@@ -302,14 +341,18 @@ fn parse_blocks(
             });
         }
         let body = &src[h.body.min(src.len())..];
-        let whole = block(body, &h, None)?;
+        let whole = unfinished_block(body, &h)?;
         let unfinished = Unfinished {
             header: h.pos,
             rounds_seen: whole.len() as u64,
             rounds: h.rounds,
         };
-        histories.extend(whole);
-        return Ok((histories, Some(unfinished)));
+        for history in whole {
+            if each(history).is_break() {
+                break;
+            }
+        }
+        return Ok(Some(unfinished));
     }
     if blocks == 0 {
         return Err(error(
@@ -318,7 +361,7 @@ fn parse_blocks(
             "no `# memconform-client v1|v2` header line: not client output",
         ));
     }
-    Ok((histories, None))
+    Ok(None)
 }
 
 /// A parsed header line.
@@ -606,102 +649,130 @@ fn end_fields(fields: &str, line_no: u32, base: usize) -> Result<Option<u64>, Pa
     Ok(stated)
 }
 
-/// Parses and checks the histories of one block: `body` holds its lines
-/// between the header and the end line; `end` is the position of `end` on
-/// the end line and its `histories` count. Without an end (a block still
-/// being written, cut at a line's end) the last history is left out unless
-/// it has all its threads, and fewer histories than the header's rounds
-/// are no error.
-fn block(
+/// Parses and checks the histories of a closed block, a history at a time:
+/// `body` holds its lines between the header and the end line, `end` is the
+/// position of `end` on the end line and `stated` its `histories` count.
+/// Each history goes to `each` once checked (so an error may come after
+/// some were handed out: [`stream_client`] checks first).
+fn closed_block(
     body: &[u8],
     header: &Header,
-    end: Option<(Pos, Option<u64>)>,
-) -> Result<Vec<RawHistory>, ParseError> {
-    let offset = header.pos.line;
+    end: Pos,
+    stated: Option<u64>,
+    each: &mut dyn FnMut(RawHistory) -> ControlFlow<()>,
+) -> Result<ControlFlow<()>, ParseError> {
+    let meta = header_meta(header);
     // numbered as lines of the whole input (errors name earlier lines too)
-    let mut histories = HistReader::new(body)
-        .first_line(offset + 1)
-        .collect::<Result<Vec<_>, _>>()?;
-    let Some((end, stated)) = end else {
-        if histories
-            .last()
-            .is_some_and(|h| (h.threads.len() as u64) < header.threads)
-        {
-            histories.pop();
+    let mut count = 0u64;
+    for h in HistReader::new(body).first_line(header.pos.line + 1) {
+        let h = h?;
+        if count == header.rounds {
+            return Err(more_rounds(&h, header));
         }
-        if histories.len() as u64 > header.rounds {
-            return Err(ParseError {
-                pos: histories[header.rounds as usize].pos,
-                msg: format!(
-                    "the client header at {} announces rounds={}, the block holds more histories",
-                    header.pos, header.rounds
-                ),
-            });
+        let h = checked(h, count as usize, header, &meta)?;
+        count += 1;
+        if each(h).is_break() {
+            return Ok(ControlFlow::Break(()));
         }
-        return checked_block(histories, header);
-    };
-    let end_pos = Pos {
-        line: end.line,
-        col: 1,
-    };
+    }
     if let Some(n) = stated {
-        if n != histories.len() as u64 {
+        if n != count {
             return Err(ParseError {
                 pos: Pos {
                     line: end.line,
                     col: end.col + to_u32(END.len() + 1),
                 },
-                msg: format!(
-                    "the client end line says {n} histories, the block holds {}",
-                    histories.len()
-                ),
+                msg: format!("the client end line says {n} histories, the block holds {count}"),
             });
         }
     }
-    if histories.len() as u64 != header.rounds {
+    if count != header.rounds {
         return Err(ParseError {
-            pos: end_pos,
+            pos: Pos {
+                line: end.line,
+                col: 1,
+            },
             msg: format!(
-                "the client header at {} announces rounds={}, the block holds {} histories",
-                header.pos,
-                header.rounds,
-                histories.len()
+                "the client header at {} announces rounds={}, the block holds {count} histories",
+                header.pos, header.rounds
             ),
         });
     }
-    checked_block(histories, header)
+    Ok(ControlFlow::Continue(()))
 }
 
-/// Checks a block's histories against its header and gives each the
-/// header's metadata.
-fn checked_block(
-    mut histories: Vec<RawHistory>,
-    header: &Header,
-) -> Result<Vec<RawHistory>, ParseError> {
+/// The whole, checked histories of a block still being written (cut at a
+/// line's end, no end line): the last history is left out unless it has
+/// all its threads, and fewer histories than the header's rounds are no
+/// error.
+fn unfinished_block(body: &[u8], header: &Header) -> Result<Vec<RawHistory>, ParseError> {
+    let mut histories = HistReader::new(body)
+        .first_line(header.pos.line + 1)
+        .collect::<Result<Vec<_>, _>>()?;
+    if histories
+        .last()
+        .is_some_and(|h| (h.threads.len() as u64) < header.threads)
+    {
+        histories.pop();
+    }
+    if histories.len() as u64 > header.rounds {
+        return Err(more_rounds(&histories[header.rounds as usize], header));
+    }
+    let meta = header_meta(header);
+    histories
+        .into_iter()
+        .enumerate()
+        .map(|(round, h)| checked(h, round, header, &meta))
+        .collect()
+}
+
+/// The error for a history past the header's `rounds`.
+fn more_rounds(h: &RawHistory, header: &Header) -> ParseError {
+    ParseError {
+        pos: h.pos,
+        msg: format!(
+            "the client header at {} announces rounds={}, the block holds more histories",
+            header.pos, header.rounds
+        ),
+    }
+}
+
+/// The metadata every history of a block gets: `source=client`, the
+/// header's fields, `cpus`.
+fn header_meta(header: &Header) -> Vec<(String, String, Pos)> {
     let mut meta = vec![("source".to_owned(), "client".to_owned(), header.pos)];
     meta.extend(header.fields.iter().cloned());
     if header.field("cpus").is_none() {
         let (_, threads, at) = header.field("threads").expect("required field");
         meta.push(("cpus".to_owned(), threads.clone(), *at));
     }
-    for (round, h) in histories.iter_mut().enumerate() {
-        check_round(h, round)?;
-        check_threads(h, header.threads)?;
-        match &header.format {
-            Format::V1 { ops, words } => check_v1(h, *ops, *words)?,
-            Format::V2(v2) => check_v2(h, header.threads, v2)?,
-        }
-        let own = std::mem::take(&mut h.meta);
-        // a v2 history restates `shape`, `place` and `sharing` for itself
-        let mut merged: Vec<_> = meta
-            .iter()
-            .filter(|(k, _, _)| !own.iter().any(|(o, _, _)| o == k))
-            .cloned()
-            .collect();
-        merged.extend(own);
-        h.meta = merged;
+    meta
+}
+
+/// Checks history `round` of a block against its header and gives it the
+/// header's metadata (`meta`, see [`header_meta`]).
+fn checked(
+    mut h: RawHistory,
+    round: usize,
+    header: &Header,
+    meta: &[(String, String, Pos)],
+) -> Result<RawHistory, ParseError> {
+    check_round(&h, round)?;
+    check_threads(&h, header.threads)?;
+    match &header.format {
+        Format::V1 { ops, words } => check_v1(&h, *ops, *words)?,
+        Format::V2(v2) => check_v2(&h, header.threads, v2)?,
     }
-    Ok(histories)
+    let own = std::mem::take(&mut h.meta);
+    // a v2 history restates `shape`, `place` and `sharing` for itself
+    let mut merged: Vec<_> = meta
+        .iter()
+        .filter(|(k, _, _)| !own.iter().any(|(o, _, _)| o == k))
+        .cloned()
+        .collect();
+    merged.extend(own);
+    h.meta = merged;
+    Ok(h)
 }
 
 /// Checks a history's `@round` line: its index in the block.
@@ -1785,6 +1856,44 @@ t3:
             9,
             5,
             "`t1` is not in `@place`",
+        );
+    }
+
+    /// MP+SM (the reader's store to z, a word of x's line; both threads'
+    /// warm-up reads) as a gem5 run of ME-8 printed it: parses, with
+    /// `delay-misses` as metadata; a reader without its store is an error.
+    #[test]
+    fn parses_mp_sm_rounds() {
+        const MPSM: &str = "\
+# memconform-client v2 threads=2 rounds=1 seed=1 shape=mp+sm place=random sharing=own-line fence=none rmw=none warm-up=on delay-chain=0 spin=32 ops=4 writes=50 delay-misses=2
+@name client-s1-r0
+@round 0
+@shape MP+SM
+@place t1 t0
+@sharing own-line
+@final x=1 y=2
+t0: R(x,0) W(z,3) R(y,2) R(x,0)
+t1: R(x,0) W(x,1) W(y,2)
+# memconform-client end histories=1
+";
+        let hs = parse_client(MPSM.as_bytes()).unwrap();
+        assert_eq!(hs.len(), 1);
+        assert!(hs[0]
+            .meta
+            .iter()
+            .any(|(k, v, _)| k == "delay-misses" && v == "2"));
+        assert_eq!(hs[0].threads[0].ops.len(), 4);
+        err_at(
+            &MPSM.replace("t0: R(x,0) W(z,3) R(y,2)", "t0: R(x,0) R(y,2)"),
+            8,
+            1,
+            "has 3 accesses, expected 4",
+        );
+        err_at(
+            &MPSM.replace("t0: R(x,0) W(z,3)", "t0: R(x,0) W(x,3)"),
+            8,
+            12,
+            "expected W(z,3)",
         );
     }
 

@@ -17,7 +17,11 @@ impl FileBytes {
     pub fn open(path: &Path) -> io::Result<FileBytes> {
         regular(path)?;
         let mut file = File::open(path)?;
-        let mut buf = Vec::new();
+        // one allocation of the file's size: growing by doubling leaves
+        // every smaller buffer behind, and mimalloc keeps freed huge blocks
+        // (a 108 MB client output peaked at 604 MB that way, 116 MB this way)
+        let size = file.metadata().map_or(0, |m| m.len());
+        let mut buf = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
         file.read_to_end(&mut buf)?;
         Ok(FileBytes(buf))
     }
