@@ -882,6 +882,17 @@ impl Slot {
         fs::write(&m, what.as_bytes()).map_err(|e| io_err(&m, e))
     }
 
+    /// A copy of the slot's binary for mutant `id`'s runs while the slot
+    /// builds on (inside the slot, so a command run at the user's path sees
+    /// it too): its path relative to the slot.
+    fn keep_binary(&self, c: &Campaign, id: &str) -> Result<PathBuf, Error> {
+        let from = self.root.join(&c.settings.gem5);
+        let rel = PathBuf::from(format!(".git/memconform-run-{id}.gem5"));
+        let to = self.root.join(&rel);
+        fs::copy(&from, &to).map_err(|e| io_err(&to, e))?;
+        Ok(rel)
+    }
+
     /// Whether the slot's last successful build was of the base itself
     /// (what a configuration mutant runs).
     fn built_base(&self) -> bool {
@@ -1096,7 +1107,7 @@ fn run_command(
         // the group may be gone already: nothing to signal then
         let _ = nix::sys::signal::killpg(pgid, sig);
     };
-    let mut next_look = Instant::now() + std::time::Duration::from_secs(1);
+    let mut next_look = Instant::now() + WATCH_INTERVAL;
     loop {
         if let Some(status) = child.try_wait().map_err(|e| err(e.to_string()))? {
             let secs = t.elapsed().as_secs_f64();
@@ -1109,7 +1120,7 @@ fn run_command(
             });
         }
         if let Some(w) = watch.as_deref_mut().filter(|_| Instant::now() >= next_look) {
-            next_look = Instant::now() + std::time::Duration::from_secs(1);
+            next_look = Instant::now() + WATCH_INTERVAL;
             if let memconform_ingest::watch::Look::Violation { .. } = w.look() {
                 let secs = t.elapsed().as_secs_f64();
                 kill(nix::sys::signal::Signal::SIGTERM);
@@ -1156,6 +1167,11 @@ fn run_command(
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// How often a watched run (`stop_at_violation`) is looked at: as
+/// `memconform watch`'s default (a stop comes within about this much of the
+/// violating round's line; each check waits twice the last check's time).
+const WATCH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The run command with its placeholders filled, each value one shell
 /// word (quoted where it must be: a campaign path with a space works).
@@ -1438,26 +1454,93 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                         return;
                     }
                 };
-                loop {
-                    if o.stop.load(Ordering::Relaxed) {
-                        return;
+                let here = Here { slot: &slot, cores };
+                // a mutant's end: counted; false ends the slot (stopped, failed)
+                let report = |r: Result<bool, Error>| match r {
+                    Ok(true) => {
+                        finished.fetch_add(1, Ordering::Relaxed);
+                        true
                     }
-                    let Some(m) = queue.lock().expect("lock").next() else {
-                        return;
-                    };
-                    let here = Here { slot: &slot, cores };
-                    match run_mutant(c, &here, m, models, clean, covered.as_ref(), limit, log, o) {
-                        Ok(true) => {
-                            finished.fetch_add(1, Ordering::Relaxed);
+                    Ok(false) => false,
+                    Err(e) => {
+                        *failure.lock().expect("lock") = Some(e);
+                        o.stop.store(true, Ordering::Relaxed);
+                        false
+                    }
+                };
+                std::thread::scope(|behind| {
+                    // the previous mutant's runs, going on (on a core of
+                    // their own, from a copy of its binary) while this slot
+                    // builds the next mutant
+                    let mut running: Option<
+                        std::thread::ScopedJoinHandle<'_, Result<bool, Error>>,
+                    > = None;
+                    let join =
+                        |h: Option<std::thread::ScopedJoinHandle<'_, Result<bool, Error>>>| {
+                            h.is_none_or(|h| {
+                                report(h.join().unwrap_or_else(|_| Err(err("a run panicked"))))
+                            })
+                        };
+                    loop {
+                        if o.stop.load(Ordering::Relaxed) {
+                            break;
                         }
-                        Ok(false) => return, // stopped
-                        Err(e) => {
-                            *failure.lock().expect("lock") = Some(e);
-                            o.stop.store(true, Ordering::Relaxed);
+                        let Some(m) = queue.lock().expect("lock").next() else {
+                            break;
+                        };
+                        let prepared = prepare_mutant(c, &here, m, covered.as_ref(), log, o);
+                        if !join(running.take()) {
                             return;
                         }
+                        let built = match prepared {
+                            Err(e) => {
+                                report(Err(e));
+                                break;
+                            }
+                            Ok(Prepared::Finished(done)) => {
+                                if report(Ok(done)) {
+                                    continue;
+                                }
+                                break;
+                            }
+                            Ok(Prepared::Built) => m,
+                        };
+                        if cores.try_take(1) == 0 {
+                            // no spare core: the runs here, then the next build
+                            if !report(run_built(
+                                c, &here, None, built, models, clean, limit, log, o,
+                            )) {
+                                break;
+                            }
+                            continue;
+                        }
+                        let bin = match slot.keep_binary(c, &built.id) {
+                            Ok(bin) => bin,
+                            Err(e) => {
+                                cores.give(1);
+                                report(Err(e));
+                                break;
+                            }
+                        };
+                        running = Some(behind.spawn(move || {
+                            let r = run_built(
+                                c,
+                                &here,
+                                Some(&bin),
+                                built,
+                                models,
+                                clean,
+                                limit,
+                                log,
+                                o,
+                            );
+                            let _ = fs::remove_file(here.slot.root.join(&bin));
+                            cores.give(1);
+                            r
+                        }));
                     }
-                }
+                    join(running.take());
+                });
             });
         }
     });
@@ -1544,7 +1627,7 @@ fn run_baseline(
     // built yet), logged in seed order
     let dir = &dir;
     for group in s.seeds.chunks(o.cores.max(o.slots).max(1)) {
-        let runs = run_seeds(c, slot, "baseline", &[], group, dir, models, limit, o);
+        let runs = run_seeds(c, slot, None, "baseline", &[], group, dir, models, limit, o);
         for (&seed, run) in group.iter().zip(runs) {
             let Some(mut run) = run? else {
                 return Ok(out);
@@ -1571,6 +1654,7 @@ fn run_baseline(
 fn run_seed(
     c: &Campaign,
     slot: &Slot,
+    bin: Option<&Path>,
     mutant: &str,
     params: &[String],
     seed: u64,
@@ -1588,7 +1672,7 @@ fn run_seed(
     let root = slot.seen_root()?;
     let command = fill(
         &c.settings.run,
-        &root.join(&c.settings.gem5),
+        &bin.map_or_else(|| root.join(&c.settings.gem5), |b| root.join(b)),
         &root,
         &outdir,
         seed,
@@ -1639,6 +1723,7 @@ fn run_seed(
 fn run_seeds(
     c: &Campaign,
     slot: &Slot,
+    bin: Option<&Path>,
     mutant: &str,
     params: &[String],
     group: &[u64],
@@ -1649,14 +1734,16 @@ fn run_seeds(
 ) -> Vec<Result<Option<Run>, Error>> {
     if let [seed] = group {
         return vec![run_seed(
-            c, slot, mutant, params, *seed, dir, models, limit, o,
+            c, slot, bin, mutant, params, *seed, dir, models, limit, o,
         )];
     }
     std::thread::scope(|scope| {
         let running: Vec<_> = group
             .iter()
             .map(|&seed| {
-                scope.spawn(move || run_seed(c, slot, mutant, params, seed, dir, models, limit, o))
+                scope.spawn(move || {
+                    run_seed(c, slot, bin, mutant, params, seed, dir, models, limit, o)
+                })
             })
             .collect();
         running
@@ -1682,6 +1769,7 @@ impl Drop for Taken<'_> {
 }
 
 /// Where a mutant runs: its slot, and the campaign's cores.
+#[derive(Clone, Copy)]
 struct Here<'a> {
     slot: &'a Slot,
     cores: &'a Cores,
@@ -1741,21 +1829,28 @@ fn finish_early(
     Ok(true)
 }
 
-/// Patches, builds and runs one mutant (none of it when the baseline never
-/// reaches its edit: `no_coverage`); logs each step. `Ok(false)` when
-/// stopped before its end (it will start again on resume).
+/// What [`prepare_mutant`] left: a mutant done (no coverage, unviable:
+/// `Ok(true)`; stopped: `Ok(false)`), or one built in the slot, its runs to
+/// come.
+enum Prepared {
+    Finished(bool),
+    Built,
+}
+
+/// Patches and builds one mutant (none of it when the baseline never
+/// reaches its edit: `no_coverage`); logs each step.
 #[allow(clippy::too_many_arguments)]
-fn run_mutant(
+fn prepare_mutant(
     c: &Campaign,
     here: &Here<'_>,
     m: &Mutant,
-    models: &[Model],
-    seeds: &[u64],
     covered: Option<&BTreeSet<String>>,
-    limit: u64,
     log: &Log,
     o: &RunOptions<'_>,
-) -> Result<bool, Error> {
+) -> Result<Prepared, Error> {
+    let finish_early = |log: &Log, o: &RunOptions<'_>, m: &Mutant, st: Status, why: &str| {
+        finish_early(log, o, m, st, why).map(Prepared::Finished)
+    };
     if covered.is_some_and(|cov| !coverage::covered(m.fires.as_deref(), cov)) {
         return finish_early(
             log,
@@ -1803,7 +1898,7 @@ fn run_mutant(
             None,
         )?;
         if stopped {
-            return Ok(false);
+            return Ok(Prepared::Finished(false));
         }
         if code != Some(0) {
             log.push(&Event::Built {
@@ -1843,7 +1938,7 @@ fn run_mutant(
         )?
     };
     if stopped {
-        return Ok(false);
+        return Ok(Prepared::Finished(false));
     }
     if timed_out {
         // not a verdict on the mutant: it is `unknown`, with the reason
@@ -1889,6 +1984,29 @@ fn run_mutant(
             &format!("unviable (build exit {code:?})"),
         );
     }
+    Ok(Prepared::Built)
+}
+
+/// Runs a built mutant's seeds (until the first kill; every seed with
+/// `all_seeds`) and logs each run and the mutant's end. `bin`: a copy of
+/// the mutant's binary in the slot the runs use while the slot builds the
+/// next mutant (else the slot's own build). `Ok(false)` when stopped before
+/// its end (it will start again on resume).
+#[allow(clippy::too_many_arguments)]
+fn run_built(
+    c: &Campaign,
+    here: &Here<'_>,
+    bin: Option<&Path>,
+    m: &Mutant,
+    models: &[Model],
+    seeds: &[u64],
+    limit: u64,
+    log: &Log,
+    o: &RunOptions<'_>,
+) -> Result<bool, Error> {
+    let s = &c.settings;
+    let slot = here.slot;
+    let dir = c.dir.join("runs").join(&m.id);
     let mut status = Status::Survived;
     let mut next = 0;
     let mut done = false;
@@ -1901,7 +2019,9 @@ fn run_mutant(
         };
         let group = &seeds[next..next + 1 + extra];
         next += group.len();
-        let runs = run_seeds(c, slot, &m.id, &m.params, group, &dir, models, limit, o);
+        let runs = run_seeds(
+            c, slot, bin, &m.id, &m.params, group, &dir, models, limit, o,
+        );
         here.cores.give(extra);
         for (&seed, run) in group.iter().zip(runs) {
             let Some(run) = run? else {

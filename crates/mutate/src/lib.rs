@@ -99,13 +99,25 @@ impl Mutant {
         !self.params.is_empty()
     }
 
-    /// Marks this mutant as the catalogue's bug `name`.
+    /// Marks this mutant as the catalogue's bug `name`; a mutant the
+    /// catalogue names twice (ME-4 and ME-8 are one edit) is `ME-4=ME-8`.
     pub fn tag_catalogue(&mut self, name: &str) {
-        self.class.push_str(CATALOGUE_TAG);
+        if self
+            .catalogue_name()
+            .is_some_and(|n| n.split('=').any(|n| n == name))
+        {
+            return;
+        }
+        if self.catalogue_name().is_some() {
+            self.class.push('=');
+        } else {
+            self.class.push_str(CATALOGUE_TAG);
+        }
         self.class.push_str(name);
     }
 
-    /// The catalogue bug this mutant is, if it is one.
+    /// The catalogue bug this mutant is, if it is one (names of one edit
+    /// joined by `=`).
     pub fn catalogue_name(&self) -> Option<&str> {
         self.class.split_once(CATALOGUE_TAG).map(|(_, name)| name)
     }
@@ -166,4 +178,22 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// A mutant's id: the first 12 hex digits of its descriptor's SHA-256.
 pub fn mutant_id(descriptor: &str) -> String {
     sha256_hex(descriptor.as_bytes())[..12].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two catalogue names of one edit (ME-4 and ME-8) make one name
+    /// `ME-4=ME-8`; naming a mutant twice the same changes nothing.
+    #[test]
+    fn catalogue_names_of_one_edit_are_joined() {
+        let mut m = Mutant::config("system.cpu[:].needsTSO=False").unwrap();
+        assert_eq!(m.catalogue_name(), None);
+        m.tag_catalogue("ME-4");
+        m.tag_catalogue("ME-8");
+        m.tag_catalogue("ME-4");
+        assert_eq!(m.catalogue_name(), Some("ME-4=ME-8"));
+        assert_eq!(m.class, "config+catalogue:ME-4=ME-8");
+    }
 }

@@ -379,7 +379,11 @@ fn per_mutant(out: &mut String, s: &State) {
             .and_then(|r| r.values().find(|r| r.kills()))
             .map_or("-", |r| r.outcome.as_str());
         let sum = |f: fn(&Run) -> f64| runs.map_or(0.0, |r| r.values().map(f).sum::<f64>());
-        let catalogue = m.catalogue_name().unwrap_or("-");
+        // (a campaign made before names of one edit were joined by `=`)
+        let catalogue = m
+            .catalogue_name()
+            .unwrap_or("-")
+            .replace("+catalogue:", "=");
         let _ = writeln!(
             out,
             "{:<13} {:<9} {:<10} {:<12} {:<20} {:>5}  {:>7}  {:>5.1}  {:>7.2}",
