@@ -1172,6 +1172,41 @@ fn gem5_mi_example_coverage_of_the_bundled_clean_run() {
     assert!(reached < tier1.len() && reached > tier1.len() / 2);
 }
 
+/// `mutate init DIR` of `protocol` in the gem5 tree `gem5` (build and run
+/// commands that do nothing), with `extra` options: its output and the
+/// mutants it wrote (none when it failed).
+fn init_campaign(
+    dir: &Path,
+    gem5: &str,
+    protocol: &str,
+    binary: &str,
+    extra: &[&str],
+) -> (Output, Vec<serde_json::Value>) {
+    let mut args = vec![
+        "mutate",
+        "init",
+        dir.to_str().unwrap(),
+        "--gem5-root",
+        gem5,
+        "--protocol",
+        protocol,
+        "--build",
+        "true",
+        "--gem5",
+        binary,
+        "--run",
+        "true",
+    ];
+    args.extend_from_slice(extra);
+    let o = memconform(&args);
+    let rows = std::fs::read_to_string(dir.join("mutants.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (o, rows)
+}
+
 /// `mutate init --with-catalogue` adds the catalogue's bugs to a sample,
 /// each named; a generated mutant that is a catalogue bug is named without
 /// it; `--catalogue` and `--with-catalogue` exclude each other.
@@ -1181,30 +1216,13 @@ fn gem5_init_names_the_catalogue_bugs() {
     let g = gem5.to_str().unwrap();
     let base = temp_dir("init-catalogue");
     let init = |name: &str, extra: &[&str]| {
-        let dir = base.join(name);
-        let mut args = vec![
-            "mutate",
-            "init",
-            dir.to_str().unwrap(),
-            "--gem5-root",
+        init_campaign(
+            &base.join(name),
             g,
-            "--protocol",
             "MI_example",
-            "--build",
-            "true",
-            "--gem5",
             "build/NULL/gem5.opt",
-            "--run",
-            "true",
-        ];
-        args.extend_from_slice(extra);
-        let o = memconform(&args);
-        let rows: Vec<serde_json::Value> = std::fs::read_to_string(dir.join("mutants.jsonl"))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        (o, rows)
+            extra,
+        )
     };
     let named: Vec<(String, Mutant)> = catalogue::catalogue(&gem5, "MI_example").unwrap();
     let class_of = |rows: &[serde_json::Value], id: &str| {
@@ -1257,29 +1275,15 @@ fn gem5_init_adds_the_o3_mutants() {
     let g = gem5.to_str().unwrap();
     let base = temp_dir("init-o3");
     let init = |name: &str, extra: &[&str]| {
-        let dir = base.join(name);
-        let mut args = vec![
-            "mutate",
-            "init",
-            dir.to_str().unwrap(),
-            "--gem5-root",
+        let (o, rows) = init_campaign(
+            &base.join(name),
             g,
-            "--protocol",
             "MESI_Two_Level",
-            "--build",
-            "true",
-            "--gem5",
             "build/X86_MESI_Two_Level/gem5.opt",
-            "--run",
-            "true",
-        ];
-        args.extend_from_slice(extra);
-        let o = memconform(&args);
+            extra,
+        );
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        std::fs::read_to_string(dir.join("mutants.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        rows.iter()
             .map(|r| r["id"].as_str().unwrap().to_string())
             .collect::<Vec<String>>()
     };

@@ -284,6 +284,22 @@ mod tests {
         Ok(got)
     }
 
+    /// `p` streams the `n` histories [`load_file`] reads, in order, each
+    /// with the same index, name, size and metadata.
+    fn assert_streams_as_loaded(p: &Path, n: usize) {
+        let whole = load_file(p).unwrap();
+        let got: Vec<History> = streamed(p)
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!((whole.len(), got.len()), (n, n));
+        for (a, b) in whole.iter().zip(&got) {
+            assert_eq!((a.index, &a.name, a.n()), (b.index, &b.name, b.n()));
+            assert_eq!(a.meta, b.meta);
+        }
+    }
+
     /// A `.hist` file streams the histories `load_file` reads; one with a
     /// syntax error anywhere gives none, only the error; an invalid history
     /// is handed out as its error, in its place.
@@ -293,16 +309,7 @@ mod tests {
             "three.hist",
             "t0: W(x,1)\n---\nt0: R(x,0)\nt1: W(x,1)\n---\n@name c\nt0: F\n",
         );
-        let whole = load_file(&p).unwrap();
-        let got: Vec<History> = streamed(&p)
-            .unwrap()
-            .into_iter()
-            .map(Result::unwrap)
-            .collect();
-        assert_eq!(got.len(), 3);
-        for (a, b) in whole.iter().zip(&got) {
-            assert_eq!((a.index, &a.name, a.n()), (b.index, &b.name, b.n()));
-        }
+        assert_streams_as_loaded(&p, 3);
         let p = file("late-error.hist", "t0: W(x,1)\n---\nt0: W(x,1\n");
         let e = streamed(&p).unwrap_err();
         assert_eq!((e.pos.unwrap().line, e.pos.unwrap().col), (3, 10));
@@ -337,17 +344,7 @@ t1: W(w0,0x2000000000001)
 # memconform-client end histories=2
 ";
         let p = file("two-rounds.out", out);
-        let whole = load_file(&p).unwrap();
-        let got: Vec<History> = streamed(&p)
-            .unwrap()
-            .into_iter()
-            .map(Result::unwrap)
-            .collect();
-        assert_eq!(got.len(), 2);
-        for (a, b) in whole.iter().zip(&got) {
-            assert_eq!((a.index, &a.name, a.n()), (b.index, &b.name, b.n()));
-            assert_eq!(a.meta, b.meta);
-        }
+        assert_streams_as_loaded(&p, 2);
         // the end line disagrees: an error, no history handed out
         let p = file("bad-end.out", &out.replace("histories=2", "histories=3"));
         let e = streamed(&p).unwrap_err();
