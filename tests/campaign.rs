@@ -977,3 +977,39 @@ fn a_slot_with_a_spare_core_builds_the_next_mutant_while_the_last_one_runs() {
         "{overlapped:?}"
     );
 }
+
+/// Each `mutate run` is a session of the log (its lines carry their
+/// times): its wall time, and what its slots spent building, running and
+/// checking; the report prints them with the idle slot time.
+#[test]
+fn the_log_times_each_run_and_the_report_says_how_idle_the_slots_were() {
+    let (base, root) = fresh("campaign-sessions");
+    let s = settings(&root);
+    let survivor = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
+    let mi5 = mutant(
+        &root,
+        "ADS",
+        "    out_msg.DataBlk := in_msg.DataBlk;",
+        "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
+    );
+    let dir = base.join("campaign");
+    let c = Campaign::init(&dir, s, vec![survivor, mi5]).unwrap();
+    assert_eq!(stand_in::run_on(&c, 1, 1), 2);
+    // a second run finds nothing left to do: a session of its own
+    assert_eq!(stand_in::run_on(&c, 2, 2), 0);
+    let sessions = c.sessions().unwrap();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    let first = &sessions[0];
+    assert_eq!((first.slots, first.cores), (1, 1));
+    assert!(first.build_s > 0.0 && first.run_s > 0.0, "{first:?}");
+    let busy = first.build_s + first.run_s + first.check_s;
+    assert!(
+        first.wall_s + 0.01 >= busy,
+        "one slot: busy within the wall time {first:?}"
+    );
+    assert!((first.idle_s() - (first.wall_s - busy).max(0.0)).abs() < 1e-9);
+    assert_eq!((sessions[1].slots, sessions[1].cores), (2, 2));
+    let report = memconform::mutate::report::text(&State::of(&c).unwrap());
+    assert!(report.contains("time: 2 runs of `mutate run`"), "{report}");
+    let _ = std::fs::remove_dir_all(&base);
+}

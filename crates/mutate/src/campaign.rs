@@ -262,6 +262,31 @@ pub enum Event {
     Ran { mutant: String, seed: u64, run: Run },
     /// The mutant is finished: its status.
     MutantDone { mutant: String, status: Status },
+    /// A `mutate run` of this shard began, with so many slots and cores
+    /// (what [`Campaign::sessions`] measures its idle time against).
+    Started { slots: usize, cores: usize },
+}
+
+/// One `mutate run` of a shard, from its log's times (each line carries
+/// `at`, Unix seconds): how long it ran and what its slots did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Session {
+    pub slots: usize,
+    pub cores: usize,
+    /// From its start to its last event.
+    pub wall_s: f64,
+    pub build_s: f64,
+    pub run_s: f64,
+    pub check_s: f64,
+}
+
+impl Session {
+    /// Slot-seconds nothing was built, run or checked: `slots × wall`
+    /// less the rest (0 when runs beside builds, with a spare core or
+    /// `--all-seeds`, filled more than the slots).
+    pub fn idle_s(&self) -> f64 {
+        (self.slots as f64 * self.wall_s - self.build_s - self.run_s - self.check_s).max(0.0)
+    }
 }
 
 /// One gem5 run and memconform's verdicts on it.
@@ -467,7 +492,55 @@ impl Campaign {
 
     /// Every event of every shard's log, in file order per shard. A last
     /// line cut by a crash is left out (it was never acknowledged).
-    pub fn events(&self) -> Result<Vec<Event>, Error> {
+    /// Every `mutate run` of every shard whose log lines carry their times
+    /// (a log written before they did has none), in log order.
+    pub fn sessions(&self) -> Result<Vec<Session>, Error> {
+        let mut out = Vec::new();
+        for log in self.logs()? {
+            let text = fs::read_to_string(&log).map_err(|e| io_err(&log, e))?;
+            let mut cur: Option<(f64, Session)> = None;
+            for line in text.lines() {
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                    continue; // a line cut by a crash
+                };
+                let Some(at) = v.get("at").and_then(|a| a.as_f64()) else {
+                    continue;
+                };
+                let Ok(e) = serde_json::from_value::<Event>(v) else {
+                    continue;
+                };
+                if let Event::Started { slots, cores } = e {
+                    out.extend(cur.take().map(|(_, s)| s));
+                    cur = Some((
+                        at,
+                        Session {
+                            slots,
+                            cores,
+                            ..Session::default()
+                        },
+                    ));
+                    continue;
+                }
+                let Some((start, s)) = cur.as_mut() else {
+                    continue;
+                };
+                s.wall_s = (at - *start).max(s.wall_s);
+                match e {
+                    Event::Baseline { run, .. } | Event::Ran { run, .. } => {
+                        s.run_s += run.run_s;
+                        s.check_s += run.check_s;
+                    }
+                    Event::Built { wall_s, .. } => s.build_s += wall_s,
+                    Event::MutantDone { .. } | Event::Started { .. } => {}
+                }
+            }
+            out.extend(cur.map(|(_, s)| s));
+        }
+        Ok(out)
+    }
+
+    /// The event logs, `events-K.jsonl`, by name.
+    fn logs(&self) -> Result<Vec<PathBuf>, Error> {
         let mut logs: Vec<PathBuf> = fs::read_dir(&self.dir)
             .map_err(|e| io_err(&self.dir, e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -478,8 +551,12 @@ impl Campaign {
             })
             .collect();
         logs.sort();
+        Ok(logs)
+    }
+
+    pub fn events(&self) -> Result<Vec<Event>, Error> {
         let mut out = Vec::new();
-        for log in logs {
+        for log in self.logs()? {
             let f = File::open(&log).map_err(|e| io_err(&log, e))?;
             let lines: Vec<String> = BufReader::new(f)
                 .lines()
@@ -694,7 +771,18 @@ impl Log {
     }
 
     fn push(&self, e: &Event) -> Result<(), Error> {
-        let mut line = serde_json::to_string(e).expect("an event serialises");
+        // each line carries its time, `at` (Unix seconds): see `sessions`
+        let mut v = serde_json::to_value(e).expect("an event serialises");
+        let at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        if let Some(o) = v.as_object_mut() {
+            o.insert(
+                "at".into(),
+                serde_json::json!((at * 1000.0).round() / 1000.0),
+            );
+        }
+        let mut line = v.to_string();
         line.push('\n');
         let mut f = self.file.lock().expect("the log lock");
         f.write_all(line.as_bytes())
@@ -1368,6 +1456,10 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
         .map(|m| Model::from_name(m).ok_or_else(|| err(format!("unknown model `{m}`"))))
         .collect::<Result<_, _>>()?;
     let log = Log::open(&c.dir.join(format!("events-{k}.jsonl")))?;
+    log.push(&Event::Started {
+        slots: o.slots.max(1),
+        cores: o.cores.max(o.slots).max(1),
+    })?;
     let events = c.events()?;
     let done: HashSet<&str> = events
         .iter()
@@ -2129,6 +2221,7 @@ impl<'c> State<'c> {
                 Event::MutantDone { mutant, status } => {
                     s.status.insert(mutant, status);
                 }
+                Event::Started { .. } => {}
             }
         }
         Ok(s)

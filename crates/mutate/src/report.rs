@@ -336,6 +336,36 @@ pub fn text(s: &State) -> String {
             phases.len()
         );
     }
+    // wall time and idle slots, from the logs' times
+    match c.sessions() {
+        Ok(sessions) if !sessions.is_empty() => {
+            let sum = |f: fn(&crate::campaign::Session) -> f64| sessions.iter().map(f).sum::<f64>();
+            let capacity = sessions
+                .iter()
+                .map(|x| x.slots as f64 * x.wall_s)
+                .sum::<f64>();
+            let idle = sum(|x| x.idle_s());
+            let _ = writeln!(
+                out,
+                "time: {} run{} of `mutate run`, {:.0} s of wall time; slots {:.0} slot-s: build {:.0}, run {:.0}, check {:.0}, idle {:.0} ({:.0}%)",
+                sessions.len(),
+                if sessions.len() == 1 { "" } else { "s" },
+                sum(|x| x.wall_s),
+                capacity,
+                sum(|x| x.build_s),
+                sum(|x| x.run_s),
+                sum(|x| x.check_s),
+                idle,
+                if capacity > 0.0 { 100.0 * idle / capacity } else { 0.0 }
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "time: not recorded (its logs were written before events carried their times)"
+            );
+        }
+    }
     per_mutant(&mut out, s);
     let survivors: Vec<_> = c
         .mutants
