@@ -301,21 +301,32 @@ pub(crate) struct InitArgs {
     pub sample_seed: u64,
 }
 
+/// Names each catalogue bug of `named` where its edit is among `mutants`
+/// (two names of one edit join: `ME-4=ME-8`); with `add`, a bug whose edit
+/// is not among them is added, named.
+fn name_catalogue(
+    mutants: &mut Vec<memconform_mutate::Mutant>,
+    named: Vec<(String, memconform_mutate::Mutant)>,
+    add: bool,
+) {
+    for (name, mut m) in named {
+        match mutants.iter_mut().find(|g| g.id == m.id) {
+            Some(g) => g.tag_catalogue(&name),
+            None if add => {
+                m.tag_catalogue(&name);
+                mutants.push(m);
+            }
+            None => {}
+        }
+    }
+}
+
 /// `mutate init`: generates the mutants and writes the campaign.
 pub(crate) fn init(args: &InitArgs) -> i32 {
     let mutants = if args.catalogue {
         memconform_mutate::catalogue::catalogue(&args.gem5_root, &args.protocol).map(|named| {
-            // one mutant per edit: two names of one edit (ME-4, ME-8) tag it twice
-            let mut out: Vec<memconform_mutate::Mutant> = Vec::new();
-            for (name, mut m) in named {
-                match out.iter_mut().find(|g| g.id == m.id) {
-                    Some(g) => g.tag_catalogue(&name),
-                    None => {
-                        m.tag_catalogue(&name);
-                        out.push(m);
-                    }
-                }
-            }
+            let mut out = Vec::new();
+            name_catalogue(&mut out, named, true);
             out
         })
     } else {
@@ -374,7 +385,6 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
             mutants.push(m);
         }
     }
-    mutants.sort_by(|a, b| a.id.cmp(&b.id));
     if !args.catalogue {
         // name the catalogue's bugs wherever they appear; a protocol without
         // a catalogue, or one that does not resolve, names none
@@ -387,20 +397,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
             }
             Err(_) => Vec::new(),
         };
-        let before = mutants.len();
-        for (name, mut m) in named {
-            match mutants.iter_mut().find(|g| g.id == m.id) {
-                Some(g) => g.tag_catalogue(&name),
-                None if args.with_catalogue => {
-                    m.tag_catalogue(&name);
-                    mutants.push(m);
-                }
-                None => {}
-            }
-        }
-        if mutants.len() > before {
-            mutants.sort_by(|a, b| a.id.cmp(&b.id));
-        }
+        name_catalogue(&mut mutants, named, args.with_catalogue);
     }
     // configuration mutants: the catalogue's for se.py runs, and --param
     let mut config: Vec<(Option<String>, memconform_mutate::Mutant)> = Vec::new();

@@ -70,7 +70,7 @@ pub struct WatchArgs {
     /// no sooner than twice the last check's time after it). The stop comes
     /// within about this much after the violating round's line: measured
     /// on gem5 runs, 0.23–0.24 s at 0.2, 1.03–1.04 s at 1.
-    #[arg(long, default_value_t = 0.25, value_name = "SECS", value_parser = parse_seconds)]
+    #[arg(long, default_value_t = memconform_ingest::watch::INTERVAL_S, value_name = "SECS", value_parser = parse_seconds)]
     interval: f64,
 
     /// Time budget per history and check, in seconds (0: none).

@@ -280,6 +280,47 @@ pub struct Session {
     pub check_s: f64,
 }
 
+/// One shard's log: its events in order, each with its time (`at`, Unix
+/// seconds; `None` in a log written before lines carried one).
+type TimedLog = Vec<(Option<f64>, Event)>;
+
+/// The sessions of each log's timed events (see [`Campaign::sessions`]):
+/// a `started` event opens one; events before any, or without a time,
+/// belong to none.
+fn sessions_of(logs: &[TimedLog]) -> Vec<Session> {
+    let mut out = Vec::new();
+    for log in logs {
+        let mut cur: Option<(f64, Session)> = None;
+        for (at, e) in log {
+            let Some(at) = *at else { continue };
+            if let Event::Started { slots, cores } = *e {
+                out.extend(cur.take().map(|(_, s)| s));
+                let s = Session {
+                    slots,
+                    cores,
+                    ..Session::default()
+                };
+                cur = Some((at, s));
+                continue;
+            }
+            let Some((start, s)) = cur.as_mut() else {
+                continue;
+            };
+            s.wall_s = (at - *start).max(s.wall_s);
+            match e {
+                Event::Baseline { run, .. } | Event::Ran { run, .. } => {
+                    s.run_s += run.run_s;
+                    s.check_s += run.check_s;
+                }
+                Event::Built { wall_s, .. } => s.build_s += wall_s,
+                Event::MutantDone { .. } | Event::Started { .. } => {}
+            }
+        }
+        out.extend(cur.map(|(_, s)| s));
+    }
+    out
+}
+
 impl Session {
     /// Slot-seconds nothing was built, run or checked: `slots × wall`
     /// less the rest (0 when runs beside builds, with a spare core or
@@ -478,10 +519,10 @@ impl Campaign {
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
         {
-            mutants.push(
-                serde_json::from_str(line)
-                    .map_err(|e| err(format!("{}:{}: {e}", shown(&path), i + 1)))?,
-            );
+            let mut m: Mutant = serde_json::from_str(line)
+                .map_err(|e| err(format!("{}:{}: {e}", shown(&path), i + 1)))?;
+            m.join_catalogue_names();
+            mutants.push(m);
         }
         Ok(Campaign {
             dir: dir.to_path_buf(),
@@ -492,55 +533,30 @@ impl Campaign {
 
     /// Every event of every shard's log, in file order per shard. A last
     /// line cut by a crash is left out (it was never acknowledged).
+    pub fn events(&self) -> Result<Vec<Event>, Error> {
+        Ok(self
+            .timed_events()?
+            .into_iter()
+            .flatten()
+            .map(|(_, e)| e)
+            .collect())
+    }
+
     /// Every `mutate run` of every shard whose log lines carry their times
     /// (a log written before they did has none), in log order.
     pub fn sessions(&self) -> Result<Vec<Session>, Error> {
-        let mut out = Vec::new();
-        for log in self.logs()? {
-            let text = fs::read_to_string(&log).map_err(|e| io_err(&log, e))?;
-            let mut cur: Option<(f64, Session)> = None;
-            for line in text.lines() {
-                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-                    continue; // a line cut by a crash
-                };
-                let Some(at) = v.get("at").and_then(|a| a.as_f64()) else {
-                    continue;
-                };
-                let Ok(e) = serde_json::from_value::<Event>(v) else {
-                    continue;
-                };
-                if let Event::Started { slots, cores } = e {
-                    out.extend(cur.take().map(|(_, s)| s));
-                    cur = Some((
-                        at,
-                        Session {
-                            slots,
-                            cores,
-                            ..Session::default()
-                        },
-                    ));
-                    continue;
-                }
-                let Some((start, s)) = cur.as_mut() else {
-                    continue;
-                };
-                s.wall_s = (at - *start).max(s.wall_s);
-                match e {
-                    Event::Baseline { run, .. } | Event::Ran { run, .. } => {
-                        s.run_s += run.run_s;
-                        s.check_s += run.check_s;
-                    }
-                    Event::Built { wall_s, .. } => s.build_s += wall_s,
-                    Event::MutantDone { .. } | Event::Started { .. } => {}
-                }
-            }
-            out.extend(cur.map(|(_, s)| s));
-        }
-        Ok(out)
+        Ok(sessions_of(&self.timed_events()?))
     }
 
-    /// The event logs, `events-K.jsonl`, by name.
-    fn logs(&self) -> Result<Vec<PathBuf>, Error> {
+    /// Each shard's log (`events-K.jsonl`, by name): its events in file
+    /// order, each with its time `at` (`None` in a log written before lines
+    /// carried one). A last line cut by a crash is left out.
+    fn timed_events(&self) -> Result<Vec<TimedLog>, Error> {
+        /// The time of a log line, beside its event.
+        #[derive(Deserialize)]
+        struct At {
+            at: Option<f64>,
+        }
         let mut logs: Vec<PathBuf> = fs::read_dir(&self.dir)
             .map_err(|e| io_err(&self.dir, e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -551,25 +567,26 @@ impl Campaign {
             })
             .collect();
         logs.sort();
-        Ok(logs)
-    }
-
-    pub fn events(&self) -> Result<Vec<Event>, Error> {
         let mut out = Vec::new();
-        for log in self.logs()? {
+        for log in logs {
             let f = File::open(&log).map_err(|e| io_err(&log, e))?;
             let lines: Vec<String> = BufReader::new(f)
                 .lines()
                 .collect::<Result<_, _>>()
                 .map_err(|e| io_err(&log, e))?;
             let n = lines.len();
+            let mut events = Vec::with_capacity(n);
             for (i, line) in lines.into_iter().enumerate() {
                 match serde_json::from_str(&line) {
-                    Ok(e) => out.push(e),
+                    Ok(e) => {
+                        let at = serde_json::from_str::<At>(&line).ok().and_then(|a| a.at);
+                        events.push((at, e));
+                    }
                     Err(_) if i + 1 == n => {} // cut by a crash: not done
                     Err(e) => return Err(err(format!("{}:{}: {e}", shown(&log), i + 1))),
                 }
             }
+            out.push(events);
         }
         Ok(out)
     }
@@ -1195,7 +1212,8 @@ fn run_command(
         // the group may be gone already: nothing to signal then
         let _ = nix::sys::signal::killpg(pgid, sig);
     };
-    let mut next_look = Instant::now() + WATCH_INTERVAL;
+    let watch_interval = std::time::Duration::from_secs_f64(memconform_ingest::watch::INTERVAL_S);
+    let mut next_look = Instant::now() + watch_interval;
     loop {
         if let Some(status) = child.try_wait().map_err(|e| err(e.to_string()))? {
             let secs = t.elapsed().as_secs_f64();
@@ -1208,7 +1226,7 @@ fn run_command(
             });
         }
         if let Some(w) = watch.as_deref_mut().filter(|_| Instant::now() >= next_look) {
-            next_look = Instant::now() + WATCH_INTERVAL;
+            next_look = Instant::now() + watch_interval;
             if let memconform_ingest::watch::Look::Violation { .. } = w.look() {
                 let secs = t.elapsed().as_secs_f64();
                 kill(nix::sys::signal::Signal::SIGTERM);
@@ -1255,11 +1273,6 @@ fn run_command(
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
-
-/// How often a watched run (`stop_at_violation`) is looked at: as
-/// `memconform watch`'s default (a stop comes within about this much of the
-/// violating round's line; each check waits twice the last check's time).
-const WATCH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The run command with its placeholders filled, each value one shell
 /// word (quoted where it must be: a campaign path with a space works).
@@ -2184,6 +2197,8 @@ pub struct State<'c> {
     pub build_s: HashMap<String, f64>,
     /// Where each build's time went, where its output said.
     pub build_phases: HashMap<String, BuildPhases>,
+    /// Each `mutate run` whose log lines carry their times.
+    pub sessions: Vec<Session>,
 }
 
 impl<'c> State<'c> {
@@ -2196,8 +2211,12 @@ impl<'c> State<'c> {
             runs: HashMap::new(),
             build_s: HashMap::new(),
             build_phases: HashMap::new(),
+            sessions: Vec::new(),
         };
-        for e in c.events()? {
+        // the logs, read once: the events replayed, the sessions timed
+        let logs = c.timed_events()?;
+        s.sessions = sessions_of(&logs);
+        for e in logs.into_iter().flatten().map(|(_, e)| e) {
             match e {
                 Event::Baseline { seed, run } => {
                     // shards running at once may each run it: the last counts

@@ -116,6 +116,16 @@ impl Mutant {
         self.class.push_str(name);
     }
 
+    /// A class written before two names of one edit were joined
+    /// (`+catalogue:ME-4+catalogue:ME-8`), in today's form (`ME-4=ME-8`).
+    pub(crate) fn join_catalogue_names(&mut self) {
+        if let Some((head, names)) = self.class.split_once(CATALOGUE_TAG) {
+            if names.contains(CATALOGUE_TAG) {
+                self.class = format!("{head}{CATALOGUE_TAG}{}", names.replace(CATALOGUE_TAG, "="));
+            }
+        }
+    }
+
     /// The catalogue bug this mutant is, if it is one (names of one edit
     /// joined by `=`).
     pub fn catalogue_name(&self) -> Option<&str> {

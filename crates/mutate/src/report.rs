@@ -337,8 +337,8 @@ pub fn text(s: &State) -> String {
         );
     }
     // wall time and idle slots, from the logs' times
-    match c.sessions() {
-        Ok(sessions) if !sessions.is_empty() => {
+    match &s.sessions {
+        sessions if !sessions.is_empty() => {
             let sum = |f: fn(&crate::campaign::Session) -> f64| sessions.iter().map(f).sum::<f64>();
             let capacity = sessions
                 .iter()
@@ -409,11 +409,7 @@ fn per_mutant(out: &mut String, s: &State) {
             .and_then(|r| r.values().find(|r| r.kills()))
             .map_or("-", |r| r.outcome.as_str());
         let sum = |f: fn(&Run) -> f64| runs.map_or(0.0, |r| r.values().map(f).sum::<f64>());
-        // (a campaign made before names of one edit were joined by `=`)
-        let catalogue = m
-            .catalogue_name()
-            .unwrap_or("-")
-            .replace("+catalogue:", "=");
+        let catalogue = m.catalogue_name().unwrap_or("-");
         let _ = writeln!(
             out,
             "{:<13} {:<9} {:<10} {:<12} {:<20} {:>5}  {:>7}  {:>5.1}  {:>7.2}",
