@@ -733,7 +733,7 @@ fn certify(
     let why = match &first {
         Ok(why) | Err(why) => why.clone(),
     };
-    let (outcome, mapped) = match shrink::shrink_to(h, target, &sub_opts, Some(budget)) {
+    let (outcome, mapped) = match shrink::shrink_known(h, target, &sub_opts, Some(budget), v) {
         Err(e) => (
             Cert::TooLarge(format!("{why}; shrinking lost the violation ({e})")),
             None,

@@ -141,7 +141,7 @@ pub fn check(
         },
         Model::Wsc => {
             let graphs = vec![(Pattern::CyclicSt, sparse::sc::graph(h, lanes))];
-            Scaled::new(h, lanes, graphs, false).map(|s| {
+            Scaled::new(h, lanes, graphs, false, &[]).map(|s| {
                 let (total, ordered) = s.count_pairs(false);
                 Some(StoreOrder::Counted { ordered, total })
             })
@@ -162,10 +162,21 @@ pub fn decide(
     deadline: Option<Instant>,
     max_memory: u64,
 ) -> Decision {
+    // without G_loc where its consequences can be seeded
+    let seeds = sparse::lanes::loc_seeds(h, lanes);
+    let (loc, seeds) = (seeds.is_none(), seeds.as_deref().unwrap_or(&[]));
     if m == Model::Pso {
         // a TSO witness is a PSO witness: try TSO's smaller graphs first,
         // without backtracking
-        let d = run(h, lanes, sparse::tso::graphs(h, lanes), deadline, 0, true);
+        let d = run(
+            h,
+            lanes,
+            sparse::tso::graphs(h, lanes, loc),
+            seeds,
+            deadline,
+            0,
+            true,
+        );
         let fits = sparse::pso::sparse_bytes(h, lanes) <= max_memory;
         if matches!(d.result, Ok(Completion::Found { .. })) || !fits {
             return d;
@@ -173,7 +184,8 @@ pub fn decide(
         return run(
             h,
             lanes,
-            sparse::pso::graphs(h, lanes),
+            sparse::pso::graphs(h, lanes, loc),
+            seeds,
             deadline,
             u64::MAX,
             false,
@@ -181,21 +193,22 @@ pub fn decide(
     }
     let graphs = match m {
         Model::Sc => vec![(Pattern::CyclicSc, sparse::sc::graph(h, lanes))],
-        Model::Tso => sparse::tso::graphs(h, lanes),
+        Model::Tso => sparse::tso::graphs(h, lanes, loc),
         _ => unreachable!("not a store-order model"),
     };
-    run(h, lanes, graphs, deadline, u64::MAX, false)
+    run(h, lanes, graphs, seeds, deadline, u64::MAX, false)
 }
 
 fn run(
     h: &History,
     lanes: &Lanes,
     graphs: Vec<(Pattern, ChainGraph)>,
+    seeds: &[(u32, u32)],
     deadline: Option<Instant>,
     backtracks: u64,
     witness_only: bool,
 ) -> Decision {
-    let mut s = match Scaled::new(h, lanes, graphs, true) {
+    let mut s = match Scaled::new(h, lanes, graphs, true, seeds) {
         Ok(s) => s,
         Err(v) => return Decision::violated(v, witness_only),
     };

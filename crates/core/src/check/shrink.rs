@@ -149,23 +149,59 @@ pub fn shrink_to(
     opts: &Options,
     budget: Option<Duration>,
 ) -> Result<Shrunk, NotViolated> {
+    shrink_from(h, target, opts, budget, None)
+}
+
+/// [`shrink_to`] from `h`'s violation `known` of `target.model`, already
+/// found by the engines: the whole history is not checked again (at 10⁶
+/// operations that check is most of a shrink's time). The certificate is
+/// still the engines': the caller validates what the shrink returns.
+pub fn shrink_known(
+    h: &History,
+    target: Target,
+    opts: &Options,
+    budget: Option<Duration>,
+    known: &Violation,
+) -> Result<Shrunk, NotViolated> {
+    shrink_from(h, target, opts, budget, Some(known))
+}
+
+fn shrink_from(
+    h: &History,
+    target: Target,
+    opts: &Options,
+    budget: Option<Duration>,
+    known: Option<&Violation>,
+) -> Result<Shrunk, NotViolated> {
     let start = Instant::now();
     let mut s = Shrinker::new(h, target, opts, budget.map(|b| start + b));
     let mut cur = s.whole();
-    // the whole history is checked whatever the budget: it is the answer
-    // when nothing smaller is found in time
-    let deadline = s.deadline.take();
-    let first = s.test(&cur);
-    s.deadline = deadline;
-    let first = match first {
-        Test::Keeps(found) => *found,
-        Test::Loses(verdict, reason) => {
-            return Err(NotViolated {
-                model: target.model,
-                verdict,
-                internal: s.internal,
-                reason,
-            })
+    // the whole history as a sub-history: the known violation's operation
+    // ids hold in it when the projection renumbers nothing
+    let known = known.and_then(|v| {
+        let (sub, origin) = restrict(h, &cur.ops, &cur.finals);
+        let same = sub.n() == h.n() && origin.iter().enumerate().all(|(i, &o)| i == o);
+        same.then(|| (sub, origin, v.clone()))
+    });
+    let first = match known {
+        Some(found) => found,
+        None => {
+            // the whole history is checked whatever the budget: it is the
+            // answer when nothing smaller is found in time
+            let deadline = s.deadline.take();
+            let first = s.test(&cur);
+            s.deadline = deadline;
+            match first {
+                Test::Keeps(found) => *found,
+                Test::Loses(verdict, reason) => {
+                    return Err(NotViolated {
+                        model: target.model,
+                        verdict,
+                        internal: s.internal,
+                        reason,
+                    })
+                }
+            }
         }
     };
     let mut best = first;

@@ -51,6 +51,8 @@ pub struct Scaled<'h> {
     rmw_by_source: HashMap<u32, Vec<u32>>,
     work: Vec<Work>,
     drops: Vec<Lowered>,
+    /// Pairs fired by the rules, before they are filtered.
+    fired: Vec<(u32, u32)>,
     /// Per graph, its rule sites looked up so far.
     sites: Vec<Sites>,
     /// The worklist's order: breadth first (oldest pair first) on wide
@@ -62,13 +64,15 @@ pub struct Scaled<'h> {
 }
 
 impl<'h> Scaled<'h> {
-    /// Builds each graph's frontiers and saturates; a cycle is a violation
-    /// with its certificate.
+    /// Builds each graph's frontiers and saturates from `seeds` (store-order
+    /// pairs known up front) and the rules; a cycle is a violation with its
+    /// certificate.
     pub fn new(
         h: &'h History,
         lanes: &Lanes,
         graphs: Vec<(Pattern, ChainGraph)>,
         atomic: bool,
+        seeds: &[(u32, u32)],
     ) -> Result<Scaled<'h>, Violation> {
         crate::models::common::no_thin_air(h)?;
         let mut fronts = Vec::with_capacity(graphs.len());
@@ -86,6 +90,7 @@ impl<'h> Scaled<'h> {
             rmw_by_source: HashMap::new(),
             work: Vec::new(),
             drops: Vec::new(),
+            fired: Vec::new(),
             sites: Vec::new(),
             breadth_first: false,
         };
@@ -101,6 +106,7 @@ impl<'h> Scaled<'h> {
                 }
             }
         }
+        s.work.extend(seeds.iter().map(|&(a, b)| (a, b, Rel::St)));
         // rf(r) ww rf(r′) for consecutive reads r, r′ of a variable in a lane
         for lane in &lanes.lanes {
             consecutive_sources(
@@ -111,12 +117,10 @@ impl<'h> Scaled<'h> {
             );
         }
         for i in 0..s.graphs.len() {
-            let g = s.graphs[i].1.graph();
             // only the sequences that hold the variable can be rule sites
-            let mut sites: HashMap<usize, Vec<usize>> = HashMap::new();
-            for x in (0..h.n()).filter(|&x| h.is_write(x)) {
-                let v = h.var(x).expect("writes have a variable");
-                let slots = sites.entry(v).or_insert_with(|| {
+            let g = s.graphs[i].1.graph();
+            let sites: Vec<Vec<usize>> = (0..h.vars.len())
+                .map(|v| {
                     let mut s: Vec<usize> = g
                         .seqs_with(v as u32)
                         .iter()
@@ -125,7 +129,12 @@ impl<'h> Scaled<'h> {
                     s.sort_unstable();
                     s.dedup();
                     s
-                });
+                })
+                .collect();
+            for x in (0..h.n()).filter(|&x| h.is_write(x)) {
+                let slots = &sites[h.var(x).expect("writes have a variable")];
+                let mut fired = std::mem::take(&mut s.fired);
+                fired.clear();
                 for &slot in slots.iter() {
                     let f = s.graphs[i].1.frontier(x as u32, slot);
                     if f != NONE {
@@ -134,10 +143,14 @@ impl<'h> Scaled<'h> {
                             &s.graphs[i].1,
                             &mut s.sites[i],
                             (x as u32, slot, f, NONE),
-                            &mut s.work,
+                            &mut fired,
                         );
                     }
                 }
+                for &(x, y) in &fired {
+                    s.derived(i, x, y);
+                }
+                s.fired = fired;
             }
         }
         if atomic {
@@ -211,26 +224,7 @@ impl<'h> Scaled<'h> {
                 self.work.pop().expect("not empty")
             };
             if rel != Rel::Rw {
-                if self.atomic {
-                    if let Some(ws) = self.rmw_by_source.get(&a) {
-                        for &w in ws {
-                            if w != b && !self.graphs[0].1.reaches(w, b) {
-                                self.work.push((w, b, Rel::Rmw));
-                            }
-                        }
-                    }
-                    if let Some(&w0) = self.rmw_source.get(&b) {
-                        if a != w0 && !self.graphs[0].1.reaches(a, w0) {
-                            self.work.push((a, w0, Rel::Rmw));
-                        }
-                    }
-                }
-                for &r in h.readers(a as usize) {
-                    let r = r as u32;
-                    if r != b && self.graphs.iter().any(|(_, g)| !g.reaches(r, b)) {
-                        self.work.push((r, b, Rel::Rw));
-                    }
-                }
+                self.consequences(a, b);
             }
             for i in 0..self.graphs.len() {
                 let mut drops = std::mem::take(&mut self.drops);
@@ -251,20 +245,67 @@ impl<'h> Scaled<'h> {
                         rel,
                     });
                 }
+                let mut fired = std::mem::take(&mut self.fired);
+                fired.clear();
                 for &(x, s, new, old) in &drops {
                     fire(
                         h,
                         &self.graphs[i].1,
                         &mut self.sites[i],
                         (x, s, new, old),
-                        &mut self.work,
+                        &mut fired,
                     );
                 }
                 self.drops = drops;
+                for &(x, y) in &fired {
+                    self.derived(i, x, y);
+                }
+                self.fired = fired;
             }
         }
         self.work.clear();
         Ok(())
+    }
+
+    /// The consequences of `a ww b` besides the edge itself: `r rw b` for
+    /// every reader `r` of `a`, and RMW atomicity (an RMW `w` reading
+    /// from `a` precedes `b`; `a` precedes the source of an RMW `b`).
+    fn consequences(&mut self, a: u32, b: u32) {
+        let h = self.h;
+        if self.atomic {
+            if let Some(ws) = self.rmw_by_source.get(&a) {
+                for &w in ws {
+                    if w != b && !self.graphs[0].1.reaches(w, b) {
+                        self.work.push((w, b, Rel::Rmw));
+                    }
+                }
+            }
+            if let Some(&w0) = self.rmw_source.get(&b) {
+                if a != w0 && !self.graphs[0].1.reaches(a, w0) {
+                    self.work.push((a, w0, Rel::Rmw));
+                }
+            }
+        }
+        for &r in h.readers(a as usize) {
+            let r = r as u32;
+            if r != b && self.graphs.iter().any(|(_, g)| !g.reaches(r, b)) {
+                self.work.push((r, b, Rel::Rw));
+            }
+        }
+    }
+
+    /// A pair `x ww y` that graph `i` already holds (a rule fired at one of
+    /// its frontiers): queued as an edge only when another graph lacks it,
+    /// else only its consequences are — most fired pairs are already in
+    /// every graph, and this keeps them off the worklist.
+    fn derived(&mut self, i: usize, x: u32, y: u32) {
+        let _ = i;
+        let missing = self.graphs.iter().any(|(_, g)| !g.reaches(x, y));
+        if missing {
+            self.work.push((x, y, Rel::St));
+        } else {
+            self.consequences(x, y);
+        }
     }
 
     /// The certificate of a conflict: the edge and a shortest path back.
@@ -451,7 +492,7 @@ fn fire(
     f: &Frontier,
     memo: &mut Sites,
     (x, slot, new, old): Lowered,
-    work: &mut Vec<Work>,
+    fired: &mut Vec<(u32, u32)>,
 ) {
     let xo = x as usize;
     if !h.is_write(xo) {
@@ -467,13 +508,13 @@ fn fire(
     if read != NONE && g.pos(read) < old {
         if let Some(w2) = h.rf(read as usize) {
             if w2 != xo {
-                work.push((x, w2 as u32, Rel::St));
+                fired.push((x, w2 as u32));
             }
         }
     }
     let y = if w1 == x { w2 } else { w1 };
     if y != NONE && g.pos(y) < old {
-        work.push((x, y, Rel::St));
+        fired.push((x, y));
     }
 }
 

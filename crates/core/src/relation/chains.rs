@@ -716,11 +716,13 @@ impl<L: Copy> Frontier<L> {
         rel: L,
         mut on_drop: impl FnMut(u32, usize, u32, u32),
     ) -> Result<bool, WouldCycle> {
+        // an existing path first: most insertions during saturation are
+        // already implied, and an acyclic graph cannot also have `b ⇝ a`
+        if a != b && self.reaches(a, b) {
+            return Ok(false);
+        }
         if a == b || self.reaches(b, a) {
             return Err(WouldCycle);
-        }
-        if self.reaches(a, b) {
-            return Ok(false);
         }
         self.added.push(Added {
             from: a,

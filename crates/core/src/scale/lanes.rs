@@ -270,6 +270,62 @@ pub fn per_var_graph(
     )
 }
 
+/// `(w, rf(r))` for each read `r` of a lane whose last earlier write of
+/// its variable in the lane is `w ≠ rf(r)` (CoWR: `w po-loc r` puts every
+/// store order's `w` before `rf(r)`).
+pub fn po_loc_sources(h: &History, lane: &[u32], mut pair: impl FnMut(OpId, OpId)) {
+    let mut last: std::collections::HashMap<usize, OpId> = Default::default();
+    for &o in lane {
+        let o = o as usize;
+        let Some(x) = h.var(o) else { continue };
+        if h.is_read(o) {
+            if let (Some(&w), Some(w0)) = (last.get(&x), h.rf(o)) {
+                if w != w0 {
+                    pair(w, w0);
+                }
+            }
+        }
+        if h.is_write(o) {
+            last.insert(x, o);
+        }
+    }
+}
+
+/// The `po-loc` consequences that let TSO and PSO drop `G_loc` during
+/// saturation: `(w, rf(r))` from [`po_loc_sources`] on every lane. `None`
+/// (keep `G_loc`) unless every thread is one untimed lane and no read
+/// reads a write of its own thread that is not `po`-before it.
+///
+/// Why this suffices (checked against `G_loc` by `tests/scale.rs`): the
+/// model graph holds every `po-loc` pair but (write, read), and a path of
+/// `G_loc` through such a pair `w po-loc r` goes on either along `po`
+/// (kept from `w` to any later write) or by `r rw w′`, where
+/// `rf(r) ww w′`; the seed `w″ ww rf(r)` for `r`'s last earlier write
+/// `w″` (`w po w″`, or `w″ = w`) gives `w ⇝ rf(r) ⇝ w′` in the model
+/// graph. So at each fixpoint the model graph reaches every same-variable
+/// pair from a write that `G_loc` does, fires the same rules, and a
+/// cycle of `G_loc` is one of the model graph.
+pub fn loc_seeds(h: &History, lanes: &Lanes) -> Option<Vec<(u32, u32)>> {
+    let one_lane = lanes.of_thread.iter().all(|r| r.len() == 1);
+    if !one_lane || h.threads.iter().any(|t| t.timed) {
+        return None;
+    }
+    let future = (0..h.n()).any(|r| {
+        h.is_read(r)
+            && h.rf(r).is_some_and(|w| {
+                h.thread_of(w).is_some() && h.thread_of(w) == h.thread_of(r) && w >= r
+            })
+    });
+    if future {
+        return None;
+    }
+    let mut seeds = Vec::new();
+    for lane in &lanes.lanes {
+        po_loc_sources(h, lane, |a, b| seeds.push((a as u32, b as u32)));
+    }
+    Some(seeds)
+}
+
 /// `(rf(r), rf(r′))` for consecutive reads `r`, `r′` of one variable in a
 /// lane (writes between them aside) with different sources, while `upto`
 /// accepts the lane's operations: `rf(r)` precedes `rf(r′)` in every store

@@ -9,10 +9,11 @@ use crate::models::pso;
 use super::lanes::{self, Lanes, Shape};
 use super::{tso, ChainGraph};
 
-/// PSO's two graphs at scale: `G_loc`, and `po-pso ∪ wre` with each lane
+/// PSO's two graphs at scale: `G_loc` (unless `loc` is false: see
+/// [`lanes::loc_seeds`]), and `po-pso ∪ wre` with each lane
 /// cut into loads (everything but plain writes) and one store sub-chain per
 /// variable. `4·n` bytes per lane and variable: for moderate sizes.
-pub fn graphs(h: &History, lanes: &Lanes) -> Vec<(Pattern, ChainGraph)> {
+pub fn graphs(h: &History, lanes: &Lanes, loc: bool) -> Vec<(Pattern, ChainGraph)> {
     let class = |o: OpId| -> Option<u32> {
         let store = h.is_write(o) && h.ops[o].rmw.is_none();
         Some(if store {
@@ -35,6 +36,9 @@ pub fn graphs(h: &History, lanes: &Lanes) -> Vec<(Pattern, ChainGraph)> {
             wr_keep: &|w, r| !h.po_before(w, r) && !h.po_before(r, w),
         },
     );
+    if !loc {
+        return vec![(Pattern::CyclicPso, mm)];
+    }
     vec![
         (Pattern::CyclicUniproc, tso::loc_graph(h, lanes)),
         (Pattern::CyclicPso, mm),

@@ -21,9 +21,10 @@ pub fn loc_graph(h: &History, lanes: &Lanes) -> ChainGraph {
     )
 }
 
-/// TSO's two graphs at scale: `G_loc`, and `ppo ∪ wre` with each lane cut
-/// into loads (everything but plain writes) and plain stores.
-pub fn graphs(h: &History, lanes: &Lanes) -> Vec<(Pattern, ChainGraph)> {
+/// TSO's two graphs at scale: `G_loc` (unless `loc` is false: see
+/// [`lanes::loc_seeds`]), and `ppo ∪ wre` with each lane cut into loads
+/// (everything but plain writes) and plain stores.
+pub fn graphs(h: &History, lanes: &Lanes, loc: bool) -> Vec<(Pattern, ChainGraph)> {
     let store = |o: OpId| h.is_write(o) && h.ops[o].rmw.is_none();
     let mm = lanes::graph(
         h,
@@ -39,6 +40,9 @@ pub fn graphs(h: &History, lanes: &Lanes) -> Vec<(Pattern, ChainGraph)> {
             wr_keep: &|w, r| !h.po_before(w, r) && !h.po_before(r, w),
         },
     );
+    if !loc {
+        return vec![(Pattern::CyclicTso, mm)];
+    }
     vec![
         (Pattern::CyclicUniproc, loc_graph(h, lanes)),
         (Pattern::CyclicTso, mm),
