@@ -39,7 +39,8 @@ pub struct Entry {
     pub symptom: &'static str,
 }
 
-/// The catalogue: MI-1..6 (MI_example) and ME-1..9 (MESI_Two_Level).
+/// The catalogue: MI-1..6 (MI_example), ME-1..9 (MESI_Two_Level) and
+/// MH-1..7 (MOESI_hammer, picked by reading its v24.0 files; not yet run).
 pub const ENTRIES: &[Entry] = &[
     Entry {
         name: "MI-1",
@@ -206,6 +207,84 @@ pub const ENTRIES: &[Entry] = &[
         },
         op: "TNS-sibling",
         symptom: "MTraceCheck's bug 3 in one edit: a writeback raced by a forwarded GETX no longer waits for its WB_Ack (the L1 forgets the race)",
+    },
+    Entry {
+        name: "MH-1",
+        protocol: "MOESI_hammer",
+        file: "MOESI_hammer-cache.sm",
+        site: Site::Transition {
+            header: "transition(SM,{Other_GETX,Invalidate},IM)",
+            operand: "forward_eviction_to_cpu",
+        },
+        op: "TDA",
+        symptom: "ME-8's twin: an upgrading L1 loses its shared copy without telling its O3 core: a load that ran early keeps the old value; load->load reordering, TSO broken (needs:o3)",
+    },
+    Entry {
+        name: "MH-2",
+        protocol: "MOESI_hammer",
+        file: "MOESI_hammer-cache.sm",
+        site: Site::Transition {
+            header: "transition(S,{Other_GETX,Invalidate},I)",
+            operand: "forward_eviction_to_cpu",
+        },
+        op: "TDA",
+        symptom: "an invalidated shared copy is not reported to the O3 core: load->load reordering (needs:o3)",
+    },
+    Entry {
+        name: "MH-3",
+        protocol: "MOESI_hammer",
+        file: "MOESI_hammer-cache.sm",
+        site: Site::Transition {
+            header: "transition(S,{Other_GETX,Invalidate},I)",
+            operand: "I->stay",
+        },
+        op: "TNS-stay",
+        symptom: "a lost invalidation: the L1 acks but keeps its shared copy; stale reads",
+    },
+    Entry {
+        name: "MH-4",
+        protocol: "MOESI_hammer",
+        file: "MOESI_hammer-cache.sm",
+        site: Site::Transition {
+            header: "transition(M,{Other_GETS,Other_GETS_No_Mig},O)",
+            operand: "O->stay",
+        },
+        op: "TNS-stay",
+        symptom: "a wrong owner transfer: M sends shared data but stays exclusive, so its next store is silent; the new sharer reads stale data",
+    },
+    Entry {
+        name: "MH-5",
+        protocol: "MOESI_hammer",
+        file: "MOESI_hammer-dir.sm",
+        site: Site::Statement {
+            action: "l_queueMemoryWBRequest",
+            kind: "assign",
+            text: "out_msg.DataBlk := in_msg.DataBlk;",
+        },
+        op: "ADS",
+        symptom: "dirty writebacks reach memory without their data: reads after an eviction return zeros",
+    },
+    Entry {
+        name: "MH-6",
+        protocol: "MOESI_hammer",
+        file: "MOESI_hammer-cache.sm",
+        site: Site::Transition {
+            header: "transition(MI,Writeback_Ack,I)",
+            operand: "t_sendExclusiveDataFromTBEToMemory",
+        },
+        op: "TDA",
+        symptom: "a dropped dirty writeback: the directory waits in WB for the data forever (deadlock)",
+    },
+    Entry {
+        name: "MH-7",
+        protocol: "MOESI_hammer",
+        file: "MOESI_hammer-cache.sm",
+        site: Site::Transition {
+            header: "transition(OM,{Other_GETX,Invalidate},IM)",
+            operand: "pp_incrementNumberOfMessagesByOne",
+        },
+        op: "TDA",
+        symptom: "an owner that loses its line mid-upgrade stops waiting for the new owner's data: the store completes on stale data (lost write)",
     },
 ];
 
