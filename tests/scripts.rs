@@ -58,3 +58,68 @@ fn violation_shares_follow_the_campaigns() {
     assert_eq!(csv.lines().count(), 1 + 2 * 9);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The cross-protocol table agrees with each campaign's own report (the
+/// Rust `mutate report`, written when the campaign ran): killed, survived,
+/// timeout, no coverage and memconform-only kills per campaign; a rerun of
+/// the same mutants adds nothing to the per-operator rows.
+#[test]
+fn cross_protocol_table_follows_the_campaign_reports() {
+    if !have_python() {
+        println!("skipped: python3 is missing");
+        return;
+    }
+    let out = temp_dir("scripts", "cross");
+    let status = Command::new("bash")
+        .arg(root().join("scripts/cross-protocol.sh"))
+        .arg(&out)
+        .arg(root().join("docs/campaign-mi-example"))
+        .arg(root().join("docs/campaign-mesi-o3"))
+        .arg(root().join("docs/campaign-mesi-o3/kill-matrix-strip.csv"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let md = std::fs::read_to_string(out.join("cross-protocol.md")).unwrap();
+    for (campaign, report) in [
+        ("campaign-mi-example", "docs/campaign-mi-example/report.txt"),
+        ("campaign-mesi-o3", "docs/campaign-mesi-o3/report.txt"),
+        ("campaign-mesi-o3-strip", "docs/campaign-mesi-o3/report-strip.txt"),
+    ] {
+        let report = std::fs::read_to_string(root().join(report)).unwrap();
+        // "summary: killed 23, survived 7, timeout 1, unviable 0, unknown 0, no coverage 9; ..."
+        let summary = report.lines().find(|l| l.starts_with("summary:")).unwrap();
+        let count = |what: &str| -> String {
+            let at = summary.find(what).unwrap_or_else(|| panic!("{what}: {summary}")) + what.len();
+            summary[at..].trim_start().split([',', ';']).next().unwrap().to_string()
+        };
+        let only = report
+            .lines()
+            .find(|l| l.trim_start().starts_with("memconform only"))
+            .and_then(|l| l.split_whitespace().nth(2))
+            .unwrap()
+            .to_string();
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {campaign} |")))
+            .unwrap_or_else(|| panic!("{campaign}: {md}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(
+            (cells[4], cells[5], cells[6], cells[7], cells[9]),
+            (
+                count("killed").as_str(),
+                count("survived").as_str(),
+                count("timeout").as_str(),
+                count("no coverage").as_str(),
+                only.as_str()
+            ),
+            "{row}\n{summary}"
+        );
+    }
+    // the rerun's 40 mutants are the first run's: each counted once per operator
+    let tda = md
+        .lines()
+        .find(|l| l.starts_with("| MESI_Two_Level | TDA |"))
+        .unwrap();
+    assert!(tda.starts_with("| MESI_Two_Level | TDA | 15 | 8 | 4 |"), "{tda}");
+    let _ = std::fs::remove_dir_all(&out);
+}

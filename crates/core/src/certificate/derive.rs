@@ -165,7 +165,13 @@ impl Pi {
         let n = h.n();
         let mut kept = Bits::new(n);
         for a in 0..n {
-            for b in 0..n {
+            // `po` relates an initial write to everything, else only
+            // operations of one thread
+            let after = match h.ops[a].thread {
+                Some(t) => h.threads[t].ops.clone(),
+                None => 0..n,
+            };
+            for b in after {
                 if h.po_before(a, b) && !self.relaxed(h, a, b) {
                     kept.set(a, b);
                 }

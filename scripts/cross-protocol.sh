@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# One table over every campaign (issue: "all four protocols, real"): per
+# campaign and protocol, the score, who caught each killed mutant (gem5's
+# own checks or memconform alone), the seeds it took, the time per mutant;
+# then the score per protocol and operator, and per protocol and detector.
+#
+# Usage: scripts/cross-protocol.sh OUT CAMPAIGN... (a `memconform mutate`
+#   campaign directory after `mutate report`, or one of its kill-matrix CSVs:
+#   kill-matrix-strip.csv for a rerun)
+# Writes OUT/cross-protocol.csv (a row per campaign, protocol, operator and
+# detector: mutants, killed, survived, timeout, no coverage) and
+# OUT/cross-protocol.md (the three tables).
+#
+# A mutant's detector is how its killing run ended: `memconform only` when
+# gem5 ended cleanly (or a tester ran out of checks) and memconform found a
+# violation, else gem5's own verdict (`tester_check`: the Ruby tester's
+# value check; `protocol_panic`: an invalid transition; `deadlock`; `crash`).
+# Score: killed / (killed + survived); a timeout (livelock) and no coverage
+# (the runs never fired the mutated transition) count in neither.
+set -euo pipefail
+OUT=${1:?usage: scripts/cross-protocol.sh OUT CAMPAIGN...}
+shift
+[ $# -ge 1 ] || { echo "cross-protocol: name at least one campaign" >&2; exit 2; }
+mkdir -p "$OUT"
+python3 - "$OUT" "$@" <<'PY'
+import csv, os, statistics, sys
+from collections import defaultdict
+out, camps = sys.argv[1], sys.argv[2:]
+STATUSES = ["killed", "survived", "timeout", "unviable", "unknown", "no_coverage"]
+
+def load(c):
+    path = os.path.join(c, "kill-matrix.csv") if os.path.isdir(c) else c
+    if not os.path.isfile(path):
+        sys.exit(f"cross-protocol: no {path} (run `memconform mutate report` first)")
+    d = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(d)
+    stem = os.path.basename(path)[:-4]
+    if stem != "kill-matrix":
+        name += stem[len("kill-matrix"):]
+    mutants = defaultdict(list)
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            mutants[r["mutant_id"]].append(r)
+    return name, mutants
+
+def detector(rows):
+    kill = next((r for r in rows if r["status"] == "killed"), None)
+    if kill is None:
+        return None, None
+    if kill["memconform_only"] == "true":
+        return "memconform only", kill
+    return f"gem5: {kill['exit_kind'] or kill['outcome']}", kill
+
+def num(x):
+    try:
+        return float(x)
+    except ValueError:
+        return 0.0
+
+table, by_op, by_det, rows_csv = [], defaultdict(lambda: defaultdict(int)), defaultdict(lambda: defaultdict(int)), []
+seen = set()  # (protocol, mutant): a rerun's mutants count once below
+for c in camps:
+    name, mutants = load(c)
+    per = defaultdict(lambda: defaultdict(int))
+    seeds, secs, only = [], [], 0
+    for mid, rows in mutants.items():
+        proto, op = rows[0]["protocol"], rows[0]["op"]
+        status = "killed" if any(r["status"] == "killed" for r in rows) else rows[-1]["status"]
+        per[proto][status] += 1
+        det, kill = detector(rows)
+        if (proto, mid) not in seen:
+            seen.add((proto, mid))
+            by_op[(proto, op)][status] += 1
+            if det:
+                by_det[(proto, det)]["killed"] += 1
+        if det:
+            only += det == "memconform only"
+            seeds.append(int(kill["seed"]))
+        if status != "no_coverage":
+            # one build, then each seed's run and check
+            secs.append(num(rows[0]["build_s"]) + sum(num(r["run_s"]) + num(r["check_s"]) for r in rows))
+    for proto, s in per.items():
+        killed, survived = s["killed"], s["survived"]
+        score = f"{killed / (killed + survived):.2f}" if killed + survived else "-"
+        n = sum(s.values())
+        first = sum(1 for x in seeds if x <= 1)
+        table.append((name, proto, n, killed, survived, s["timeout"], s["no_coverage"], score, only,
+                      f"{first} of {len(seeds)}" if seeds else "-",
+                      f"{max(seeds)}" if seeds else "-",
+                      f"{statistics.median(secs):.1f}" if secs else "-"))
+        rows_csv.append([name, proto, "", ""] + [s[k] for k in STATUSES])
+
+md = ["# memconform mutation campaigns across protocols\n",
+      "Made by `scripts/cross-protocol.sh` from each campaign's kill matrix. A mutant is",
+      "*killed* when some seed's run fails gem5's own checks or violates a model memconform",
+      "checks; *memconform only*: gem5 ended that run cleanly. Score = killed / (killed +",
+      "survived). Time per mutant: its build plus every seed's run and check, median over",
+      "the mutants whose runs started.\n",
+      "| campaign | protocol | mutants | killed | survived | timeout | no coverage | score | memconform only | killed on seed 1 | most seeds to kill | median s per mutant |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+md += ["| " + " | ".join(str(x) for x in t) + " |" for t in table]
+md += ["\n## Score per protocol and operator\n",
+       "Each mutant once (a campaign run again, e.g. with stripped links, adds none).\n",
+       "| protocol | operator | mutants | killed | survived | timeout | no coverage | score |",
+       "|---|---|---|---|---|---|---|---|"]
+for (proto, op), s in sorted(by_op.items()):
+    k, v = s["killed"], s["survived"]
+    md.append(f"| {proto} | {op} | {sum(s.values())} | {k} | {v} | {s['timeout']} | {s['no_coverage']} | "
+              + (f"{k / (k + v):.2f}" if k + v else "-") + " |")
+    rows_csv.append(["*", proto, op, ""] + [s[x] for x in STATUSES])
+md += ["\n## Killed mutants per protocol and detector\n",
+       "| protocol | detector | killed |", "|---|---|---|"]
+for (proto, det), s in sorted(by_det.items()):
+    md.append(f"| {proto} | {det} | {s['killed']} |")
+    rows_csv.append(["*", proto, "", det, s["killed"], 0, 0, 0, 0, 0])
+with open(os.path.join(out, "cross-protocol.csv"), "w", newline="") as f:
+    w = csv.writer(f, lineterminator="\n")
+    w.writerow(["campaign", "protocol", "operator", "detector"] + STATUSES)
+    w.writerows(rows_csv)
+with open(os.path.join(out, "cross-protocol.md"), "w") as f:
+    f.write("\n".join(md) + "\n")
+print(f"cross-protocol: {out}/cross-protocol.md, {out}/cross-protocol.csv")
+PY
