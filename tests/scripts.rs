@@ -83,14 +83,25 @@ fn cross_protocol_table_follows_the_campaign_reports() {
     for (campaign, report) in [
         ("campaign-mi-example", "docs/campaign-mi-example/report.txt"),
         ("campaign-mesi-o3", "docs/campaign-mesi-o3/report.txt"),
-        ("campaign-mesi-o3-strip", "docs/campaign-mesi-o3/report-strip.txt"),
+        (
+            "campaign-mesi-o3-strip",
+            "docs/campaign-mesi-o3/report-strip.txt",
+        ),
     ] {
         let report = std::fs::read_to_string(root().join(report)).unwrap();
         // "summary: killed 23, survived 7, timeout 1, unviable 0, unknown 0, no coverage 9; ..."
         let summary = report.lines().find(|l| l.starts_with("summary:")).unwrap();
         let count = |what: &str| -> String {
-            let at = summary.find(what).unwrap_or_else(|| panic!("{what}: {summary}")) + what.len();
-            summary[at..].trim_start().split([',', ';']).next().unwrap().to_string()
+            let at = summary
+                .find(what)
+                .unwrap_or_else(|| panic!("{what}: {summary}"))
+                + what.len();
+            summary[at..]
+                .trim_start()
+                .split([',', ';'])
+                .next()
+                .unwrap()
+                .to_string()
         };
         let only = report
             .lines()
@@ -120,6 +131,9 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         .lines()
         .find(|l| l.starts_with("| MESI_Two_Level | TDA |"))
         .unwrap();
-    assert!(tda.starts_with("| MESI_Two_Level | TDA | 15 | 8 | 4 |"), "{tda}");
+    assert!(
+        tda.starts_with("| MESI_Two_Level | TDA | 15 | 8 | 4 |"),
+        "{tda}"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -142,7 +142,9 @@ pub fn shrink(
 /// first the certificate's operations alone (with the writes they read
 /// from), then ddmin over threads, then over operations, then each
 /// `@final` observation alone, then single removals to a fixpoint
-/// (1-minimality). Fails only when `h` itself does not keep `target`.
+/// (1-minimality). Once what is kept is under a quarter of a large `h`,
+/// the passes go on in that sub-history alone. Fails only when `h` itself
+/// does not keep `target`.
 pub fn shrink_to(
     h: &History,
     target: Target,
@@ -173,8 +175,22 @@ fn shrink_from(
     budget: Option<Duration>,
     known: Option<&Violation>,
 ) -> Result<Shrunk, NotViolated> {
+    shrink_with(h, target, opts, budget, known, PARALLEL_ABOVE)
+}
+
+/// [`shrink_from`], checking candidates of at least `parallel_above`
+/// operations two at a time.
+fn shrink_with(
+    h: &History,
+    target: Target,
+    opts: &Options,
+    budget: Option<Duration>,
+    known: Option<&Violation>,
+    parallel_above: usize,
+) -> Result<Shrunk, NotViolated> {
     let start = Instant::now();
     let mut s = Shrinker::new(h, target, opts, budget.map(|b| start + b));
+    s.parallel_above = parallel_above;
     let mut cur = s.whole();
     // the whole history as a sub-history: the known violation's operation
     // ids hold in it when the projection renumbers nothing
@@ -214,19 +230,39 @@ fn shrink_from(
         }
     }
     // a kept sub-history much smaller than `h`: shrink it alone (each step
-    // of the passes below scans every operation of the history it runs on)
-    if best.0.n() * 4 < h.n() && h.n() > RESTRICT_ABOVE {
+    // of the passes below scans every operation of the history it runs on),
+    // from its known violation
+    let small = |best: &Found| best.0.n() * 4 < h.n() && h.n() > RESTRICT_ABOVE;
+    let alone = |best: &Found, checks: usize| {
         let left = budget.map(|b| b.saturating_sub(start.elapsed()));
-        if let Ok(mut inner) = shrink_to(&best.0, target, opts, left) {
+        shrink_with(&best.0, target, opts, left, Some(&best.2), parallel_above).map(|mut inner| {
             inner.origin = inner.origin.iter().map(|&o| best.1[o]).collect();
-            inner.checks += s.checks;
+            inner.checks += checks;
             inner.seconds = start.elapsed().as_secs_f64();
+            inner
+        })
+    };
+    if small(&best) {
+        if let Ok(inner) = alone(&best, s.checks) {
             return Ok(inner);
         }
     }
-    // ddmin over threads, then operations
-    s.ddmin(&mut cur, &mut best, Shrinker::thread_units);
-    s.ddmin(&mut cur, &mut best, Shrinker::op_units);
+    // ddmin over threads, then operations, each until the rest is small
+    let stop = if h.n() > RESTRICT_ABOVE { h.n() / 4 } else { 0 };
+    s.ddmin(&mut cur, &mut best, Shrinker::thread_units, stop);
+    if small(&best) {
+        if let Ok(inner) = alone(&best, s.checks) {
+            return Ok(inner);
+        }
+    }
+    s.ddmin(&mut cur, &mut best, Shrinker::op_units, stop);
+    if small(&best) {
+        if let Ok(inner) = alone(&best, s.checks) {
+            return Ok(inner);
+        }
+        // the smaller history lost it (a check ran out of time): go on here
+        s.ddmin(&mut cur, &mut best, Shrinker::op_units, 0);
+    }
     // observations of the final memory that the violation does not need
     for i in 0..cur.finals.len() {
         if cur.finals[i] {
@@ -325,6 +361,8 @@ struct Shrinker<'a> {
     timed_out: bool,
     /// Whether some check failed internally (see [`NotViolated::internal`]).
     internal: bool,
+    /// Candidates of at least this many operations are checked two at a time.
+    parallel_above: usize,
 }
 
 impl<'a> Shrinker<'a> {
@@ -353,6 +391,7 @@ impl<'a> Shrinker<'a> {
             checks: 0,
             timed_out: false,
             internal: false,
+            parallel_above: PARALLEL_ABOVE,
         }
     }
 
@@ -526,9 +565,13 @@ impl<'a> Shrinker<'a> {
         cur: &mut Config,
         best: &mut Found,
         units: fn(&Self, &Config) -> Vec<Vec<OpId>>,
+        stop_below: usize,
     ) {
         let mut n = 2;
         loop {
+            if best.0.n() < stop_below {
+                return;
+            }
             let us = units(self, cur);
             if us.len() < 2 || self.timed_out {
                 return;
@@ -538,20 +581,17 @@ impl<'a> Shrinker<'a> {
                 .map(|i| &us[i * us.len() / n..(i + 1) * us.len() / n])
                 .collect();
             let mut reduced = None;
-            for chunk in &chunks {
-                let c = self.only(cur, chunk);
-                if let Test::Keeps(found) = self.test(&c) {
-                    reduced = Some((c, found, 2));
-                    break;
-                }
+            let only: Vec<Config> = chunks.iter().map(|chunk| self.only(cur, chunk)).collect();
+            if let Some((i, found)) = self.first_keeping(&only) {
+                reduced = Some((only[i].clone(), found, 2));
             }
             if reduced.is_none() && n > 2 {
-                for chunk in &chunks {
-                    let c = self.without(cur, &chunk.concat());
-                    if let Test::Keeps(found) = self.test(&c) {
-                        reduced = Some((c, found, (n - 1).max(2)));
-                        break;
-                    }
+                let without: Vec<Config> = chunks
+                    .iter()
+                    .map(|chunk| self.without(cur, &chunk.concat()))
+                    .collect();
+                if let Some((i, found)) = self.first_keeping(&without) {
+                    reduced = Some((without[i].clone(), found, (n - 1).max(2)));
                 }
             }
             match reduced {
@@ -568,27 +608,90 @@ impl<'a> Shrinker<'a> {
 
     /// Checks a candidate for the target, within the budget.
     fn test(&mut self, c: &Config) -> Test {
+        match self.prepare(c) {
+            Err(t) => t,
+            Ok((key, opts)) => {
+                let o = evaluate(self.h, self.target, &opts, c);
+                self.settle(key, o)
+            }
+        }
+    }
+
+    /// The first of `cands` (in order) that keeps the target, with its
+    /// index: what testing them one by one finds. Large candidates are
+    /// checked two at a time when a second core is free (`test` of both,
+    /// the later one's answer dropped when the earlier keeps): each check
+    /// of a large sub-history is a whole check at scale.
+    fn first_keeping(&mut self, cands: &[Config]) -> Option<(usize, Box<Found>)> {
+        let parallel = std::thread::available_parallelism().map_or(1, |n| n.get()) > 1;
+        let mut i = 0;
+        while i < cands.len() && !self.timed_out {
+            let large = |c: &Config| c.ops.iter().filter(|&&k| k).count() >= self.parallel_above;
+            if parallel && i + 1 < cands.len() && large(&cands[i]) && large(&cands[i + 1]) {
+                let (a, b) = (self.prepare(&cands[i]), self.prepare(&cands[i + 1]));
+                let (h, target) = (self.h, self.target);
+                let run = |p: &Result<(Vec<u64>, Options), Test>, c: &Config| {
+                    p.as_ref()
+                        .ok()
+                        .map(|(_, opts)| evaluate(h, target, opts, c))
+                };
+                let (ra, rb) = std::thread::scope(|scope| {
+                    let second = scope.spawn(|| run(&b, &cands[i + 1]));
+                    let first = run(&a, &cands[i]);
+                    (first, second.join().expect("a check does not panic"))
+                });
+                for (j, (p, r)) in [(a, ra), (b, rb)].into_iter().enumerate() {
+                    let t = match (p, r) {
+                        (Ok((key, _)), Some(o)) => self.settle(key, o),
+                        (Err(t), _) => t,
+                        (Ok(_), None) => unreachable!("prepared candidates are evaluated"),
+                    };
+                    if let Test::Keeps(found) = t {
+                        return Some((i + j, found));
+                    }
+                }
+                i += 2;
+            } else {
+                if let Test::Keeps(found) = self.test(&cands[i]) {
+                    return Some((i, found));
+                }
+                i += 1;
+            }
+        }
+        None
+    }
+
+    /// A candidate's key and the options of its check, or the answer
+    /// without one (known to lose, empty, out of time).
+    fn prepare(&mut self, c: &Config) -> Result<(Vec<u64>, Options), Test> {
         let key = bits(c);
         if self.lost.contains(&key) {
-            return Test::Loses(Verdict::Consistent, None);
+            return Err(Test::Loses(Verdict::Consistent, None));
         }
         if !c.ops[self.h.vars.len()..].iter().any(|&k| k) {
-            return Test::Loses(Verdict::Consistent, Some("no operation".into()));
+            return Err(Test::Loses(
+                Verdict::Consistent,
+                Some("no operation".into()),
+            ));
         }
         let mut opts = self.opts;
         if let Some(d) = self.deadline {
             let left = d.saturating_duration_since(Instant::now());
             if left.is_zero() || crate::budget::interrupted() {
                 self.timed_out = true;
-                return Test::Loses(Verdict::Unknown, Some("time budget spent".into()));
+                return Err(Test::Loses(
+                    Verdict::Unknown,
+                    Some("time budget spent".into()),
+                ));
             }
             opts.timeout = Some(opts.timeout.map_or(left, |t| t.min(left)));
         }
         self.checks += 1;
-        let (sub, origin) = restrict(self.h, &c.ops, &c.finals);
-        let o = check_gradual_with(&sub, &[self.target.model], &opts)
-            .pop()
-            .expect("one outcome per model");
+        Ok((key, opts))
+    }
+
+    /// The answer of a candidate's check, remembered.
+    fn settle(&mut self, key: Vec<u64>, (sub, origin, o): Evaluated) -> Test {
         let verdict = o.verdict();
         match (o.decision, o.invalid) {
             (Decision::Violation(v), None) if o.decided_by == self.target.weakest => {
@@ -611,6 +714,23 @@ impl<'a> Shrinker<'a> {
             }
         }
     }
+}
+
+/// Candidates of at least this many operations (initial writes included)
+/// are checked two at a time: below it a check costs less than a thread.
+const PARALLEL_ABOVE: usize = 20_000;
+
+/// A candidate's sub-history, its origin map and the check's outcome.
+type Evaluated = (History, Vec<OpId>, crate::check::Outcome);
+
+/// Checks the sub-history `c` keeps for `target`'s model (no state: safe
+/// on another thread).
+fn evaluate(h: &History, target: Target, opts: &Options, c: &Config) -> Evaluated {
+    let (sub, origin) = restrict(h, &c.ops, &c.finals);
+    let o = check_gradual_with(&sub, &[target.model], opts)
+        .pop()
+        .expect("one outcome per model");
+    (sub, origin, o)
 }
 
 /// A configuration's kept operations and observations as bits (its key).
@@ -691,6 +811,85 @@ pub fn restrict(h: &History, ops: &[bool], finals: &[bool]) -> (History, Vec<OpI
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Checking candidates two at a time finds what checking them one by
+    /// one finds: the same counterexample, operation for operation, on
+    /// generated histories with stale reads (every candidate in parallel
+    /// here, whatever its size).
+    #[test]
+    fn two_at_a_time_shrinks_to_the_same_counterexample() {
+        use crate::gen::{inject_stale_read, threads, Memory, Rng, Shape};
+        let mut compared = 0;
+        for seed in 0..40u64 {
+            let shape = Shape {
+                threads: 3 + seed as usize % 3,
+                ops_per_thread: 12,
+                vars: 3,
+                write_ratio: 0.5,
+            };
+            // several stale reads: several counterexamples, so which
+            // candidate is taken first decides which one is found
+            let mut program = threads(Memory::Tso, shape, seed);
+            let mut rng = Rng::new(seed);
+            for _ in 0..3 {
+                inject_stale_read(&mut program, &mut rng);
+            }
+            let Ok(h) = History::from_threads(&program) else {
+                continue;
+            };
+            let opts = Options::default();
+            let Ok(target) = target_of(&h, Model::Sc, &opts) else {
+                continue;
+            };
+            let one = shrink_with(&h, target, &opts, None, None, usize::MAX).unwrap();
+            let two = shrink_with(&h, target, &opts, None, None, 0).unwrap();
+            assert_eq!(one.origin, two.origin, "seed {seed}");
+            assert_eq!(one.one_minimal, two.one_minimal, "seed {seed}");
+            compared += 1;
+        }
+        assert!(compared > 20, "{compared} histories compared");
+    }
+
+    /// Two at a time, the earlier of two keeping candidates wins, and a
+    /// losing earlier one gives way to the later.
+    #[test]
+    fn two_at_a_time_takes_the_first_that_keeps() {
+        let h = hist(
+            "t0: W(z,1) W(x,1) R(z,1) R(y,0) W(z,2)\n\
+             t1: R(z,1) W(y,1) W(w,5) R(x,0)\n\
+             t2: R(w,5) R(z,2) W(w,6)\n",
+        );
+        let opts = Options::default();
+        let target = target_of(&h, Model::Sc, &opts).unwrap();
+        let mut s = Shrinker::new(&h, target, &opts, None);
+        s.parallel_above = 0;
+        let whole = s.whole();
+        let mut lose = whole.clone();
+        for &o in s.thread_units(&whole)[0]
+            .iter()
+            .chain(&s.thread_units(&whole)[1])
+        {
+            lose.ops[o] = false;
+        }
+        s.close(&mut lose);
+        let mut fewer = whole.clone();
+        fewer.ops[h.threads[2].ops.start] = false; // t2's first read
+        s.close(&mut fewer);
+        assert_eq!(
+            s.first_keeping(&[whole.clone(), fewer.clone()])
+                .map(|f| f.0),
+            Some(0)
+        );
+        assert_eq!(
+            s.first_keeping(&[fewer, whole.clone()]).map(|f| f.0),
+            Some(0)
+        );
+        assert_eq!(
+            s.first_keeping(&[lose.clone(), whole]).map(|f| f.0),
+            Some(1)
+        );
+        assert_eq!(s.first_keeping(&[lose.clone(), lose]).map(|f| f.0), None);
+    }
 
     fn hist(src: &str) -> History {
         let raw = memconform_parsers::hist::parse_hist(src.as_bytes()).unwrap();
