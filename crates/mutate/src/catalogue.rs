@@ -39,8 +39,9 @@ pub struct Entry {
     pub symptom: &'static str,
 }
 
-/// The catalogue: MI-1..6 (MI_example), ME-1..9 (MESI_Two_Level) and
-/// MH-1..7 (MOESI_hammer, picked by reading its v24.0 files; not yet run).
+/// The catalogue: MI-1..6 (MI_example), ME-1..9 (MESI_Two_Level), MH-1..7
+/// (MOESI_hammer) and MA-1..6 (MOESI_AMD_Base); MH and MA were picked by
+/// reading the v24.0 files and have not been run yet.
 pub const ENTRIES: &[Entry] = &[
     Entry {
         name: "MI-1",
@@ -285,6 +286,73 @@ pub const ENTRIES: &[Entry] = &[
         },
         op: "TDA",
         symptom: "an owner that loses its line mid-upgrade stops waiting for the new owner's data: the store completes on stale data (lost write)",
+    },
+    Entry {
+        name: "MA-1",
+        protocol: "MOESI_AMD_Base",
+        file: "MOESI_AMD_Base-CorePair.sm",
+        site: Site::Transition {
+            header: "transition({Ms,M0,M1,O,Es,E0,E1,S,I},PrbInv,I)",
+            operand: "forward_eviction_to_cpu0",
+        },
+        op: "TDA",
+        symptom: "a probe invalidates the pair's line without telling core 0: its O3 loads that ran early keep the old value (needs:o3; the writer must sit in the other CorePair)",
+    },
+    Entry {
+        name: "MA-2",
+        protocol: "MOESI_AMD_Base",
+        file: "MOESI_AMD_Base-CorePair.sm",
+        site: Site::Transition {
+            header: "transition({Ms,M0,M1,O,Es,E0,E1,S,I},PrbInv,I)",
+            operand: "ib_invBothClusters",
+        },
+        op: "TDA",
+        symptom: "a lost invalidation: the L2 drops the line but the pair's L1s keep it; stale reads",
+    },
+    Entry {
+        name: "MA-3",
+        protocol: "MOESI_AMD_Base",
+        file: "MOESI_AMD_Base-CorePair.sm",
+        site: Site::Transition {
+            header: "transition({Ms,M0,M1,O},PrbShrData,O)",
+            operand: "O->stay",
+        },
+        op: "TNS-stay",
+        symptom: "a wrong owner transfer: a modified pair shares its data but stays exclusive, so its next store is silent",
+    },
+    Entry {
+        name: "MA-4",
+        protocol: "MOESI_AMD_Base",
+        file: "MOESI_AMD_Base-CorePair.sm",
+        site: Site::Transition {
+            header: "transition({Ms,M0,M1,O},PrbInvData,I)",
+            operand: "i2_invL2",
+        },
+        op: "TDA",
+        symptom: "the L2 keeps a dirty line it handed over with the probe: two owners, lost writes",
+    },
+    Entry {
+        name: "MA-5",
+        protocol: "MOESI_AMD_Base",
+        file: "MOESI_AMD_Base-dir.sm",
+        site: Site::Statement {
+            action: "d_writeDataToMemory",
+            kind: "assign",
+            text: "out_msg.DataBlk := in_msg.DataBlk;",
+        },
+        op: "ADS",
+        symptom: "dirty victims reach memory without their data: reads after an eviction return zeros",
+    },
+    Entry {
+        name: "MA-6",
+        protocol: "MOESI_AMD_Base",
+        file: "MOESI_AMD_Base-CorePair.sm",
+        site: Site::Transition {
+            header: "transition({Ms,M0,M1,O},PrbInvData,I)",
+            operand: "forward_eviction_to_cpu1",
+        },
+        op: "TDA",
+        symptom: "a probe takes a modified line without telling core 1 (needs:o3)",
     },
 ];
 
