@@ -236,11 +236,11 @@ pub const ENTRIES: &[Entry] = &[
         protocol: "MOESI_hammer",
         file: "MOESI_hammer-cache.sm",
         site: Site::Transition {
-            header: "transition(S,{Other_GETX,Invalidate},I)",
-            operand: "I->stay",
+            header: "transition(SM,{Other_GETX,Invalidate},IM)",
+            operand: "IM->stay",
         },
         op: "TNS-stay",
-        symptom: "a lost invalidation: the L1 acks but keeps its shared copy; stale reads",
+        symptom: "a lost invalidation: an upgrading L1 acks but keeps its shared copy and finishes its upgrade on stale data (lost writes)",
     },
     Entry {
         name: "MH-4",
