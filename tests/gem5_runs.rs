@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memconform::check::{check_gradual_with, Options, Outcome, Verdict};
+use memconform::check::{check_gradual_with, Decision, Options, Outcome, Verdict};
 use memconform::gem5::{ingest, open_run};
 use memconform::models::Model;
 
@@ -42,6 +42,12 @@ fn mi_example(name: &str) -> PathBuf {
 fn mesi_two_level(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/gem5/mesi_two_level")
+        .join(name)
+}
+
+fn moesi_hammer(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/gem5/moesi_hammer")
         .join(name)
 }
 
@@ -549,4 +555,46 @@ fn a_bad_run_record_or_seed_is_a_located_warning_not_silence() {
     std::fs::remove_file(&record).unwrap();
     assert!(open_run(&tmp).unwrap().warnings.is_empty());
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Stock MOESI_hammer (x86 build, v24.0.0.1) under the Ruby random tester,
+/// which turns on cache flushes for this protocol only: a run that
+/// completes is consistent under every view; a run the tester stops with
+/// `Action/check failure` (no mutation: a store lost around a flush; with
+/// flushes off, 8 of 8 runs complete) is a stale read memconform reports
+/// as `WriteCOInitRead`, per port and in real time.
+#[test]
+fn moesi_hammer_runs_ingest_and_a_flush_race_violates_cc() {
+    for (name, ops) in [("clean-n4-s1-rich", 1969), ("flush-n4-s6-rich", 594)] {
+        let path = moesi_hammer(name);
+        ingests_with_one_operation_per_completed_request(&path, "MOESI_hammer");
+        let run = open_run(&path).unwrap();
+        let per_port = ingest(&run, false).unwrap().history;
+        let names: Vec<&str> = per_port.threads.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["port0", "port1", "port2", "port3"], "{name}");
+        assert_eq!(per_port.n_thread_ops(), ops, "{name}");
+    }
+    let clean = moesi_hammer("clean-n4-s1-rich");
+    for rt in [false, true] {
+        for m in [Model::Cc, Model::Sc, Model::Tso] {
+            assert_eq!(
+                verdict(&clean, rt, m),
+                Verdict::Consistent,
+                "clean rt={rt} {m}"
+            );
+        }
+    }
+    let flush = moesi_hammer("flush-n4-s6-rich");
+    let run = open_run(&flush).unwrap();
+    assert!(run.failure.is_some(), "the tester's own check failed too");
+    for rt in [false, true] {
+        let h = ingest(&run, rt).unwrap().history;
+        let o = &check(&h, &[Model::Cc])[0];
+        assert_eq!(o.verdict(), Verdict::Violation, "flush rt={rt}");
+        let Decision::Violation(v) = &o.decision else {
+            unreachable!()
+        };
+        assert_eq!(v.pattern.name(), "WriteCOInitRead", "rt={rt}");
+        assert!(o.invalid.is_none(), "{:?}", o.invalid);
+    }
 }
