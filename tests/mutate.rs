@@ -813,7 +813,7 @@ fn gem5_protocols_counts_and_catalogue() {
         [
             "MI-1", "MI-2", "MI-3", "MI-4", "MI-5", "MI-6", "ME-1", "ME-2", "ME-3", "ME-4", "ME-5",
             "ME-6", "ME-7", "ME-8", "ME-9", "MH-1", "MH-2", "MH-3", "MH-4", "MH-5", "MH-6", "MH-7",
-            "MA-1", "MA-2", "MA-3", "MA-4", "MA-5", "MA-6"
+            "MH-8", "MA-1", "MA-2", "MA-3", "MA-4", "MA-5", "MA-6"
         ]
     );
     let me4 = &names.iter().find(|(n, _)| n == "ME-4").unwrap().1;
@@ -831,7 +831,7 @@ fn gem5_protocols_counts_and_catalogue() {
         ("TNS-sibling", "tier2")
     );
     for (name, m) in &names {
-        if ["MH-1", "MH-2", "MA-1", "MA-6"].contains(&name.as_str()) {
+        if ["MH-1", "MH-2", "MH-8", "MA-1", "MA-6"].contains(&name.as_str()) {
             // the MOESI protocols' missing eviction forwards, like ME-8
             assert_eq!(m.class, "tier1+needs:o3", "{name}");
         } else if !["MI-6", "ME-4", "ME-8", "ME-9"].contains(&name.as_str()) {

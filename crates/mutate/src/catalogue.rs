@@ -39,9 +39,9 @@ pub struct Entry {
     pub symptom: &'static str,
 }
 
-/// The catalogue: MI-1..6 (MI_example), ME-1..9 (MESI_Two_Level), MH-1..7
-/// (MOESI_hammer) and MA-1..6 (MOESI_AMD_Base); MH and MA were picked by
-/// reading the v24.0 files and have not been run yet.
+/// The catalogue: MI-1..6 (MI_example), ME-1..9 (MESI_Two_Level), MH-1..8
+/// (MOESI_hammer) and MA-1..6 (MOESI_AMD_Base), picked by reading the
+/// v24.0 files (docs/design/gem5.md §9 says which were run).
 pub const ENTRIES: &[Entry] = &[
     Entry {
         name: "MI-1",
@@ -286,6 +286,17 @@ pub const ENTRIES: &[Entry] = &[
         },
         op: "TDA",
         symptom: "an owner that loses its line mid-upgrade stops waiting for the new owner's data: the store completes on stale data (lost write)",
+    },
+    Entry {
+        name: "MH-8",
+        protocol: "MOESI_hammer",
+        file: "MOESI_hammer-cache.sm",
+        site: Site::Transition {
+            header: "transition(O,{Other_GETX,Invalidate},I)",
+            operand: "forward_eviction_to_cpu",
+        },
+        op: "TDA",
+        symptom: "an owner that loses its line does not tell its O3 core: a load that ran early keeps the old value; message passing breaks TSO (run: 47 of 300 mp rounds, gem5 ends cleanly; needs:o3)",
     },
     Entry {
         name: "MA-1",
