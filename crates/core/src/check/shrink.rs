@@ -151,7 +151,7 @@ pub fn shrink_to(
     opts: &Options,
     budget: Option<Duration>,
 ) -> Result<Shrunk, NotViolated> {
-    shrink_from(h, target, opts, budget, None)
+    shrink_with(h, target, opts, budget, None, PARALLEL_ABOVE)
 }
 
 /// [`shrink_to`] from `h`'s violation `known` of `target.model`, already
@@ -165,21 +165,11 @@ pub fn shrink_known(
     budget: Option<Duration>,
     known: &Violation,
 ) -> Result<Shrunk, NotViolated> {
-    shrink_from(h, target, opts, budget, Some(known))
+    shrink_with(h, target, opts, budget, Some(known), PARALLEL_ABOVE)
 }
 
-fn shrink_from(
-    h: &History,
-    target: Target,
-    opts: &Options,
-    budget: Option<Duration>,
-    known: Option<&Violation>,
-) -> Result<Shrunk, NotViolated> {
-    shrink_with(h, target, opts, budget, known, PARALLEL_ABOVE)
-}
-
-/// [`shrink_from`], checking candidates of at least `parallel_above`
-/// operations two at a time.
+/// [`shrink_to`] from a known violation if any, checking candidates of at
+/// least `parallel_above` operations two at a time.
 fn shrink_with(
     h: &History,
     target: Target,
@@ -624,9 +614,10 @@ impl<'a> Shrinker<'a> {
     /// of a large sub-history is a whole check at scale.
     fn first_keeping(&mut self, cands: &[Config]) -> Option<(usize, Box<Found>)> {
         let parallel = std::thread::available_parallelism().map_or(1, |n| n.get()) > 1;
+        let above = self.parallel_above;
+        let large = |c: &Config| c.ops.iter().filter(|&&k| k).count() >= above;
         let mut i = 0;
         while i < cands.len() && !self.timed_out {
-            let large = |c: &Config| c.ops.iter().filter(|&&k| k).count() >= self.parallel_above;
             if parallel && i + 1 < cands.len() && large(&cands[i]) && large(&cands[i + 1]) {
                 let (a, b) = (self.prepare(&cands[i]), self.prepare(&cands[i + 1]));
                 let (h, target) = (self.h, self.target);

@@ -131,26 +131,16 @@ impl<'h> Scaled<'h> {
                     s
                 })
                 .collect();
+            let mut lowered: Vec<Lowered> = Vec::new();
             for x in (0..h.n()).filter(|&x| h.is_write(x)) {
                 let slots = &sites[h.var(x).expect("writes have a variable")];
-                let mut fired = std::mem::take(&mut s.fired);
-                fired.clear();
-                for &slot in slots.iter() {
+                // every frontier of `x`, as if lowered from nothing
+                lowered.clear();
+                lowered.extend(slots.iter().filter_map(|&slot| {
                     let f = s.graphs[i].1.frontier(x as u32, slot);
-                    if f != NONE {
-                        fire(
-                            h,
-                            &s.graphs[i].1,
-                            &mut s.sites[i],
-                            (x as u32, slot, f, NONE),
-                            &mut fired,
-                        );
-                    }
-                }
-                for &(x, y) in &fired {
-                    s.derived(i, x, y);
-                }
-                s.fired = fired;
+                    (f != NONE).then_some((x as u32, slot, f, NONE))
+                }));
+                s.fire_all(i, &lowered);
             }
         }
         if atomic {
@@ -245,22 +235,8 @@ impl<'h> Scaled<'h> {
                         rel,
                     });
                 }
-                let mut fired = std::mem::take(&mut self.fired);
-                fired.clear();
-                for &(x, s, new, old) in &drops {
-                    fire(
-                        h,
-                        &self.graphs[i].1,
-                        &mut self.sites[i],
-                        (x, s, new, old),
-                        &mut fired,
-                    );
-                }
+                self.fire_all(i, &drops);
                 self.drops = drops;
-                for &(x, y) in &fired {
-                    self.derived(i, x, y);
-                }
-                self.fired = fired;
             }
         }
         self.work.clear();
@@ -294,18 +270,24 @@ impl<'h> Scaled<'h> {
         }
     }
 
-    /// A pair `x ww y` that graph `i` already holds (a rule fired at one of
-    /// its frontiers): queued as an edge only when another graph lacks it,
-    /// else only its consequences are — most fired pairs are already in
+    /// Fires the rules at graph `i`'s lowered frontiers `drops`; each pair
+    /// `x ww y` they give is queued as an edge only when some graph lacks
+    /// it, else only its consequences are — most fired pairs are already in
     /// every graph, and this keeps them off the worklist.
-    fn derived(&mut self, i: usize, x: u32, y: u32) {
-        let _ = i;
-        let missing = self.graphs.iter().any(|(_, g)| !g.reaches(x, y));
-        if missing {
-            self.work.push((x, y, Rel::St));
-        } else {
-            self.consequences(x, y);
+    fn fire_all(&mut self, i: usize, drops: &[Lowered]) {
+        let mut fired = std::mem::take(&mut self.fired);
+        fired.clear();
+        for &d in drops {
+            fire(self.h, &self.graphs[i].1, &mut self.sites[i], d, &mut fired);
         }
+        for &(x, y) in &fired {
+            if self.graphs.iter().any(|(_, g)| !g.reaches(x, y)) {
+                self.work.push((x, y, Rel::St));
+            } else {
+                self.consequences(x, y);
+            }
+        }
+        self.fired = fired;
     }
 
     /// The certificate of a conflict: the edge and a shortest path back.
