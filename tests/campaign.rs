@@ -198,7 +198,7 @@ fn configuration_mutants_are_killed_survive_or_do_not_apply() {
         "ids are stable"
     );
     // a harmless config mutant that runs after the SLICC one (ids sort the
-    // run order): it survives only if the slot is rebuilt to the base
+    // run order): it survives only if it runs the base's binary
     let after = (0..)
         .map(|k| Mutant::config(&format!("system.cpu[:].later{k}=1")).unwrap())
         .find(|m| m.id > slicc.id)
@@ -213,10 +213,14 @@ fn configuration_mutants_are_killed_survive_or_do_not_apply() {
     let c = Campaign::init(&base.join("campaign"), settings(&root), ms).unwrap();
     assert_eq!(run_all(&c), 5);
     let s = State::of(&c).unwrap();
-    assert_eq!(s.status[&after.id], Status::Survived, "the base rebuilt");
+    assert_eq!(s.status[&after.id], Status::Survived, "the base's binary");
+    // not rebuilt: the baseline's binary, kept by the campaign, was copied
+    assert_eq!(s.build_s.get(&after.id), Some(&0.0));
+    let kept = campaign::base_binary(&c);
+    let kept = std::fs::read_to_string(&kept).unwrap();
     assert!(
-        s.build_s.contains_key(&after.id),
-        "rebuilt after the SLICC mutant"
+        kept.contains("[ \"clean\" = hang ]"),
+        "the base build: {kept}"
     );
     assert!(!s.build_s.contains_key(&survived.id) || s.build_s[&survived.id] == 0.0);
     let s = State::of(&c).unwrap();
@@ -1011,5 +1015,56 @@ fn the_log_times_each_run_and_the_report_says_how_idle_the_slots_were() {
     assert_eq!((sessions[1].slots, sessions[1].cores), (2, 2));
     let report = memconform::mutate::report::text(&State::of(&c).unwrap());
     assert!(report.contains("time: 2 runs of `mutate run`"), "{report}");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Mutants added to a campaign that ran: only they run next, the baseline
+/// and the finished mutants kept; an id it has is not added twice; adding
+/// is refused while a runner holds a shard.
+#[test]
+fn mutants_added_later_run_alone_and_the_baseline_is_kept() {
+    use memconform::mutate::campaign::ShardLock;
+    let (base, root) = fresh("campaign-add");
+    let all = four_mutants(&root);
+    let dir = base.join("c");
+    let c = Campaign::init(&dir, settings(&root), all[..2].to_vec()).unwrap();
+    assert_eq!(run_all(&c), 2);
+    let baseline = |c: &Campaign| {
+        c.events()
+            .unwrap()
+            .iter()
+            .filter(|e| matches!(e, Event::Baseline { .. }))
+            .count()
+    };
+    assert_eq!(baseline(&c), 2);
+
+    // refused while a runner holds a shard, and nothing written
+    let held = ShardLock::take(&c, (0, 1)).unwrap();
+    let Err(err) = Campaign::add(&dir, all[2..].to_vec()) else {
+        panic!("added while a runner holds the shard");
+    };
+    let err = err.to_string();
+    assert!(err.contains("is being run by"), "{err}");
+    assert_eq!(Campaign::open(&dir).unwrap().mutants.len(), 2);
+    drop(held);
+
+    // mutant 1 is there already: only 2 and 3 are added
+    let (c, added) = Campaign::add(&dir, all[1..].to_vec()).unwrap();
+    let mut want = vec![all[2].id.clone(), all[3].id.clone()];
+    want.sort();
+    let mut got = added.clone();
+    got.sort();
+    assert_eq!(got, want);
+    assert_eq!(c.mutants.len(), 4);
+    for id in &added {
+        assert!(dir.join("patches").join(format!("{id}.diff")).is_file());
+    }
+    let c = Campaign::open(&dir).unwrap();
+    assert_eq!(run_all(&c), 2, "only the added mutants run");
+    assert_eq!(baseline(&c), 2, "the baseline is not run again");
+    let s = State::of(&c).unwrap();
+    assert_eq!(s.status[&all[0].id], Status::Killed);
+    assert_eq!(s.status[&all[2].id], Status::Unviable);
+    assert_eq!(s.status[&all[3].id], Status::Timeout);
     let _ = std::fs::remove_dir_all(&base);
 }

@@ -381,3 +381,43 @@ fn seeded_saturation_without_g_loc_equals_with_it() {
         "{held} saturated, {pairs} pairs"
     );
 }
+
+/// wCCM at scale computes `hb^ppo` and `hb^po-loc` on two threads for
+/// large histories: on random and generated histories (stale reads,
+/// fences, RMWs), both ways give the same answer, violation for violation
+/// (pattern and cycle) and count for count.
+#[test]
+fn wccm_on_two_threads_answers_as_on_one() {
+    use memconform::gen::{inject_stale_read, threads, Memory, Rng, Shape};
+    use memconform::scale::{lanes, wccm};
+    let (mut violations, mut consistent) = (0, 0);
+    for seed in 0..1500u64 {
+        let mut hs = vec![parse(&brute::x_to_hist(&brute::x_random_history(seed, 10)))];
+        let memory = [Memory::Sc, Memory::Tso, Memory::Pso][seed as usize % 3];
+        let shape = Shape {
+            threads: 2 + seed as usize % 4,
+            ops_per_thread: 4 + seed as usize % 30,
+            vars: 1 + seed as usize % 4,
+            write_ratio: 0.5,
+        };
+        let mut program = threads(memory, shape, seed);
+        if seed % 2 == 0 {
+            inject_stale_read(&mut program, &mut Rng::new(seed));
+        }
+        hs.extend(History::from_threads(&program));
+        for h in &hs {
+            let l = lanes::lanes(h);
+            let one = wccm::check_on(h, &l, None, false);
+            let two = wccm::check_on(h, &l, None, true);
+            assert_eq!(one, two, "{h:?}");
+            match one {
+                Ok(_) => consistent += 1,
+                Err(_) => violations += 1,
+            }
+        }
+    }
+    assert!(
+        violations > 300 && consistent > 300,
+        "{violations} / {consistent}"
+    );
+}

@@ -658,3 +658,95 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[derive(Args)]
+pub(crate) struct AddArgs {
+    /// The campaign directory (made by `mutate init`).
+    pub dir: PathBuf,
+    /// The protocol's catalogue bugs (and, for se.py runs, the
+    /// configuration catalogue), resolved against the campaign's gem5 root.
+    #[arg(long)]
+    pub catalogue: bool,
+    /// These mutant ids, of any class (comma-separated; `mutate list
+    /// --classes all` shows them).
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub only: Vec<String>,
+    /// A configuration mutant, as `mutate init --param`. Repeatable.
+    #[arg(long = "param", value_name = "PATH=VALUE")]
+    pub params: Vec<String>,
+}
+
+/// `mutate add`: more mutants for an existing campaign, its baseline and
+/// the mutants done kept.
+pub(crate) fn add(args: &AddArgs) -> i32 {
+    use memconform_mutate::{catalogue, Mutant};
+    let fail = |e: &dyn std::fmt::Display| {
+        say!("memconform mutate add: {e}");
+        exit::INPUT_ERROR
+    };
+    if !args.catalogue && args.only.is_empty() && args.params.is_empty() {
+        return fail(&"nothing to add: give --catalogue, --only IDS or --param PATH=VALUE");
+    }
+    let c = match Campaign::open(&args.dir) {
+        Ok(c) => c,
+        Err(e) => return fail(&e),
+    };
+    let (root, protocol) = (&c.settings.gem5_root, &c.settings.protocol);
+    let mut new: Vec<Mutant> = Vec::new();
+    if args.catalogue {
+        match catalogue::catalogue(root, protocol) {
+            Ok(named) => name_catalogue(&mut new, named, true),
+            Err(e) => return fail(&e),
+        }
+        if c.settings.run.contains("se.py") {
+            for (n, mut m) in catalogue::config_catalogue() {
+                m.tag_catalogue(&n);
+                new.push(m);
+            }
+        }
+    }
+    if !args.only.is_empty() {
+        let opts = memconform_mutate::Options {
+            classes: vec!["all".to_string()],
+            include_dma: true,
+        };
+        let all = match memconform_mutate::ops::generate(root, protocol, &opts) {
+            Ok(all) => all,
+            Err(e) => return fail(&e),
+        };
+        for id in &args.only {
+            match all.iter().find(|m| &m.id == id) {
+                Some(m) => new.push(m.clone()),
+                None => return fail(&format!("no mutant of {protocol} with id {id}")),
+            }
+        }
+        // a catalogue bug among them carries its name
+        if let Ok(named) = catalogue::catalogue(root, protocol) {
+            name_catalogue(&mut new, named, false);
+        }
+    }
+    for p in &args.params {
+        match Mutant::config(p) {
+            Ok(m) => new.push(m),
+            Err(e) => return fail(&format!("--param: {e}")),
+        }
+    }
+    match Campaign::add(&args.dir, new) {
+        Ok((c, added)) => {
+            say!(
+                "campaign {}: {} mutants added ({}), {} in all; next: memconform mutate run {}",
+                super::shown(&args.dir),
+                added.len(),
+                if added.is_empty() {
+                    "every one was there".to_string()
+                } else {
+                    added.join(", ")
+                },
+                c.mutants.len(),
+                super::shown(&args.dir)
+            );
+            exit::CONSISTENT
+        }
+        Err(e) => fail(&e),
+    }
+}

@@ -23,6 +23,8 @@ enum MutateCommand {
     /// Create a campaign: the mutants, their patches, your build and run commands, the seeds.
     #[command(after_long_help = CAMPAIGN_HELP)]
     Init(Box<super::campaign::InitArgs>),
+    /// Add mutants to a campaign (its baseline and finished mutants kept).
+    Add(super::campaign::AddArgs),
     /// Run a campaign (or resume it): the baseline, then each mutant not done.
     #[command(after_long_help = CAMPAIGN_HELP)]
     Run(super::campaign::RunArgs),
@@ -66,6 +68,7 @@ Example:
         --seed {seed} -n 4 --maxloads 2000'
   memconform mutate run camp -j 2        # Ctrl-C (or SIGTERM) stops; the same command resumes
   memconform mutate report camp
+  memconform mutate add camp --only 106cededdabe   # more mutants later: the baseline is kept
   memconform mutate slurm camp --shards 16 --throttle 8 --time 8:00:00   # on a cluster";
 
 const LIST_ABOUT: &str = "\
@@ -166,6 +169,7 @@ pub fn run(args: MutateArgs) -> i32 {
     match args.command {
         MutateCommand::List(a) => list(a),
         MutateCommand::Init(a) => super::campaign::init(&a),
+        MutateCommand::Add(a) => super::campaign::add(&a),
         MutateCommand::Run(a) => super::campaign::run(&a),
         MutateCommand::Status(a) => super::campaign::status(&a),
         MutateCommand::Report(a) => super::campaign::report(&a),

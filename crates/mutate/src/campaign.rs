@@ -505,6 +505,73 @@ impl Campaign {
         })
     }
 
+    /// Adds `mutants` to the campaign in `dir` (ids it has already are left
+    /// out, but take a catalogue name they lack): their patches, then
+    /// `mutants.jsonl` rewritten whole. Refused
+    /// while a `mutate run` holds any shard (shards are a function of the
+    /// sorted ids: a runner's share would shift under it). Returns the
+    /// campaign and the ids added.
+    pub fn add(dir: &Path, mutants: Vec<Mutant>) -> Result<(Campaign, Vec<String>), Error> {
+        use std::fs::TryLockError;
+        let mut c = Campaign::open(dir)?;
+        // hold every shard's lock while the list changes
+        let mut held = Vec::new();
+        for entry in fs::read_dir(dir).map_err(|e| io_err(dir, e))?.flatten() {
+            let path = entry.path();
+            let is_lock = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_prefix("lock-"))
+                .is_some_and(|k| k.parse::<usize>().is_ok());
+            if !is_lock {
+                continue;
+            }
+            let f = File::open(&path).map_err(|e| io_err(&path, e))?;
+            match f.try_lock() {
+                Ok(()) => held.push(f),
+                Err(TryLockError::WouldBlock) => {
+                    return Err(err(format!(
+                        "{} is being run by {} (its lock: {}): add mutants when it ends \
+                         or after stopping it (the next `mutate run` resumes)",
+                        shown(dir),
+                        holder_of(&path),
+                        shown(&path)
+                    )))
+                }
+                Err(TryLockError::Error(e)) => return Err(io_err(&path, e)),
+            }
+        }
+        let mut added = Vec::new();
+        let mut named = false;
+        for m in mutants {
+            if let Some(g) = c.mutants.iter_mut().find(|g| g.id == m.id) {
+                // a generated mutant that is a catalogue bug takes its name
+                if let (Some(n), None) = (m.catalogue_name(), g.catalogue_name()) {
+                    g.tag_catalogue(n);
+                    named = true;
+                }
+                continue;
+            }
+            write_atomic(
+                &dir.join("patches").join(format!("{}.diff", m.id)),
+                m.patch.as_bytes(),
+            )?;
+            added.push(m.id.clone());
+            c.mutants.push(m);
+        }
+        if !added.is_empty() || named {
+            c.mutants.sort_by(|a, b| a.id.cmp(&b.id));
+            let mut lines = String::new();
+            for m in &c.mutants {
+                lines.push_str(&serde_json::to_string(m).expect("a mutant serialises"));
+                lines.push('\n');
+            }
+            write_atomic(&dir.join("mutants.jsonl"), lines.as_bytes())?;
+        }
+        drop(held);
+        Ok((c, added))
+    }
+
     /// Opens the campaign in `dir`.
     pub fn open(dir: &Path) -> Result<Campaign, Error> {
         let path = dir.join("campaign.toml");
@@ -1725,6 +1792,12 @@ fn run_baseline(
         )));
     }
     slot.mark_built("base")?;
+    // kept for configuration mutants in slots that build no base
+    let from = slot.root.join(&s.gem5);
+    let kept = base_binary(c);
+    let bytes = fs::read(&from).map_err(|e| io_err(&from, e))?;
+    write_atomic(&kept, &bytes)?;
+    set_executable(&kept)?;
     (o.progress)(&format!("baseline built in {secs:.0} s"));
     let mut out = Vec::new();
     let limit = s.run_timeout_s.unwrap_or(3600);
@@ -1751,6 +1824,19 @@ fn run_baseline(
         }
     }
     Ok(out)
+}
+
+/// Where the baseline's binary is kept: a configuration mutant runs it in
+/// a slot whose last build was a SLICC mutant, instead of rebuilding the
+/// base there (a slot's first build may recompile for an hour).
+pub fn base_binary(c: &Campaign) -> PathBuf {
+    c.dir.join("runs").join("baseline").join("gem5.base")
+}
+
+/// Makes `path` executable by its owner, group and others.
+fn set_executable(path: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).map_err(|e| io_err(path, e))
 }
 
 /// One seed of `mutant` (or the baseline) in `slot`: run, check, classify.
@@ -1971,8 +2057,18 @@ fn prepare_mutant(
     let dir = c.dir.join("runs").join(&m.id);
     fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
     if m.is_config() {
-        // no patch: the slot's base build, rebuilt if a SLICC mutant was last
-        if !slot.built_base() {
+        // no patch: the slot's base build, else the baseline's binary, else
+        // the base rebuilt (a SLICC mutant was the slot's last build)
+        let kept = base_binary(c);
+        if !slot.built_base() && kept.is_file() {
+            let to = slot.root.join(&s.gem5);
+            if let Some(parent) = to.parent() {
+                fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+            }
+            fs::copy(&kept, &to).map_err(|e| io_err(&to, e))?;
+            slot.mark_built("base")?;
+            (o.progress)(&format!("{} {}: the baseline's binary", m.id, m.op));
+        } else if !slot.built_base() {
             (o.progress)(&format!("{} {}: rebuilding the base", m.id, m.op));
         }
     } else if let Err(why) = slot.apply(c, m) {

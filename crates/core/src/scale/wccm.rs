@@ -343,6 +343,48 @@ fn hb_pi_scaled(
     Ok(Some(derived))
 }
 
+/// Whether a check of `h` may take a second core: a large history on a
+/// machine that has one.
+fn two_cores(h: &History) -> bool {
+    h.n() >= 20_000 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+}
+
+/// `hb^π` for `π = ppo` or `po-loc` (by its pattern), as frontiers with
+/// its observers' rule-2 edges; those edges and `cfe[hb^π]`'s pairs.
+/// `Ok(None)`: the deadline passed first.
+#[allow(clippy::type_complexity)]
+fn hb_pi_and_cfe(
+    h: &History,
+    lanes: &Lanes,
+    runs: &[Vec<u32>],
+    next_ext: &[u32],
+    pattern: Pattern,
+    deadline: Option<std::time::Instant>,
+) -> Result<Option<(Vec<(u32, u32)>, Vec<(u32, u32)>)>, Violation> {
+    let ppo = pattern == Pattern::CyclicWpwwPpo;
+    let g = if ppo {
+        ppo_graph(h, lanes)
+    } else {
+        loc_graph(h, lanes)
+    };
+    let mut hb = Frontier::new(g).map_err(|c| Violation::from_edges(pattern, c))?;
+    let chained = chained(h, runs, &hb);
+    let breaks = next_breaks(h, runs, &chained);
+    let d = if ppo {
+        let obs = ppo_observers(h, lanes, hb.graph(), &chained);
+        hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
+    } else {
+        let obs = loc_observers(h, lanes, hb.graph(), &chained);
+        hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
+    };
+    let Some(d) = d else {
+        return Ok(None);
+    };
+    let mut pairs = Vec::new();
+    cfe(h, &hb, next_ext, &mut pairs);
+    Ok(Some((d, pairs)))
+}
+
 /// `po-loc`'s (write, read) pairs, which `ppo` drops: into each read, from
 /// the last write of its variable before it on each lane of its thread, and
 /// from its variable's initial write.
@@ -396,31 +438,53 @@ pub fn check(
     lanes: &Lanes,
     deadline: Option<std::time::Instant>,
 ) -> Result<Option<StoreOrder>, Violation> {
+    check_on(h, lanes, deadline, two_cores(h))
+}
+
+/// [`check`], with `hb^ppo` and `hb^po-loc` on two threads at once when
+/// `parallel`: the same answer either way.
+pub fn check_on(
+    h: &History,
+    lanes: &Lanes,
+    deadline: Option<std::time::Instant>,
+    parallel: bool,
+) -> Result<Option<StoreOrder>, Violation> {
     no_thin_air(h)?;
     let runs = read_runs(h, lanes);
     let mut wpww: Vec<(u32, u32)> = Vec::new();
     let next_ext = external_reads(h, &runs, &mut wpww);
-    let mut derived = Vec::new();
-    for (pattern, g) in [
-        (Pattern::CyclicWpwwPpo, ppo_graph(h, lanes)),
-        (Pattern::CyclicWpwwPoLoc, loc_graph(h, lanes)),
-    ] {
-        let mut hb = Frontier::new(g).map_err(|c| Violation::from_edges(pattern, c))?;
-        let chained = chained(h, &runs, &hb);
-        let breaks = next_breaks(h, &runs, &chained);
-        let d = if pattern == Pattern::CyclicWpwwPpo {
-            let obs = ppo_observers(h, lanes, hb.graph(), &chained);
-            hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
-        } else {
-            let obs = loc_observers(h, lanes, hb.graph(), &chained);
-            hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
+    // hb^ppo and hb^po-loc are independent: on two cores at once when the
+    // history is large (the answer is the one of ppo first, then po-loc)
+    let hb_pi = |pattern: Pattern| hb_pi_and_cfe(h, lanes, &runs, &next_ext, pattern, deadline);
+    let (ppo, loc) = if parallel {
+        std::thread::scope(|scope| {
+            let loc = std::thread::Builder::new()
+                .stack_size(16 << 20)
+                .spawn_scoped(scope, || hb_pi(Pattern::CyclicWpwwPoLoc))
+                .expect("a thread starts");
+            let ppo = hb_pi(Pattern::CyclicWpwwPpo);
+            let loc = loc
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (ppo, loc)
+        })
+    } else {
+        let ppo = hb_pi(Pattern::CyclicWpwwPpo);
+        let loc = match ppo {
+            Ok(Some(_)) => hb_pi(Pattern::CyclicWpwwPoLoc),
+            _ => Ok(None),
         };
-        let Some(d) = d else {
-            return Ok(None);
-        };
-        derived.extend(d);
-        cfe(h, &hb, &next_ext, &mut wpww);
-    }
+        (ppo, loc)
+    };
+    let Some((mut derived, pairs)) = ppo? else {
+        return Ok(None);
+    };
+    wpww.extend(pairs);
+    let Some((d, pairs)) = loc? else {
+        return Ok(None);
+    };
+    derived.extend(d);
+    wpww.extend(pairs);
     // whb = (hb^ppo ∪ hb^po-loc)⁺: ppo ∪ wre, po-loc's (write, read) pairs, rule-2 edges
     let mut g = ppo_graph(h, lanes);
     g.add_edges(&po_loc_write_read(h, lanes));
