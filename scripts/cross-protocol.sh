@@ -44,7 +44,9 @@ def load(c):
     return name, mutants
 
 def detector(rows):
-    kill = next((r for r in rows if r["status"] == "killed"), None)
+    # the run that killed (seeds stop there); earlier seeds survived
+    kill = next((r for r in rows if r["status"] == "killed"
+                 and r["outcome"] not in ("survived", "unknown", "timeout")), None)
     if kill is None:
         return None, None
     if kill["memconform_only"] == "true":

@@ -500,6 +500,35 @@ fn the_committed_mesi_o3_campaign_agrees_with_its_evidence() {
     assert!(report.contains("memconform only         9"), "{report}");
 }
 
+/// The MOESI_hammer O3 campaign (docs/campaign-moesi-hammer-o3): the same
+/// rules; its memconform-only kills are MH-8, CF-1, CF-2 and five more
+/// deletions of the eviction forward (one of them killed on its second
+/// seed), every one breaking TSO by message passing.
+#[test]
+fn the_committed_moesi_hammer_o3_campaign_agrees_with_its_evidence() {
+    let (tier1, catalogue, memconform_only) =
+        committed_campaign("docs/campaign-moesi-hammer-o3");
+    assert!(tier1.len() >= 12, "{} Tier-1 mutants", tier1.len());
+    for name in ["MH-1", "MH-3", "MH-4", "MH-7", "MH-8", "CF-1", "CF-2"] {
+        assert!(catalogue.contains(name), "{name} missing: {catalogue:?}");
+    }
+    assert_eq!(memconform_only.len(), 8, "{memconform_only:?}");
+    for id in [
+        "106cededdabe", // MH-8
+        "30bdeabd253e", // killed on seed 2
+        "c20b7188ac9f",
+        "8ef9fb6fd865",
+    ] {
+        assert!(memconform_only.contains(id), "{id}: {memconform_only:?}");
+    }
+    let report = std::fs::read_to_string(
+        stand_in::repo().join("docs/campaign-moesi-hammer-o3/report.txt"),
+    )
+    .unwrap();
+    assert!(report.contains("memconform only         8"), "{report}");
+    assert!(report.contains("baseline: 3 of 3 seeds clean and consistent"));
+}
+
 /// Checks a committed campaign's kill matrix against itself: each run's
 /// outcome against its verdicts and exit, each mutant's status against its
 /// runs, memconform-only exactly where gem5 ended cleanly and a model was

@@ -76,6 +76,7 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         .arg(root().join("docs/campaign-mi-example"))
         .arg(root().join("docs/campaign-mesi-o3"))
         .arg(root().join("docs/campaign-mesi-o3/kill-matrix-strip.csv"))
+        .arg(root().join("docs/campaign-moesi-hammer-o3"))
         .status()
         .unwrap();
     assert!(status.success());
@@ -86,6 +87,10 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         (
             "campaign-mesi-o3-strip",
             "docs/campaign-mesi-o3/report-strip.txt",
+        ),
+        (
+            "campaign-moesi-hammer-o3",
+            "docs/campaign-moesi-hammer-o3/report.txt",
         ),
     ] {
         let report = std::fs::read_to_string(root().join(report)).unwrap();
@@ -125,6 +130,18 @@ fn cross_protocol_table_follows_the_campaign_reports() {
             ),
             "{row}\n{summary}"
         );
+        // "seeds to kill:  ≤1: 92%  ..." against "11 of 12" killed on seed 1
+        let first = report
+            .lines()
+            .find_map(|l| l.strip_prefix("seeds to kill:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .unwrap()
+            .trim_end_matches('%')
+            .parse::<f64>()
+            .unwrap();
+        let (k, n) = cells[10].split_once(" of ").unwrap();
+        let share = 100.0 * k.parse::<f64>().unwrap() / n.parse::<f64>().unwrap();
+        assert_eq!(share.round(), first, "{row}");
     }
     // the rerun's 40 mutants are the first run's: each counted once per operator
     let tda = md
