@@ -89,8 +89,9 @@ impl Bits {
     /// Transitive closure in place (Warshall, a row at a time).
     fn close(&mut self) {
         let w = self.w;
+        let mut rk = vec![0u64; w];
         for k in 0..self.n {
-            let rk: Vec<u64> = self.row(k).to_vec();
+            rk.copy_from_slice(self.row(k));
             for i in 0..self.n {
                 if self.get(i, k) {
                     for (d, s) in self.bits[i * w..(i + 1) * w].iter_mut().zip(&rk) {
@@ -183,7 +184,7 @@ impl Pi {
         let mut m = kept.clone();
         let w = m.w;
         for a in 0..n {
-            for c in kept.ones(a).collect::<Vec<_>>() {
+            for c in kept.ones(a) {
                 for (d, s) in m.bits[a * w..(a + 1) * w].iter_mut().zip(kept.row(c)) {
                     *d |= s;
                 }
@@ -469,6 +470,8 @@ struct Deriver<'h> {
     closures: Vec<Closure>,
     why: FxMap<Key, Why>,
     seq: u32,
+    /// a row's copy, reused by [`Deriver::insert`]
+    row: Vec<u64>,
 }
 
 impl<'h> Deriver<'h> {
@@ -480,6 +483,7 @@ impl<'h> Deriver<'h> {
             closures: Vec::new(),
             why: FxMap::default(),
             seq: 0,
+            row: Vec::new(),
         }
     }
 
@@ -547,18 +551,29 @@ impl<'h> Deriver<'h> {
         self.seq
     }
 
-    /// Inserts `a -rel-> b` into closure `c`; the pairs it newly relates.
-    fn insert(&mut self, c: usize, a: OpId, b: OpId, rel: Rel, key: Key) -> Vec<(OpId, OpId)> {
+    /// Inserts `a -rel-> b` into closure `c`; `new` becomes the pairs it
+    /// newly relates.
+    fn insert(
+        &mut self,
+        c: usize,
+        a: OpId,
+        b: OpId,
+        rel: Rel,
+        key: Key,
+        new: &mut Vec<(OpId, OpId)>,
+    ) {
+        new.clear();
         let seq = self.why.get(&key).map_or(0, |w| w.seq);
         let cl = &mut self.closures[c];
         cl.out[a].push((b, rel, key, seq));
         if cl.reach.get(a, b) {
-            return Vec::new();
+            return;
         }
         let n = cl.reach.n;
-        let mut target = cl.reach.row(b).to_vec();
+        let target = &mut self.row;
+        target.clear();
+        target.extend_from_slice(cl.reach.row(b));
         target[b / 64] |= 1 << (b % 64);
-        let mut new = Vec::new();
         for x in 0..n {
             if x != a && !cl.reach.get(x, a) {
                 continue;
@@ -566,7 +581,7 @@ impl<'h> Deriver<'h> {
             let w = cl.reach.w;
             for (i, (d, &t)) in cl.reach.bits[x * w..(x + 1) * w]
                 .iter_mut()
-                .zip(&target)
+                .zip(target.iter())
                 .enumerate()
             {
                 let mut fresh = t & !*d;
@@ -577,7 +592,6 @@ impl<'h> Deriver<'h> {
                 }
             }
         }
-        new
     }
 
     /// `CausalPast_π(o) ∪ {o}` in closure `c` (closed, unrestricted).
@@ -629,9 +643,11 @@ impl<'h> Deriver<'h> {
                 }
             }
         }
+        let mut new = Vec::new();
         while let Some((a, b)) = work.pop() {
             let key = (a, b, Class::HbO(pi, o));
-            for (x, y) in self.insert(c, a, b, Rel::HbO, key) {
+            self.insert(c, a, b, Rel::HbO, key, &mut new);
+            for &(x, y) in &new {
                 fire(self, x, y, &mut work);
             }
         }
@@ -709,8 +725,9 @@ impl<'h> Deriver<'h> {
             .map(|(a, b, key)| (self.why[&key].seq, a, b, key))
             .collect();
         edges.sort_unstable_by_key(|&(seq, a, b, _)| (seq, a, b));
+        let mut new = Vec::new();
         for (_, a, b, key) in edges {
-            self.insert(hb, a, b, Rel::HbO, key);
+            self.insert(hb, a, b, Rel::HbO, key, &mut new);
         }
     }
 
@@ -929,6 +946,7 @@ fn generators(d: &mut Deriver, into: usize, gens: &[(usize, GenRule)], rel: Rel)
             }
         }
     }
+    let mut new = Vec::new();
     for (a, b, rule, pivot, c) in pairs {
         let key = (a, b, Class::Rel(rel));
         if d.why.contains_key(&key) {
@@ -942,7 +960,7 @@ fn generators(d: &mut Deriver, into: usize, gens: &[(usize, GenRule)], rel: Rel)
             graph: None,
             ctx: Some(c),
         });
-        d.insert(into, a, b, rel, key);
+        d.insert(into, a, b, rel, key, &mut new);
     }
 }
 
@@ -995,11 +1013,13 @@ fn wsc(d: &mut Deriver) -> usize {
     }
     // oldest first: a premise is inserted before what it justifies
     let mut i = 0;
+    let mut new = Vec::new();
     while i < work.len() {
         let key = work[i];
         i += 1;
         let Class::Rel(rel) = key.2 else { continue };
-        for (x, y) in d.insert(c, key.0, key.1, rel, key) {
+        d.insert(c, key.0, key.1, rel, key, &mut new);
+        for &(x, y) in &new {
             fire(d, x, y, &mut work);
         }
     }
@@ -1091,6 +1111,7 @@ fn store(d: &mut Deriver, model: StoreModel) -> Vec<usize> {
         }
     }
     let mut i = 0;
+    let mut new = Vec::new();
     while i < work.len() {
         let key = work[i];
         i += 1;
@@ -1133,7 +1154,8 @@ fn store(d: &mut Deriver, model: StoreModel) -> Vec<usize> {
         }
         let label = d.why[&key].rule.rel();
         for (g, &c) in graphs.iter().enumerate() {
-            for (x, y) in d.insert(c, a, b, label, key) {
+            d.insert(c, a, b, label, key, &mut new);
+            for &(x, y) in &new {
                 fire(d, g, x, y, &mut work);
             }
         }
