@@ -157,25 +157,42 @@ def adapt_moesi_amd_base():
         for p in params
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
     ]
-    if any(p.kind == p.VAR_POSITIONAL for p in params) or len(positional) >= 7:
-        return None  # already takes `cpus` (fixed upstream)
+    takes_cpus = (
+        any(p.kind == p.VAR_POSITIONAL for p in params) or len(positional) >= 7
+    )
 
-    def create_system(
-        options,
-        full_system,
-        system,
-        dma_devices,
-        bootmem,
-        ruby_system,
-        cpus=None,
-    ):
-        return original(
-            options, full_system, system, dma_devices, bootmem, ruby_system
-        )
+    def create_system(*args, **kwargs):
+        if not takes_cpus:
+            args = args[:6]
+            kwargs.pop("cpus", None)
+        result = original(*args, **kwargs)
+        # v24.0's directory machine has a parameter `L2isWB` (no default)
+        # that only the GPU_VIPER config sets: without it gem5 stops with
+        # "system.dir_cntrl0.L2isWB without default or user set value".
+        # GPU_VIPER's own default (--WB_L2 off) is used; it only matters
+        # to GPU atomics.
+        # Likewise its DMA message buffers (`requestFromDMA`,
+        # `responseToDMA`), which GPU_VIPER's config connects as here.
+        from m5.objects import MessageBuffer
+
+        network = args[5].network if len(args) > 5 else kwargs["ruby_system"].network
+        for d in result[1] if len(result) > 1 else []:
+            if "L2isWB" in type(d)._params and "L2isWB" not in d._values:
+                d.L2isWB = False
+            if "requestFromDMA" in type(d)._params and "requestFromDMA" not in d._values:
+                d.requestFromDMA = MessageBuffer(ordered=True)
+                d.requestFromDMA.in_port = network.out_port
+            if "responseToDMA" in type(d)._params and "responseToDMA" not in d._values:
+                d.responseToDMA = MessageBuffer()
+                d.responseToDMA.out_port = network.in_port
+        return result
 
     create_system.__doc__ = original.__doc__
     module.create_system = create_system
-    return "ruby.MOESI_AMD_Base.create_system accepts and drops `cpus`"
+    what = ["its directories get L2isWB=False and DMA buffers where unset"]
+    if not takes_cpus:
+        what.insert(0, "accepts and drops `cpus`")
+    return "ruby.MOESI_AMD_Base.create_system " + " and ".join(what)
 
 
 def record(outdir, info):

@@ -51,6 +51,12 @@ fn moesi_hammer(name: &str) -> PathBuf {
         .join(name)
 }
 
+fn moesi_amd_base(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/gem5/moesi_amd_base")
+        .join(name)
+}
+
 fn text(path: &Path) -> String {
     let bytes = std::fs::read(path).unwrap();
     if path.extension().is_some_and(|e| e == "gz") {
@@ -610,5 +616,52 @@ fn moesi_hammer_runs_ingest_and_a_flush_race_violates_cc() {
         };
         assert_eq!(v.pattern.name(), "WriteCOInitRead", "rt={rt}");
         assert!(o.invalid.is_none(), "{:?}", o.invalid);
+    }
+}
+
+/// MOESI_AMD_Base (x86 build, stock protocol files, the wrapper's
+/// adaptations of the stock config): the protocol is recognised from the
+/// real config.ini and each run ingests with one operation per completed
+/// request. Every tester run tried fails gem5's own checks: one with
+/// `Action/check failure` (a store lost: memconform reports the same read
+/// as `WriteCOInitRead`, per port and in real time), one with an `Invalid
+/// transition` at the directory, whose completed prefix is consistent.
+#[test]
+fn moesi_amd_base_runs_ingest_and_the_tester_fails_on_the_stock_protocol() {
+    for (name, ports) in [("stale-n2-s2-rich", 2), ("invalid-n4-s1-rich", 4)] {
+        let path = moesi_amd_base(name);
+        ingests_with_one_operation_per_completed_request(&path, "MOESI_AMD_Base");
+        let run = open_run(&path).unwrap();
+        let h = ingest(&run, false).unwrap().history;
+        assert_eq!(h.threads.len(), ports, "{name}");
+        let adapted = std::fs::read_to_string(path.join("memconform-run.json")).unwrap();
+        assert!(adapted.contains("L2isWB=False"), "{adapted}");
+    }
+    // gem5's tester: port 0 expected 37 at 0x51e8 and read 0; memconform
+    // names that read
+    let stale = open_run(&moesi_amd_base("stale-n2-s2-rich")).unwrap();
+    let f = stale.failure.expect("the tester's check failed");
+    assert_eq!((f.proc_, f.address, f.expected, f.got), (0, 0x51e8, 37, 0));
+    for rt in [false, true] {
+        let h = ingest(&stale, rt).unwrap().history;
+        let o = &check(&h, &[Model::Cc])[0];
+        let Decision::Violation(v) = &o.decision else {
+            panic!("rt={rt}: {:?}", o.verdict())
+        };
+        assert_eq!(v.pattern.name(), "WriteCOInitRead", "rt={rt}");
+        assert!(o.invalid.is_none(), "{:?}", o.invalid);
+        let text = v.explain(&h);
+        assert!(text.contains(":R(0x51e8,0)"), "{text}");
+    }
+    let path = moesi_amd_base("invalid-n4-s1-rich");
+    let simout = std::fs::read_to_string(path.join("simout.txt")).unwrap();
+    assert!(simout.contains("panic: Invalid transition"), "{simout}");
+    assert!(open_run(&path).unwrap().failure.is_none());
+    for rt in [false, true] {
+        assert_eq!(
+            verdict(&moesi_amd_base("invalid-n4-s1-rich"), rt, Model::Sc),
+            Verdict::Consistent,
+            "rt={rt}"
+        );
     }
 }
