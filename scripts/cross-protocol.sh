@@ -59,8 +59,11 @@ def num(x):
     except ValueError:
         return 0.0
 
-table, by_op, by_det, rows_csv = [], defaultdict(lambda: defaultdict(int)), defaultdict(lambda: defaultdict(int)), []
-seen = set()  # (protocol, mutant): a rerun's mutants count once below
+table, rows_csv = [], []
+# per (protocol, mutant), over every campaign: its operator, statuses and
+# the detector of the first campaign that killed it (a rerun, or a second campaign of the
+# protocol, counts a mutant once below: killed if any campaign killed it)
+merged = {}
 for c in camps:
     name, mutants = load(c)
     per = defaultdict(lambda: defaultdict(int))
@@ -70,11 +73,10 @@ for c in camps:
         status = "killed" if any(r["status"] == "killed" for r in rows) else rows[-1]["status"]
         per[proto][status] += 1
         det, kill = detector(rows)
-        if (proto, mid) not in seen:
-            seen.add((proto, mid))
-            by_op[(proto, op)][status] += 1
-            if det:
-                by_det[(proto, det)]["killed"] += 1
+        m = merged.setdefault((proto, mid), {"op": op, "statuses": set(), "det": None})
+        m["statuses"].add(status)
+        if det and m["det"] is None:
+            m["det"] = det
         if det:
             only += det == "memconform only"
             seeds.append(int(kill["seed"]))
@@ -92,6 +94,15 @@ for c in camps:
                       f"{statistics.median(secs):.1f}" if secs else "-"))
         rows_csv.append([name, proto, "", ""] + [s[k] for k in STATUSES])
 
+# the best a mutant did against the protocol's campaigns
+PRECEDENCE = ["killed", "timeout", "survived", "unknown", "unviable", "no_coverage"]
+by_op, by_det = defaultdict(lambda: defaultdict(int)), defaultdict(lambda: defaultdict(int))
+for (proto, mid), m in merged.items():
+    status = min(m["statuses"], key=lambda x: PRECEDENCE.index(x) if x in PRECEDENCE else len(PRECEDENCE))
+    by_op[(proto, m["op"])][status] += 1
+    if m["det"]:
+        by_det[(proto, m["det"])]["killed"] += 1
+
 md = ["# memconform mutation campaigns across protocols\n",
       "Made by `scripts/cross-protocol.sh` from each campaign's kill matrix. A mutant is",
       "*killed* when some seed's run fails gem5's own checks or violates a model memconform",
@@ -102,7 +113,9 @@ md = ["# memconform mutation campaigns across protocols\n",
       "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 md += ["| " + " | ".join(str(x) for x in t) + " |" for t in table]
 md += ["\n## Score per protocol and operator\n",
-       "Each mutant once (a campaign run again, e.g. with stripped links, adds none).\n",
+       "Each mutant once per protocol, over all its campaigns (a campaign run again, e.g. with",
+       "stripped links, adds none): killed if any campaign killed it, else timeout, survived,",
+       "unknown, unviable, no coverage, in that order.\n",
        "| protocol | operator | mutants | killed | survived | timeout | no coverage | score |",
        "|---|---|---|---|---|---|---|---|"]
 for (proto, op), s in sorted(by_op.items()):
@@ -111,6 +124,8 @@ for (proto, op), s in sorted(by_op.items()):
               + (f"{k / (k + v):.2f}" if k + v else "-") + " |")
     rows_csv.append(["*", proto, op, ""] + [s[x] for x in STATUSES])
 md += ["\n## Killed mutants per protocol and detector\n",
+       "Each killed mutant once, under the detector of the first campaign (as named on the",
+       "command line) that killed it.\n",
        "| protocol | detector | killed |", "|---|---|---|"]
 for (proto, det), s in sorted(by_det.items()):
     md.append(f"| {proto} | {det} | {s['killed']} |")

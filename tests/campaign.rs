@@ -506,8 +506,7 @@ fn the_committed_mesi_o3_campaign_agrees_with_its_evidence() {
 /// seed), every one breaking TSO by message passing.
 #[test]
 fn the_committed_moesi_hammer_o3_campaign_agrees_with_its_evidence() {
-    let (tier1, catalogue, memconform_only) =
-        committed_campaign("docs/campaign-moesi-hammer-o3");
+    let (tier1, catalogue, memconform_only) = committed_campaign("docs/campaign-moesi-hammer-o3");
     assert!(tier1.len() >= 12, "{} Tier-1 mutants", tier1.len());
     for name in ["MH-1", "MH-3", "MH-4", "MH-7", "MH-8", "CF-1", "CF-2"] {
         assert!(catalogue.contains(name), "{name} missing: {catalogue:?}");
@@ -521,12 +520,40 @@ fn the_committed_moesi_hammer_o3_campaign_agrees_with_its_evidence() {
     ] {
         assert!(memconform_only.contains(id), "{id}: {memconform_only:?}");
     }
-    let report = std::fs::read_to_string(
-        stand_in::repo().join("docs/campaign-moesi-hammer-o3/report.txt"),
-    )
-    .unwrap();
+    let report =
+        std::fs::read_to_string(stand_in::repo().join("docs/campaign-moesi-hammer-o3/report.txt"))
+            .unwrap();
     assert!(report.contains("memconform only         8"), "{report}");
     assert!(report.contains("baseline: 3 of 3 seeds clean and consistent"));
+}
+
+/// The MOESI_hammer Ruby-tester campaign (docs/campaign-moesi-hammer-tester,
+/// flushes off): the same rules; the tester sees what breaks values or
+/// liveness (MH-3..7) and none of the O3 campaign's memconform-only kills
+/// (MH-8 survives here).
+#[test]
+fn the_committed_moesi_hammer_tester_campaign_agrees_with_its_evidence() {
+    let (tier1, catalogue, memconform_only) =
+        committed_campaign("docs/campaign-moesi-hammer-tester");
+    assert!(tier1.len() >= 12, "{} Tier-1 mutants", tier1.len());
+    for name in ["MH-5", "MH-6", "MH-8"] {
+        assert!(catalogue.contains(name), "{name} missing: {catalogue:?}");
+    }
+    assert!(memconform_only.is_empty(), "{memconform_only:?}");
+    let report = std::fs::read_to_string(
+        stand_in::repo().join("docs/campaign-moesi-hammer-tester/report.txt"),
+    )
+    .unwrap();
+    let row = |name: &str| {
+        report
+            .lines()
+            .find(|l| l.contains(&format!(" {name} ")))
+            .unwrap_or_else(|| panic!("{name}: {report}"))
+            .to_string()
+    };
+    assert!(row("MH-8").contains("survived"), "{}", row("MH-8"));
+    assert!(row("MH-5").contains("violation:cc"), "{}", row("MH-5"));
+    assert!(row("MH-6").contains("deadlock"), "{}", row("MH-6"));
 }
 
 /// Checks a committed campaign's kill matrix against itself: each run's
