@@ -604,6 +604,26 @@ fn moesi_hammer_runs_ingest_and_a_flush_race_violates_cc() {
     }
     let config = std::fs::read_to_string(moesi_hammer("flush-n4-s6-rich").join("config.ini"));
     assert!(config.unwrap().contains("check_flush=true"));
+    // the lost store's path (docs/design/gem5.md §7): issued with a flush of
+    // its line in one tick, completed on the flush's writeback ack, which
+    // the directory took as a clean writeback
+    let trace = text(&moesi_hammer("flush-n4-s6-rich").join("trace.txt.gz"));
+    let at = |tick: &str, what: &[&str]| {
+        trace
+            .lines()
+            .any(|l| l.trim_start().starts_with(tick) && what.iter().all(|w| l.contains(w)))
+    };
+    assert!(at("841:", &["initiating Flush"]));
+    assert!(at("841:", &["Seq write: index 1 data 0xf4"]));
+    assert!(at("5141 ", &["MI_F>I", "Writeback_Ack", "line 0x30c0"]));
+    assert!(at(
+        "5142:",
+        &["completed request for proc: 1 addr: 0x30e8", "data: 244"]
+    ));
+    assert!(at(
+        "5310 ",
+        &["Writeback_Exclusive_Clean", "WB>E", "line 0x30c0"]
+    ));
     let flush = moesi_hammer("flush-n4-s6-rich");
     let run = open_run(&flush).unwrap();
     assert!(run.failure.is_some(), "the tester's own check failed too");
