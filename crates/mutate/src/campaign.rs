@@ -507,10 +507,9 @@ impl Campaign {
 
     /// Adds `mutants` to the campaign in `dir` (ids it has already are left
     /// out, but take a catalogue name they lack): their patches, then
-    /// `mutants.jsonl` rewritten whole. Refused
-    /// while a `mutate run` holds any shard (shards are a function of the
-    /// sorted ids: a runner's share would shift under it). Returns the
-    /// campaign and the ids added.
+    /// `mutants.jsonl` rewritten whole. Refused while a `mutate run` holds
+    /// any shard (shards are a function of the sorted ids: a runner's share
+    /// would shift under it). Returns the campaign and the ids added.
     pub fn add(dir: &Path, mutants: Vec<Mutant>) -> Result<(Campaign, Vec<String>), Error> {
         use std::fs::TryLockError;
         let mut c = Campaign::open(dir)?;
