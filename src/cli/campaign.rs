@@ -321,6 +321,27 @@ fn name_catalogue(
     }
 }
 
+/// The configuration mutants of a campaign whose runs are `run`: the
+/// catalogue's (named) when `catalogue` and the runs use se.py, then one
+/// per `--param`.
+fn config_mutants(
+    catalogue: bool,
+    run: &str,
+    params: &[String],
+) -> Result<Vec<memconform_mutate::Mutant>, String> {
+    let mut out = Vec::new();
+    if catalogue && run.contains("se.py") {
+        for (n, mut m) in memconform_mutate::catalogue::config_catalogue() {
+            m.tag_catalogue(&n);
+            out.push(m);
+        }
+    }
+    for p in params {
+        out.push(memconform_mutate::Mutant::config(p).map_err(|e| format!("--param: {e}"))?);
+    }
+    Ok(out)
+}
+
 /// `mutate init`: generates the mutants and writes the campaign.
 pub(crate) fn init(args: &InitArgs) -> i32 {
     let mutants = if args.catalogue {
@@ -399,37 +420,18 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         };
         name_catalogue(&mut mutants, named, args.with_catalogue);
     }
-    // configuration mutants: the catalogue's for se.py runs, and --param
-    let mut config: Vec<(Option<String>, memconform_mutate::Mutant)> = Vec::new();
-    if (args.catalogue || args.with_catalogue) && args.run.contains("se.py") {
-        config.extend(
-            memconform_mutate::catalogue::config_catalogue()
-                .into_iter()
-                .map(|(n, m)| (Some(n), m)),
-        );
-    }
-    for p in &args.params {
-        match memconform_mutate::Mutant::config(p) {
-            Ok(m) => config.push((None, m)),
-            Err(e) => {
-                say!("memconform mutate init: --param: {e}");
-                return exit::INPUT_ERROR;
-            }
+    match config_mutants(
+        args.catalogue || args.with_catalogue,
+        &args.run,
+        &args.params,
+    ) {
+        Ok(config) => {
+            memconform_mutate::merge(&mut mutants, config);
         }
-    }
-    for (name, mut m) in config {
-        if let Some(g) = mutants.iter_mut().find(|g| g.id == m.id) {
-            if let Some(n) = name {
-                if g.catalogue_name().is_none() {
-                    g.tag_catalogue(&n);
-                }
-            }
-            continue;
+        Err(e) => {
+            say!("memconform mutate init: {e}");
+            return exit::INPUT_ERROR;
         }
-        if let Some(n) = name {
-            m.tag_catalogue(&n);
-        }
-        mutants.push(m);
     }
     mutants.sort_by(|a, b| a.id.cmp(&b.id));
     let settings = campaign::Settings {
@@ -692,19 +694,18 @@ pub(crate) fn add(args: &AddArgs) -> i32 {
         Err(e) => return fail(&e),
     };
     let (root, protocol) = (&c.settings.gem5_root, &c.settings.protocol);
-    let mut new: Vec<Mutant> = Vec::new();
-    if args.catalogue {
+    // the catalogue, read once: what --catalogue adds, and the names of
+    // the --only mutants that are catalogue bugs
+    let named = if args.catalogue || !args.only.is_empty() {
         match catalogue::catalogue(root, protocol) {
-            Ok(named) => name_catalogue(&mut new, named, true),
-            Err(e) => return fail(&e),
+            Ok(named) => named,
+            Err(e) if args.catalogue => return fail(&e),
+            Err(_) => Vec::new(),
         }
-        if c.settings.run.contains("se.py") {
-            for (n, mut m) in catalogue::config_catalogue() {
-                m.tag_catalogue(&n);
-                new.push(m);
-            }
-        }
-    }
+    } else {
+        Vec::new()
+    };
+    let mut new: Vec<Mutant> = Vec::new();
     if !args.only.is_empty() {
         let opts = memconform_mutate::Options {
             classes: vec!["all".to_string()],
@@ -720,16 +721,11 @@ pub(crate) fn add(args: &AddArgs) -> i32 {
                 None => return fail(&format!("no mutant of {protocol} with id {id}")),
             }
         }
-        // a catalogue bug among them carries its name
-        if let Ok(named) = catalogue::catalogue(root, protocol) {
-            name_catalogue(&mut new, named, false);
-        }
     }
-    for p in &args.params {
-        match Mutant::config(p) {
-            Ok(m) => new.push(m),
-            Err(e) => return fail(&format!("--param: {e}")),
-        }
+    name_catalogue(&mut new, named, args.catalogue);
+    match config_mutants(args.catalogue, &c.settings.run, &args.params) {
+        Ok(config) => new.extend(config),
+        Err(e) => return fail(&e),
     }
     match Campaign::add(&args.dir, new) {
         Ok((c, added)) => {

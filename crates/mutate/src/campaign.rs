@@ -449,6 +449,41 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     memconform_report::write_atomic(path, bytes).map_err(|e| io_err(path, e))
 }
 
+/// Writes mutant `m`'s patch (`patches/ID.diff`) into campaign `dir`.
+fn write_patch(dir: &Path, m: &Mutant) -> Result<(), Error> {
+    write_atomic(
+        &dir.join("patches").join(format!("{}.diff", m.id)),
+        m.patch.as_bytes(),
+    )
+}
+
+/// Writes campaign `dir`'s `mutants.jsonl` whole: a line per mutant.
+fn write_mutants(dir: &Path, mutants: &[Mutant]) -> Result<(), Error> {
+    let mut lines = String::new();
+    for m in mutants {
+        lines.push_str(&serde_json::to_string(m).expect("a mutant serialises"));
+        lines.push('\n');
+    }
+    write_atomic(&dir.join("mutants.jsonl"), lines.as_bytes())
+}
+
+/// The shard lock files (`lock-K`) in campaign `dir`, with their shards.
+fn shard_locks(dir: &Path) -> Result<Vec<(usize, PathBuf)>, Error> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| io_err(dir, e))?.flatten() {
+        let path = entry.path();
+        let k = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("lock-"))
+            .and_then(|k| k.parse::<usize>().ok());
+        if let Some(k) = k {
+            out.push((k, path));
+        }
+    }
+    Ok(out)
+}
+
 impl Campaign {
     /// Creates a campaign in `dir` (new or empty): records the user's
     /// `HEAD` and uncommitted changes (`base.patch`), the settings and the
@@ -488,16 +523,10 @@ impl Campaign {
         write_atomic(&dir.join("base.patch"), base_patch.as_bytes())?;
         let toml = toml::to_string_pretty(&settings).map_err(|e| err(e.to_string()))?;
         write_atomic(&dir.join("campaign.toml"), toml.as_bytes())?;
-        let mut lines = String::new();
         for m in &mutants {
-            write_atomic(
-                &dir.join("patches").join(format!("{}.diff", m.id)),
-                m.patch.as_bytes(),
-            )?;
-            lines.push_str(&serde_json::to_string(m).expect("a mutant serialises"));
-            lines.push('\n');
+            write_patch(dir, m)?;
         }
-        write_atomic(&dir.join("mutants.jsonl"), lines.as_bytes())?;
+        write_mutants(dir, &mutants)?;
         Ok(Campaign {
             dir: dir.to_path_buf(),
             settings,
@@ -515,16 +544,7 @@ impl Campaign {
         let mut c = Campaign::open(dir)?;
         // hold every shard's lock while the list changes
         let mut held = Vec::new();
-        for entry in fs::read_dir(dir).map_err(|e| io_err(dir, e))?.flatten() {
-            let path = entry.path();
-            let is_lock = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_prefix("lock-"))
-                .is_some_and(|k| k.parse::<usize>().is_ok());
-            if !is_lock {
-                continue;
-            }
+        for (_, path) in shard_locks(dir)? {
             let f = File::open(&path).map_err(|e| io_err(&path, e))?;
             match f.try_lock() {
                 Ok(()) => held.push(f),
@@ -540,33 +560,12 @@ impl Campaign {
                 Err(TryLockError::Error(e)) => return Err(io_err(&path, e)),
             }
         }
-        let mut added = Vec::new();
-        let mut named = false;
-        for m in mutants {
-            if let Some(g) = c.mutants.iter_mut().find(|g| g.id == m.id) {
-                // a generated mutant that is a catalogue bug takes its name
-                if let (Some(n), None) = (m.catalogue_name(), g.catalogue_name()) {
-                    g.tag_catalogue(n);
-                    named = true;
-                }
-                continue;
-            }
-            write_atomic(
-                &dir.join("patches").join(format!("{}.diff", m.id)),
-                m.patch.as_bytes(),
-            )?;
-            added.push(m.id.clone());
-            c.mutants.push(m);
+        let added = crate::merge(&mut c.mutants, mutants);
+        for m in c.mutants.iter().filter(|m| added.contains(&m.id)) {
+            write_patch(dir, m)?;
         }
-        if !added.is_empty() || named {
-            c.mutants.sort_by(|a, b| a.id.cmp(&b.id));
-            let mut lines = String::new();
-            for m in &c.mutants {
-                lines.push_str(&serde_json::to_string(m).expect("a mutant serialises"));
-                lines.push('\n');
-            }
-            write_atomic(&dir.join("mutants.jsonl"), lines.as_bytes())?;
-        }
+        c.mutants.sort_by(|a, b| a.id.cmp(&b.id));
+        write_mutants(dir, &c.mutants)?;
         drop(held);
         Ok((c, added))
     }
@@ -782,17 +781,8 @@ impl ShardLock {
             .and_then(|()| file.sync_data())
             .map_err(|e| io(&path, e))?;
         // runners of another shard count: their shards overlap this one
-        let others = fs::read_dir(&c.dir).map_err(|e| io(&c.dir, e))?;
-        for entry in others.flatten() {
-            let other = entry.path();
-            let is_lock = other
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_prefix("lock-"))
-                .is_some_and(|j| j.parse::<usize>().is_ok_and(|j| j != k));
-            if !is_lock {
-                continue;
-            }
+        let others = shard_locks(&c.dir).map_err(LockError::Io)?;
+        for (_, other) in others.into_iter().filter(|&(j, _)| j != k) {
             let Ok(f) = File::open(&other) else { continue };
             match f.try_lock_shared() {
                 Ok(()) => {} // nobody runs it (unlocked as `f` closes)
@@ -2059,16 +2049,18 @@ fn prepare_mutant(
         // no patch: the slot's base build, else the baseline's binary, else
         // the base rebuilt (a SLICC mutant was the slot's last build)
         let kept = base_binary(c);
-        if !slot.built_base() && kept.is_file() {
-            let to = slot.root.join(&s.gem5);
-            if let Some(parent) = to.parent() {
-                fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+        if !slot.built_base() {
+            if kept.is_file() {
+                let to = slot.root.join(&s.gem5);
+                if let Some(parent) = to.parent() {
+                    fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+                }
+                fs::copy(&kept, &to).map_err(|e| io_err(&to, e))?;
+                slot.mark_built("base")?;
+                (o.progress)(&format!("{} {}: the baseline's binary", m.id, m.op));
+            } else {
+                (o.progress)(&format!("{} {}: rebuilding the base", m.id, m.op));
             }
-            fs::copy(&kept, &to).map_err(|e| io_err(&to, e))?;
-            slot.mark_built("base")?;
-            (o.progress)(&format!("{} {}: the baseline's binary", m.id, m.op));
-        } else if !slot.built_base() {
-            (o.progress)(&format!("{} {}: rebuilding the base", m.id, m.op));
         }
     } else if let Err(why) = slot.apply(c, m) {
         log.push(&Event::Built {

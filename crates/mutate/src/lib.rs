@@ -58,6 +58,26 @@ pub const CONFIG_OP: &str = "CFG";
 /// Their class.
 pub const CONFIG_CLASS: &str = "config";
 
+/// Adds to `into` each mutant of `more` whose id it lacks, and returns their
+/// ids; a mutant it has already takes a catalogue name it lacks.
+pub fn merge(into: &mut Vec<Mutant>, more: Vec<Mutant>) -> Vec<String> {
+    let mut added = Vec::new();
+    for m in more {
+        match into.iter_mut().find(|g| g.id == m.id) {
+            Some(g) => {
+                if let (Some(n), None) = (m.catalogue_name(), g.catalogue_name()) {
+                    g.tag_catalogue(n);
+                }
+            }
+            None => {
+                added.push(m.id.clone());
+                into.push(m);
+            }
+        }
+    }
+    added
+}
+
 /// What a catalogue bug's class carries after its default class, with its
 /// name (`tier1+catalogue:MI-5`).
 const CATALOGUE_TAG: &str = "+catalogue:";

@@ -845,11 +845,7 @@ mod tests {
     /// losing earlier one gives way to the later.
     #[test]
     fn two_at_a_time_takes_the_first_that_keeps() {
-        let h = hist(
-            "t0: W(z,1) W(x,1) R(z,1) R(y,0) W(z,2)\n\
-             t1: R(z,1) W(y,1) W(w,5) R(x,0)\n\
-             t2: R(w,5) R(z,2) W(w,6)\n",
-        );
+        let h = hist(SB_IN_NOISE);
         let opts = Options::default();
         let target = target_of(&h, Model::Sc, &opts).unwrap();
         let mut s = Shrinker::new(&h, target, &opts, None);
@@ -882,6 +878,11 @@ mod tests {
         assert_eq!(s.first_keeping(&[lose.clone(), lose]).map(|f| f.0), None);
     }
 
+    /// Store buffering (`x`, `y`) among unrelated operations on `z` and `w`.
+    const SB_IN_NOISE: &str = "t0: W(z,1) W(x,1) R(z,1) R(y,0) W(z,2)\n\
+                               t1: R(z,1) W(y,1) W(w,5) R(x,0)\n\
+                               t2: R(w,5) R(z,2) W(w,6)\n";
+
     fn hist(src: &str) -> History {
         let raw = memconform_parsers::hist::parse_hist(src.as_bytes()).unwrap();
         History::from_raw(&raw[0], 0).unwrap()
@@ -891,11 +892,7 @@ mod tests {
     /// operations, for SC (weakest: ccm) and keeps their positions.
     #[test]
     fn store_buffering_in_noise_shrinks_to_its_four_operations() {
-        let h = hist(
-            "t0: W(z,1) W(x,1) R(z,1) R(y,0) W(z,2)\n\
-             t1: R(z,1) W(y,1) W(w,5) R(x,0)\n\
-             t2: R(w,5) R(z,2) W(w,6)\n",
-        );
+        let h = hist(SB_IN_NOISE);
         let s = shrink(&h, Model::Sc, &Options::default(), None).unwrap();
         assert!(s.one_minimal, "{:?}", s.note);
         assert_eq!(s.history.n_thread_ops(), 4);
