@@ -685,3 +685,132 @@ fn moesi_amd_base_runs_ingest_and_the_tester_fails_on_the_stock_protocol() {
         );
     }
 }
+
+/// The client's histories of an SE run (tests/data/gem5/moesi_amd_base),
+/// every model checked.
+fn amd_client_run(name: &str) -> Vec<memconform::ingest::Checked> {
+    use memconform::ingest::{check_file, Reading};
+    let opts = Options {
+        timeout: None,
+        ..Options::default()
+    };
+    check_file(
+        &moesi_amd_base(name),
+        &Model::EVERY,
+        &opts,
+        &Reading::default(),
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The value of a history's `key` note (`protocol`, `expected_model` ...).
+fn meta_of<'a>(c: &'a memconform::ingest::Checked, key: &str) -> Option<&'a str> {
+    c.history
+        .meta
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// The verdict of `m` on one checked history.
+fn amd_verdict(c: &memconform::ingest::Checked, m: Model) -> Verdict {
+    c.outcomes.iter().find(|o| o.model == m).unwrap().verdict()
+}
+
+/// The threads named in the witness of `m`'s violation (`t2:W(x,1)` ...).
+fn witness_threads(c: &memconform::ingest::Checked, m: Model) -> Vec<u32> {
+    let o = c.outcomes.iter().find(|o| o.model == m).unwrap();
+    let Decision::Violation(v) = &o.decision else {
+        panic!("{m:?}: {:?}", o.verdict())
+    };
+    let text = v.explain(&c.history);
+    let cycle = text.lines().next().unwrap_or("");
+    let mut threads: Vec<u32> = cycle
+        .split(|ch: char| !ch.is_ascii_alphanumeric() && ch != ':')
+        .filter_map(|w| w.strip_prefix('t')?.split(':').next()?.parse().ok())
+        .collect();
+    threads.sort_unstable();
+    threads.dedup();
+    threads
+}
+
+/// MOESI_AMD_Base with gem5 PR #1117 ("Reduce handshaking between CorePair
+/// and dir") reverted, everything else stock: the Ruby random tester run
+/// that fails stock (`-n 4`, seed 1: `StaleWB` in a blocked directory
+/// state) completes, and its history is consistent (docs/design/gem5.md §7).
+#[test]
+fn moesi_amd_base_with_the_handshake_change_reverted_passes_the_tester() {
+    let path = moesi_amd_base("reverted-n4-s1");
+    ingests_with_one_operation_per_completed_request(&path, "MOESI_AMD_Base");
+    let simout = std::fs::read_to_string(path.join("simout.txt")).unwrap();
+    assert!(simout.contains("because Ruby Tester completed"), "{simout}");
+    assert!(open_run(&path).unwrap().failure.is_none());
+    for rt in [false, true] {
+        assert_eq!(
+            verdict(&path, rt, Model::Sc),
+            Verdict::Consistent,
+            "rt={rt}"
+        );
+    }
+}
+
+/// Stock MOESI_AMD_Base (v24.0.0.1) under memconform's client on 4 O3
+/// cores (two CorePairs; `--access-backing-store`, as gem5's own APU
+/// script sets, and `--barrier plain`): gem5 ends cleanly, and message
+/// passing breaks TSO in some rounds, always between the two cores of one
+/// CorePair (threads 0 and 1, or 2 and 3): one core's store invalidates
+/// its pair-mate's L1 copy without the eviction reaching the pair-mate's
+/// load queue. memconform alone sees it. With the eviction forwarded (a
+/// local fix, run `se-o3-fixed-n4-s1`), the same client and seed give no
+/// violation of TSO in 100 rounds.
+#[test]
+fn moesi_amd_base_breaks_tso_inside_a_corepair_and_gem5_ends_cleanly() {
+    let stock = amd_client_run("se-o3-stock-n4-s1");
+    assert_eq!(stock.len(), 100);
+    let r = open_run(&moesi_amd_base("se-o3-stock-n4-s1")).unwrap();
+    assert!(r.panic.is_none() && r.failure.is_none());
+    let mut broken = 0;
+    for c in &stock {
+        assert_eq!(meta_of(c, "protocol"), Some("MOESI_AMD_Base"));
+        assert_eq!(meta_of(c, "expected_model"), Some("tso"));
+        if amd_verdict(c, Model::Tso) == Verdict::Violation {
+            broken += 1;
+            let threads = witness_threads(c, Model::Tso);
+            assert_eq!(threads.len(), 2, "{threads:?}");
+            assert_eq!(threads[0] / 2, threads[1] / 2, "one CorePair: {threads:?}");
+        }
+    }
+    assert_eq!(broken, 5, "5 of 100 rounds break TSO");
+    let fixed = amd_client_run("se-o3-fixed-n4-s1");
+    assert_eq!(fixed.len(), 100);
+    for c in &fixed {
+        assert_eq!(amd_verdict(c, Model::Tso), Verdict::Consistent);
+    }
+}
+
+/// Stock MOESI_AMD_Base with locked RMWs in the client's rounds (`--rmw
+/// random`): the two cores of a CorePair share one mandatory queue, so the
+/// line a locked read blocks does not stop its pair-mate's locked read,
+/// and RMWs lose their atomicity: two RMWs read the same write, or a
+/// locked store is lost from the final state. gem5 ends cleanly; its
+/// testers issue no locked RMWs.
+#[test]
+fn moesi_amd_base_loses_locked_rmw_atomicity_and_gem5_ends_cleanly() {
+    let run = amd_client_run("se-o3-rmw-stock-n4-s1");
+    assert_eq!(run.len(), 100);
+    let broken: Vec<_> = run
+        .iter()
+        .filter(|c| amd_verdict(c, Model::Pso) == Verdict::Violation)
+        .collect();
+    assert!(!broken.is_empty());
+    for c in &broken {
+        let o = c.outcomes.iter().find(|o| o.model == Model::Pso).unwrap();
+        let Decision::Violation(v) = &o.decision else {
+            unreachable!()
+        };
+        assert_eq!(v.pattern.name(), "CyclicUniproc");
+        assert!(o.invalid.is_none(), "{:?}", o.invalid);
+        let text = v.explain(&c.history);
+        assert!(text.contains(":U("), "an RMW in the cycle: {text}");
+    }
+}

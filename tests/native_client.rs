@@ -213,7 +213,8 @@ fn v2_args(shape: &str, threads: u32, seed: u64, options: &[(&str, &str)]) -> Ve
 }
 
 /// Every shape (2 to 4 threads, some idle), without and with fences and
-/// locked RMWs: every history parses and is TSO; the store-buffering shape
+/// locked RMWs, and with the plain (lock-free) barrier: every history
+/// parses and is TSO; the store-buffering shape
 /// with a fence or a locked store in both threads is SC.
 #[test]
 fn native_v2_shapes_are_tso_and_fenced_sb_is_sc() {
@@ -231,7 +232,7 @@ fn native_v2_shapes_are_tso_and_fenced_sb_is_sc() {
         ("mp+sm", "MP+SM", 2),
         ("mix", "", 4),
     ];
-    let options: [&[(&str, &str)]; 6] = [
+    let options: [&[(&str, &str)]; 7] = [
         &[("fence", "none"), ("rmw", "none")],
         &[("fence", "mfence"), ("rmw", "none")],
         &[("fence", "none"), ("rmw", "xchg")],
@@ -251,6 +252,7 @@ fn native_v2_shapes_are_tso_and_fenced_sb_is_sc() {
             ("delay-chain", "0"),
             ("delay-misses", "2"),
         ],
+        &[("barrier", "plain"), ("rmw", "random")],
     ];
     let mut histories = 0usize;
     let mut tso_failures = Vec::new();

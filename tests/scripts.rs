@@ -78,6 +78,8 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         .arg(root().join("docs/campaign-mesi-o3/kill-matrix-strip.csv"))
         .arg(root().join("docs/campaign-moesi-hammer-o3"))
         .arg(root().join("docs/campaign-moesi-hammer-tester"))
+        .arg(root().join("docs/campaign-moesi-amd-base-tester"))
+        .arg(root().join("docs/campaign-moesi-amd-base-o3"))
         .status()
         .unwrap();
     assert!(status.success());
@@ -96,6 +98,14 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         (
             "campaign-moesi-hammer-tester",
             "docs/campaign-moesi-hammer-tester/report.txt",
+        ),
+        (
+            "campaign-moesi-amd-base-tester",
+            "docs/campaign-moesi-amd-base-tester/report.txt",
+        ),
+        (
+            "campaign-moesi-amd-base-o3",
+            "docs/campaign-moesi-amd-base-o3/report.txt",
         ),
     ] {
         let report = std::fs::read_to_string(root().join(report)).unwrap();
@@ -148,44 +158,59 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         let share = 100.0 * k.parse::<f64>().unwrap() / n.parse::<f64>().unwrap();
         assert_eq!(share.round(), first, "{row}");
     }
-    // MOESI_hammer's two campaigns (O3 client, Ruby tester) share mutants:
-    // a mutant is killed for the protocol when either killed it, once
-    let mut killed = std::collections::BTreeSet::new();
-    let mut all = std::collections::BTreeSet::new();
-    for c in ["campaign-moesi-hammer-o3", "campaign-moesi-hammer-tester"] {
-        let path = root().join("docs").join(c).join("kill-matrix.csv");
-        let mut r = csv::Reader::from_path(&path).unwrap();
-        for row in r.deserialize::<std::collections::HashMap<String, String>>() {
-            let row = row.unwrap();
-            all.insert(row["mutant_id"].clone());
-            if row["status"] == "killed" {
-                killed.insert(row["mutant_id"].clone());
+    // each MOESI protocol's two campaigns (O3 client, Ruby tester) share
+    // mutants: a mutant is killed for the protocol when either killed it, once
+    for (protocol, campaigns) in [
+        (
+            "MOESI_hammer",
+            ["campaign-moesi-hammer-o3", "campaign-moesi-hammer-tester"],
+        ),
+        (
+            "MOESI_AMD_Base",
+            [
+                "campaign-moesi-amd-base-o3",
+                "campaign-moesi-amd-base-tester",
+            ],
+        ),
+    ] {
+        let mut killed = std::collections::BTreeSet::new();
+        let mut all = std::collections::BTreeSet::new();
+        for c in campaigns {
+            let path = root().join("docs").join(c).join("kill-matrix.csv");
+            let mut r = csv::Reader::from_path(&path).unwrap();
+            for row in r.deserialize::<std::collections::HashMap<String, String>>() {
+                let row = row.unwrap();
+                all.insert(row["mutant_id"].clone());
+                if row["status"] == "killed" {
+                    killed.insert(row["mutant_id"].clone());
+                }
             }
         }
+        let rows: Vec<Vec<&str>> = md
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {protocol} | ")) && l.split('|').count() == 10)
+            .map(|l| l.split('|').map(str::trim).collect())
+            .collect();
+        let sum =
+            |col: usize| -> usize { rows.iter().map(|c| c[col].parse::<usize>().unwrap()).sum() };
+        assert_eq!((sum(3), sum(4)), (all.len(), killed.len()), "{rows:?}");
+        let detectors: usize = md
+            .lines()
+            .filter(|l| {
+                l.starts_with(&format!("| {protocol} | gem5: "))
+                    || l.starts_with(&format!("| {protocol} | memconform only"))
+            })
+            .map(|l| {
+                l.split('|')
+                    .nth(3)
+                    .unwrap()
+                    .trim()
+                    .parse::<usize>()
+                    .unwrap()
+            })
+            .sum();
+        assert_eq!(detectors, killed.len(), "{protocol}");
     }
-    let rows: Vec<Vec<&str>> = md
-        .lines()
-        .filter(|l| l.starts_with("| MOESI_hammer | ") && l.split('|').count() == 10)
-        .map(|l| l.split('|').map(str::trim).collect())
-        .collect();
-    let sum = |col: usize| -> usize { rows.iter().map(|c| c[col].parse::<usize>().unwrap()).sum() };
-    assert_eq!((sum(3), sum(4)), (all.len(), killed.len()), "{rows:?}");
-    let detectors: usize = md
-        .lines()
-        .filter(|l| {
-            l.starts_with("| MOESI_hammer | gem5: ")
-                || l.starts_with("| MOESI_hammer | memconform only")
-        })
-        .map(|l| {
-            l.split('|')
-                .nth(3)
-                .unwrap()
-                .trim()
-                .parse::<usize>()
-                .unwrap()
-        })
-        .sum();
-    assert_eq!(detectors, killed.len());
     // the rerun's 40 mutants are the first run's: each counted once per operator
     let tda = md
         .lines()

@@ -92,6 +92,17 @@ static struct op *ops;         /* [round][thread][op] */
 
 static unsigned barrier_count;
 static unsigned barrier_sense;
+/* --barrier plain: barriers reached by each thread, one 64-byte line each. */
+static volatile uint64_t *barrier_arrived;
+#define ARRIVED_STRIDE 8
+
+/* A thread's side of the barrier: its sense (atomic barrier), its number
+ * and how many barriers it has reached (plain barrier). */
+struct barrier_local {
+    unsigned sense;
+    unsigned thread;
+    uint64_t reached;
+};
 
 static struct op *ops_of(unsigned round, unsigned thread)
 {
@@ -106,23 +117,42 @@ static uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* Sense-reversing barrier: one atomic increment per thread, then spinning. */
-static void barrier(unsigned *local_sense)
+static void spin_step(unsigned *spins)
 {
-    unsigned sense = !*local_sense;
-    *local_sense = sense;
+    if (++*spins == SPINS_BEFORE_YIELD) {
+        *spins = 0;
+        sched_yield();
+    }
+}
+
+/* The default barrier, sense-reversing: one locked increment per thread,
+ * then spinning on the sense. With --barrier plain (no locked instruction,
+ * for protocols whose locked RMWs are under test or broken), each thread
+ * publishes how many barriers it has reached in its own line and leaves
+ * once every thread's count is at least its own: counts only grow, so a
+ * thread that runs ahead to the next barrier strands no one. */
+static void barrier(struct barrier_local *b)
+{
+    unsigned spins = 0;
+    if (barrier_arrived) {
+        uint64_t reached = ++b->reached;
+        __atomic_store_n(&barrier_arrived[(size_t)b->thread * ARRIVED_STRIDE], reached,
+                         __ATOMIC_RELEASE);
+        for (unsigned t = 0; t < nthreads; t++)
+            while (__atomic_load_n(&barrier_arrived[(size_t)t * ARRIVED_STRIDE],
+                                   __ATOMIC_ACQUIRE) < reached)
+                spin_step(&spins);
+        return;
+    }
+    unsigned sense = !b->sense;
+    b->sense = sense;
     if (__atomic_add_fetch(&barrier_count, 1, __ATOMIC_ACQ_REL) == nthreads) {
         __atomic_store_n(&barrier_count, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&barrier_sense, sense, __ATOMIC_RELEASE);
         return;
     }
-    unsigned spins = 0;
-    while (__atomic_load_n(&barrier_sense, __ATOMIC_ACQUIRE) != sense) {
-        if (++spins == SPINS_BEFORE_YIELD) {
-            spins = 0;
-            sched_yield();
-        }
-    }
+    while (__atomic_load_n(&barrier_sense, __ATOMIC_ACQUIRE) != sense)
+        spin_step(&spins);
 }
 
 /* Draws every round's program of one thread: kinds, words, written values. */
@@ -145,7 +175,7 @@ static void plan(unsigned thread)
 
 static void run(unsigned thread)
 {
-    unsigned sense = 0;
+    struct barrier_local sense = {0, thread, 0};
     barrier(&sense); /* every thread has drawn its program */
     const unsigned n = nops, rounds = nrounds;
     const size_t step = stride;
@@ -206,7 +236,10 @@ static const char USAGE[] =
     "  --stream on|off    on: print each round as it ends (thread 0, between two\n"
     "                     barriers), so that `memconform watch` checks a run while it\n"
     "                     runs and stops it at the first violation; off: print every\n"
-    "                     round after the last (default off)\n";
+    "                     round after the last (default off)\n"
+    "  --barrier B        atomic: barriers count with a locked add; plain: with\n"
+    "                     plain stores and loads only, for protocols whose locked\n"
+    "                     RMWs are broken or under test (default atomic)\n";
 
 static void usage(const char *msg)
 {
@@ -430,6 +463,7 @@ static const char *const rmw_names[] = {"none", "xchg", "cmpxchg", "random", NUL
 static const char *const warm_names[] = {"on", "off", "random", NULL};
 
 static int opt_stream; /* --stream on: each round printed as it ends */
+static int opt_plain_barrier; /* --barrier plain: no locked instruction in barriers */
 static unsigned opt_shape = SH_MIX, opt_place = PLACE_RANDOM, opt_sharing = SHARE_RANDOM,
                 opt_fence = FENCE_NONE, opt_rmw = RMW_NONE, opt_warm = WARM_ON,
                 opt_chain = 12, opt_spin = 32, opt_misses = 0;
@@ -708,7 +742,7 @@ static void print_round2(unsigned r)
 
 static void run2(unsigned thread)
 {
-    unsigned sense = 0;
+    struct barrier_local sense = {0, thread, 0};
     const uint64_t dividend = chain_dividend, divisor = chain_divisor;
     const unsigned chain = opt_chain, misses = opt_misses;
     barrier(&sense); /* every thread has started */
@@ -772,12 +806,15 @@ static void run2(unsigned thread)
     barrier(&sense);
 }
 
-/* The header's delay-misses field, when there are any. */
+/* The header's delay-misses and barrier fields, when not the defaults. */
 static const char *misses_field(void)
 {
-    static char field[32];
+    static char field[48];
+    int n = 0;
     if (opt_misses)
-        snprintf(field, sizeof field, " delay-misses=%u", opt_misses);
+        n = snprintf(field, sizeof field, " delay-misses=%u", opt_misses);
+    if (opt_plain_barrier)
+        snprintf(field + n, sizeof field - (size_t)n, " barrier=plain");
     return field;
 }
 
@@ -859,6 +896,9 @@ static int main_v2(int argc, char **argv)
             nops = (unsigned)number(value, "--ops must be 1..100000", 1, 100000);
         } else if (strcmp(name, "--writes") == 0) {
             write_pct = (unsigned)number(value, "--writes must be 0..100", 0, 100);
+        } else if (strcmp(name, "--barrier") == 0) {
+            static const char *const names[] = {"atomic", "plain", NULL};
+            opt_plain_barrier = (int)choice(value, names, "--barrier must be atomic or plain");
         } else if (strcmp(name, "--stream") == 0) {
             static const char *const names[] = {"off", "on", NULL};
             opt_stream = (int)choice(value, names, "--stream must be on or off");
@@ -901,6 +941,15 @@ static int main_v2(int argc, char **argv)
         return 1;
     }
     mem = m;
+    if (opt_plain_barrier) {
+        void *a = NULL;
+        if (posix_memalign(&a, 64, (size_t)nthreads * ARRIVED_STRIDE * sizeof(uint64_t)) != 0) {
+            fprintf(stderr, "memconform client: out of memory\n");
+            return 1;
+        }
+        memset(a, 0, (size_t)nthreads * ARRIVED_STRIDE * sizeof(uint64_t));
+        barrier_arrived = a;
+    }
     for (size_t pg = 0; pg < npages; pg++)
         mem[pg * page_lines * line_words] = 0;
     for (size_t i = 0; i < nprog; i++)

@@ -321,17 +321,18 @@ fn name_catalogue(
     }
 }
 
-/// The configuration mutants of a campaign whose runs are `run`: the
-/// catalogue's (named) when `catalogue` and the runs use se.py, then one
-/// per `--param`.
+/// The configuration mutants of a campaign of `protocol` whose runs are
+/// `run`: the catalogue's (named) when `catalogue` and the runs use se.py,
+/// then one per `--param`.
 fn config_mutants(
+    protocol: &str,
     catalogue: bool,
     run: &str,
     params: &[String],
 ) -> Result<Vec<memconform_mutate::Mutant>, String> {
     let mut out = Vec::new();
     if catalogue && run.contains("se.py") {
-        for (n, mut m) in memconform_mutate::catalogue::config_catalogue() {
+        for (n, mut m) in memconform_mutate::catalogue::config_catalogue(protocol) {
             m.tag_catalogue(&n);
             out.push(m);
         }
@@ -421,6 +422,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         name_catalogue(&mut mutants, named, args.with_catalogue);
     }
     match config_mutants(
+        &args.protocol,
         args.catalogue || args.with_catalogue,
         &args.run,
         &args.params,
@@ -723,7 +725,7 @@ pub(crate) fn add(args: &AddArgs) -> i32 {
         }
     }
     name_catalogue(&mut new, named, args.catalogue);
-    match config_mutants(args.catalogue, &c.settings.run, &args.params) {
+    match config_mutants(protocol, args.catalogue, &c.settings.run, &args.params) {
         Ok(config) => new.extend(config),
         Err(e) => return fail(&e),
     }

@@ -368,7 +368,8 @@ pub const ENTRIES: &[Entry] = &[
 ];
 
 /// The catalogue's configuration bugs: gem5 parameters that break what a
-/// configuration promises, set at run time (`--param`), no rebuild.
+/// configuration promises, set at run time (`--param`), no rebuild. `{l1}`
+/// stands for the protocol's first L1 controller ([`l1_controller`]).
 pub const CONFIG_ENTRIES: &[(&str, &str, &str)] = &[
     (
         "CF-1",
@@ -377,18 +378,29 @@ pub const CONFIG_ENTRIES: &[(&str, &str, &str)] = &[
     ),
     (
         "CF-2",
-        "system.ruby.l1_cntrl0.send_evictions=False",
+        "{l1}.send_evictions=False",
         "CPU 0's L1 no longer tells its core when a line leaves (every forward_eviction_to_cpu of one L1 at once): its O3 loads that ran early keep stale values; x86-TSO broken (an SE run on X86O3CPU with Ruby; testers never see it)",
     ),
 ];
 
-/// The configuration bugs as named mutants (for runs of se.py: the Ruby
-/// testers' scripts take no `--param`).
-pub fn config_catalogue() -> Vec<(String, Mutant)> {
+/// The path of the first CPU's L1 controller in `protocol`'s gem5
+/// system: `system.ruby.l1_cntrl0`, but `system.cp_cntrl0` (a CorePair,
+/// outside `system.ruby`) for MOESI_AMD_Base.
+pub fn l1_controller(protocol: &str) -> &'static str {
+    match protocol {
+        "MOESI_AMD_Base" => "system.cp_cntrl0",
+        _ => "system.ruby.l1_cntrl0",
+    }
+}
+
+/// The configuration bugs as named mutants of `protocol`'s system (for
+/// runs of se.py: the Ruby testers' scripts take no `--param`).
+pub fn config_catalogue(protocol: &str) -> Vec<(String, Mutant)> {
     CONFIG_ENTRIES
         .iter()
         .map(|(name, param, _)| {
-            let m = Mutant::config(param).expect("the catalogue's parameters are assignments");
+            let param = param.replace("{l1}", l1_controller(protocol));
+            let m = Mutant::config(&param).expect("the catalogue's parameters are assignments");
             (name.to_string(), m)
         })
         .collect()
@@ -439,4 +451,30 @@ pub fn resolve(p: &Protocol) -> Result<Vec<(String, Mutant)>, Error> {
 /// catalogue entries (see [`resolve`]).
 pub fn catalogue(path: &Path, protocol: &str) -> Result<Vec<(String, Mutant)>, Error> {
     resolve(&slicc::load_protocol(path, protocol)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CF-2 names the first L1 controller of the campaign's protocol: the
+    /// MESI and MOESI_hammer campaigns' id is kept, MOESI_AMD_Base's
+    /// CorePair sits outside `system.ruby`.
+    #[test]
+    fn cf2_names_the_protocols_own_l1_controller() {
+        let param = |protocol: &str| {
+            let all = config_catalogue(protocol);
+            let (_, m) = all.iter().find(|(n, _)| n == "CF-2").unwrap();
+            (m.id.clone(), m.site.clone())
+        };
+        for protocol in ["MI_example", "MESI_Two_Level", "MOESI_hammer"] {
+            assert_eq!(param(protocol).0, "8ef9fb6fd865", "{protocol}");
+        }
+        let (id, site) = param("MOESI_AMD_Base");
+        assert_ne!(id, "8ef9fb6fd865");
+        assert!(
+            site.contains("system.cp_cntrl0.send_evictions=False"),
+            "{site}"
+        );
+    }
 }

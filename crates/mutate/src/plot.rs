@@ -172,11 +172,19 @@ impl Mutant {
     }
 
     /// The status its runs give (as the campaign decides it); `None`
-    /// without runs.
+    /// without runs. A configuration mutant whose one run crashed is
+    /// unviable when the campaign says so: gem5 stopped before simulating
+    /// (its parameter names no object of the system), which is no kill.
     fn status_of_runs(&self) -> Option<Status> {
         let any = |o: &str| self.runs.iter().any(|r| r.outcome == o);
         if self.runs.is_empty() {
             None
+        } else if self.status == Status::Unviable
+            && self.op == "CFG"
+            && self.runs.len() == 1
+            && self.runs[0].outcome == "crash"
+        {
+            Some(Status::Unviable)
         } else if self.runs.iter().any(SeedRun::kills) {
             Some(Status::Killed)
         } else if any("timeout") {
@@ -999,5 +1007,24 @@ MESI_Two_Level,n3,ADS,unviable,,unviable,,
         opts.by = Some(By::Op);
         let svg = render_svg(&km, &opts).unwrap();
         has(&svg, &["operator", "TSW"]);
+    }
+
+    /// A configuration mutant whose one run stopped before simulating is
+    /// unviable, as the campaign writes it; any other unviable mutant with
+    /// a crash row, or a CFG one with two runs, is refused.
+    #[test]
+    fn an_unviable_configuration_mutant_may_have_its_crashed_run() {
+        let head = "protocol,mutant_id,op,status,seed,outcome,exit_kind,memconform_only\n";
+        let read = |rows: &str| read_kill_matrix_str("k.csv", &format!("{head}{rows}"));
+        let ok = read("P,m,CFG,unviable,1,crash,crash,false\n").unwrap();
+        assert_eq!(ok.mutants[0].status, Status::Unviable);
+        assert_eq!(ok.mutants[0].fate(), None);
+        for bad in [
+            "P,m,TDA,unviable,1,crash,crash,false\n",
+            "P,m,CFG,unviable,1,crash,crash,false\nP,m,CFG,unviable,2,crash,crash,false\n",
+        ] {
+            let e = read(bad).unwrap_err().to_string();
+            assert!(e.contains("runs say otherwise"), "{e}");
+        }
     }
 }
