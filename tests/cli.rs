@@ -704,15 +704,28 @@ fn check_signalled(inputs: &std::path::Path, name: &str, signals: &[&str]) -> (O
     let dir = fresh_dir(name);
     let out = dir.join("results.csv");
     std::fs::write(&out, "old\n").unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_memconform"))
-        .arg("check")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memconform"));
+    cmd.arg("check")
         .arg(inputs)
         .args(["-f", "csv", "-j", "1", "-o"])
         .arg(&out)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(std::process::Stdio::piped());
+    // memconform keeps a signal it was started with ignored (nohup): when
+    // the tests themselves run under nohup, give the child SIGHUP's and
+    // SIGTERM's default, as a terminal's shell would
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls (sigaction) between fork and exec
+    unsafe {
+        cmd.pre_exec(|| {
+            use nix::sys::signal::{signal, SigHandler, Signal};
+            for sig in [Signal::SIGHUP, Signal::SIGTERM] {
+                signal(sig, SigHandler::SigDfl).map_err(std::io::Error::from)?;
+            }
+            Ok(())
+        });
+    }
+    let child = cmd.spawn().unwrap();
     // rows are being written: the temporary file beside results.csv grows
     wait_until("rows in the temporary output", || {
         std::fs::read_dir(&dir).unwrap().flatten().any(|e| {

@@ -590,14 +590,104 @@ impl<T> Segmented<T> {
     }
 }
 
+/// A frontier table: each entry a complemented position (`!position`, 0
+/// for [`NONE`]), in 16 bits when every position of the graph is below
+/// `u16::MAX` (half the memory and half the pages the kernel zeroes), else
+/// in 32. Entries cross the interface as `u32` raw values of the same
+/// order (a larger raw value is a smaller position).
+enum Table {
+    Narrow(Vec<u16>),
+    Wide(Vec<u32>),
+}
+
+impl Table {
+    /// The raw entry at `i`.
+    #[inline]
+    fn get(&self, i: usize) -> u32 {
+        match self {
+            Table::Narrow(t) => u32::from(t[i]),
+            Table::Wide(t) => t[i],
+        }
+    }
+
+    /// Sets the raw entry at `i` (a raw value of this table).
+    #[inline]
+    fn set(&mut self, i: usize, raw: u32) {
+        match self {
+            Table::Narrow(t) => t[i] = raw as u16,
+            Table::Wide(t) => t[i] = raw,
+        }
+    }
+
+    /// The raw entry of a position.
+    #[inline]
+    fn encode(&self, pos: u32) -> u32 {
+        match self {
+            Table::Narrow(_) if pos == NONE => 0,
+            Table::Narrow(_) => u32::from(!(pos as u16)),
+            Table::Wide(_) => !pos,
+        }
+    }
+
+    /// The position of a raw entry ([`NONE`] for 0).
+    #[inline]
+    fn decode(&self, raw: u32) -> u32 {
+        match self {
+            Table::Narrow(_) if raw == 0 => NONE,
+            Table::Narrow(_) => u32::from(!(raw as u16)),
+            Table::Wide(_) => !raw,
+        }
+    }
+
+    /// Row `row` takes, slot by slot, the larger entry of itself and row
+    /// `from` (frontiers merge as minimum positions), `d` slots a row.
+    fn max_row(&mut self, row: usize, from: usize, d: usize) {
+        fn max<T: Copy + Ord>(t: &mut [T], row: usize, from: usize, d: usize) {
+            for s in 0..d {
+                let v = t[from + s];
+                if v > t[row + s] {
+                    t[row + s] = v;
+                }
+            }
+        }
+        match self {
+            Table::Narrow(t) => max(t, row, from, d),
+            Table::Wide(t) => max(t, row, from, d),
+        }
+    }
+
+    /// Pushes `(slot, raw)` for each slot where row `from`'s entry is
+    /// larger than row `row`'s.
+    fn above(&self, from: usize, row: usize, d: usize, out: &mut Vec<(u32, u32)>) {
+        fn above<T: Copy + Ord + Into<u32>>(
+            t: &[T],
+            from: usize,
+            row: usize,
+            d: usize,
+            out: &mut Vec<(u32, u32)>,
+        ) {
+            for s in 0..d {
+                let v = t[from + s];
+                if v > t[row + s] {
+                    out.push((s as u32, v.into()));
+                }
+            }
+        }
+        match self {
+            Table::Narrow(t) => above(t, from, row, d, out),
+            Table::Wide(t) => above(t, from, row, d, out),
+        }
+    }
+}
+
 /// The reachability of a [`ChainGraph`] plus added edges, kept as `succ`
 /// frontiers under insertion.
 pub struct Frontier<L> {
     g: ChainGraph<L>,
     /// The frontiers, each stored complemented (`!position`): [`NONE`] is 0,
     /// so the table starts as zeroed memory and a smaller position is a
-    /// larger entry.
-    succ: Vec<u32>,
+    /// larger entry. Two bytes an entry when every position fits.
+    succ: Table,
     added: Vec<Added<L>>,
     out_head: Vec<u32>,
     in_head: Vec<u32>,
@@ -613,24 +703,31 @@ impl<L: Copy> Frontier<L> {
     /// Computes the frontiers of the static graph (one sweep in reverse
     /// topological order), or returns a cycle of it.
     pub fn new(g: ChainGraph<L>) -> Result<Frontier<L>, Cycle<L>> {
+        // (a node in no sequence has position NONE, and needs no entry)
+        let narrow = g.pos.iter().all(|&p| p == NONE || p < u32::from(u16::MAX));
+        Frontier::with_table(g, narrow)
+    }
+
+    /// [`Frontier::new`] with 16-bit entries if `narrow` (every position
+    /// must then be below `u16::MAX`), else 32-bit ones.
+    fn with_table(g: ChainGraph<L>, narrow: bool) -> Result<Frontier<L>, Cycle<L>> {
         let n = g.n();
         let d = g.slots;
         let order = topological(&g)?;
-        let mut succ = vec![!NONE; n * d];
+        let mut succ = if narrow {
+            Table::Narrow(vec![0; n * d])
+        } else {
+            Table::Wide(vec![0; n * d])
+        };
         for &x in order.iter().rev() {
             let q = g.seq[x as usize];
             let row = x as usize * d;
             if q != NONE {
-                succ[row + g.seq_slot[q as usize] as usize] = !g.pos[x as usize];
+                let at = row + g.seq_slot[q as usize] as usize;
+                succ.set(at, succ.encode(g.pos[x as usize]));
             }
             for (y, _) in g.static_succ(x) {
-                let yr = y as usize * d;
-                for s in 0..d {
-                    let v = succ[yr + s];
-                    if v > succ[row + s] {
-                        succ[row + s] = v;
-                    }
-                }
+                succ.max_row(row, y as usize * d, d);
             }
         }
         Ok(Frontier {
@@ -661,7 +758,8 @@ impl<L: Copy> Frontier<L> {
     /// `seq_of_slot(x, s)` that `x` reaches ([`NONE`] if none).
     #[inline]
     pub fn frontier(&self, x: u32, s: usize) -> u32 {
-        !self.succ[x as usize * self.g.slots + s]
+        self.succ
+            .decode(self.succ.get(x as usize * self.g.slots + s))
     }
 
     /// Whether `a` reaches `b` (strictly). Both must be of one family (same
@@ -674,7 +772,9 @@ impl<L: Copy> Frontier<L> {
         }
         let s = self.g.seq_slot[q as usize] as usize;
         debug_assert_eq!(self.g.seq_of_slot(a, s), q, "reachability across families");
-        !self.succ[a as usize * self.g.slots + s] <= self.g.pos[b as usize]
+        self.succ
+            .decode(self.succ.get(a as usize * self.g.slots + s))
+            <= self.g.pos[b as usize]
     }
 
     /// Record a trail from now on (for [`Frontier::undo`]).
@@ -697,7 +797,7 @@ impl<L: Copy> Frontier<L> {
     pub fn undo(&mut self, m: Mark) {
         while self.trail.len() > m.trail {
             let (i, old) = self.trail.pop().expect("longer than the mark");
-            self.succ[i as usize] = old;
+            self.succ.set(i as usize, old);
         }
         while self.added.len() > m.added {
             let e = self.added.pop().expect("longer than the mark");
@@ -742,12 +842,7 @@ impl<L: Copy> Frontier<L> {
         // from (an arena of `(slot, value)` runs, one per changed node).
         self.delta.clear();
         let (ar, br) = (a as usize * d, b as usize * d);
-        for s in 0..d {
-            let v = self.succ[br + s];
-            if v > self.succ[ar + s] {
-                self.delta.push((s as u32, v));
-            }
-        }
+        self.succ.above(br, ar, d, &mut self.delta);
         self.stack.clear();
         self.stack.push((a, 0, self.delta.len() as u32));
         while let Some((x, from, to)) = self.stack.pop() {
@@ -756,15 +851,15 @@ impl<L: Copy> Frontier<L> {
             for i in from as usize..to as usize {
                 let (s, v) = self.delta[i];
                 let at = row + s as usize;
-                let old = self.succ[at];
+                let old = self.succ.get(at);
                 if v > old {
                     if self.keep_trail {
                         self.trail.push((at as u32, old));
                     }
-                    self.succ[at] = v;
+                    self.succ.set(at, v);
                     self.drops += 1;
                     self.delta.push((s, v));
-                    on_drop(x, s as usize, !v, !old);
+                    on_drop(x, s as usize, self.succ.decode(v), self.succ.decode(old));
                 }
             }
             let end = self.delta.len() as u32;
@@ -934,6 +1029,111 @@ fn topological<L: Copy>(g: &ChainGraph<L>) -> Result<Vec<u32>, Cycle<L>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `k` chains of nodes (node ids ascending along each), each node's
+    /// slots the `k` chains, and `extra` random forward static edges.
+    fn chains_layout(
+        k: u32,
+        len: u32,
+        extra: usize,
+        next: &mut impl FnMut(u64) -> u64,
+    ) -> Layout<u8> {
+        let n = (k * len) as usize;
+        let seqs = (0..k)
+            .map(|q| (q, (0..len).map(|p| p * k + q).collect()))
+            .collect();
+        let edges = (0..extra)
+            .filter_map(|_| {
+                let (a, b) = (next(n as u64) as u32, next(n as u64) as u32);
+                (a < b).then_some((a, b, 1u8))
+            })
+            .collect();
+        Layout {
+            n,
+            slots: k as usize,
+            seqs,
+            base: vec![0; n],
+            chain_rel: 0,
+            edges,
+            access: vec![None; n],
+        }
+    }
+
+    /// The 16-bit table answers as the 32-bit one: every frontier after
+    /// each of many random insertions (cycles refused alike), the lowered
+    /// entries reported, and undo back to a mark.
+    #[test]
+    fn narrow_and_wide_frontiers_agree() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for round in 0..40 {
+            let (k, len) = (1 + next(5) as u32, 1 + next(60) as u32);
+            let extra = next(40) as usize;
+            let layout = chains_layout(k, len, extra, &mut next);
+            let again = Layout {
+                n: layout.n,
+                slots: layout.slots,
+                seqs: layout.seqs.clone(),
+                base: layout.base.clone(),
+                chain_rel: 0,
+                edges: layout.edges.clone(),
+                access: layout.access.clone(),
+            };
+            let mut narrow = Frontier::with_table(ChainGraph::new(layout), true).unwrap();
+            let mut wide = Frontier::with_table(ChainGraph::new(again), false).unwrap();
+            assert!(matches!(narrow.succ, Table::Narrow(_)));
+            let n = narrow.graph().n() as u64;
+            let same = |a: &Frontier<u8>, b: &Frontier<u8>| {
+                for x in 0..n as u32 {
+                    for s in 0..k as usize {
+                        assert_eq!(a.frontier(x, s), b.frontier(x, s), "round {round}");
+                    }
+                }
+            };
+            narrow.set_trail(true);
+            wide.set_trail(true);
+            let mark = (narrow.mark(), wide.mark());
+            let before: Vec<u32> = (0..n as u32).map(|x| narrow.frontier(x, 0)).collect();
+            for _ in 0..30 {
+                let (a, b) = (next(n) as u32, next(n) as u32);
+                let (mut dn, mut dw) = (Vec::new(), Vec::new());
+                let rn = narrow.insert(a, b, 2, |x, s, new, old| dn.push((x, s, new, old)));
+                let rw = wide.insert(a, b, 2, |x, s, new, old| dw.push((x, s, new, old)));
+                assert_eq!(rn.is_ok(), rw.is_ok());
+                assert_eq!(rn.ok(), rw.ok());
+                assert_eq!(dn, dw);
+                same(&narrow, &wide);
+            }
+            narrow.undo(mark.0);
+            wide.undo(mark.1);
+            same(&narrow, &wide);
+            let after: Vec<u32> = (0..n as u32).map(|x| narrow.frontier(x, 0)).collect();
+            assert_eq!(before, after);
+        }
+    }
+
+    /// A sequence longer than `u16::MAX` positions gets the 32-bit table,
+    /// and its far positions are exact; a short one gets the 16-bit table.
+    #[test]
+    fn a_long_sequence_takes_the_wide_table() {
+        let len = u32::from(u16::MAX) + 10;
+        let mut nothing = |_: u64| 0;
+        let f = Frontier::new(ChainGraph::new(chains_layout(1, len, 0, &mut nothing))).unwrap();
+        assert!(matches!(f.succ, Table::Wide(_)));
+        // a node's frontier on its own sequence is its own position
+        assert_eq!(f.frontier(len - 1, 0), len - 1);
+        assert_eq!(f.frontier(0, 0), 0);
+        assert!(f.reaches(0, len - 1) && !f.reaches(len - 1, 0));
+        let short = Frontier::new(ChainGraph::new(chains_layout(1, 100, 0, &mut nothing))).unwrap();
+        assert!(matches!(short.succ, Table::Narrow(_)));
+        assert_eq!(short.frontier(99, 0), 99);
+        assert!(short.reaches(0, 99) && !short.reaches(99, 0));
+    }
 
     /// `first`, `last_at` and `count_from` (with skips on long runs) against
     /// a scan of the entries.
