@@ -175,14 +175,14 @@ static void plan(unsigned thread)
 
 static void run(unsigned thread)
 {
-    struct barrier_local sense = {0, thread, 0};
-    barrier(&sense); /* every thread has drawn its program */
+    struct barrier_local bar = {0, thread, 0};
+    barrier(&bar); /* every thread has drawn its program */
     const unsigned n = nops, rounds = nrounds;
     const size_t step = stride;
     for (unsigned r = 0; r < rounds; r++) {
         volatile uint64_t *base = mem + (size_t)r * nwords * step;
         struct op *o = ops_of(r, thread);
-        barrier(&sense);
+        barrier(&bar);
         for (unsigned i = 0; i < n; i++) {
             volatile uint64_t *p = base + o[i].word * step;
             if (o[i].kind == OP_WRITE)
@@ -191,7 +191,7 @@ static void run(unsigned thread)
                 o[i].value = __atomic_load_n(p, __ATOMIC_RELAXED);
         }
     }
-    barrier(&sense);
+    barrier(&bar);
 }
 
 static void *worker(void *arg)
@@ -742,10 +742,10 @@ static void print_round2(unsigned r)
 
 static void run2(unsigned thread)
 {
-    struct barrier_local sense = {0, thread, 0};
+    struct barrier_local bar = {0, thread, 0};
     const uint64_t dividend = chain_dividend, divisor = chain_divisor;
     const unsigned chain = opt_chain, misses = opt_misses;
-    barrier(&sense); /* every thread has started */
+    barrier(&bar); /* every thread has started */
     for (unsigned r = 0; r < nrounds; r++) {
         const struct prog *p = prog_of(r, thread);
         volatile uint64_t *const w[NVARS] = {var_word(r, VX), var_word(r, VY), var_word(r, VZ)};
@@ -754,7 +754,7 @@ static void run2(unsigned thread)
             dl[j] = mem + line_word((size_t)r * round_lines() + 2 + j);
         const unsigned n = p->n;
         struct op2 *o = p->ops;
-        barrier(&sense);
+        barrier(&bar);
         for (unsigned s = p->spin; s > 0; s--)
             __asm__ volatile("");
         for (unsigned i = 0; i < n; i++, o++) {
@@ -793,7 +793,7 @@ static void run2(unsigned thread)
         if (opt_stream) {
             /* the round is over for every thread; thread 0 prints it while
              * the others wait at the next round's barrier */
-            barrier(&sense);
+            barrier(&bar);
             if (thread == 0) {
                 print_round2(r);
                 if (fflush(stdout) != 0) {
@@ -803,7 +803,7 @@ static void run2(unsigned thread)
             }
         }
     }
-    barrier(&sense);
+    barrier(&bar);
 }
 
 /* The header's delay-misses and barrier fields, when not the defaults. */

@@ -50,12 +50,14 @@ pub enum Path {
 }
 
 impl Model {
-    /// Estimated bytes of the sparse form: frontiers (4 bytes per
-    /// operation and slot, [`crate::models::Facts::sparse_slots`] per
-    /// lane), edges and indexes.
+    /// Estimated bytes of the sparse form: frontiers (2 or 4 bytes per
+    /// operation and slot, [`crate::scale::lanes::entry_bytes`];
+    /// [`crate::models::Facts::sparse_slots`] slots per lane), edges and
+    /// indexes.
     pub fn sparse_bytes(self, h: &History, lanes: &Lanes) -> u64 {
         let slots = self.facts().sparse_slots * lanes.lanes.len() as u64;
-        h.n() as u64 * (4 * slots + 64)
+        let entry = crate::scale::lanes::entry_bytes(lanes);
+        h.n() as u64 * (entry * slots + 64)
     }
 
     /// Chooses the representation within `max_memory` bytes.

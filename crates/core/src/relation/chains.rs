@@ -240,6 +240,7 @@ fn key(q: u32, var: u32) -> u64 {
 }
 
 /// What [`ChainGraph::new`] is built from.
+#[derive(Clone)]
 pub struct Layout<L> {
     /// Number of nodes.
     pub n: usize,
@@ -1075,15 +1076,7 @@ mod tests {
             let (k, len) = (1 + next(5) as u32, 1 + next(60) as u32);
             let extra = next(40) as usize;
             let layout = chains_layout(k, len, extra, &mut next);
-            let again = Layout {
-                n: layout.n,
-                slots: layout.slots,
-                seqs: layout.seqs.clone(),
-                base: layout.base.clone(),
-                chain_rel: 0,
-                edges: layout.edges.clone(),
-                access: layout.access.clone(),
-            };
+            let again = layout.clone();
             let mut narrow = Frontier::with_table(ChainGraph::new(layout), true).unwrap();
             let mut wide = Frontier::with_table(ChainGraph::new(again), false).unwrap();
             assert!(matches!(narrow.succ, Table::Narrow(_)));

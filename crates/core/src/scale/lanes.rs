@@ -19,6 +19,17 @@ pub struct Lanes {
     pub of_thread: Vec<std::ops::Range<u32>>,
 }
 
+/// Bytes of one frontier entry over these lanes: 2 when every lane (so
+/// every sequence cut from one) is shorter than `u16::MAX`, else 4 (see
+/// [`crate::relation::chains::Frontier::new`]).
+pub fn entry_bytes(lanes: &Lanes) -> u64 {
+    if lanes.lanes.iter().all(|l| l.len() < usize::from(u16::MAX)) {
+        2
+    } else {
+        4
+    }
+}
+
 /// Greedy interval colouring of each thread in issue order: an operation
 /// joins a lane whose last operation completed before its issue (the
 /// latest such), else opens one; an RMW's write half follows its read half.

@@ -12,7 +12,8 @@ use super::{tso, ChainGraph};
 /// PSO's two graphs at scale: `G_loc` (unless `loc` is false: see
 /// [`lanes::loc_seeds`]), and `po-pso ∪ wre` with each lane
 /// cut into loads (everything but plain writes) and one store sub-chain per
-/// variable. `4·n` bytes per lane and variable: for moderate sizes.
+/// variable. 2 or 4 bytes ([`lanes::entry_bytes`]) per operation, lane and
+/// variable: for moderate sizes.
 pub fn graphs(h: &History, lanes: &Lanes, loc: bool) -> Vec<(Pattern, ChainGraph)> {
     let class = |o: OpId| -> Option<u32> {
         let store = h.is_write(o) && h.ops[o].rmw.is_none();
@@ -51,5 +52,6 @@ pub fn sparse_bytes(h: &History, lanes: &Lanes) -> u64 {
     let stored = (0..h.vars.len())
         .filter(|&x| h.writes_of(x).len() > 1)
         .count() as u64;
-    h.n() as u64 * (4 * (l + l * (1 + stored)) + 64)
+    let entry = lanes::entry_bytes(lanes);
+    h.n() as u64 * (entry * (l + l * (1 + stored)) + 64)
 }
