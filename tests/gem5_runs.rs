@@ -814,3 +814,43 @@ fn moesi_amd_base_loses_locked_rmw_atomicity_and_gem5_ends_cleanly() {
         assert!(text.contains(":U("), "an RMW in the cycle: {text}");
     }
 }
+
+/// Catalogue bug MA-6 (`transition({Ms, M0, M1, O}, PrbInvData, I)` without
+/// `forward_eviction_to_cpu1`), built on the O3 campaign's base, with the
+/// client's `mp+sm` shape (the reader's pair holds x's line modified)
+/// on 4 O3 cores, 300 rounds, seed 2: gem5 ends cleanly, and one round
+/// breaks TSO, its stale read by core 1 of one pair (thread 1 or 3) after
+/// a write from the other pair, the eviction core 1 was never told of.
+/// The base, same seed and options, gives none (docs/design/gem5.md §9).
+#[test]
+fn ma6_breaks_tso_through_core_1_and_gem5_ends_cleanly() {
+    let run = amd_client_run("se-o3-ma6-mpsm-n4-s2");
+    assert_eq!(run.len(), 300);
+    let r = open_run(&moesi_amd_base("se-o3-ma6-mpsm-n4-s2")).unwrap();
+    assert!(r.panic.is_none() && r.failure.is_none());
+    let broken: Vec<_> = run
+        .iter()
+        .filter(|c| amd_verdict(c, Model::Tso) == Verdict::Violation)
+        .collect();
+    assert_eq!(broken.len(), 1);
+    let c = broken[0];
+    assert_eq!(meta_of(c, "expected_model"), Some("tso"));
+    let o = c.outcomes.iter().find(|o| o.model == Model::Tso).unwrap();
+    let Decision::Violation(v) = &o.decision else {
+        unreachable!()
+    };
+    let text = v.explain(&c.history);
+    // the observer, a stale read of x, is core 1 of its pair
+    let observer = text
+        .split("observer o of hb_o: t")
+        .nth(1)
+        .and_then(|t| t.split(':').next())
+        .and_then(|t| t.parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(observer % 2, 1, "core 1 of a pair: {text}");
+    let threads = witness_threads(c, Model::Tso);
+    assert!(
+        threads.iter().any(|t| t / 2 != observer / 2),
+        "a writer in the other pair: {threads:?} {text}"
+    );
+}
