@@ -712,6 +712,16 @@ fn meta_of<'a>(c: &'a memconform::ingest::Checked, key: &str) -> Option<&'a str>
         .map(|(_, v)| v.as_str())
 }
 
+/// [`amd_client_run`] of a run gem5 ended cleanly (no panic, no failed
+/// check), which has `rounds` histories.
+fn amd_clean_client_run(name: &str, rounds: usize) -> Vec<memconform::ingest::Checked> {
+    let r = open_run(&moesi_amd_base(name)).unwrap();
+    assert!(r.panic.is_none() && r.failure.is_none(), "{name}");
+    let run = amd_client_run(name);
+    assert_eq!(run.len(), rounds, "{name}");
+    run
+}
+
 /// The verdict of `m` on one checked history.
 fn amd_verdict(c: &memconform::ingest::Checked, m: Model) -> Verdict {
     c.outcomes.iter().find(|o| o.model == m).unwrap().verdict()
@@ -765,10 +775,7 @@ fn moesi_amd_base_with_the_handshake_change_reverted_passes_the_tester() {
 /// violation of TSO in 100 rounds.
 #[test]
 fn moesi_amd_base_breaks_tso_inside_a_corepair_and_gem5_ends_cleanly() {
-    let stock = amd_client_run("se-o3-stock-n4-s1");
-    assert_eq!(stock.len(), 100);
-    let r = open_run(&moesi_amd_base("se-o3-stock-n4-s1")).unwrap();
-    assert!(r.panic.is_none() && r.failure.is_none());
+    let stock = amd_clean_client_run("se-o3-stock-n4-s1", 100);
     let mut broken = 0;
     for c in &stock {
         assert_eq!(meta_of(c, "protocol"), Some("MOESI_AMD_Base"));
@@ -781,8 +788,7 @@ fn moesi_amd_base_breaks_tso_inside_a_corepair_and_gem5_ends_cleanly() {
         }
     }
     assert_eq!(broken, 5, "5 of 100 rounds break TSO");
-    let fixed = amd_client_run("se-o3-fixed-n4-s1");
-    assert_eq!(fixed.len(), 100);
+    let fixed = amd_clean_client_run("se-o3-fixed-n4-s1", 100);
     for c in &fixed {
         assert_eq!(amd_verdict(c, Model::Tso), Verdict::Consistent);
     }
@@ -796,8 +802,7 @@ fn moesi_amd_base_breaks_tso_inside_a_corepair_and_gem5_ends_cleanly() {
 /// testers issue no locked RMWs.
 #[test]
 fn moesi_amd_base_loses_locked_rmw_atomicity_and_gem5_ends_cleanly() {
-    let run = amd_client_run("se-o3-rmw-stock-n4-s1");
-    assert_eq!(run.len(), 100);
+    let run = amd_clean_client_run("se-o3-rmw-stock-n4-s1", 100);
     let broken: Vec<_> = run
         .iter()
         .filter(|c| amd_verdict(c, Model::Pso) == Verdict::Violation)
@@ -824,10 +829,7 @@ fn moesi_amd_base_loses_locked_rmw_atomicity_and_gem5_ends_cleanly() {
 /// The base, same seed and options, gives none (docs/design/gem5.md §9).
 #[test]
 fn ma6_breaks_tso_through_core_1_and_gem5_ends_cleanly() {
-    let run = amd_client_run("se-o3-ma6-mpsm-n4-s2");
-    assert_eq!(run.len(), 300);
-    let r = open_run(&moesi_amd_base("se-o3-ma6-mpsm-n4-s2")).unwrap();
-    assert!(r.panic.is_none() && r.failure.is_none());
+    let run = amd_clean_client_run("se-o3-ma6-mpsm-n4-s2", 300);
     let broken: Vec<_> = run
         .iter()
         .filter(|c| amd_verdict(c, Model::Tso) == Verdict::Violation)

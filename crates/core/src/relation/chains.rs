@@ -1031,6 +1031,16 @@ fn topological<L: Copy>(g: &ChainGraph<L>) -> Result<Vec<u32>, Cycle<L>> {
 mod tests {
     use super::*;
 
+    /// A xorshift generator from `seed`: `next(m)` is in `0..m`.
+    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |m| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        }
+    }
+
     /// `k` chains of nodes (node ids ascending along each), each node's
     /// slots the `k` chains, and `extra` random forward static edges.
     fn chains_layout(
@@ -1065,13 +1075,7 @@ mod tests {
     /// entries reported, and undo back to a mark.
     #[test]
     fn narrow_and_wide_frontiers_agree() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for round in 0..40 {
             let (k, len) = (1 + next(5) as u32, 1 + next(60) as u32);
             let extra = next(40) as usize;
@@ -1132,13 +1136,7 @@ mod tests {
     /// a scan of the entries.
     #[test]
     fn seq_index_look_ups_match_a_scan() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..200 {
             let (seqs, vars, len) = (1 + next(3) as u32, 1 + next(4) as u32, 1 + next(600) as u32);
             let mut items = Vec::new();
