@@ -4,7 +4,11 @@
 //! bug violate (with the real-time order at least); a truncated .gz keeps its
 //! prefix.
 
+mod common;
+
 use std::path::{Path, PathBuf};
+
+use common::{check_every_model, meta, model_verdict};
 
 use memconform::check::{check_gradual_with, Decision, Options, Outcome, Verdict};
 use memconform::gem5::{ingest, open_run};
@@ -104,7 +108,11 @@ fn completions(trace: &str, memtest: bool) -> (usize, usize) {
 /// Ingests the run at `path` and checks it against the trace, counted with
 /// plain string matching: one write per completed write request, one read
 /// per completed byte, every check's 4-byte read after a write of each byte.
-fn ingests_with_one_operation_per_completed_request(path: &Path, protocol: &str) {
+/// Returns the run and its per-port history, for a caller's own checks.
+fn ingests_with_one_operation_per_completed_request(
+    path: &Path,
+    protocol: &str,
+) -> (memconform::gem5::Run, memconform::history::History) {
     let run = open_run(path).unwrap();
     let name = path.file_name().unwrap().to_str().unwrap();
     assert_eq!(run.protocol.name(), protocol, "{}", path.display());
@@ -158,6 +166,7 @@ fn ingests_with_one_operation_per_completed_request(path: &Path, protocol: &str)
             }
         }
     }
+    (run, ing.history)
 }
 
 #[test]
@@ -361,10 +370,9 @@ fn a_truncated_gz_trace_still_gives_the_history_prefix() {
 fn mesi_two_level_runs_ingest_and_me7_violates_with_real_time() {
     for (name, ops) in [("clean-n4-s2-rich", 2819), ("bug-me7-n4-s1-rich", 396)] {
         let path = mesi_two_level(name);
-        ingests_with_one_operation_per_completed_request(&path, "MESI_Two_Level");
-        let run = open_run(&path).unwrap();
         // one history per port, and one of all ports in real-time order
-        let per_port = ingest(&run, false).unwrap().history;
+        let (run, per_port) =
+            ingests_with_one_operation_per_completed_request(&path, "MESI_Two_Level");
         let names: Vec<&str> = per_port.threads.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["port0", "port1", "port2", "port3"], "{name}");
         assert_eq!(per_port.n_thread_ops(), ops, "{name}");
@@ -578,9 +586,7 @@ fn moesi_hammer_runs_ingest_and_a_flush_race_violates_cc() {
         ("noflush-n4-s6-rich", 2056),
     ] {
         let path = moesi_hammer(name);
-        ingests_with_one_operation_per_completed_request(&path, "MOESI_hammer");
-        let run = open_run(&path).unwrap();
-        let per_port = ingest(&run, false).unwrap().history;
+        let (_, per_port) = ingests_with_one_operation_per_completed_request(&path, "MOESI_hammer");
         let names: Vec<&str> = per_port.threads.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["port0", "port1", "port2", "port3"], "{name}");
         assert_eq!(per_port.n_thread_ops(), ops, "{name}");
@@ -650,9 +656,7 @@ fn moesi_hammer_runs_ingest_and_a_flush_race_violates_cc() {
 fn moesi_amd_base_runs_ingest_and_the_tester_fails_on_the_stock_protocol() {
     for (name, ports) in [("stale-n2-s2-rich", 2), ("invalid-n4-s1-rich", 4)] {
         let path = moesi_amd_base(name);
-        ingests_with_one_operation_per_completed_request(&path, "MOESI_AMD_Base");
-        let run = open_run(&path).unwrap();
-        let h = ingest(&run, false).unwrap().history;
+        let (_, h) = ingests_with_one_operation_per_completed_request(&path, "MOESI_AMD_Base");
         assert_eq!(h.threads.len(), ports, "{name}");
         let adapted = std::fs::read_to_string(path.join("memconform-run.json")).unwrap();
         assert!(adapted.contains("L2isWB=False"), "{adapted}");
@@ -686,54 +690,30 @@ fn moesi_amd_base_runs_ingest_and_the_tester_fails_on_the_stock_protocol() {
     }
 }
 
-/// The client's histories of an SE run (tests/data/gem5/moesi_amd_base),
-/// every model checked.
-fn amd_client_run(name: &str) -> Vec<memconform::ingest::Checked> {
-    use memconform::ingest::{check_file, Reading};
-    let opts = Options {
-        timeout: None,
-        ..Options::default()
-    };
-    check_file(
-        &moesi_amd_base(name),
-        &Model::EVERY,
-        &opts,
-        &Reading::default(),
-    )
-    .unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// The value of a history's `key` note (`protocol`, `expected_model` ...).
-fn meta_of<'a>(c: &'a memconform::ingest::Checked, key: &str) -> Option<&'a str> {
-    c.history
-        .meta
-        .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
-}
-
-/// [`amd_client_run`] of a run gem5 ended cleanly (no panic, no failed
+/// The client's histories of an SE run in tests/data/gem5/moesi_amd_base,
+/// every model checked, of a run gem5 ended cleanly (no panic, no failed
 /// check), which has `rounds` histories.
 fn amd_clean_client_run(name: &str, rounds: usize) -> Vec<memconform::ingest::Checked> {
     let r = open_run(&moesi_amd_base(name)).unwrap();
     assert!(r.panic.is_none() && r.failure.is_none(), "{name}");
-    let run = amd_client_run(name);
+    let run = check_every_model(&moesi_amd_base(name));
     assert_eq!(run.len(), rounds, "{name}");
     run
 }
 
-/// The verdict of `m` on one checked history.
-fn amd_verdict(c: &memconform::ingest::Checked, m: Model) -> Verdict {
-    c.outcomes.iter().find(|o| o.model == m).unwrap().verdict()
-}
-
-/// The threads named in the witness of `m`'s violation (`t2:W(x,1)` ...).
-fn witness_threads(c: &memconform::ingest::Checked, m: Model) -> Vec<u32> {
+/// Model `m`'s outcome on a checked history, which must be a violation,
+/// and its explanation.
+fn violation_of(c: &memconform::ingest::Checked, m: Model) -> (&Outcome, String) {
     let o = c.outcomes.iter().find(|o| o.model == m).unwrap();
     let Decision::Violation(v) = &o.decision else {
         panic!("{m:?}: {:?}", o.verdict())
     };
-    let text = v.explain(&c.history);
+    (o, v.explain(&c.history))
+}
+
+/// The threads named in the witness of `m`'s violation (`t2:W(x,1)` ...).
+fn witness_threads(c: &memconform::ingest::Checked, m: Model) -> Vec<u32> {
+    let (_, text) = violation_of(c, m);
     let cycle = text.lines().next().unwrap_or("");
     let mut threads: Vec<u32> = cycle
         .split(|ch: char| !ch.is_ascii_alphanumeric() && ch != ':')
@@ -751,10 +731,10 @@ fn witness_threads(c: &memconform::ingest::Checked, m: Model) -> Vec<u32> {
 #[test]
 fn moesi_amd_base_with_the_handshake_change_reverted_passes_the_tester() {
     let path = moesi_amd_base("reverted-n4-s1");
-    ingests_with_one_operation_per_completed_request(&path, "MOESI_AMD_Base");
+    let (run, _) = ingests_with_one_operation_per_completed_request(&path, "MOESI_AMD_Base");
     let simout = std::fs::read_to_string(path.join("simout.txt")).unwrap();
     assert!(simout.contains("because Ruby Tester completed"), "{simout}");
-    assert!(open_run(&path).unwrap().failure.is_none());
+    assert!(run.failure.is_none());
     for rt in [false, true] {
         assert_eq!(
             verdict(&path, rt, Model::Sc),
@@ -778,9 +758,9 @@ fn moesi_amd_base_breaks_tso_inside_a_corepair_and_gem5_ends_cleanly() {
     let stock = amd_clean_client_run("se-o3-stock-n4-s1", 100);
     let mut broken = 0;
     for c in &stock {
-        assert_eq!(meta_of(c, "protocol"), Some("MOESI_AMD_Base"));
-        assert_eq!(meta_of(c, "expected_model"), Some("tso"));
-        if amd_verdict(c, Model::Tso) == Verdict::Violation {
+        assert_eq!(meta(c, "protocol"), "MOESI_AMD_Base");
+        assert_eq!(meta(c, "expected_model"), "tso");
+        if model_verdict(c, Model::Tso) == Verdict::Violation {
             broken += 1;
             let threads = witness_threads(c, Model::Tso);
             assert_eq!(threads.len(), 2, "{threads:?}");
@@ -790,7 +770,7 @@ fn moesi_amd_base_breaks_tso_inside_a_corepair_and_gem5_ends_cleanly() {
     assert_eq!(broken, 5, "5 of 100 rounds break TSO");
     let fixed = amd_clean_client_run("se-o3-fixed-n4-s1", 100);
     for c in &fixed {
-        assert_eq!(amd_verdict(c, Model::Tso), Verdict::Consistent);
+        assert_eq!(model_verdict(c, Model::Tso), Verdict::Consistent);
     }
 }
 
@@ -805,17 +785,16 @@ fn moesi_amd_base_loses_locked_rmw_atomicity_and_gem5_ends_cleanly() {
     let run = amd_clean_client_run("se-o3-rmw-stock-n4-s1", 100);
     let broken: Vec<_> = run
         .iter()
-        .filter(|c| amd_verdict(c, Model::Pso) == Verdict::Violation)
+        .filter(|c| model_verdict(c, Model::Pso) == Verdict::Violation)
         .collect();
     assert!(!broken.is_empty());
     for c in &broken {
-        let o = c.outcomes.iter().find(|o| o.model == Model::Pso).unwrap();
+        let (o, text) = violation_of(c, Model::Pso);
         let Decision::Violation(v) = &o.decision else {
             unreachable!()
         };
         assert_eq!(v.pattern.name(), "CyclicUniproc");
         assert!(o.invalid.is_none(), "{:?}", o.invalid);
-        let text = v.explain(&c.history);
         assert!(text.contains(":U("), "an RMW in the cycle: {text}");
     }
 }
@@ -832,16 +811,12 @@ fn ma6_breaks_tso_through_core_1_and_gem5_ends_cleanly() {
     let run = amd_clean_client_run("se-o3-ma6-mpsm-n4-s2", 300);
     let broken: Vec<_> = run
         .iter()
-        .filter(|c| amd_verdict(c, Model::Tso) == Verdict::Violation)
+        .filter(|c| model_verdict(c, Model::Tso) == Verdict::Violation)
         .collect();
     assert_eq!(broken.len(), 1);
     let c = broken[0];
-    assert_eq!(meta_of(c, "expected_model"), Some("tso"));
-    let o = c.outcomes.iter().find(|o| o.model == Model::Tso).unwrap();
-    let Decision::Violation(v) = &o.decision else {
-        unreachable!()
-    };
-    let text = v.explain(&c.history);
+    assert_eq!(meta(c, "expected_model"), "tso");
+    let (_, text) = violation_of(c, Model::Tso);
     // the observer, a stale read of x, is core 1 of its pair
     let observer = text
         .split("observer o of hb_o: t")

@@ -10,33 +10,14 @@ mod common;
 
 use std::path::Path;
 
-use common::root;
-use memconform::check::{Options, Verdict};
+use common::{check_every_model, meta, model_verdict as verdict, root};
+use memconform::check::Verdict;
 use memconform::ingest::checked::counts;
-use memconform::ingest::{check_file, Checked, Reading};
+use memconform::ingest::Checked;
 use memconform::models::Model;
 
 fn check(run: &str) -> Vec<Checked> {
-    let dir = root().join("traces").join(run);
-    check_file(
-        &dir,
-        &Model::EVERY,
-        &Options::default(),
-        &Reading::default(),
-    )
-    .unwrap_or_else(|e| panic!("{run}: {e}"))
-}
-
-fn meta<'a>(c: &'a Checked, key: &str) -> &'a str {
-    c.history
-        .meta
-        .iter()
-        .find(|(k, _)| k == key)
-        .map_or("", |(_, v)| v.as_str())
-}
-
-fn verdict(c: &Checked, m: Model) -> Verdict {
-    c.outcomes.iter().find(|o| o.model == m).unwrap().verdict()
+    check_every_model(&root().join("traces").join(run))
 }
 
 #[test]

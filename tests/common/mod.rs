@@ -27,3 +27,36 @@ pub fn temp_dir(suite: &str, name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Every model checked on the histories of the run or file at `dir` (no
+/// time budget: a loaded machine gives no `unknown`).
+pub fn check_every_model(dir: &Path) -> Vec<memconform::ingest::Checked> {
+    let opts = memconform::check::Options {
+        timeout: None,
+        ..memconform::check::Options::default()
+    };
+    memconform::ingest::check_file(
+        dir,
+        &memconform::models::Model::EVERY,
+        &opts,
+        &memconform::ingest::Reading::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+}
+
+/// A checked history's `key` note (`protocol`, `expected_model` ...), or "".
+pub fn meta<'a>(c: &'a memconform::ingest::Checked, key: &str) -> &'a str {
+    c.history
+        .meta
+        .iter()
+        .find(|(k, _)| k == key)
+        .map_or("", |(_, v)| v.as_str())
+}
+
+/// The verdict of model `m` on a checked history.
+pub fn model_verdict(
+    c: &memconform::ingest::Checked,
+    m: memconform::models::Model,
+) -> memconform::check::Verdict {
+    c.outcomes.iter().find(|o| o.model == m).unwrap().verdict()
+}

@@ -349,10 +349,13 @@ fn two_cores(h: &History) -> bool {
     h.n() >= 20_000 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
 }
 
+/// What [`hb_pi_and_cfe`] derives: the rule-2 edges of `hb^π`'s observers,
+/// and `cfe[hb^π]`'s pairs.
+type HbPiPairs = (Vec<(u32, u32)>, Vec<(u32, u32)>);
+
 /// `hb^π` for `π = ppo` or `po-loc` (by its pattern), as frontiers with
 /// its observers' rule-2 edges; those edges and `cfe[hb^π]`'s pairs.
 /// `Ok(None)`: the deadline passed first.
-#[allow(clippy::type_complexity)]
 fn hb_pi_and_cfe(
     h: &History,
     lanes: &Lanes,
@@ -360,7 +363,7 @@ fn hb_pi_and_cfe(
     next_ext: &[u32],
     pattern: Pattern,
     deadline: Option<std::time::Instant>,
-) -> Result<Option<(Vec<(u32, u32)>, Vec<(u32, u32)>)>, Violation> {
+) -> Result<Option<HbPiPairs>, Violation> {
     let ppo = pattern == Pattern::CyclicWpwwPpo;
     let g = if ppo {
         ppo_graph(h, lanes)
