@@ -87,6 +87,96 @@ fn parse(path: &std::path::Path) {
     );
 }
 
+/// `certify FILE MODELS REPS`: the certificates of FILE's violations (each
+/// history checked gradually against MODELS, comma-separated, as `check`
+/// does, without validation), then the validator's proof search
+/// (`derive::justify`) and proof checking (`validate::violation_in`) of
+/// each, REPS times: milliseconds per pattern. MODELS after `direct:` are
+/// checked each alone (`--no-gradual`).
+fn certify(path: &std::path::Path, models: &str, reps: usize) {
+    use memconform::certificate::{
+        derive,
+        validate::{self, StoreModel},
+    };
+    use memconform::check::Decision;
+    use std::collections::BTreeMap;
+    let (gradual, models) = match models.strip_prefix("direct:") {
+        Some(m) => (false, m),
+        None => (true, models),
+    };
+    let models: Vec<Model> = models
+        .split(',')
+        .map(|m| Model::from_name(m).expect("a model name"))
+        .collect();
+    let histories = memconform::ingest::load::load_file(path).expect("a history file");
+    let opts = Options {
+        validate: false,
+        timeout: None,
+        gradual,
+        ..Options::default()
+    };
+    let mut found = Vec::new();
+    for h in &histories {
+        let mut seen = Vec::new();
+        for out in check_gradual_with(h, &models, &opts) {
+            if let Decision::Violation(v) = &out.decision {
+                let store = match out.decided_by {
+                    Model::Sc => Some(StoreModel::Sc),
+                    Model::Tso => Some(StoreModel::Tso),
+                    Model::Pso => Some(StoreModel::Pso),
+                    _ => None,
+                };
+                let key = (out.decided_by, v.pattern);
+                if !seen.contains(&key) {
+                    seen.push(key);
+                    let mut v = v.clone();
+                    v.justifications.clear();
+                    found.push((h, v, store));
+                }
+            }
+        }
+    }
+    // pattern -> (count, ops, proof search s, proof checking s)
+    let mut by: BTreeMap<&str, (usize, usize, f64, f64)> = BTreeMap::new();
+    for (h, v, store) in &found {
+        let e = by.entry(v.pattern.name()).or_default();
+        e.0 += 1;
+        e.1 += h.n();
+        let t = Instant::now();
+        let mut js = Vec::new();
+        for _ in 0..reps {
+            js = derive::justify(h, v, *store).expect("the validator derives the cycle");
+        }
+        e.2 += t.elapsed().as_secs_f64() / reps as f64;
+        let mut justified = v.clone();
+        justified.justifications = js;
+        let t = Instant::now();
+        for _ in 0..reps {
+            validate::violation_in(h, &justified, *store).expect("a valid certificate");
+        }
+        e.3 += t.elapsed().as_secs_f64() / reps as f64;
+    }
+    println!(
+        "{} histories, {} certificates; ms in all (ms per certificate)",
+        histories.len(),
+        found.len()
+    );
+    println!(
+        "{:<22} {:>6} {:>8} {:>18} {:>18}",
+        "pattern", "count", "ops", "proof search", "proof checking"
+    );
+    for (p, (c, ops, s, k)) in by {
+        println!(
+            "{p:<22} {c:>6} {:>8} {:>10.1} ({:>5.3}) {:>10.1} ({:>5.3})",
+            ops / c,
+            s * 1e3,
+            s * 1e3 / c as f64,
+            k * 1e3,
+            k * 1e3 / c as f64
+        );
+    }
+}
+
 /// `cargo bench --bench harness -- batch 10000 8 62`: COUNT histories of
 /// THREADS × OPS (half valid SC-generated, half with a stale read), all
 /// polynomial models + SC + TSO, with 1 and 2 worker threads.
@@ -222,6 +312,12 @@ fn main() {
     if let [mode, path] = args.as_slice() {
         if mode == "parse" {
             parse(std::path::Path::new(path));
+            return;
+        }
+    }
+    if let [mode, path, models, reps] = args.as_slice() {
+        if mode == "certify" {
+            certify(std::path::Path::new(path), models, reps.parse().unwrap());
             return;
         }
     }

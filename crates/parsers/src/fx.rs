@@ -57,3 +57,6 @@ impl Hasher for Fx {
 
 /// A `HashMap` with [`Fx`].
 pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
+/// A `HashSet` with [`Fx`].
+pub type FxSet<K> = std::collections::HashSet<K, BuildHasherDefault<Fx>>;

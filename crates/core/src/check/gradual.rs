@@ -207,6 +207,10 @@ struct Run {
     reason: Option<String>,
     invalid: Option<String>,
     uncertified: Option<String>,
+    /// A violation the validator has yet to see: it is certified when an
+    /// outcome reports it ([`settle`]), not when found, so a model's own
+    /// violation that a weaker model's supersedes costs no certificate.
+    pending: bool,
     seconds: f64,
 }
 
@@ -225,6 +229,7 @@ impl Run {
             reason: None,
             invalid: None,
             uncertified: None,
+            pending: false,
             seconds: 0.0,
         }
     }
@@ -326,21 +331,24 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
                 }
             }
             let r = memo.entry(weaker).or_insert_with(|| run(weaker));
+            settle(h, weaker, r, opts, deadline);
             secs += r.seconds;
             if r.verdict == Verdict::Violation {
                 by = weaker;
                 break;
             }
         }
-        // the last model's run is taken, not copied: nothing needs it after
-        let r = if i + 1 == models.len() {
-            memo.remove(&by).unwrap_or_else(|| run(by))
-        } else {
-            memo.entry(by).or_insert_with(|| run(by)).clone()
-        };
+        let r = memo.entry(by).or_insert_with(|| run(by));
+        settle(h, by, r, opts, deadline);
         if by == m {
             secs += r.seconds;
         }
+        // the last model's run is taken, not copied: nothing needs it after
+        let r = if i + 1 == models.len() {
+            memo.remove(&by).expect("just run")
+        } else {
+            r.clone()
+        };
         let own = by == m;
         let decision = match r.verdict {
             Verdict::Consistent => Decision::Consistent {
@@ -403,12 +411,10 @@ fn zones(h: &History, opts: &Options, deadline: Option<Instant>) -> Run {
                 }
                 r.store_order = Some(StoreOrder::total(h, &order));
             }
-            Err(mut v) => {
-                if opts.validate {
-                    certify(h, Model::Sc, &mut v, &mut r, opts, deadline);
-                }
+            Err(v) => {
                 r.verdict = Verdict::Violation;
                 r.violation = Some(v);
+                r.pending = opts.validate;
             }
         }
     }
@@ -481,18 +487,25 @@ fn rejected(why: String) -> String {
 fn guarded(m: Model, f: impl FnOnce() -> Run) -> Run {
     let t = Instant::now();
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-        let what = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic".into());
-        let mut r = Run::consistent(None);
-        r.verdict = Verdict::Unknown;
-        r.reason = Some(format!("internal error: the {m} check panicked"));
-        r.invalid = Some(format!("the {m} check panicked: {what}"));
+        let mut r = panicked(m, "check", payload);
         r.seconds = t.elapsed().as_secs_f64();
         r
     })
+}
+
+/// The run of `m` whose `part` (its check, or the validator on its
+/// violation) panicked: `unknown`, an internal error.
+fn panicked(m: Model, part: &str, payload: Box<dyn std::any::Any + Send>) -> Run {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into());
+    let mut r = Run::consistent(None);
+    r.verdict = Verdict::Unknown;
+    r.reason = Some(format!("internal error: the {m} {part} panicked"));
+    r.invalid = Some(format!("the {m} {part} panicked: {what}"));
+    r
 }
 
 /// From how many threads SC tries a greedy interleaving before saturation:
@@ -670,14 +683,33 @@ fn run<'a>(
             }
         }
     }
-    if opts.validate {
-        if let Some(mut v) = r.violation.take() {
-            certify(h, m, &mut v, &mut r, opts, deadline);
-            r.violation = Some(v);
-        }
-    }
+    r.pending = opts.validate && r.violation.is_some();
     r.seconds = t.elapsed().as_secs_f64();
     r
+}
+
+/// Certifies `r`'s violation of `m` if it waits for the validator
+/// ([`Run::pending`]); the time counts in the run's. A panic in the
+/// validator is this model's `unknown`, an internal error, as in
+/// [`guarded`].
+fn settle(h: &History, m: Model, r: &mut Run, opts: &Options, deadline: Option<Instant>) {
+    if !std::mem::take(&mut r.pending) {
+        return;
+    }
+    let t = Instant::now();
+    let seconds = r.seconds;
+    let Some(mut v) = r.violation.take() else {
+        return;
+    };
+    let certified = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        certify(h, m, &mut v, r, opts, deadline);
+        v
+    }));
+    match certified {
+        Ok(v) => r.violation = Some(v),
+        Err(payload) => *r = panicked(m, "validator", payload),
+    }
+    r.seconds = seconds + t.elapsed().as_secs_f64();
 }
 
 /// Above this many operations (initial writes included) the validator
