@@ -205,20 +205,26 @@ impl Pi {
         let n = h.n();
         let mut kept = Bits::new(n);
         let w = kept.w;
-        let mask = |f: &dyn Fn(OpId) -> bool| {
-            let mut m = vec![0u64; w];
-            for o in (0..n).filter(|&o| f(o)) {
+        // the masks this relation's rows drop (only those it needs)
+        let mask = |needed: bool, f: &dyn Fn(OpId) -> bool| {
+            let mut m = vec![0u64; if needed { w } else { 0 }];
+            for o in (0..n).filter(|&o| needed && f(o)) {
                 m[o / 64] |= 1 << (o % 64);
             }
             m
         };
-        let plain_r = mask(&|o| is_read(h, o) && h.ops[o].rmw.is_none());
-        let reads = mask(&|o| is_read(h, o));
-        let stores = mask(&|o| is_write(h, o) || h.ops[o].rmw.is_some());
-        // the operations of each variable (and of none)
-        let mut of_var: FxMap<Option<crate::history::VarId>, Vec<u64>> = FxMap::default();
-        for o in 0..n {
-            of_var.entry(h.ops[o].var).or_insert_with(|| vec![0; w])[o / 64] |= 1 << (o % 64);
+        let pso = self == Pi::PoPso;
+        let plain_r = mask(matches!(self, Pi::PpoTso | Pi::PoPso), &|o| {
+            is_read(h, o) && h.ops[o].rmw.is_none()
+        });
+        let reads = mask(self == Pi::PpoW, &|o| is_read(h, o));
+        let stores = mask(pso, &|o| is_write(h, o) || h.ops[o].rmw.is_some());
+        // the operations of each variable (`None`'s last), for po-loc and PSO
+        let by_var = matches!(self, Pi::PoLoc | Pi::PoPso);
+        let slot = |o: OpId| h.ops[o].var.unwrap_or(h.vars.len());
+        let mut of_var = vec![0u64; if by_var { (h.vars.len() + 1) * w } else { 0 }];
+        for o in (0..n).filter(|_| by_var) {
+            of_var[slot(o) * w + o / 64] |= 1 << (o % 64);
         }
         for a in 0..n {
             // `po` relates an initial write to every thread operation,
@@ -234,15 +240,15 @@ impl Pi {
             }
             let plain_w = is_write(h, a) && h.ops[a].rmw.is_none();
             // `b` with `b.var == a.var`, and `same_var(a, b)` (a variable)
-            let eq_var = of_var.get(&h.ops[a].var).expect("a's own");
-            let same_var = |x: usize| if h.ops[a].var.is_some() { eq_var[x] } else { 0 };
+            let eq_var = |x: usize| of_var[slot(a) * w + x];
+            let same_var = |x: usize| if h.ops[a].var.is_some() { eq_var(x) } else { 0 };
             for (x, word) in kept.bits[a * w..(a + 1) * w].iter_mut().enumerate() {
                 *word &= match self {
                     Pi::Po => u64::MAX,
                     Pi::PoLoc => same_var(x),
                     Pi::PpoW if is_write(h, a) => !reads[x],
                     Pi::PpoTso if plain_w => !plain_r[x],
-                    Pi::PoPso if plain_w => !(plain_r[x] | (stores[x] & !eq_var[x])),
+                    Pi::PoPso if plain_w => !(plain_r[x] | (stores[x] & !eq_var(x))),
                     _ => u64::MAX,
                 };
             }
@@ -1514,12 +1520,14 @@ fn store_direct(h: &History, v: &Violation, model: StoreModel) -> Option<Vec<Jus
     }
     pairs.sort_unstable();
     pairs.dedup();
-    let mats: Vec<Bits> = graphs.iter().map(|&(pi, _)| pi.matrix(h)).collect();
+    // each graph's π, built when a pair is looked for in it
+    let mats: Vec<std::cell::OnceCell<Bits>> = vec![std::cell::OnceCell::new(); graphs.len()];
     // the base edges out of `x` in graph `g`, in the fixpoint's order
     let succ = |g: usize, x: OpId, out: &mut Vec<(OpId, Rel)>| {
         let (pi, external) = graphs[g];
         out.clear();
-        out.extend(mats[g].ones(x).map(|y| (y, pi.rel())));
+        let m = mats[g].get_or_init(|| pi.matrix(h));
+        out.extend(m.ones(x).map(|y| (y, pi.rel())));
         let wr = if external { Rel::Wre } else { Rel::Wr };
         for &r in h.readers(x) {
             if !external || wre(h, x, r) {
