@@ -6,7 +6,9 @@
 //! configuration in a loop (e.g. under `perf record`). `-- scale MODEL` prints
 //! the growth curve of one model on TSO-generated histories up to 10⁶ operations;
 //! `-- gradual` what the gradual chain costs valid histories against each
-//! model alone; `-- batch COUNT THREADS OPS` a batch, with 1 and 2 workers.
+//! model alone; `-- batch COUNT THREADS OPS` a batch, with 1 and 2 workers;
+//! `-- certify FILE MODELS REPS` what the validator's proof search and proof
+//! checking cost the certificates of FILE's violations, per pattern.
 
 use std::time::Instant;
 
