@@ -1501,9 +1501,13 @@ fn store_direct(h: &History, v: &Violation, model: StoreModel) -> Option<Vec<Jus
         StoreModel::Pso => &[(Pi::PoLoc, false), (Pi::PoPso, true)],
     };
     // the ww pairs, and the rw edges (r, w2, w1) over them
+    let n = h.n();
     let mut pairs: Vec<(OpId, OpId)> = Vec::new();
     let mut rws: Vec<(OpId, OpId, OpId)> = Vec::new();
     for s in &v.cycle {
+        if s.from >= n || s.to >= n {
+            return None;
+        }
         match s.rel {
             Rel::St | Rel::Rmw | Rel::Final => pairs.push((s.from, s.to)),
             Rel::Rw => {
@@ -1513,10 +1517,6 @@ fn store_direct(h: &History, v: &Violation, model: StoreModel) -> Option<Vec<Jus
             }
             _ => {}
         }
-    }
-    let n = h.n();
-    if pairs.iter().any(|&(a, b)| a >= n || b >= n) {
-        return None;
     }
     pairs.sort_unstable();
     pairs.dedup();
@@ -1535,7 +1535,8 @@ fn store_direct(h: &History, v: &Violation, model: StoreModel) -> Option<Vec<Jus
             }
         }
     };
-    // (graph, a, pivot position, rule, pivot, path start and end) of each pair
+    // (graph, a, the operation reached, rule, pivot) of each pair: the
+    // premise path goes from `a` to the operation reached
     let mut found = Vec::with_capacity(pairs.len());
     let mut next = Vec::new();
     for &(a, b) in &pairs {
@@ -1567,14 +1568,14 @@ fn store_direct(h: &History, v: &Violation, model: StoreModel) -> Option<Vec<Jus
                     let fired = if is_read(h, y) {
                         h.rf(y)
                             .filter(|&w2| w2 != a)
-                            .map(|w2| (w2, Rule::WwHbWr, Some(y), y))
+                            .map(|w2| (w2, Rule::WwHbWr, Some(y)))
                     } else if is_write(h, y) && y != a {
-                        Some((y, Rule::WwHbWw, None, y))
+                        Some((y, Rule::WwHbWw, None))
                     } else {
                         None
                     };
-                    if let Some((_, rule, pivot, end)) = fired.filter(|f| f.0 == b) {
-                        first = Some((g, a, y, rule, pivot, end));
+                    if let Some((_, rule, pivot)) = fired.filter(|f| f.0 == b) {
+                        first = Some((g, a, y, rule, pivot));
                         break 'graphs;
                     }
                 }
@@ -1588,7 +1589,7 @@ fn store_direct(h: &History, v: &Violation, model: StoreModel) -> Option<Vec<Jus
     let mut out = Vec::with_capacity(pairs.len() + rws.len());
     let mut seq_of = FxMap::default();
     for (k, &i) in order.iter().enumerate() {
-        let (g, a, _, rule, pivot, end) = found[i];
+        let (g, a, end, rule, pivot) = found[i];
         let b = pairs[i].1;
         let seq = k as u32 + 1;
         seq_of.insert((a, b), seq);

@@ -209,7 +209,8 @@ struct Run {
     uncertified: Option<String>,
     /// A violation the validator has yet to see: it is certified when an
     /// outcome reports it ([`settle`]), not when found, so a model's own
-    /// violation that a weaker model's supersedes costs no certificate.
+    /// violation that a weaker model's violation supersedes costs no
+    /// certificate.
     pending: bool,
     seconds: f64,
 }
@@ -539,8 +540,8 @@ fn greedy_sc(
     })
 }
 
-/// Runs one model and validates its certificate.
-/// `lanes` gives the history's lanes (computed on first use: only the
+/// Runs one model and validates its witness; a violation waits for the
+/// validator until an outcome reports it ([`settle`]). `lanes` gives the history's lanes (computed on first use: only the
 /// sparse forms need them); `ticks`: try a witness shortcut first — a timed
 /// run's store order by ticks, a wide history's greedy SC interleaving —
 /// (off when the gradual pipeline tried it already).
