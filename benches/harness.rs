@@ -96,10 +96,7 @@ fn parse(path: &std::path::Path) {
 /// each, REPS times: milliseconds per pattern. MODELS after `direct:` are
 /// checked each alone (`--no-gradual`).
 fn certify(path: &std::path::Path, models: &str, reps: usize) {
-    use memconform::certificate::{
-        derive,
-        validate::{self, StoreModel},
-    };
+    use memconform::certificate::{derive, validate};
     use memconform::check::Decision;
     use std::collections::BTreeMap;
     let (gradual, models) = match models.strip_prefix("direct:") {
@@ -122,12 +119,7 @@ fn certify(path: &std::path::Path, models: &str, reps: usize) {
         let mut seen = Vec::new();
         for out in check_gradual_with(h, &models, &opts) {
             if let Decision::Violation(v) = &out.decision {
-                let store = match out.decided_by {
-                    Model::Sc => Some(StoreModel::Sc),
-                    Model::Tso => Some(StoreModel::Tso),
-                    Model::Pso => Some(StoreModel::Pso),
-                    _ => None,
-                };
+                let store = memconform::check::gradual::store_model(out.decided_by);
                 let key = (out.decided_by, v.pattern);
                 if !seen.contains(&key) {
                     seen.push(key);

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use common::{check_every_model, meta, model_verdict};
 
+use memconform::certificate::Violation;
 use memconform::check::{check_gradual_with, Decision, Options, Outcome, Verdict};
 use memconform::gem5::{ingest, open_run};
 use memconform::models::Model;
@@ -702,18 +703,25 @@ fn amd_clean_client_run(name: &str, rounds: usize) -> Vec<memconform::ingest::Ch
 }
 
 /// Model `m`'s outcome on a checked history, which must be a violation,
-/// and its explanation.
-fn violation_of(c: &memconform::ingest::Checked, m: Model) -> (&Outcome, String) {
+/// the violation, and its explanation.
+fn violation_of(c: &memconform::ingest::Checked, m: Model) -> (&Outcome, &Violation, String) {
     let o = c.outcomes.iter().find(|o| o.model == m).unwrap();
     let Decision::Violation(v) = &o.decision else {
         panic!("{m:?}: {:?}", o.verdict())
     };
-    (o, v.explain(&c.history))
+    (o, v, v.explain(&c.history))
+}
+
+/// The histories of `run` that violate `m`.
+fn violating(run: &[memconform::ingest::Checked], m: Model) -> Vec<&memconform::ingest::Checked> {
+    run.iter()
+        .filter(|c| model_verdict(c, m) == Verdict::Violation)
+        .collect()
 }
 
 /// The threads named in the witness of `m`'s violation (`t2:W(x,1)` ...).
 fn witness_threads(c: &memconform::ingest::Checked, m: Model) -> Vec<u32> {
-    let (_, text) = violation_of(c, m);
+    let (_, _, text) = violation_of(c, m);
     let cycle = text.lines().next().unwrap_or("");
     let mut threads: Vec<u32> = cycle
         .split(|ch: char| !ch.is_ascii_alphanumeric() && ch != ':')
@@ -783,16 +791,10 @@ fn moesi_amd_base_breaks_tso_inside_a_corepair_and_gem5_ends_cleanly() {
 #[test]
 fn moesi_amd_base_loses_locked_rmw_atomicity_and_gem5_ends_cleanly() {
     let run = amd_clean_client_run("se-o3-rmw-stock-n4-s1", 100);
-    let broken: Vec<_> = run
-        .iter()
-        .filter(|c| model_verdict(c, Model::Pso) == Verdict::Violation)
-        .collect();
+    let broken = violating(&run, Model::Pso);
     assert!(!broken.is_empty());
     for c in &broken {
-        let (o, text) = violation_of(c, Model::Pso);
-        let Decision::Violation(v) = &o.decision else {
-            unreachable!()
-        };
+        let (o, v, text) = violation_of(c, Model::Pso);
         assert_eq!(v.pattern.name(), "CyclicUniproc");
         assert!(o.invalid.is_none(), "{:?}", o.invalid);
         assert!(text.contains(":U("), "an RMW in the cycle: {text}");
@@ -809,14 +811,11 @@ fn moesi_amd_base_loses_locked_rmw_atomicity_and_gem5_ends_cleanly() {
 #[test]
 fn ma6_breaks_tso_through_core_1_and_gem5_ends_cleanly() {
     let run = amd_clean_client_run("se-o3-ma6-mpsm-n4-s2", 300);
-    let broken: Vec<_> = run
-        .iter()
-        .filter(|c| model_verdict(c, Model::Tso) == Verdict::Violation)
-        .collect();
+    let broken = violating(&run, Model::Tso);
     assert_eq!(broken.len(), 1);
     let c = broken[0];
     assert_eq!(meta(c, "expected_model"), "tso");
-    let (_, text) = violation_of(c, Model::Tso);
+    let (_, _, text) = violation_of(c, Model::Tso);
     // the observer, a stale read of x, is core 1 of its pair
     let observer = text
         .split("observer o of hb_o: t")

@@ -223,8 +223,10 @@ impl Pi {
         let by_var = matches!(self, Pi::PoLoc | Pi::PoPso);
         let slot = |o: OpId| h.ops[o].var.unwrap_or(h.vars.len());
         let mut of_var = vec![0u64; if by_var { (h.vars.len() + 1) * w } else { 0 }];
-        for o in (0..n).filter(|_| by_var) {
-            of_var[slot(o) * w + o / 64] |= 1 << (o % 64);
+        if by_var {
+            for o in 0..n {
+                of_var[slot(o) * w + o / 64] |= 1 << (o % 64);
+            }
         }
         for a in 0..n {
             // `po` relates an initial write to every thread operation,
@@ -812,68 +814,83 @@ impl<'h> Deriver<'h> {
     fn path(&self, c: usize, a: OpId, b: OpId, before: u32) -> Option<Vec<(Step, Key)>> {
         let h = self.h;
         let cl = &self.closures[c];
-        let n = h.n();
         let ok = |o: OpId| cl.within.as_ref().is_none_or(|w| w[o]);
-        let mut prev: Vec<Option<(OpId, Rel, Option<Key>)>> = vec![None; n];
-        let mut seen = vec![false; n];
-        let mut queue = VecDeque::from([a]);
-        seen[a] = true;
-        let mut found = false;
-        'bfs: while let Some(x) = queue.pop_front() {
-            let mut next: Vec<(OpId, Rel, Option<Key>)> = Vec::new();
+        let steps = shortest_path(h.n(), a, b, |x, next| {
             for &(rel, m) in cl.base.iter().filter(|_| ok(x)) {
                 next.extend(
                     self.mats[m]
                         .ones(x)
                         .filter(|&y| ok(y))
-                        .map(|y| (y, rel, None)),
+                        .map(|y| (y, (rel, None))),
                 );
             }
             if let Some((rel, external)) = cl.wr.filter(|_| ok(x)) {
                 for &r in h.readers(x) {
                     if ok(r) && (!external || wre(h, x, r)) {
-                        next.push((r, rel, None));
+                        next.push((r, (rel, None)));
                     }
                 }
             }
             for &(y, rel, key, seq) in &cl.out[x] {
                 if seq < before {
-                    next.push((y, rel, Some(key)));
+                    next.push((y, (rel, Some(key))));
                 }
             }
-            for (y, rel, key) in next {
-                if seen[y] {
-                    continue;
-                }
-                seen[y] = true;
-                prev[y] = Some((x, rel, key));
-                if y == b {
-                    found = true;
-                    break 'bfs;
-                }
-                queue.push_back(y);
-            }
-        }
-        if !found {
-            return None;
-        }
-        let mut out = Vec::new();
-        let mut y = b;
-        while y != a {
-            let (x, rel, key) = prev[y].expect("on the path");
-            out.push((
-                Step {
-                    from: x,
-                    rel,
-                    to: y,
-                },
-                key.unwrap_or((x, y, Class::Rel(rel))),
-            ));
-            y = x;
-        }
-        out.reverse();
-        Some(out)
+        })?;
+        Some(
+            steps
+                .into_iter()
+                .map(|(x, y, (rel, key))| {
+                    let step = Step {
+                        from: x,
+                        rel,
+                        to: y,
+                    };
+                    (step, key.unwrap_or((x, y, Class::Rel(rel))))
+                })
+                .collect(),
+        )
     }
+}
+
+/// A shortest path from `a` to `b` over the edges `succ` gives out of
+/// each operation (breadth first, successors in the order given, the
+/// first one found): its edges `(from, to, label)` in order.
+fn shortest_path<E: Copy>(
+    n: usize,
+    a: OpId,
+    b: OpId,
+    mut succ: impl FnMut(OpId, &mut Vec<(OpId, E)>),
+) -> Option<Vec<(OpId, OpId, E)>> {
+    let mut prev: Vec<Option<(OpId, E)>> = vec![None; n];
+    let mut seen = vec![false; n];
+    let mut queue = VecDeque::from([a]);
+    seen[a] = true;
+    let mut next = Vec::new();
+    'bfs: while let Some(x) = queue.pop_front() {
+        next.clear();
+        succ(x, &mut next);
+        for &(y, e) in &next {
+            if seen[y] {
+                continue;
+            }
+            seen[y] = true;
+            prev[y] = Some((x, e));
+            if y == b {
+                break 'bfs;
+            }
+            queue.push_back(y);
+        }
+    }
+    let mut out = Vec::new();
+    let mut y = b;
+    while y != a {
+        let (x, e) = prev[y]?;
+        out.push((x, y, e));
+        y = x;
+    }
+    out.reverse();
+    Some(out)
 }
 
 /// What a family derived, for the edges of one cycle.
@@ -1594,36 +1611,10 @@ fn store_direct(h: &History, v: &Violation, model: StoreModel) -> Option<Vec<Jus
         let seq = k as u32 + 1;
         seq_of.insert((a, b), seq);
         // a premise path of base edges, found as [`Deriver::path`] finds one
-        let mut prev: Vec<Option<(OpId, Rel)>> = vec![None; n];
-        let mut seen = vec![false; n];
-        let mut queue = VecDeque::from([a]);
-        seen[a] = true;
-        'bfs: while let Some(x) = queue.pop_front() {
-            succ(g, x, &mut next);
-            for &(y, rel) in &next {
-                if seen[y] {
-                    continue;
-                }
-                seen[y] = true;
-                prev[y] = Some((x, rel));
-                if y == end {
-                    break 'bfs;
-                }
-                queue.push_back(y);
-            }
-        }
-        let mut path = Vec::new();
-        let mut y = end;
-        while y != a {
-            let (x, rel) = prev[y]?;
-            path.push(Step {
-                from: x,
-                rel,
-                to: y,
-            });
-            y = x;
-        }
-        path.reverse();
+        let path = shortest_path(n, a, end, |x, next| succ(g, x, next))?
+            .into_iter()
+            .map(|(from, to, rel)| Step { from, rel, to })
+            .collect();
         out.push(Justification {
             from: a,
             rel: rule.rel(),

@@ -471,7 +471,7 @@ fn by_greedy(h: &History, opts: &Options, deadline: Option<Instant>) -> Option<R
 
 /// The model the validator checks a total store order of `m` against, if
 /// `m` has one.
-pub(crate) fn store_model(m: Model) -> Option<StoreModel> {
+pub fn store_model(m: Model) -> Option<StoreModel> {
     match m.facts().store {
         Some(Store::Ww(sm)) => Some(sm),
         _ => None,
