@@ -8,15 +8,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use memconform_core::check::Options;
-use memconform_core::history::History;
 use memconform_core::models::Model;
 use memconform_ingest::checked::check_run;
-use memconform_ingest::{check_history, stream_file, Checked, InputError, Reading};
+use memconform_ingest::{check_history, stream_unbuilt, Checked, InputError, Reading, Unbuilt};
 
-/// About the bytes a history waiting to be checked holds per operation
-/// (its operations, threads and relations as built): histories wait in
-/// chunks, and a chunk ends early when they hold more than the memory
-/// budget of one check.
+/// About the bytes a history holds per operation while it waits in a
+/// chunk and then is checked (read, then built by its worker, with its
+/// threads and relations): histories wait in chunks, and a chunk ends early
+/// when they would hold more than the memory budget of one check.
 const HELD_PER_OP: u64 = 128;
 
 /// What a batch delivers, in input order.
@@ -28,7 +27,8 @@ pub enum Item<'a> {
 }
 
 enum Job {
-    History(Box<History>),
+    /// A history of a file, built by the worker that checks it.
+    History(Unbuilt),
     Run,
 }
 
@@ -47,12 +47,15 @@ enum Unit<'a> {
 /// as soon as it is done (at most four chunks are held: two being checked,
 /// one ready, one being read). `stop` (e.g. set by Ctrl-C) ends the batch
 /// after the chunks being checked; everything delivered is complete.
+/// Each item goes through `prepare` on the worker that checked it (e.g.
+/// its report written to bytes, so that this thread only copies them out),
+/// then to `sink` here.
 /// `shard = (k, n)`: only every n-th unit from the k-th is checked — a
 /// unit is a history of a file or a gem5 run, counted in input order
 /// across all files — so n processes with the same inputs check each unit
 /// once (`check --shard`).
 #[allow(clippy::too_many_arguments)]
-pub fn run_batch<'a>(
+pub fn run_batch<'a, P: Send>(
     files: &'a [PathBuf],
     models: &[Model],
     opts: &Options,
@@ -60,14 +63,15 @@ pub fn run_batch<'a>(
     chunk: usize,
     shard: (usize, usize),
     stop: &AtomicBool,
-    mut sink: impl FnMut(Item<'a>),
+    prepare: impl Fn(Item<'a>) -> P + Sync,
+    mut sink: impl FnMut(P),
 ) {
-    let check = |unit: Unit<'a>| -> Vec<Item<'a>> {
-        match unit {
-            Unit::Check(file, Job::History(h)) => vec![Item::Checked(
-                file,
-                Box::new(check_history(*h, models, opts)),
-            )],
+    let check = |unit: Unit<'a>| -> Vec<P> {
+        let items = match unit {
+            Unit::Check(file, Job::History(h)) => vec![match h.build(file) {
+                Ok(h) => Item::Checked(file, Box::new(check_history(h, models, opts))),
+                Err(e) => Item::Error(e),
+            }],
             Unit::Check(file, Job::Run) => match check_run(file, models, opts, reading) {
                 Ok(cs) => cs
                     .into_iter()
@@ -76,7 +80,8 @@ pub fn run_batch<'a>(
                 Err(e) => vec![Item::Error(e)],
             },
             Unit::Error(e) => vec![Item::Error(e)],
-        }
+        };
+        items.into_iter().map(&prepare).collect()
     };
     if rayon::current_num_threads() == 1 {
         // one worker: read, check and deliver in turn, on this thread
@@ -89,72 +94,69 @@ pub fn run_batch<'a>(
         return;
     }
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Unit<'a>>>(1);
-        scope.spawn(move || {
-            produce(files, opts, chunk, shard, stop, |units| {
-                tx.send(units).is_ok()
-            })
-        });
-        // two chunks are checked at once, each by a thread of its own that
-        // hands it to the workers (chunks alternate between them), so
-        // workers done with the older go on with the newer and the older is
-        // delivered meanwhile: no worker waits for the slowest history of a
-        // chunk or for the output. (The two threads live as long as the
-        // batch: with a thread started per chunk, the kernel zeroing the
-        // allocator's fresh pages took 30-40% of the CPU time of axe's
-        // suite, 10,000 traces of about 15 operations, at `-j 2`.)
+        // The reader deals the chunks in turn to two checking threads, each
+        // handing its chunk to the workers, so two chunks are checked at
+        // once and workers done with one go on with the other; this thread
+        // only takes the results in input order. A chunk passes from the
+        // reader to a checking thread, and its results from there to this
+        // thread, hand to hand: a checking thread takes its next chunk as
+        // soon as it hands over its results, while they are delivered, so
+        // no worker waits for the output or for the slowest history of a
+        // chunk. (At most five chunks are held: two being checked, two
+        // checked and waiting to be delivered, one being read. The threads
+        // live as long as the batch: with a thread started per chunk, the
+        // kernel zeroing the allocator's fresh pages took 30-40% of the CPU
+        // time of axe's suite, 10,000 traces of about 15 operations, at
+        // `-j 2`.)
+        const CHECKING: usize = 2;
         let check = &check;
         let mut to = Vec::new();
         let mut from = Vec::new();
         let mut handles = Vec::new();
-        for _ in 0..2 {
-            let (tx_units, rx_units) = std::sync::mpsc::channel::<Vec<Unit<'a>>>();
-            let (tx_done, rx_done) = std::sync::mpsc::channel::<Vec<Vec<Item<'a>>>>();
-            handles.push(scope.spawn(move || {
+        for _ in 0..CHECKING {
+            let (tx_units, rx_units) = std::sync::mpsc::sync_channel::<Vec<Unit<'a>>>(0);
+            let (tx_done, rx_done) = std::sync::mpsc::sync_channel::<Vec<Vec<P>>>(0);
+            handles.push(Some(scope.spawn(move || {
                 for units in rx_units {
                     let done = units.into_par_iter().map(check).collect();
                     if tx_done.send(done).is_err() {
                         return;
                     }
                 }
-            }));
+            })));
             to.push(tx_units);
             from.push(rx_done);
         }
-        let (mut sent, mut delivered) = (0usize, 0usize);
-        let mut deliver = |delivered: &mut usize, sink: &mut dyn FnMut(Item<'a>)| {
-            let i = *delivered % 2;
+        scope.spawn(move || {
+            let mut sent = 0usize;
+            produce(files, opts, chunk, shard, stop, |units| {
+                // (false: that checking thread panicked; the panic is
+                // delivered in its place)
+                let ok = to[sent % CHECKING].send(units).is_ok();
+                sent += 1;
+                ok
+            })
+        });
+        for i in (0..CHECKING).cycle() {
             match from[i].recv() {
-                Ok(done) => done.into_iter().flatten().for_each(sink),
-                // its thread panicked: the panic goes on here
-                Err(_) => match handles.remove(i).join() {
-                    Err(panic) => std::panic::resume_unwind(panic),
-                    Ok(()) => unreachable!("a checking thread ends when its chunks do"),
-                },
-            }
-            *delivered += 1;
-        };
-        for units in rx {
-            if to[sent % 2].send(units).is_err() {
-                // its thread panicked: delivering up to it says so
-                while delivered < sent + 1 {
-                    deliver(&mut delivered, &mut sink);
+                Ok(done) => done.into_iter().flatten().for_each(&mut sink),
+                // that thread ended: the reader is done (it had no more
+                // chunk for it), or it panicked and the panic goes on here
+                Err(_) => {
+                    let handle = handles[i].take().expect("joined once");
+                    if let Err(panic) = handle.join() {
+                        std::panic::resume_unwind(panic);
+                    }
+                    break;
                 }
             }
-            sent += 1;
-            if sent - delivered == 2 {
-                deliver(&mut delivered, &mut sink);
-            }
-            if stop.load(Ordering::Relaxed) {
-                // the reader sees `stop` too; what it sent after is dropped
-                break;
+        }
+        // (ended as the first did: with no chunk left, or after a panic)
+        for handle in handles.into_iter().flatten() {
+            if let Err(panic) = handle.join() {
+                std::panic::resume_unwind(panic);
             }
         }
-        // what is being checked is complete when it ends: delivered too
-        while delivered < sent {
-            deliver(&mut delivered, &mut sink);
-        }
-        drop(to);
     });
 }
 
@@ -195,20 +197,16 @@ fn produce<'a>(
                 pending.push(Unit::Check(file, Job::Run));
             }
         } else {
-            // checked whole, then parsed and validated a history at a time:
-            // only the histories in flight are held (an invalid one is
-            // reported in its place)
-            let streamed = stream_file(file, opts.max_memory, |h| {
+            // checked whole, then read a history at a time, each validated
+            // (an axe trace parsed too) by the worker that checks it: only
+            // the histories in flight are held (an invalid one is reported
+            // in its place)
+            let streamed = stream_unbuilt(file, opts.max_memory, |h| {
                 if !mine() {
                     return ControlFlow::Continue(());
                 }
-                match h {
-                    Ok(h) => {
-                        held = held.saturating_add(h.n() as u64 * HELD_PER_OP);
-                        pending.push(Unit::Check(file.as_path(), Job::History(Box::new(h))));
-                    }
-                    Err(e) => pending.push(Unit::Error(e)),
-                }
+                held = held.saturating_add(h.ops() as u64 * HELD_PER_OP);
+                pending.push(Unit::Check(file.as_path(), Job::History(h)));
                 // a chunk, or fewer large histories: what waits is bounded
                 // by the memory budget too
                 if pending.len() >= chunk || held > opts.max_memory {

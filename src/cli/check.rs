@@ -10,7 +10,7 @@ use crate::batch::{run_batch, Item};
 use memconform_core::check::{Options, Verdict};
 use memconform_core::complete::Engine;
 use memconform_core::models::Model;
-use memconform_ingest::{discover, Reading};
+use memconform_ingest::{discover, Checked, Reading};
 use memconform_report::html::HtmlReport;
 use memconform_report::shrunk::{shrink_checked, shrink_outcomes};
 use memconform_report::Output;
@@ -384,6 +384,13 @@ pub fn run(args: CheckArgs) -> i32 {
     // enough histories per parallel step that small ones do not pay a
     // hand-off each (results still stream: a step is a few ms of work)
     let chunk = 64 * rayon::current_num_threads();
+    // shrinking, HTML and DOT write files in turn, here; without them each
+    // history's report is written where it was checked, in parallel
+    let in_turn = args.shrink.is_some() || html.is_some() || args.dot.is_some();
+    let how = Rendering {
+        format: args.format,
+        variant: args.variant.as_deref(),
+    };
     run_batch(
         &files,
         &models,
@@ -392,103 +399,81 @@ pub fn run(args: CheckArgs) -> i32 {
         chunk,
         args.shard,
         &stop,
-        |item| {
-            let (file, mut c) = match item {
-                Item::Checked(file, c) => (file, c),
-                Item::Error(e) => {
+        |item| match item {
+            Item::Checked(file, c) if !in_turn => Ready::Rendered(how.render(file, &c, Vec::new())),
+            item => Ready::Item(item),
+        },
+        |ready| {
+            let r = match ready {
+                Ready::Rendered(r) => r,
+                Ready::Item(Item::Error(e)) => {
                     errors.push(e);
                     progress.inc(1);
                     return;
                 }
+                // (after a failed write: only its file's progress and warnings)
+                Ready::Item(Item::Checked(file, c)) if write_failed.is_some() => {
+                    how.render(file, &c, Vec::new())
+                }
+                Ready::Item(Item::Checked(file, c)) => {
+                    let shrinks = if args.shrink.is_some() || html.is_some() || args.dot.is_some() {
+                        shrink_outcomes(&c, &opts, shrink_budget)
+                    } else {
+                        Vec::new()
+                    };
+                    let mut notes = Vec::new();
+                    if let Some(r) = &mut html {
+                        notes.extend(r.add(file, &c, &shrinks));
+                    }
+                    if let Some(dir) = &args.dot {
+                        notes.extend(memconform_report::dot::write_dots(
+                            file,
+                            &c,
+                            &shrinks,
+                            dir,
+                            &mut dot_names,
+                        ));
+                    }
+                    if let Some(dir) = &args.shrink {
+                        let written = shrink_checked(file, &c, &shrinks, dir, &mut shrunk_names);
+                        shrunk += written.iter().filter(|n| n.starts_with("shrunk")).count();
+                        notes.extend(written);
+                    }
+                    how.render(file, &c, notes)
+                }
             };
-            if last_file.as_deref() != Some(file) {
+            if last_file.as_deref() != Some(r.file) {
                 if last_file.is_some() {
                     progress.inc(1);
                 }
-                last_file = Some(file.to_path_buf());
+                last_file = Some(r.file.to_path_buf());
                 // what could not be read of a gem5 run's other files: in the
                 // notes, and once per input on stderr (any format)
-                warnings.extend(
-                    c.notes
-                        .iter()
-                        .filter(|n| n.starts_with(memconform_ingest::checked::WARNING))
-                        .cloned(),
-                );
+                warnings.extend(r.warnings);
             }
             if write_failed.is_some() {
                 return;
             }
             histories += 1;
-            let shrinks = if args.shrink.is_some() || html.is_some() || args.dot.is_some() {
-                shrink_outcomes(&c, &opts, shrink_budget)
-            } else {
-                Vec::new()
+            violations += r.violations;
+            unknown += r.unknown;
+            damaged += r.damaged as usize;
+            internal.extend(r.internal);
+            unforeseen += r.unforeseen;
+            unexpected += r.unexpected;
+            if !progress.is_hidden() {
+                progress.set_message(format!("{histories} histories, {violations} violations"));
+            }
+            // every history's CSV starts with the header: the first one's is kept
+            let text = match args.format {
+                Format::Csv if !r.text.is_empty() && !std::mem::take(&mut header) => r
+                    .text
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(&r.text[..], |end| &r.text[end + 1..]),
+                _ => &r.text[..],
             };
-            let mut notes = Vec::new();
-            if let Some(r) = &mut html {
-                notes.extend(r.add(file, &c, &shrinks));
-            }
-            if let Some(dir) = &args.dot {
-                notes.extend(memconform_report::dot::write_dots(
-                    file,
-                    &c,
-                    &shrinks,
-                    dir,
-                    &mut dot_names,
-                ));
-            }
-            if let Some(dir) = &args.shrink {
-                let written = shrink_checked(file, &c, &shrinks, dir, &mut shrunk_names);
-                shrunk += written.iter().filter(|n| n.starts_with("shrunk")).count();
-                notes.extend(written);
-            }
-            c.notes.extend(notes);
-            let mut rows = rows(file, &c);
-            if let Some(v) = &args.variant {
-                rows.iter_mut()
-                    .filter(|r| r.variant.is_empty())
-                    .for_each(|r| r.variant = v.as_str().into());
-            }
-            // the core names every interrupt Ctrl-C: name the signal that came
-            if let Some(sig) = super::signals::received() {
-                for r in rows.iter_mut() {
-                    if let Some(rest) = r.reason.strip_prefix("interrupted (Ctrl-C)") {
-                        r.reason =
-                            format!("interrupted ({}){rest}", super::signals::name(sig)).into();
-                    }
-                }
-            }
-            violations += rows
-                .iter()
-                .filter(|r| r.verdict == Verdict::Violation)
-                .count();
-            unknown += rows
-                .iter()
-                .filter(|r| r.verdict == Verdict::Unknown)
-                .count();
-            damaged += c.damage.is_some() as usize;
-            for (r, o) in rows.iter().zip(&c.outcomes) {
-                if let Some(why) = &o.invalid {
-                    internal.push(format!(
-                        "{}#{} {}: {why}",
-                        memconform_report::printable(&r.file),
-                        r.index,
-                        r.model
-                    ));
-                }
-            }
-            unforeseen += rows
-                .iter()
-                .filter(|r| r.verdict == Verdict::Violation && r.expected.is_none())
-                .count();
-            unexpected += rows.iter().filter(|r| contradicts_expectation(r)).count();
-            progress.set_message(format!("{histories} histories, {violations} violations"));
-            let written = match args.format {
-                Format::Text => write_text(&mut out, &rows, &c.notes),
-                Format::Csv => write_csv(&mut out, &rows, std::mem::take(&mut header)),
-                Format::Json => write_json(&mut out, &rows),
-            };
-            if let Err(e) = written {
+            if let Err(e) = out.write_all(text) {
                 stop.store(true, std::sync::atomic::Ordering::SeqCst);
                 write_failed = Some(e);
             }
@@ -599,5 +584,111 @@ pub fn run(args: CheckArgs) -> i32 {
         exit::NOTHING_CHECKED
     } else {
         exit::CONSISTENT
+    }
+}
+
+/// A checked history, ready for the sink: its report written, or as it was
+/// checked when shrinking, HTML or DOT must see it first (in turn).
+enum Ready<'a> {
+    Rendered(Rendered<'a>),
+    Item(Item<'a>),
+}
+
+/// How each history's report is written.
+struct Rendering<'v> {
+    format: Format,
+    /// `--variant`: for the rows whose history names none.
+    variant: Option<&'v str>,
+}
+
+/// One history's report as written, and what the summary counts of it.
+struct Rendered<'a> {
+    file: &'a std::path::Path,
+    /// Its input's warnings (notes starting with [`WARNING`]).
+    ///
+    /// [`WARNING`]: memconform_ingest::checked::WARNING
+    warnings: Vec<String>,
+    /// Its rows in the output format (CSV: after a header line).
+    text: Vec<u8>,
+    violations: usize,
+    unknown: usize,
+    damaged: bool,
+    /// The outcomes the validator found invalid: `file#index model: why`.
+    internal: Vec<String>,
+    /// Violations no `@expect` foresaw.
+    unforeseen: usize,
+    /// Verdicts that contradict the history's `@expect`.
+    unexpected: usize,
+}
+
+impl Rendering<'_> {
+    /// The report of `c` (with `notes` added to its own) and its counts.
+    fn render<'a>(
+        &self,
+        file: &'a std::path::Path,
+        c: &Checked,
+        notes: Vec<String>,
+    ) -> Rendered<'a> {
+        let warnings = c
+            .notes
+            .iter()
+            .filter(|n| n.starts_with(memconform_ingest::checked::WARNING))
+            .cloned()
+            .collect();
+        let mut all_notes;
+        let notes = if notes.is_empty() {
+            &c.notes
+        } else {
+            all_notes = c.notes.clone();
+            all_notes.extend(notes);
+            &all_notes
+        };
+        let mut rows = rows(file, c);
+        if let Some(v) = self.variant {
+            rows.iter_mut()
+                .filter(|r| r.variant.is_empty())
+                .for_each(|r| r.variant = v.into());
+        }
+        // the core names every interrupt Ctrl-C: name the signal that came
+        if let Some(sig) = super::signals::received() {
+            for r in rows.iter_mut() {
+                if let Some(rest) = r.reason.strip_prefix("interrupted (Ctrl-C)") {
+                    r.reason = format!("interrupted ({}){rest}", super::signals::name(sig)).into();
+                }
+            }
+        }
+        let internal = rows
+            .iter()
+            .zip(&c.outcomes)
+            .filter_map(|(r, o)| {
+                let why = o.invalid.as_ref()?;
+                Some(format!(
+                    "{}#{} {}: {why}",
+                    memconform_report::printable(&r.file),
+                    r.index,
+                    r.model
+                ))
+            })
+            .collect();
+        let mut text = Vec::with_capacity(512);
+        // (writing to memory cannot fail)
+        let _ = match self.format {
+            Format::Text => write_text(&mut text, &rows, notes),
+            Format::Csv => write_csv(&mut text, &rows, true),
+            Format::Json => write_json(&mut text, &rows),
+        };
+        let count =
+            |p: &dyn Fn(&memconform_report::Row<'_>) -> bool| rows.iter().filter(|r| p(r)).count();
+        Rendered {
+            file,
+            warnings,
+            violations: count(&|r| r.verdict == Verdict::Violation),
+            unknown: count(&|r| r.verdict == Verdict::Unknown),
+            damaged: c.damage.is_some(),
+            internal,
+            unforeseen: count(&|r| r.verdict == Verdict::Violation && r.expected.is_none()),
+            unexpected: count(&|r| contradicts_expectation(r)),
+            text,
+        }
     }
 }

@@ -21,4 +21,7 @@ pub use checked::{
     check_file, check_history, pick_violation, Checked, Origins, Pick, Picked, Reading,
 };
 pub use discover::discover;
-pub use load::{build, load_bytes, load_file, parse_bytes, parse_file, stream_file, InputError};
+pub use load::{
+    build, load_bytes, load_file, parse_bytes, parse_file, stream_file, stream_unbuilt, InputError,
+    Unbuilt,
+};

@@ -4,8 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
-use memconform_parsers::axe::{check_axe, looks_like_axe, parse_axe, AxeTraces};
+use memconform_parsers::axe::{
+    axe_cuts, axe_trace_starts_between, looks_like_axe, parse_axe, AxeBuffers, AxeTraces,
+    TraceStart,
+};
 use memconform_parsers::client::{
     looks_like_client, parse_client, parse_client_prefix, stream_client, Unfinished,
 };
@@ -52,24 +56,101 @@ pub fn parse_file(path: &Path) -> Result<Vec<RawHistory>, InputError> {
 /// Hands each history of a file, validated (or why not, as [`build`] says),
 /// to `each` in order until `each` breaks: like [`load_file`], and a file
 /// with a syntax error gives none, only the error. Memory holds a few
-/// histories, not the file's: the client's output is checked whole, then
-/// handed out a round at a time ([`stream_client`]); a `.hist` file past [`HELD_WHOLE`] bytes
-/// (smaller ones are parsed once, whole) is read twice from disk,
-/// through [`HistReader`] — first checked whole, a history at a time, then
-/// read and validated a history at a time; an axe file is checked whole
-/// first, then read and validated a trace at a time (see
-/// [`History::from_axe`]). One history's text may take at most
-/// [`history_text_limit`]`(max_memory)` bytes: past that the file is an
-/// input error, not an allocation that may abort the batch.
+/// histories, not the file's (see [`stream_unbuilt`]).
 pub fn stream_file(
     path: &Path,
     max_memory: u64,
     mut each: impl FnMut(Result<History, InputError>) -> ControlFlow<()>,
 ) -> Result<(), InputError> {
+    stream_unbuilt(path, max_memory, |u| each(u.build(path)))
+}
+
+/// A history of a file read but not yet validated: [`Unbuilt::build`] makes
+/// it a [`History`] (or says why not, as [`build`] does) on whichever thread
+/// checks it. An axe trace is not even parsed yet: the file was checked
+/// whole, and the trace is read from where it starts.
+pub struct Unbuilt {
+    /// Which history of the file it is.
+    index: usize,
+    source: Source,
+}
+
+enum Source {
+    Raw(RawHistory),
+    Axe {
+        bytes: Arc<FileBytes>,
+        start: TraceStart,
+        /// The bytes up to the next trace's start.
+        len: usize,
+    },
+}
+
+impl Unbuilt {
+    /// The history, validated ([`build`]; an axe trace by
+    /// [`History::from_axe`]); `path` names the file in errors.
+    pub fn build(&self, path: &Path) -> Result<History, InputError> {
+        let located = |pos, msg| InputError {
+            file: path.to_path_buf(),
+            pos: Some(pos),
+            msg,
+        };
+        match &self.source {
+            Source::Raw(raw) => build(raw, self.index, path),
+            Source::Axe { bytes, start, .. } => {
+                thread_local! {
+                    /// The room this thread reads traces into, kept.
+                    static BUFFERS: std::cell::Cell<AxeBuffers> = Default::default();
+                }
+                let mut traces = AxeTraces::starting_at_with(bytes, *start, BUFFERS.take());
+                let built = match traces.next_trace() {
+                    Some(Ok(trace)) => {
+                        History::from_axe(trace, self.index).map_err(|e| located(e.pos, e.msg))
+                    }
+                    Some(Err(e)) => Err(located(e.pos, e.msg)),
+                    // (the bytes are those checked: a trace is there)
+                    None => unreachable!("an axe trace starts at each checked start"),
+                };
+                BUFFERS.set(traces.into_buffers());
+                built
+            }
+        }
+    }
+
+    /// About how many operations it holds (an axe trace: a line of text
+    /// per operation, at least 8 bytes each): what a history waiting to be
+    /// checked weighs.
+    pub fn ops(&self) -> usize {
+        match &self.source {
+            Source::Raw(raw) => raw.threads.iter().map(|t| t.ops.len()).sum(),
+            Source::Axe { len, .. } => len / 8,
+        }
+    }
+}
+
+/// [`stream_file`] without validating: each history of a file, read, or why
+/// it could not be, to `each` in order until `each` breaks. A file with a
+/// syntax error gives none, only the error. The client's output is checked
+/// whole, then handed out a round at a time ([`stream_client`]); a `.hist`
+/// file past [`HELD_WHOLE`] bytes (smaller ones are parsed once, whole) is
+/// read twice from disk, through [`HistReader`] — first checked whole, a
+/// history at a time, then read a history at a time; an axe file is checked
+/// whole first, and each trace is then parsed by [`Unbuilt::build`], from
+/// where it starts. One history's text may take at most
+/// [`history_text_limit`]`(max_memory)` bytes: past that the file is an
+/// input error, not an allocation that may abort the batch.
+pub fn stream_unbuilt(
+    path: &Path,
+    max_memory: u64,
+    mut each: impl FnMut(Unbuilt) -> ControlFlow<()>,
+) -> Result<(), InputError> {
     let located = |pos, msg| InputError {
         file: path.to_path_buf(),
         pos: Some(pos),
         msg,
+    };
+    let raw = |index, raw| Unbuilt {
+        index,
+        source: Source::Raw(raw),
     };
     let kind = sniff(path)?;
     if kind == Kind::Hist && !held_whole(path, max_memory) {
@@ -82,10 +163,10 @@ pub fn stream_file(
         for h in histories()? {
             h.map_err(|e| located(e.pos, e.msg))?;
         }
-        for (i, raw) in histories()?.enumerate() {
+        for (i, h) in histories()?.enumerate() {
             // (an error now: the file changed since it was checked)
-            let raw = raw.map_err(|e| located(e.pos, e.msg))?;
-            if each(build(&raw, i, path)).is_break() {
+            let h = h.map_err(|e| located(e.pos, e.msg))?;
+            if each(raw(i, h)).is_break() {
                 break;
             }
         }
@@ -95,32 +176,61 @@ pub fn stream_file(
     if kind == Kind::Client {
         // a round at a time: a client run of 10^4 rounds is 10^4 histories
         let mut i = 0;
-        return stream_client(&bytes, |raw| {
+        return stream_client(&bytes, |h| {
             i += 1;
-            each(build(&raw, i - 1, path))
+            each(raw(i - 1, h))
         })
         .map_err(parse_error(path));
     }
     if !looks_like_axe(&bytes) {
-        for (i, raw) in parse_bytes(&bytes, path)?.iter().enumerate() {
-            if each(build(raw, i, path)).is_break() {
+        for (i, h) in parse_bytes(&bytes, path)?.into_iter().enumerate() {
+            if each(raw(i, h)).is_break() {
                 break;
             }
         }
         return Ok(());
     }
-    check_axe(&bytes).map_err(|e| located(e.pos, e.msg))?;
-    let mut traces = AxeTraces::new(&bytes);
-    let mut i = 0;
-    while let Some(trace) = traces.next_trace() {
-        let trace = trace.map_err(|e| located(e.pos, e.msg))?;
-        let h = History::from_axe(trace, i).map_err(|e| located(e.pos, e.msg));
-        i += 1;
-        if each(h).is_break() {
+    let starts = axe_starts(&bytes).map_err(|e| located(e.pos, e.msg))?;
+    let bytes = Arc::new(bytes);
+    for (i, &start) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).map_or(bytes.len(), |s| s.offset);
+        let source = Source::Axe {
+            bytes: bytes.clone(),
+            start,
+            len: end - start.offset,
+        };
+        if each(Unbuilt { index: i, source }).is_break() {
             break;
         }
     }
     Ok(())
+}
+
+/// [`memconform_parsers::axe::axe_trace_starts`] of a whole axe file, its
+/// pieces ([`axe_cuts`]) checked in parallel: the first error of the first
+/// piece that has one is the file's first error.
+fn axe_starts(src: &[u8]) -> Result<Vec<TraceStart>, memconform_parsers::ParseError> {
+    use rayon::prelude::*;
+    // (pieces of at least 64 KiB: a piece is checked at about 300 MB/s)
+    let pieces = (src.len() >> 16).clamp(1, 4 * rayon::current_num_threads());
+    let froms: Vec<TraceStart> = std::iter::once(TraceStart {
+        offset: 0,
+        lines: 0,
+    })
+    .chain(axe_cuts(src, pieces))
+    .collect();
+    let checked: Vec<_> = (0..froms.len())
+        .into_par_iter()
+        .map(|i| {
+            let end = froms.get(i + 1).map_or(src.len(), |c| c.offset);
+            axe_trace_starts_between(src, froms[i], end)
+        })
+        .collect();
+    let mut starts = Vec::new();
+    for piece in checked {
+        starts.extend(piece?);
+    }
+    Ok(starts)
 }
 
 /// Whether a `.hist` file is small enough to be parsed once, whole, in

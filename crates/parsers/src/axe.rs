@@ -64,6 +64,94 @@ pub fn check_axe(src: &[u8]) -> Result<(), ParseError> {
     Ok(())
 }
 
+/// Where a trace of an axe file starts: the byte offset of the line after
+/// the previous trace's `check` (or of the file's first line), and how many
+/// lines come before it. [`AxeTraces::starting_at`] reads the trace from there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceStart {
+    pub offset: usize,
+    pub lines: usize,
+}
+
+/// [`check_axe`], and where each trace [`parse_axe`] would give starts, in
+/// order: the traces can then be read apart, on other threads.
+pub fn axe_trace_starts(src: &[u8]) -> Result<Vec<TraceStart>, ParseError> {
+    axe_trace_starts_between(
+        src,
+        TraceStart {
+            offset: 0,
+            lines: 0,
+        },
+        src.len(),
+    )
+}
+
+/// The room one [`AxeTraces`] reads into, kept to read more traces.
+#[derive(Default)]
+pub struct AxeBuffers {
+    trace: AxeTrace,
+    threads: HashMap<u64, usize>,
+    locations: Locations,
+}
+
+/// Where `src` may be cut into about `pieces` pieces of whole traces, so
+/// that [`axe_trace_starts_between`] can check them apart: each cut is the
+/// start of the line after a `check` line, found near `k/pieces` of the
+/// bytes without parsing anything else (lines are independent: a trace
+/// ends at its `check` line, whatever came before). Ascending, without `0`.
+pub fn axe_cuts(src: &[u8], pieces: usize) -> Vec<TraceStart> {
+    let mut cuts: Vec<TraceStart> = Vec::new();
+    let (mut counted, mut lines) = (0, 0);
+    for k in 1..pieces {
+        let near = src.len() / pieces * k;
+        let from = cuts.last().map_or(0, |c| c.offset).max(near);
+        // from the first line starting at or after `from`
+        let Some(nl) = src[from..].iter().position(|&b| b == b'\n') else {
+            break;
+        };
+        let mut at = from + nl + 1;
+        let cut = loop {
+            let Some(len) = src[at..].iter().position(|&b| b == b'\n') else {
+                break None;
+            };
+            let line = &src[at..at + len];
+            // as a line split off is read: a last `\r`, then its content
+            if content(line.strip_suffix(b"\r").unwrap_or(line)) == b"check" {
+                break Some(at + len + 1);
+            }
+            at += len + 1;
+        };
+        let Some(cut) = cut else { break };
+        lines += src[counted..cut].iter().filter(|&&b| b == b'\n').count();
+        counted = cut;
+        cuts.push(TraceStart { offset: cut, lines });
+    }
+    cuts
+}
+
+/// [`axe_trace_starts`] of the traces from `from` (`0` or one of
+/// [`axe_cuts`]) to `end` (the next cut, or the end of `src`): together, in
+/// order, the pieces give the starts of the whole file or its first error.
+pub fn axe_trace_starts_between(
+    src: &[u8],
+    from: TraceStart,
+    end: usize,
+) -> Result<Vec<TraceStart>, ParseError> {
+    let piece = &src[..end];
+    let mut traces = AxeTraces::starting_at(piece, from);
+    let mut starts = Vec::new();
+    loop {
+        let start = TraceStart {
+            offset: traces.rest.map_or(end, |rest| end - rest.len()),
+            lines: traces.lines,
+        };
+        if !traces.advance::<false>()? {
+            return Ok(starts);
+        }
+        starts.push(start);
+    }
+}
+
 /// The traces of an axe file one at a time, as [`parse_axe`] gives them
 /// (after an error, nothing more): memory holds one trace, not the file.
 /// [`AxeTraces::next_trace`] gives each trace as read ([`AxeTrace`]), in
@@ -95,6 +183,37 @@ impl<'a> AxeTraces<'a> {
             locations: Locations::default(),
             in_place: true,
             done: false,
+        }
+    }
+
+    /// The traces of `src` from `start` on (one of [`axe_trace_starts`]),
+    /// positions as in the whole file.
+    pub fn starting_at(src: &'a [u8], start: TraceStart) -> AxeTraces<'a> {
+        let mut traces = AxeTraces::new(src.get(start.offset..).unwrap_or_default());
+        traces.lines = start.lines;
+        traces
+    }
+
+    /// [`AxeTraces::starting_at`], reading into `buffers` (those of an
+    /// earlier [`AxeTraces::into_buffers`]): reading many traces apart then
+    /// allocates no more than reading them in turn.
+    pub fn starting_at_with(
+        src: &'a [u8],
+        start: TraceStart,
+        buffers: AxeBuffers,
+    ) -> AxeTraces<'a> {
+        let mut traces = AxeTraces::starting_at(src, start);
+        (traces.trace, traces.threads, traces.locations) =
+            (buffers.trace, buffers.threads, buffers.locations);
+        traces
+    }
+
+    /// The buffers this reads into, for [`AxeTraces::starting_at_with`].
+    pub fn into_buffers(self) -> AxeBuffers {
+        AxeBuffers {
+            trace: self.trace,
+            threads: self.threads,
+            locations: self.locations,
         }
     }
 
@@ -2159,6 +2278,109 @@ mod tests {
         ];
         let replacements = b"<>{}[];:=@#\n\r \tMvx90_sync\xff-";
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for input in inputs {
+            agree(input);
+            mutate_each_byte(input, 6, replacements, &mut seed, |bad| agree(bad));
+        }
+    }
+
+    #[test]
+    fn traces_read_from_their_starts_are_the_parsed_traces() {
+        let agree = |src: &[u8]| {
+            let starts = axe_trace_starts(src);
+            assert_eq!(
+                starts.clone().map(|_| ()),
+                check_axe(src),
+                "{}",
+                String::from_utf8_lossy(src)
+            );
+            let Ok(starts) = starts else { return };
+            // each trace read alone from its start, positions and all
+            let apart: Vec<RawHistory> = starts
+                .iter()
+                .map(|&start| {
+                    let mut traces = AxeTraces::starting_at(src, start);
+                    traces
+                        .next_trace()
+                        .expect("a trace")
+                        .expect("checked")
+                        .to_raw()
+                })
+                .collect();
+            assert_eq!(
+                Ok(apart),
+                parse_axe(src),
+                "{}",
+                String::from_utf8_lossy(src)
+            );
+        };
+        let inputs: [&[u8]; 5] = [
+            SUMMARY.as_bytes(),
+            MANUAL.as_bytes(),
+            b"\n# c\n0: v1 := 1\n1: v2 == 0\ncheck\n\n\ncheck\n0: M[0x2] := 1\n",
+            b"0: M[0x1] := 1\r\n1: v2 == 0\ncheck\n0: v1 == 1 @ 1:\ncheck\n1: v3 == 0",
+            b"0: v3 := 1\ncheck\nfinal M[0x3] == 0\n1: v3 == 0\n0: v4 == 0\ncheck\n0: <M[0x4] == 0; M[0x4] := 1>\n",
+        ];
+        let replacements = b"<>{}[];:=@#\n\r \tMvx90_sync\xff-";
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for input in inputs {
+            agree(input);
+            mutate_each_byte(input, 6, replacements, &mut seed, |bad| agree(bad));
+        }
+    }
+
+    #[test]
+    fn pieces_cut_at_check_lines_give_the_whole_files_starts() {
+        let agree = |src: &[u8]| {
+            let whole = axe_trace_starts(src);
+            for pieces in 1..=7 {
+                let cuts = axe_cuts(src, pieces);
+                let froms: Vec<TraceStart> = std::iter::once(TraceStart {
+                    offset: 0,
+                    lines: 0,
+                })
+                .chain(cuts.iter().copied())
+                .collect();
+                // each cut is where the whole file's reading starts a trace
+                for c in &cuts {
+                    let lines = src[..c.offset].iter().filter(|&&b| b == b'\n').count();
+                    assert_eq!(c.lines, lines);
+                    // (or only blank lines follow it)
+                    let at_start = |w: &Vec<TraceStart>| {
+                        w.contains(c) || w.last().is_none_or(|l| l.offset < c.offset)
+                    };
+                    assert!(whole.as_ref().map_or(true, at_start));
+                }
+                let mut apart = Vec::new();
+                let mut first_error = None;
+                for (i, &from) in froms.iter().enumerate() {
+                    let end = froms.get(i + 1).map_or(src.len(), |c| c.offset);
+                    match axe_trace_starts_between(src, from, end) {
+                        Ok(s) => apart.extend(s),
+                        Err(e) => {
+                            first_error = Some(e);
+                            break;
+                        }
+                    }
+                }
+                let apart = first_error.map_or(Ok(apart), Err);
+                assert_eq!(
+                    apart,
+                    whole,
+                    "{pieces} pieces of {}",
+                    String::from_utf8_lossy(src)
+                );
+            }
+        };
+        let inputs: [&[u8]; 5] = [
+            SUMMARY.as_bytes(),
+            MANUAL.as_bytes(),
+            b"\n# c\n0: v1 := 1\n check # c\r\n\n\ncheck\n0: M[0x2] := 1\ncheck\r\r\n1: v2 == 0\n",
+            b"0: M[0x1] := 1\r\n1: v2 == 0\ncheck\n0: v1 == 1 @ 1:\ncheck\n1: v3 == 0",
+            b"0: v3 := 1\ncheck\nfinal M[0x3] == 0\n1: v3 == 0\ncheck x\n0: v4 == 0\ncheck\n0: <M[0x4] == 0; M[0x4] := 1>\ncheck\n",
+        ];
+        let replacements = b"<>{}[];:=@#\n\r \tMvx90_sync\xff-ck";
+        let mut seed: u64 = 0x6a09_e667_f3bc_c909;
         for input in inputs {
             agree(input);
             mutate_each_byte(input, 6, replacements, &mut seed, |bad| agree(bad));
