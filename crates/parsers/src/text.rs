@@ -29,7 +29,7 @@ pub fn path_text(p: &Path) -> Cow<'_, str> {
 /// Text from the input on one line, printable: control characters
 /// (terminal escapes, line breaks) as `�`.
 pub fn printable(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    if no_control(s, false) {
         return Cow::Borrowed(s);
     }
     s.chars()
@@ -40,7 +40,7 @@ pub fn printable(s: &str) -> Cow<'_, str> {
 /// Text from the input for a terminal: line breaks kept, other control
 /// characters (terminal escapes among them) as `�`.
 pub fn printable_lines(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| c.is_control() && c != '\n') {
+    if no_control(s, true) {
         return Cow::Borrowed(s);
     }
     s.chars()
@@ -52,6 +52,20 @@ pub fn printable_lines(s: &str) -> Cow<'_, str> {
             }
         })
         .collect()
+}
+
+/// Whether `s` has no control character (but `\n` with `lines`), told
+/// from its bytes without decoding characters: the control characters are
+/// U+0000–U+001F, U+007F and U+0080–U+009F, the last encoded as `0xC2`
+/// then `0x80`–`0x9F` (`0xC2` is never a continuation byte).
+fn no_control(s: &str, lines: bool) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().all(|(i, &c)| match c {
+        0x20..=0x7e | 0x80..=0xc1 | 0xc3..=0xff => true,
+        b'\n' => lines,
+        0xc2 => !matches!(b.get(i + 1), Some(0x80..=0x9f)),
+        _ => false,
+    })
 }
 
 /// A path as a report or a message shows it: [`path_text`], then
@@ -79,5 +93,28 @@ mod tests {
         );
         assert_eq!(shown_path(&p(b"d/\xff\\.hist")), r"d/\xff\\.hist");
         assert_eq!(printable_lines("a\nb\rc\x1b"), "a\nb\u{fffd}c\u{fffd}");
+    }
+
+    #[test]
+    fn printable_text_replaces_exactly_the_control_characters() {
+        let by_chars = |s: &str, keep_lf: bool| -> String {
+            s.chars()
+                .map(|c| {
+                    if c.is_control() && !(keep_lf && c == '\n') {
+                        '\u{fffd}'
+                    } else {
+                        c
+                    }
+                })
+                .collect()
+        };
+        // every character up to U+0200 (C0, DEL, C1 among them), alone and
+        // beside ASCII text
+        for c in (0..0x200u32).filter_map(char::from_u32) {
+            for s in [c.to_string(), format!("t0:W(x,1) {c} ok"), format!("{c}\n")] {
+                assert_eq!(printable(&s), by_chars(&s, false), "{s:?}");
+                assert_eq!(printable_lines(&s), by_chars(&s, true), "{s:?}");
+            }
+        }
     }
 }

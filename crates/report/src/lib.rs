@@ -227,17 +227,13 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
     let Some(first) = rows.first() else {
         return Ok(());
     };
-    let name = if first.name.is_empty() {
-        String::new()
-    } else {
-        format!(" {}", first.name)
-    };
+    let space = if first.name.is_empty() { "" } else { " " };
     writeln!(
         out,
-        "{}#{}{}  ({} ops, {} threads)",
+        "{}#{}{space}{}  ({} ops, {} threads)",
         printable(&first.file),
         first.index,
-        name,
+        first.name,
         first.ops,
         first.threads
     )?;
@@ -248,25 +244,30 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
     // each deciding model's certificate once: under its own row, or under
     // the first row it decided when it was not asked for itself
     let mut explained: Vec<Option<memconform_core::models::Model>> = Vec::new();
+    // each row's line is written in pieces into one buffer (`write!` into a
+    // `String` cannot fail)
+    use std::fmt::Write as _;
+    let mut line = String::with_capacity(128);
     for r in rows {
         let decided_by = r.decided_by.map_or("", |m| m.name());
         let by_other = r.decided_by.is_some_and(|m| m != r.model);
-        let mut line = format!("  {:<5} {:<10}", r.model.name(), r.verdict.name());
+        line.clear();
+        let _ = write!(line, "  {:<5} {:<10}", r.model.name(), r.verdict.name());
         if by_other && r.verdict == Verdict::Consistent {
-            line.push_str(&format!(" implied by {decided_by}"));
+            let _ = write!(line, " implied by {decided_by}");
         } else if by_other {
-            line.push_str(&format!(" caught by {decided_by}: {}", pattern(r)));
+            let _ = write!(line, " caught by {decided_by}: {}", pattern(r));
         } else if let Some(p) = r.pattern {
-            line.push_str(&format!(" {}", p.name()));
+            let _ = write!(line, " {}", p.name());
         } else if !r.reason.is_empty() {
             // the damage itself is in the notes above
             let reason = match r.reason.strip_suffix(&*r.damage) {
                 Some(short) if !r.damage.is_empty() => short.trim_end_matches(": "),
                 _ => &r.reason,
             };
-            line.push_str(&format!(" {}", printable_lines(reason)));
+            let _ = write!(line, " {}", printable_lines(reason));
         } else if let (Some(k), true) = (r.ordered_pairs, r.write_pairs > 0) {
-            line.push_str(&format!(" orders {k}/{} write pairs", r.write_pairs));
+            let _ = write!(line, " orders {k}/{} write pairs", r.write_pairs);
         }
         if let (Some(u), false) = (
             r.unordered_pairs,
@@ -276,19 +277,22 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
                 None => "saturation".to_string(),
                 Some(e) => format!("engine {}", e.name()),
             };
-            line.push_str(&format!(" ({u} pairs left by saturation; decided by {by})"));
+            let _ = write!(line, " ({u} pairs left by saturation; decided by {by})");
         }
         match (r.verdict, r.expected_model) {
             (Verdict::Violation, Some(e)) if r.breaks_promise() => {
-                line.push_str(&format!(" [breaks the promised {}]", e.name()))
+                let _ = write!(line, " [breaks the promised {}]", e.name());
             }
-            (Verdict::Violation, Some(e)) => line.push_str(&format!(
-                " [allowed: the configuration promises only {}]",
-                e.name()
-            )),
+            (Verdict::Violation, Some(e)) => {
+                let _ = write!(
+                    line,
+                    " [allowed: the configuration promises only {}]",
+                    e.name()
+                );
+            }
             _ => {}
         }
-        line.push_str(&format!("  [{:.3} ms]", r.time_ms));
+        let _ = write!(line, "  [{:.3} ms]", r.time_ms);
         if r.certified == Some(false) && r.verdict == Verdict::Unknown {
             line.push_str("  !! internal error (see standard error)");
         } else if r.certified == Some(false) {
@@ -296,7 +300,7 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
         }
         if let (true, Some(y)) = (r.contradicts_expectation(), r.expected) {
             let y = if y { "yes" } else { "no" };
-            line.push_str(&format!("  !! @expect {}={y}", r.model.name()));
+            let _ = write!(line, "  !! @expect {}={y}", r.model.name());
         }
         writeln!(out, "{line}")?;
         let first = !explained.contains(&r.decided_by)
@@ -321,11 +325,15 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
 
 /// How the validator checked a certificate, then its justifications, one a line.
 fn write_checked(mut out: impl Write, checked: &str) -> io::Result<()> {
-    writeln!(
-        out,
-        "        checked: {}",
-        printable_lines(checked).replace("\n  ", "\n          ")
-    )
+    out.write_all(b"        checked: ")?;
+    // each justification's line (after "\n  ") indented under "checked:"
+    for (i, part) in printable_lines(checked).split("\n  ").enumerate() {
+        if i > 0 {
+            out.write_all(b"\n          ")?;
+        }
+        out.write_all(part.as_bytes())?;
+    }
+    out.write_all(b"\n")
 }
 
 #[cfg(test)]

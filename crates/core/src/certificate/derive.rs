@@ -408,18 +408,21 @@ pub struct Justification {
 impl Justification {
     /// One line: `pww t0:W(x,1) → t1:W(x,2) by cf[hb] via t1:R(x,1)`.
     pub fn explain(&self, h: &History) -> String {
-        let mut s = format!(
-            "{} {} → {} by {}",
-            self.rel.name(),
-            h.describe(self.from),
-            h.describe(self.to),
-            self.rule.name()
-        );
+        let mut s = String::with_capacity(64);
+        s.push_str(self.rel.name());
+        s.push(' ');
+        h.describe_into(&mut s, self.from);
+        s.push_str(" → ");
+        h.describe_into(&mut s, self.to);
+        s.push_str(" by ");
+        s.push_str(self.rule.name());
         if let Some(p) = self.pivot {
-            s.push_str(&format!(" via {}", h.describe(p)));
+            s.push_str(" via ");
+            h.describe_into(&mut s, p);
         }
         if let Some(o) = self.observer {
-            s.push_str(&format!(" for observer {}", h.describe(o)));
+            s.push_str(" for observer ");
+            h.describe_into(&mut s, o);
         }
         s
     }
