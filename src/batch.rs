@@ -10,7 +10,9 @@ use rayon::prelude::*;
 use memconform_core::check::Options;
 use memconform_core::models::Model;
 use memconform_ingest::checked::check_run;
-use memconform_ingest::{check_history, stream_unbuilt, Checked, InputError, Reading, Unbuilt};
+use memconform_ingest::{
+    check_history, stream_ahead, stream_unbuilt, Checked, InputError, Reading, Unbuilt,
+};
 
 /// About the bytes a history holds per operation while it waits in a
 /// chunk and then is checked (read, then built by its worker, with its
@@ -33,27 +35,69 @@ enum Job {
 }
 
 /// One unit of a chunk, in input order: something to check, or an input
-/// that could not be read.
+/// that could not be read; or where a file checked whole while its
+/// histories are read starts (`Hold`) and ends (`Release`: whether it
+/// passed, else its error if this shard reports it).
 enum Unit<'a> {
     Check(&'a Path, Job),
     Error(InputError),
+    Hold,
+    Release(Result<(), Option<InputError>>),
+}
+
+/// A unit's results: items made ready by `prepare`, or a `Hold` or
+/// `Release` passed on (the error of a released file made ready too).
+enum Out<P> {
+    Ready(P),
+    Hold,
+    Release(Result<(), Option<P>>),
+}
+
+/// Hands items to the sink in order, holding those of a file between its
+/// `Hold` and `Release`: released, they go on; a file that failed gives
+/// only its error.
+struct Holding<P> {
+    held: Option<Vec<P>>,
+}
+
+impl<P> Holding<P> {
+    fn take(&mut self, out: Out<P>, sink: &mut impl FnMut(P)) {
+        match out {
+            Out::Ready(p) => match &mut self.held {
+                Some(held) => held.push(p),
+                None => sink(p),
+            },
+            Out::Hold => self.held = Some(Vec::new()),
+            Out::Release(Ok(())) => self.held.take().into_iter().flatten().for_each(sink),
+            Out::Release(Err(error)) => {
+                self.held = None;
+                error.into_iter().for_each(sink);
+            }
+        }
+    }
 }
 
 /// Checks every history of `files` and hands each result to `sink` in input
 /// order, as soon as its chunk is done: histories are checked `chunk` at a
 /// time in parallel, so memory is bounded by the histories in flight, not the
-/// batch. With more than one worker, a thread of its own reads and builds
-/// the next chunk while the workers check two at once, the older delivered
-/// as soon as it is done (at most four chunks are held: two being checked,
-/// one ready, one being read). `stop` (e.g. set by Ctrl-C) ends the batch
-/// after the chunks being checked; everything delivered is complete.
+/// batch. With more than one worker, a thread of its own reads the next
+/// chunk while the workers check two at once, each built by the worker that
+/// checks it, and each delivered in turn as soon as it is done (at most five
+/// chunks are held: two being checked, two checked and waiting, one being
+/// read). `stop` (e.g. set by Ctrl-C) ends the batch after the chunks being
+/// checked; everything delivered is complete.
 /// Each item goes through `prepare` on the worker that checked it (e.g.
 /// its report written to bytes, so that this thread only copies them out),
-/// then to `sink` here.
+/// then to `sink` here. With `ahead`, a large `.hist` file or the client's
+/// output is checked whole beside the reading of its histories
+/// ([`stream_ahead`]), not before: the workers start at once, and the
+/// file's items wait here, prepared (their reports: small), until the
+/// check passed — a file with an error gives only the error.
 /// `shard = (k, n)`: only every n-th unit from the k-th is checked — a
 /// unit is a history of a file or a gem5 run, counted in input order
-/// across all files — so n processes with the same inputs check each unit
-/// once (`check --shard`).
+/// across all files (a file with an error is one unit, however far it was
+/// read) — so n processes with the same inputs check each unit once
+/// (`check --shard`), whatever their `ahead`.
 #[allow(clippy::too_many_arguments)]
 pub fn run_batch<'a, P: Send>(
     files: &'a [PathBuf],
@@ -63,10 +107,11 @@ pub fn run_batch<'a, P: Send>(
     chunk: usize,
     shard: (usize, usize),
     stop: &AtomicBool,
+    ahead: bool,
     prepare: impl Fn(Item<'a>) -> P + Sync,
     mut sink: impl FnMut(P),
 ) {
-    let check = |unit: Unit<'a>| -> Vec<P> {
+    let check = |unit: Unit<'a>| -> Vec<Out<P>> {
         let items = match unit {
             Unit::Check(file, Job::History(h)) => vec![match h.build(file) {
                 Ok(h) => Item::Checked(file, Box::new(check_history(h, models, opts))),
@@ -80,14 +125,26 @@ pub fn run_batch<'a, P: Send>(
                 Err(e) => vec![Item::Error(e)],
             },
             Unit::Error(e) => vec![Item::Error(e)],
+            Unit::Hold => return vec![Out::Hold],
+            Unit::Release(r) => {
+                return vec![Out::Release(
+                    r.map_err(|e| e.map(|e| prepare(Item::Error(e)))),
+                )]
+            }
         };
-        items.into_iter().map(&prepare).collect()
+        items
+            .into_iter()
+            .map(|item| Out::Ready(prepare(item)))
+            .collect()
     };
+    let mut holding = Holding { held: None };
     if rayon::current_num_threads() == 1 {
         // one worker: read, check and deliver in turn, on this thread
-        produce(files, opts, chunk, shard, stop, |units| {
+        produce(files, opts, chunk, shard, stop, ahead, |units| {
             for unit in units {
-                check(unit).into_iter().for_each(&mut sink);
+                for out in check(unit) {
+                    holding.take(out, &mut sink);
+                }
             }
             true
         });
@@ -115,7 +172,7 @@ pub fn run_batch<'a, P: Send>(
         let mut handles = Vec::new();
         for _ in 0..CHECKING {
             let (tx_units, rx_units) = std::sync::mpsc::sync_channel::<Vec<Unit<'a>>>(0);
-            let (tx_done, rx_done) = std::sync::mpsc::sync_channel::<Vec<Vec<P>>>(0);
+            let (tx_done, rx_done) = std::sync::mpsc::sync_channel::<Vec<Vec<Out<P>>>>(0);
             handles.push(Some(scope.spawn(move || {
                 for units in rx_units {
                     let done = units.into_par_iter().map(check).collect();
@@ -129,7 +186,7 @@ pub fn run_batch<'a, P: Send>(
         }
         scope.spawn(move || {
             let mut sent = 0usize;
-            produce(files, opts, chunk, shard, stop, |units| {
+            produce(files, opts, chunk, shard, stop, ahead, |units| {
                 // (false: that checking thread panicked; the panic is
                 // delivered in its place)
                 let ok = to[sent % CHECKING].send(units).is_ok();
@@ -139,7 +196,11 @@ pub fn run_batch<'a, P: Send>(
         });
         for i in (0..CHECKING).cycle() {
             match from[i].recv() {
-                Ok(done) => done.into_iter().flatten().for_each(&mut sink),
+                Ok(done) => {
+                    for out in done.into_iter().flatten() {
+                        holding.take(out, &mut sink);
+                    }
+                }
                 // that thread ended: the reader is done (it had no more
                 // chunk for it), or it panicked and the panic goes on here
                 Err(_) => {
@@ -169,13 +230,15 @@ fn produce<'a>(
     chunk: usize,
     shard: (usize, usize),
     stop: &AtomicBool,
+    ahead: bool,
     mut send: impl FnMut(Vec<Unit<'a>>) -> bool,
 ) {
     let chunk = chunk.max(1);
+    // units counted across files, this shard's every n-th
     let mut unit = 0usize;
-    let mut mine = || {
-        let m = unit % shard.1.max(1) == shard.0;
-        unit += 1;
+    let mine = |unit: &mut usize| {
+        let m = *unit % shard.1.max(1) == shard.0;
+        *unit += 1;
         m
     };
     let mut pending: Vec<Unit<'a>> = Vec::new();
@@ -193,16 +256,21 @@ fn produce<'a>(
             return;
         }
         if file.is_dir() {
-            if mine() {
+            if mine(&mut unit) {
                 pending.push(Unit::Check(file, Job::Run));
             }
         } else {
             // checked whole, then read a history at a time, each validated
             // (an axe trace parsed too) by the worker that checks it: only
             // the histories in flight are held (an invalid one is reported
-            // in its place)
-            let streamed = stream_unbuilt(file, opts.max_memory, |h| {
-                if !mine() {
+            // in its place); with `ahead`, checked whole beside
+            let stream = if ahead { stream_ahead } else { stream_unbuilt };
+            let first = unit;
+            if ahead {
+                pending.push(Unit::Hold);
+            }
+            let streamed = stream(file, opts.max_memory, &mut |h: Unbuilt| {
+                if !mine(&mut unit) {
                     return ControlFlow::Continue(());
                 }
                 held = held.saturating_add(h.ops() as u64 * HELD_PER_OP);
@@ -218,10 +286,23 @@ fn produce<'a>(
                 }
                 ControlFlow::Continue(())
             });
-            if let Err(e) = streamed {
-                if mine() {
-                    pending.push(Unit::Error(e));
-                }
+            let streamed = streamed.map_err(|e| {
+                // a file with an error is one unit, however far it was read
+                unit = first;
+                mine(&mut unit).then_some(e)
+            });
+            match streamed {
+                Ok(()) if ahead => pending.push(Unit::Release(Ok(()))),
+                Ok(()) => {}
+                Err(e) if ahead => pending.push(Unit::Release(Err(e))),
+                Err(e) => pending.extend(e.map(Unit::Error)),
+            }
+            if ahead && stop.load(Ordering::Relaxed) {
+                // what this file's held items wait for goes on, without the
+                // histories not yet checked
+                pending.retain(|u| matches!(u, Unit::Hold | Unit::Release(_)));
+                flush(&mut pending, &mut gone);
+                return;
             }
         }
         if pending.len() >= chunk {

@@ -165,3 +165,121 @@ fn ctrl_c_stops_cleanly_and_keeps_every_finished_row() {
     assert_eq!(rows.len() % 6, 0, "whole histories only");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A large `.hist` file and the client's output are checked whole beside
+/// the reading of their histories at `-j 2` (their reports held until the
+/// check passed): a file with a syntax error near its end still gives only
+/// its error, the files around it all their rows, as at `-j 1`.
+#[test]
+fn a_file_read_while_it_is_checked_whole_gives_only_its_error() {
+    let bin = env!("CARGO_BIN_EXE_memconform");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-ahead-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // the client's output: 40 runs of 10 rounds each, one after the other
+    let run = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/se-o3-n2-s1/client.out"),
+    )
+    .unwrap();
+    let client = run.repeat(40);
+    // its last run's last operation line cut short
+    let last_t1 = client.rfind("\nt1: ").unwrap() + 1;
+    let client_bad = format!(
+        "{}t1: W(w0,0x2\n# memconform-client end histories=10\n",
+        &client[..last_t1]
+    );
+    let bad_client_line = client[..last_t1].matches('\n').count() + 1;
+    // a .hist file past a sixteenth of a 1 MiB budget: read a history at a time
+    let hist: String = (0..3000)
+        .map(|i| {
+            format!(
+                "@name h{i}\nt0: W(x,1) R(x,{})\nt1: R(x,1) W(x,2)\n---\n",
+                i % 3
+            )
+        })
+        .collect();
+    let hist_bad = format!("{hist}t0: W(x,1\n");
+    let bad_hist_line = hist.matches('\n').count() + 1;
+    let files = [
+        ("a.out", client.as_str()),
+        ("b.out", client_bad.as_str()),
+        ("c.hist", hist.as_str()),
+        ("d.hist", hist_bad.as_str()),
+        ("e.out", client.as_str()),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let run = |jobs: &str, shard: &str| {
+        Command::new(bin)
+            .arg("check")
+            .args(files.iter().map(|(name, _)| dir.join(name)))
+            .args(["-f", "csv", "-m", "cc,sc", "--max-memory", "1M", "-j", jobs])
+            .args(["--shard", shard])
+            .output()
+            .unwrap()
+    };
+    let rows_of = |out: &std::process::Output| -> (Vec<Vec<String>>, usize) {
+        let mut rdr = csv::Reader::from_reader(out.stdout.as_slice());
+        let header = rdr.headers().unwrap().clone();
+        let time = header.iter().position(|h| h == "time_ms").unwrap();
+        let rows = rdr
+            .records()
+            .map(|r| {
+                let r = r.unwrap();
+                (0..r.len())
+                    .filter(|&i| i != time)
+                    .map(|i| r[i].to_string())
+                    .collect()
+            })
+            .collect();
+        (rows, header.iter().position(|h| h == "file").unwrap())
+    };
+    let check = |jobs: &str| {
+        let out = run(jobs, "0/1");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (rows, file) = rows_of(&out);
+        let per_file = |name: &str| rows.iter().filter(|r| r[file].ends_with(name)).count();
+        let counts: Vec<usize> = files.iter().map(|(name, _)| per_file(name)).collect();
+        assert_eq!(counts, [800, 0, 6000, 0, 800]);
+        (rows, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (rows2, err2) = check("2");
+    let (rows1, err1) = check("1");
+    assert_eq!(rows1, rows2);
+    for err in [&err1, &err2] {
+        for (name, line) in [("b.out", bad_client_line), ("d.hist", bad_hist_line)] {
+            let at = format!("{}:{line}:", dir.join(name).display());
+            assert!(err.contains(&at), "{at} in {err}");
+        }
+    }
+    // two shards, one reading ahead (`-j 2`), one not: every row once,
+    // each file's error once
+    let (mut union, mut errors) = (Vec::new(), String::new());
+    for (jobs, shard) in [("1", "0/2"), ("2", "1/2")] {
+        let out = run(jobs, shard);
+        union.extend(rows_of(&out).0);
+        errors.push_str(&String::from_utf8_lossy(&out.stderr));
+    }
+    let key = |r: &Vec<String>| (r[0].clone(), r[1].parse::<usize>().unwrap(), r[10].clone());
+    union.sort_by_key(key);
+    let mut all = rows1.clone();
+    all.sort_by_key(key);
+    assert!(
+        union == all,
+        "{} rows from the shards, {} from one process",
+        union.len(),
+        all.len()
+    );
+    for name in ["b.out", "d.hist"] {
+        let at = format!("{}:", dir.join(name).display());
+        assert_eq!(errors.matches(&at).count(), 1, "{name} in {errors}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

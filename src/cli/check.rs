@@ -391,6 +391,9 @@ pub fn run(args: CheckArgs) -> i32 {
         format: args.format,
         variant: args.variant.as_deref(),
     };
+    // a large file checked whole beside the reading of its histories, its
+    // reports held until it passed (not when whole histories wait in turn)
+    let ahead = !in_turn && rayon::current_num_threads() > 1;
     run_batch(
         &files,
         &models,
@@ -399,6 +402,7 @@ pub fn run(args: CheckArgs) -> i32 {
         chunk,
         args.shard,
         &stop,
+        ahead,
         |item| match item {
             Item::Checked(file, c) if !in_turn => Ready::Rendered(how.render(file, &c, Vec::new())),
             item => Ready::Item(item),

@@ -11,7 +11,8 @@ use memconform_parsers::axe::{
     TraceStart,
 };
 use memconform_parsers::client::{
-    looks_like_client, parse_client, parse_client_prefix, stream_client, Unfinished,
+    check_client, looks_like_client, parse_client, parse_client_prefix, stream_client_unchecked,
+    Unfinished,
 };
 use memconform_parsers::file::FileBytes;
 use memconform_parsers::hist::{parse_hist, HistReader, RawHistory};
@@ -130,7 +131,8 @@ impl Unbuilt {
 /// [`stream_file`] without validating: each history of a file, read, or why
 /// it could not be, to `each` in order until `each` breaks. A file with a
 /// syntax error gives none, only the error. The client's output is checked
-/// whole, then handed out a round at a time ([`stream_client`]); a `.hist`
+/// whole, then handed out a round at a time
+/// ([`memconform_parsers::client::stream_client`]); a `.hist`
 /// file past [`HELD_WHOLE`] bytes (smaller ones are parsed once, whole) is
 /// read twice from disk, through [`HistReader`] — first checked whole, a
 /// history at a time, then read a history at a time; an axe file is checked
@@ -141,6 +143,32 @@ impl Unbuilt {
 pub fn stream_unbuilt(
     path: &Path,
     max_memory: u64,
+    each: impl FnMut(Unbuilt) -> ControlFlow<()>,
+) -> Result<(), InputError> {
+    stream(path, max_memory, false, each)
+}
+
+/// [`stream_unbuilt`], but a large `.hist` file and the client's output are
+/// checked whole on another thread *while* their histories are handed out,
+/// so that checking them need not wait for a whole pass over the file:
+/// what `each` was given counts only if this returns `Ok` (`Err`: the
+/// file's first error, as [`stream_unbuilt`] would give it, and the caller
+/// reports none of the file's histories). Histories before an error may
+/// have been handed out; a caller holds what it made of them until this
+/// returns.
+pub fn stream_ahead(
+    path: &Path,
+    max_memory: u64,
+    each: impl FnMut(Unbuilt) -> ControlFlow<()>,
+) -> Result<(), InputError> {
+    stream(path, max_memory, true, each)
+}
+
+/// [`stream_unbuilt`], or with `ahead` [`stream_ahead`].
+fn stream(
+    path: &Path,
+    max_memory: u64,
+    ahead: bool,
     mut each: impl FnMut(Unbuilt) -> ControlFlow<()>,
 ) -> Result<(), InputError> {
     let located = |pos, msg| InputError {
@@ -159,28 +187,39 @@ pub fn stream_unbuilt(
             let file = std::fs::File::open(path).map_err(|e| cannot_read(path, e))?;
             Ok(HistReader::new(std::io::BufReader::with_capacity(1 << 16, file)).limit(limit))
         };
-        // checked whole first: a file with a syntax error gives none
-        for h in histories()? {
-            h.map_err(|e| located(e.pos, e.msg))?;
-        }
-        for (i, h) in histories()?.enumerate() {
-            // (an error now: the file changed since it was checked)
-            let h = h.map_err(|e| located(e.pos, e.msg))?;
-            if each(raw(i, h)).is_break() {
-                break;
+        // checked whole first (or beside): a file with a syntax error gives none
+        let check = || -> Result<(), InputError> {
+            for h in histories()? {
+                h.map_err(|e| located(e.pos, e.msg))?;
             }
-        }
-        return Ok(());
+            Ok(())
+        };
+        let mut hand_out = || -> Result<(), InputError> {
+            for (i, h) in histories()?.enumerate() {
+                // (an error now: the file changed since it was checked, or
+                // it is the error the check finds)
+                let h = h.map_err(|e| located(e.pos, e.msg))?;
+                if each(raw(i, h)).is_break() {
+                    break;
+                }
+            }
+            Ok(())
+        };
+        return checked_first_or_beside(ahead, check, &mut hand_out);
     }
     let bytes = open(path)?;
     if kind == Kind::Client {
         // a round at a time: a client run of 10^4 rounds is 10^4 histories
-        let mut i = 0;
-        return stream_client(&bytes, |h| {
-            i += 1;
-            each(raw(i - 1, h))
-        })
-        .map_err(parse_error(path));
+        let check = || check_client(&bytes).map_err(parse_error(path));
+        let mut hand_out = || {
+            let mut i = 0;
+            stream_client_unchecked(&bytes, |h| {
+                i += 1;
+                each(raw(i - 1, h))
+            })
+            .map_err(parse_error(path))
+        };
+        return checked_first_or_beside(ahead, check, &mut hand_out);
     }
     if !looks_like_axe(&bytes) {
         for (i, h) in parse_bytes(&bytes, path)?.into_iter().enumerate() {
@@ -204,6 +243,29 @@ pub fn stream_unbuilt(
         }
     }
     Ok(())
+}
+
+/// `check`, then `hand_out` if it passed; with `ahead`, both at once
+/// (`check` on a thread of its own) and `check`'s error first: the file's
+/// first error is what `check` finds, whatever was handed out.
+fn checked_first_or_beside(
+    ahead: bool,
+    check: impl FnOnce() -> Result<(), InputError> + Send,
+    hand_out: &mut dyn FnMut() -> Result<(), InputError>,
+) -> Result<(), InputError> {
+    if !ahead {
+        check()?;
+        return hand_out();
+    }
+    std::thread::scope(|scope| {
+        let checking = scope.spawn(check);
+        let handed = hand_out();
+        let checked = match checking.join() {
+            Ok(checked) => checked,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        checked.and(handed)
+    })
 }
 
 /// [`memconform_parsers::axe::axe_trace_starts`] of a whole axe file, its

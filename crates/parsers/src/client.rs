@@ -273,9 +273,24 @@ fn parse_blocks(
 /// then handed out).
 pub fn stream_client(
     src: &[u8],
+    each: impl FnMut(RawHistory) -> ControlFlow<()>,
+) -> Result<(), ParseError> {
+    check_client(src)?;
+    stream_client_unchecked(src, each)
+}
+
+/// The first error [`parse_client`] would report for `src`, if any.
+pub fn check_client(src: &[u8]) -> Result<(), ParseError> {
+    blocks(src, false, &mut |_| ControlFlow::Continue(())).map(|_| ())
+}
+
+/// [`stream_client`] without checking `src` whole first: the histories
+/// before an error are handed out too (the error is the result), so whoever
+/// reports them must wait for [`check_client`] or for this to end.
+pub fn stream_client_unchecked(
+    src: &[u8],
     mut each: impl FnMut(RawHistory) -> ControlFlow<()>,
 ) -> Result<(), ParseError> {
-    blocks(src, false, &mut |_| ControlFlow::Continue(()))?;
     blocks(src, false, &mut each).map(|_| ())
 }
 
