@@ -419,12 +419,9 @@ pub fn run(args: CheckArgs) -> i32 {
                 Ready::Item(Item::Checked(file, c)) if write_failed.is_some() => {
                     how.render(file, &c, Vec::new())
                 }
+                // (in turn: for shrinking, HTML or DOT)
                 Ready::Item(Item::Checked(file, c)) => {
-                    let shrinks = if args.shrink.is_some() || html.is_some() || args.dot.is_some() {
-                        shrink_outcomes(&c, &opts, shrink_budget)
-                    } else {
-                        Vec::new()
-                    };
+                    let shrinks = shrink_outcomes(&c, &opts, shrink_budget);
                     let mut notes = Vec::new();
                     if let Some(r) = &mut html {
                         notes.extend(r.add(file, &c, &shrinks));

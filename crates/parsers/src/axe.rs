@@ -2276,11 +2276,26 @@ mod tests {
             b"0: v1 := 1\n0: bad\n0: M[0x1] == 1\ncheck\n",
             b"0: v3 := 1\ncheck\nfinal M[0x3] == 0\n1: v3 == 0\n0: v4 == 0\ncheck\n0: <M[0x4] == 0; M[0x4] := 1>\n1: M[4] == 0\n",
         ];
-        let replacements = b"<>{}[];:=@#\n\r \tMvx90_sync\xff-";
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        each_and_its_mutants(
+            &inputs,
+            b"<>{}[];:=@#\n\r \tMvx90_sync\xff-",
+            0x9e37_79b9_7f4a_7c15,
+            agree,
+        );
+    }
+
+    /// `agree` on each input, then on each of its one-byte mutants (6 a
+    /// byte, from `replacements`, drawn from `seed`).
+    fn each_and_its_mutants(
+        inputs: &[&[u8]],
+        replacements: &[u8],
+        seed: u64,
+        agree: impl Fn(&[u8]),
+    ) {
+        let mut seed = seed;
         for input in inputs {
             agree(input);
-            mutate_each_byte(input, 6, replacements, &mut seed, |bad| agree(bad));
+            mutate_each_byte(input, 6, replacements, &mut seed, &agree);
         }
     }
 
@@ -2321,12 +2336,12 @@ mod tests {
             b"0: M[0x1] := 1\r\n1: v2 == 0\ncheck\n0: v1 == 1 @ 1:\ncheck\n1: v3 == 0",
             b"0: v3 := 1\ncheck\nfinal M[0x3] == 0\n1: v3 == 0\n0: v4 == 0\ncheck\n0: <M[0x4] == 0; M[0x4] := 1>\n",
         ];
-        let replacements = b"<>{}[];:=@#\n\r \tMvx90_sync\xff-";
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        for input in inputs {
-            agree(input);
-            mutate_each_byte(input, 6, replacements, &mut seed, |bad| agree(bad));
-        }
+        each_and_its_mutants(
+            &inputs,
+            b"<>{}[];:=@#\n\r \tMvx90_sync\xff-",
+            0x2545_f491_4f6c_dd1d,
+            agree,
+        );
     }
 
     #[test]
@@ -2379,12 +2394,12 @@ mod tests {
             b"0: M[0x1] := 1\r\n1: v2 == 0\ncheck\n0: v1 == 1 @ 1:\ncheck\n1: v3 == 0",
             b"0: v3 := 1\ncheck\nfinal M[0x3] == 0\n1: v3 == 0\ncheck x\n0: v4 == 0\ncheck\n0: <M[0x4] == 0; M[0x4] := 1>\ncheck\n",
         ];
-        let replacements = b"<>{}[];:=@#\n\r \tMvx90_sync\xff-ck";
-        let mut seed: u64 = 0x6a09_e667_f3bc_c909;
-        for input in inputs {
-            agree(input);
-            mutate_each_byte(input, 6, replacements, &mut seed, |bad| agree(bad));
-        }
+        each_and_its_mutants(
+            &inputs,
+            b"<>{}[];:=@#\n\r \tMvx90_sync\xff-ck",
+            0x6a09_e667_f3bc_c909,
+            agree,
+        );
     }
 
     #[test]
