@@ -173,7 +173,7 @@ pub fn decide(
         let d = run(
             h,
             lanes,
-            sparse::tso::graphs(h, lanes, loc),
+            &|| sparse::tso::graphs(h, lanes, loc),
             seeds,
             deadline,
             0,
@@ -186,36 +186,50 @@ pub fn decide(
         return run(
             h,
             lanes,
-            sparse::pso::graphs(h, lanes, loc),
+            &|| sparse::pso::graphs(h, lanes, loc),
             seeds,
             deadline,
             u64::MAX,
             false,
         );
     }
-    let graphs = match m {
+    let graphs = || match m {
         Model::Sc => vec![(Pattern::CyclicSc, sparse::sc::graph(h, lanes))],
         Model::Tso => sparse::tso::graphs(h, lanes, loc),
         _ => unreachable!("not a store-order model"),
     };
-    run(h, lanes, graphs, seeds, deadline, u64::MAX, false)
+    run(h, lanes, &graphs, seeds, deadline, u64::MAX, false)
 }
 
+/// Saturates `graphs()` and completes the store order: first without the
+/// trail, and only if a choice must be taken back, saturated again and
+/// completed with it (the same answer either way; see
+/// [`Scaled::complete_untrailed`]).
 fn run(
     h: &History,
     lanes: &Lanes,
-    graphs: Vec<(Pattern, ChainGraph)>,
+    graphs: &dyn Fn() -> Vec<(Pattern, ChainGraph)>,
     seeds: &[(u32, u32)],
     deadline: Option<Instant>,
     backtracks: u64,
     witness_only: bool,
 ) -> Decision {
-    let mut s = match Scaled::new(h, lanes, graphs, true, seeds) {
+    let saturated = || Scaled::new(h, lanes, graphs(), true, seeds);
+    let mut s = match saturated() {
         Ok(s) => s,
         Err(v) => return Decision::violated(v, witness_only),
     };
     let k = s.unordered_pairs();
-    let result = s.complete_within(deadline, backtracks);
+    let result = match s.complete_untrailed(deadline) {
+        Some(result) => result,
+        None => {
+            drop(s);
+            match saturated() {
+                Ok(mut s) => s.complete_within(deadline, backtracks),
+                Err(v) => return Decision::violated(v, witness_only),
+            }
+        }
+    };
     Decision {
         result: Ok(result),
         engine: (k > 0).then_some(Engine::Enum),
