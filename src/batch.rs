@@ -10,9 +10,7 @@ use rayon::prelude::*;
 use memconform_core::check::Options;
 use memconform_core::models::Model;
 use memconform_ingest::checked::check_run;
-use memconform_ingest::{
-    check_history, stream_ahead, stream_unbuilt, Checked, InputError, Reading, Unbuilt,
-};
+use memconform_ingest::{check_history, stream_unbuilt, Checked, InputError, Reading, Unbuilt};
 
 /// About the bytes a history holds per operation while it waits in a
 /// chunk and then is checked (read, then built by its worker, with its
@@ -90,7 +88,7 @@ impl<P> Holding<P> {
 /// its report written to bytes, so that this thread only copies them out),
 /// then to `sink` here. With `ahead`, a large `.hist` file or the client's
 /// output is checked whole beside the reading of its histories
-/// ([`stream_ahead`]), not before: the workers start at once, and the
+/// ([`stream_unbuilt`]), not before: the workers start at once, and the
 /// file's items wait here, prepared (their reports: small), until the
 /// check passed — a file with an error gives only the error.
 /// `shard = (k, n)`: only every n-th unit from the k-th is checked — a
@@ -264,12 +262,11 @@ fn produce<'a>(
             // (an axe trace parsed too) by the worker that checks it: only
             // the histories in flight are held (an invalid one is reported
             // in its place); with `ahead`, checked whole beside
-            let stream = if ahead { stream_ahead } else { stream_unbuilt };
             let first = unit;
             if ahead {
                 pending.push(Unit::Hold);
             }
-            let streamed = stream(file, opts.max_memory, &mut |h: Unbuilt| {
+            let streamed = stream_unbuilt(file, opts.max_memory, ahead, |h| {
                 if !mine(&mut unit) {
                     return ControlFlow::Continue(());
                 }

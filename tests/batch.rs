@@ -4,12 +4,19 @@
 
 use std::process::Command;
 
+/// An empty temporary directory for one test: `memconform-NAME-PID`, what an
+/// earlier run left there removed.
+fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
 #[test]
 fn a_thousand_histories_through_the_csv() {
     let bin = env!("CARGO_BIN_EXE_memconform");
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("memconform-batch-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("batch");
     let gen = Command::new(bin)
         .args([
             "gen",
@@ -112,9 +119,7 @@ fn a_thousand_histories_through_the_csv() {
 #[test]
 fn ctrl_c_stops_cleanly_and_keeps_every_finished_row() {
     let bin = env!("CARGO_BIN_EXE_memconform");
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("memconform-sigint-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("sigint");
     let gen = Command::new(bin)
         .args([
             "gen",
@@ -173,9 +178,7 @@ fn ctrl_c_stops_cleanly_and_keeps_every_finished_row() {
 #[test]
 fn a_file_read_while_it_is_checked_whole_gives_only_its_error() {
     let bin = env!("CARGO_BIN_EXE_memconform");
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("memconform-ahead-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("ahead");
     std::fs::create_dir_all(&dir).unwrap();
     // the client's output: 40 runs of 10 rounds each, one after the other
     let run = std::fs::read_to_string(

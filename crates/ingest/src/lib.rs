@@ -22,6 +22,6 @@ pub use checked::{
 };
 pub use discover::discover;
 pub use load::{
-    build, load_bytes, load_file, parse_bytes, parse_file, stream_ahead, stream_file,
-    stream_unbuilt, InputError, Unbuilt,
+    build, load_bytes, load_file, parse_bytes, parse_file, stream_file, stream_unbuilt, InputError,
+    Unbuilt,
 };

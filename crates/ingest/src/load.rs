@@ -63,7 +63,7 @@ pub fn stream_file(
     max_memory: u64,
     mut each: impl FnMut(Result<History, InputError>) -> ControlFlow<()>,
 ) -> Result<(), InputError> {
-    stream_unbuilt(path, max_memory, |u| each(u.build(path)))
+    stream_unbuilt(path, max_memory, false, |u| each(u.build(path)))
 }
 
 /// A history of a file read but not yet validated: [`Unbuilt::build`] makes
@@ -107,7 +107,7 @@ impl Unbuilt {
                     Some(Ok(trace)) => {
                         History::from_axe(trace, self.index).map_err(|e| located(e.pos, e.msg))
                     }
-                    Some(Err(e)) => Err(located(e.pos, e.msg)),
+                    Some(Err(e)) => Err(parse_error(path)(e)),
                     // (the bytes are those checked: a trace is there)
                     None => unreachable!("an axe trace starts at each checked start"),
                 };
@@ -131,8 +131,7 @@ impl Unbuilt {
 /// [`stream_file`] without validating: each history of a file, read, or why
 /// it could not be, to `each` in order until `each` breaks. A file with a
 /// syntax error gives none, only the error. The client's output is checked
-/// whole, then handed out a round at a time
-/// ([`memconform_parsers::client::stream_client`]); a `.hist`
+/// whole ([`check_client`]), then handed out a round at a time; a `.hist`
 /// file past [`HELD_WHOLE`] bytes (smaller ones are parsed once, whole) is
 /// read twice from disk, through [`HistReader`] — first checked whole, a
 /// history at a time, then read a history at a time; an axe file is checked
@@ -140,42 +139,20 @@ impl Unbuilt {
 /// where it starts. One history's text may take at most
 /// [`history_text_limit`]`(max_memory)` bytes: past that the file is an
 /// input error, not an allocation that may abort the batch.
+///
+/// With `ahead`, a large `.hist` file and the client's output are checked
+/// whole on another thread *while* their histories are handed out, so that
+/// checking them need not wait for a whole pass over the file: what `each`
+/// was given counts only if this returns `Ok` (`Err`: the file's first
+/// error, as without `ahead`, and the caller reports none of the file's
+/// histories). Histories before an error may have been handed out; a
+/// caller holds what it made of them until this returns.
 pub fn stream_unbuilt(
-    path: &Path,
-    max_memory: u64,
-    each: impl FnMut(Unbuilt) -> ControlFlow<()>,
-) -> Result<(), InputError> {
-    stream(path, max_memory, false, each)
-}
-
-/// [`stream_unbuilt`], but a large `.hist` file and the client's output are
-/// checked whole on another thread *while* their histories are handed out,
-/// so that checking them need not wait for a whole pass over the file:
-/// what `each` was given counts only if this returns `Ok` (`Err`: the
-/// file's first error, as [`stream_unbuilt`] would give it, and the caller
-/// reports none of the file's histories). Histories before an error may
-/// have been handed out; a caller holds what it made of them until this
-/// returns.
-pub fn stream_ahead(
-    path: &Path,
-    max_memory: u64,
-    each: impl FnMut(Unbuilt) -> ControlFlow<()>,
-) -> Result<(), InputError> {
-    stream(path, max_memory, true, each)
-}
-
-/// [`stream_unbuilt`], or with `ahead` [`stream_ahead`].
-fn stream(
     path: &Path,
     max_memory: u64,
     ahead: bool,
     mut each: impl FnMut(Unbuilt) -> ControlFlow<()>,
 ) -> Result<(), InputError> {
-    let located = |pos, msg| InputError {
-        file: path.to_path_buf(),
-        pos: Some(pos),
-        msg,
-    };
     let raw = |index, raw| Unbuilt {
         index,
         source: Source::Raw(raw),
@@ -190,7 +167,7 @@ fn stream(
         // checked whole first (or beside): a file with a syntax error gives none
         let check = || -> Result<(), InputError> {
             for h in histories()? {
-                h.map_err(|e| located(e.pos, e.msg))?;
+                h.map_err(parse_error(path))?;
             }
             Ok(())
         };
@@ -198,7 +175,7 @@ fn stream(
             for (i, h) in histories()?.enumerate() {
                 // (an error now: the file changed since it was checked, or
                 // it is the error the check finds)
-                let h = h.map_err(|e| located(e.pos, e.msg))?;
+                let h = h.map_err(parse_error(path))?;
                 if each(raw(i, h)).is_break() {
                     break;
                 }
@@ -229,7 +206,7 @@ fn stream(
         }
         return Ok(());
     }
-    let starts = axe_starts(&bytes).map_err(|e| located(e.pos, e.msg))?;
+    let starts = axe_starts(&bytes).map_err(parse_error(path))?;
     let bytes = Arc::new(bytes);
     for (i, &start) in starts.iter().enumerate() {
         let end = starts.get(i + 1).map_or(bytes.len(), |s| s.offset);

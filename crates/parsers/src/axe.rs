@@ -57,7 +57,7 @@ pub fn parse_axe(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
 }
 
 /// The first error [`parse_axe`] would report for `src`, found without
-/// building any history (a file is checked whole before it is streamed).
+/// building any history ([`axe_trace_starts`] also says where each trace starts).
 pub fn check_axe(src: &[u8]) -> Result<(), ParseError> {
     let mut traces = AxeTraces::new(src);
     while traces.advance::<false>()? {}

@@ -266,27 +266,17 @@ fn parse_blocks(
     Ok((histories, unfinished))
 }
 
-/// [`parse_client`] a history at a time: hands each of `src`'s histories,
-/// checked and with its header's metadata, to `each` in order until `each`
-/// breaks. Memory holds one history, not the file's; output with an error
-/// anywhere gives none, only the error (`src` is read twice: checked whole,
-/// then handed out).
-pub fn stream_client(
-    src: &[u8],
-    each: impl FnMut(RawHistory) -> ControlFlow<()>,
-) -> Result<(), ParseError> {
-    check_client(src)?;
-    stream_client_unchecked(src, each)
-}
-
 /// The first error [`parse_client`] would report for `src`, if any.
 pub fn check_client(src: &[u8]) -> Result<(), ParseError> {
     blocks(src, false, &mut |_| ControlFlow::Continue(())).map(|_| ())
 }
 
-/// [`stream_client`] without checking `src` whole first: the histories
-/// before an error are handed out too (the error is the result), so whoever
-/// reports them must wait for [`check_client`] or for this to end.
+/// [`parse_client`] a history at a time: hands each of `src`'s histories,
+/// checked and with its header's metadata, to `each` in order until `each`
+/// breaks. Memory holds one history, not the file's. `src` is not checked
+/// whole first: the histories before an error are handed out too (the error
+/// is the result), so whoever reports them first runs [`check_client`], or
+/// waits for it or for this to end.
 pub fn stream_client_unchecked(
     src: &[u8],
     mut each: impl FnMut(RawHistory) -> ControlFlow<()>,
@@ -668,7 +658,7 @@ fn end_fields(fields: &str, line_no: u32, base: usize) -> Result<Option<u64>, Pa
 /// `body` holds its lines between the header and the end line, `end` is the
 /// position of `end` on the end line and `stated` its `histories` count.
 /// Each history goes to `each` once checked (so an error may come after
-/// some were handed out: [`stream_client`] checks first).
+/// some were handed out: [`check_client`] finds it without handing out).
 fn closed_block(
     body: &[u8],
     header: &Header,
