@@ -316,6 +316,77 @@ fn a_fence_ended_thread_observes_in_wccm() {
     }
 }
 
+/// The program-order graphs at scale (`lanes::graph`: sequences, the cross
+/// edges between a thread's sub-chains, the initial writes' edges, `wr`)
+/// reach exactly the pairs of the dense `(π ∪ wr)⁺` — SC's `po ∪ wr`,
+/// TSO's `ppo ∪ wre`, PSO's `po-pso ∪ wre` — and are cyclic exactly when
+/// it is, on random histories with fences and RMWs, untimed and timed
+/// (several lanes a thread).
+#[test]
+fn lane_graphs_reach_exactly_the_dense_closure() {
+    use memconform::models;
+    use memconform::relation::transitive_closure;
+    use memconform::scale::{lanes, pso, sc, tso, Frontier};
+    let mut compared = 0usize;
+    for seed in 0..1500u64 {
+        let text = brute::x_to_hist(&brute::x_random_history(seed, 10 + seed as usize % 20));
+        for h in [parse(&text), parse(&timed(&text, seed))] {
+            let lanes = lanes::lanes(&h);
+            let external = |w: usize, r: usize| !h.po_before(w, r) && !h.po_before(r, w);
+            let cases = [
+                ("sc", sc::graph(&h, &lanes), h.po().clone(), false),
+                (
+                    "tso",
+                    tso::graphs(&h, &lanes, false).remove(0).1,
+                    models::tso::ppo(&h),
+                    true,
+                ),
+                (
+                    "pso",
+                    pso::graphs(&h, &lanes, false).remove(0).1,
+                    models::pso::po_pso(&h),
+                    true,
+                ),
+            ];
+            for (model, g, mut dense, wre) in cases {
+                for r in 0..h.n() {
+                    if let (true, Some(w)) = (h.is_read(r), h.rf(r)) {
+                        if !wre || external(w, r) {
+                            dense.set(w, r);
+                        }
+                    }
+                }
+                let closure = transitive_closure(&dense);
+                let on: Vec<bool> = (0..h.n()).map(|x| g.on_sequence(x as u32)).collect();
+                match (Frontier::new(g), closure) {
+                    (Ok(f), Ok(closure)) => {
+                        for a in 0..h.n() {
+                            for b in (0..h.n()).filter(|&b| b != a && on[b]) {
+                                assert_eq!(
+                                    f.reaches(a as u32, b as u32),
+                                    closure.get(a, b),
+                                    "{model}: {} to {}\n{}",
+                                    h.describe(a),
+                                    h.describe(b),
+                                    text
+                                );
+                                compared += 1;
+                            }
+                        }
+                    }
+                    (Err(_), Err(_)) => {}
+                    (f, c) => panic!(
+                        "{model}: sparse cyclic {}, dense cyclic {}\n{text}",
+                        f.is_err(),
+                        c.is_err()
+                    ),
+                }
+            }
+        }
+    }
+    assert!(compared > 1_000_000, "{compared} pairs");
+}
+
 /// TSO and PSO saturate without `G_loc` when its consequences are seeded
 /// (`lanes::loc_seeds`): on random histories with fences, RMWs and finals,
 /// and on generated ones with stale reads, the saturated store order and

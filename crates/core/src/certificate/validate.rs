@@ -111,9 +111,19 @@ impl Program {
                     edges.push((first + i - 1, first + i));
                 }
             }
-            // the entries of class k's timeline
-            let line =
-                |k: usize| lines.partition_point(|e| e.0 < k)..lines.partition_point(|e| e.0 <= k);
+            // the entries of class k's timeline (classes are at most the
+            // variables and one more), found once per class
+            let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+            for (i, &(k, _)) in lines.iter().enumerate() {
+                if runs.len() <= k {
+                    runs.resize(k + 1, 0..0);
+                }
+                if runs[k].is_empty() {
+                    runs[k] = i..i;
+                }
+                runs[k].end = i + 1;
+            }
+            let line = |k: usize| runs.get(k).cloned().unwrap_or(0..0);
             for &(a, k, c) in &feeds {
                 let run = line(k);
                 let i = run.start + lines[run].partition_point(|e| e.1 < c);

@@ -55,6 +55,15 @@ pub struct Scaled<'h> {
     fired: Vec<(u32, u32)>,
     /// Per graph, its rule sites looked up so far.
     sites: Vec<Sites>,
+    /// Per operation, the variable of a write, else [`NONE`]: the rules
+    /// fire at writes, and this small array answers for every lowered
+    /// entry without reading the operation itself.
+    write_var: Vec<u32>,
+    /// Per graph, a bit per (variable, slot): whether a write of the
+    /// variable has rule sites in that slot (its sequence holds the
+    /// variable). Most lowered entries are in other slots (PSO: 16 of 520
+    /// are a write's), and are dropped before the rules see them.
+    fires_at: Vec<Vec<u64>>,
     /// The worklist's order: breadth first (oldest pair first) on wide
     /// frontiers, where a frontier lowered step by step costs most (PSO's
     /// slot per lane and variable: 1.5× faster at 2·10⁴ operations); else
@@ -92,10 +101,38 @@ impl<'h> Scaled<'h> {
             drops: Vec::new(),
             fired: Vec::new(),
             sites: Vec::new(),
+            write_var: (0..h.n())
+                .map(|o| match (h.is_write(o), h.var(o)) {
+                    (true, Some(v)) => v as u32,
+                    _ => NONE,
+                })
+                .collect(),
+            fires_at: Vec::new(),
             breadth_first: false,
         };
         s.breadth_first = s.graphs.iter().any(|(_, f)| f.graph().slots() >= WIDE);
         s.sites = vec![Sites::new(); s.graphs.len()];
+        s.fires_at = s
+            .graphs
+            .iter()
+            .map(|(_, f)| {
+                let g = f.graph();
+                let d = g.slots();
+                let mut bits = vec![0u64; (h.vars.len() * d).div_ceil(64)];
+                for v in 0..h.vars.len() {
+                    let Some(&w) = h.writes_of(v).first() else {
+                        continue;
+                    };
+                    for slot in 0..d {
+                        if g.may_hold(g.seq_of_slot(w as u32, slot), v as u32) {
+                            let i = v * d + slot;
+                            bits[i / 64] |= 1 << (i % 64);
+                        }
+                    }
+                }
+                bits
+            })
+            .collect();
         if atomic {
             for o in 0..h.n() {
                 if let (true, Some(r)) = (h.is_write(o), h.ops[o].rmw) {
@@ -179,10 +216,23 @@ impl<'h> Scaled<'h> {
                 k * k.saturating_sub(1) / 2
             })
             .sum();
+        // only the slots of sequences holding writes of the variable count
+        let slots: Vec<Vec<usize>> = (0..h.vars.len() as u32)
+            .map(|v| {
+                let mut s: Vec<usize> = g
+                    .seqs_with_writes(v)
+                    .iter()
+                    .map(|&q| g.slot_of(q))
+                    .collect();
+                s.sort_unstable();
+                s.dedup();
+                s
+            })
+            .collect();
         let mut ordered = 0;
         for w in (0..h.n()).filter(|&w| h.is_write(w) && (with_init || !h.is_init(w))) {
             let v = h.var(w).expect("writes have a variable") as u32;
-            for slot in 0..g.slots() {
+            for &slot in &slots[v as usize] {
                 let p = f.frontier(w as u32, slot);
                 if p != NONE {
                     ordered += g.writes_from(g.seq_of_slot(w as u32, slot), v, p);
@@ -204,7 +254,6 @@ impl<'h> Scaled<'h> {
 
     /// Runs the worklist to the fixpoint.
     fn run(&mut self) -> Result<(), Conflict> {
-        let h = self.h;
         let mut head = 0;
         while head < self.work.len() {
             let (a, b, rel) = if self.breadth_first {
@@ -219,10 +268,16 @@ impl<'h> Scaled<'h> {
             for i in 0..self.graphs.len() {
                 let mut drops = std::mem::take(&mut self.drops);
                 drops.clear();
+                let (write_var, fires_at) = (&self.write_var, &self.fires_at[i]);
+                let d = self.graphs[i].1.graph().slots();
                 let inserted = self.graphs[i].1.insert(a, b, rel, |x, s, new, old| {
-                    // the rules fire at writes only
-                    if h.is_write(x as usize) {
-                        drops.push((x, s, new, old))
+                    // the rules fire at writes only, in their variable's slots
+                    let v = write_var[x as usize];
+                    if v != NONE {
+                        let at = v as usize * d + s;
+                        if fires_at[at / 64] & 1 << (at % 64) != 0 {
+                            drops.push((x, s, new, old))
+                        }
                     }
                 });
                 if inserted.is_err() {
@@ -278,7 +333,15 @@ impl<'h> Scaled<'h> {
         let mut fired = std::mem::take(&mut self.fired);
         fired.clear();
         for &d in drops {
-            fire(self.h, &self.graphs[i].1, &mut self.sites[i], d, &mut fired);
+            let v = self.write_var[d.0 as usize];
+            fire(
+                self.h,
+                &self.graphs[i].1,
+                &mut self.sites[i],
+                v,
+                d,
+                &mut fired,
+            );
         }
         for &(x, y) in &fired {
             if self.graphs.iter().any(|(_, g)| !g.reaches(x, y)) {
@@ -486,20 +549,19 @@ impl<'h> Scaled<'h> {
 /// The rules at a lowered frontier of write `x` in `slot` (from `old` to
 /// `new`): the first read of `var(x)` now reached, reading from `w′ ≠ x`,
 /// gives `x ww w′`; the first other write of `var(x)` now reached, `y`,
-/// gives `x ww y`.
+/// gives `x ww y`. `v` is `var(x)` ([`NONE`]: `x` is no write).
 fn fire(
     h: &History,
     f: &Frontier,
     memo: &mut Sites,
+    v: u32,
     (x, slot, new, old): Lowered,
     fired: &mut Vec<(u32, u32)>,
 ) {
-    let xo = x as usize;
-    if !h.is_write(xo) {
+    if v == NONE {
         return;
     }
     let g = f.graph();
-    let v = h.var(xo).expect("writes have a variable") as u32;
     let q = g.seq_of_slot(x, slot);
     if !g.may_hold(q, v) {
         return;
@@ -507,7 +569,7 @@ fn fire(
     let (read, w1, w2) = memo.at(g, q, v, new);
     if read != NONE && g.pos(read) < old {
         if let Some(w2) = h.rf(read as usize) {
-            if w2 != xo {
+            if w2 != x as usize {
                 fired.push((x, w2 as u32));
             }
         }

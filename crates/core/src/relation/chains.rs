@@ -36,6 +36,9 @@ pub struct ChainGraph<L> {
     /// Per sequence, the one variable all its reads and writes access
     /// ([`NONE`]: none; [`MIXED`]: several).
     seq_var: Vec<u32>,
+    /// Per sequence, whether each of its nodes is a write of `seq_var`
+    /// (PSO's store sub-chains): its write positions are all of them.
+    only_writes: Vec<bool>,
 }
 
 /// A sequence accessing several variables.
@@ -271,6 +274,7 @@ impl<L: Copy> ChainGraph<L> {
         let mut reads = Vec::new();
         let mut writes = Vec::new();
         let mut seq_var = vec![NONE; nseq];
+        let mut only_writes = vec![true; nseq];
         seq_start.push(0u32);
         for (q, (slot, nodes)) in l.seqs.into_iter().enumerate() {
             seq_slot.push(slot);
@@ -284,13 +288,17 @@ impl<L: Copy> ChainGraph<L> {
                         _ => MIXED,
                     };
                     let item = (q as u32, v, p as u32);
+                    only_writes[q] &= !is_read;
                     if is_read {
                         reads.push(item);
                     } else {
                         writes.push(item);
                     }
+                } else {
+                    only_writes[q] = false;
                 }
             }
+            only_writes[q] &= seq_var[q] != MIXED;
             seq_nodes.extend(nodes);
             seq_start.push(seq_nodes.len() as u32);
         }
@@ -316,6 +324,7 @@ impl<L: Copy> ChainGraph<L> {
             reads: SeqIndex::new(reads),
             writes: SeqIndex::new(writes),
             seq_var,
+            only_writes,
         }
     }
 
@@ -355,18 +364,39 @@ impl<L: Copy> ChainGraph<L> {
         self.seq[x as usize] != NONE
     }
 
+    /// Length of sequence `q`.
+    #[inline]
+    fn len(&self, q: u32) -> u32 {
+        self.seq_start[q as usize + 1] - self.seq_start[q as usize]
+    }
+
     /// The first read of `var` at or after position `p` of sequence `q`.
     pub fn first_read(&self, q: u32, var: u32, p: u32) -> Option<u32> {
+        if self.only_writes[q as usize] {
+            return None;
+        }
         self.reads.first(q, var, p).map(|p| self.at(q, p))
     }
 
     /// The first write of `var` at or after position `p` of sequence `q`.
     pub fn first_write(&self, q: u32, var: u32, p: u32) -> Option<u32> {
+        if self.only_writes[q as usize] {
+            let held = self.seq_var[q as usize] == var && p < self.len(q);
+            return held.then(|| self.at(q, p));
+        }
         self.writes.first(q, var, p).map(|p| self.at(q, p))
     }
 
     /// Writes of `var` at positions `>= p` of sequence `q`.
     pub fn writes_from(&self, q: u32, var: u32, p: u32) -> usize {
+        if self.only_writes[q as usize] {
+            let held = self.seq_var[q as usize] == var;
+            return if held {
+                self.len(q).saturating_sub(p) as usize
+            } else {
+                0
+            };
+        }
         self.writes.count_from(q, var, p)
     }
 
@@ -644,11 +674,17 @@ impl Table {
     /// `from` (frontiers merge as minimum positions), `d` slots a row.
     fn max_row(&mut self, row: usize, from: usize, d: usize) {
         fn max<T: Copy + Ord>(t: &mut [T], row: usize, from: usize, d: usize) {
-            for s in 0..d {
-                let v = t[from + s];
-                if v > t[row + s] {
-                    t[row + s] = v;
-                }
+            // two disjoint rows as slices: no bounds checks in the loop,
+            // which compiles to vector maxima
+            let (to, from) = if row < from {
+                let (lo, hi) = t.split_at_mut(from);
+                (&mut lo[row..row + d], &hi[..d])
+            } else {
+                let (lo, hi) = t.split_at_mut(row);
+                (&mut hi[..d], &lo[from..from + d])
+            };
+            for (a, &b) in to.iter_mut().zip(from) {
+                *a = (*a).max(b);
             }
         }
         match self {
@@ -667,10 +703,17 @@ impl Table {
             d: usize,
             out: &mut Vec<(u32, u32)>,
         ) {
-            for s in 0..d {
-                let v = t[from + s];
-                if v > t[row + s] {
-                    out.push((s as u32, v.into()));
+            // a block at a time: most blocks have no larger entry, and
+            // that test compiles to vector comparisons
+            const BLOCK: usize = 32;
+            let (a, b) = (&t[from..from + d], &t[row..row + d]);
+            for (k, (a, b)) in a.chunks(BLOCK).zip(b.chunks(BLOCK)).enumerate() {
+                if a.iter().zip(b).fold(false, |any, (x, y)| any | (x > y)) {
+                    for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
+                        if x > y {
+                            out.push(((k * BLOCK + i) as u32, x.into()));
+                        }
+                    }
                 }
             }
         }
@@ -1134,6 +1177,59 @@ mod tests {
 
     /// `first`, `last_at` and `count_from` (with skips on long runs) against
     /// a scan of the entries.
+    /// The graph's rule-site queries against a scan of the sequence, on
+    /// sequences of mixed accesses, of writes of one variable only (where
+    /// the queries skip the index), of fences, and empty ones.
+    #[test]
+    fn rule_site_queries_match_a_scan() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..300 {
+            let (k, len, vars) = (1 + next(5) as u32, next(40) as u32, 1 + next(3) as u32);
+            let mut l = chains_layout(k, len, 0, &mut next);
+            for q in 0..k {
+                let shape = next(4);
+                for p in 0..len {
+                    let x = (p * k + q) as usize;
+                    l.access[x] = match shape {
+                        // one variable's writes only
+                        0 => Some((q % vars, false)),
+                        // fences only
+                        1 => None,
+                        _ => (next(4) > 0).then(|| (next(vars as u64) as u32, next(2) == 0)),
+                    };
+                }
+            }
+            let access = l.access.clone();
+            let g = ChainGraph::new(l);
+            for q in 0..k {
+                let at = |p: u32| (p * k + q) as usize;
+                for v in 0..vars + 1 {
+                    let is = |p: u32, read: bool| access[at(p)] == Some((v, read));
+                    for p in 0..len + 2 {
+                        let from = p..len;
+                        let node = |p: Option<u32>| p.map(|p| at(p) as u32);
+                        assert_eq!(
+                            g.first_read(q, v, p),
+                            node(from.clone().find(|&e| is(e, true)))
+                        );
+                        assert_eq!(
+                            g.first_write(q, v, p),
+                            node(from.clone().find(|&e| is(e, false)))
+                        );
+                        assert_eq!(
+                            g.writes_from(q, v, p),
+                            from.filter(|&e| is(e, false)).count()
+                        );
+                        assert_eq!(
+                            g.last_write_at(q, v, p),
+                            node((0..len.min(p + 1)).rfind(|&e| is(e, false)))
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn seq_index_look_ups_match_a_scan() {
         let mut next = xorshift(0x2545_f491_4f6c_dd1d);

@@ -87,7 +87,10 @@ pub struct Shape<'a> {
     /// slots are the lanes of its variable's sub-chains.
     pub per_var: bool,
     /// Whether the model keeps the `po` pair `(a, b)` itself. It must not
-    /// depend on `a` within one sub-chain.
+    /// depend on `a` within one sub-chain, nor on `b` beyond its kind,
+    /// whether it is half of an RMW, and whether its variable is `a`'s (as
+    /// for a relaxation of `common::relaxes`): it is asked once per
+    /// sub-chain and such a signature of `b`.
     pub kept: &'a dyn Fn(OpId, OpId) -> bool,
     /// Whether `kept(init, b)` depends on which variable's initial write
     /// (PSO: a plain write keeps only its own variable's stores).
@@ -166,11 +169,36 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
         })
         .collect();
     let mut edges: Vec<(u32, u32, Rel)> = Vec::new();
+    // `kept` is asked once per (sub-chain, signature of b): see `Shape::kept`
+    let kind = |b: u32| -> usize {
+        let op = &h.ops[b as usize];
+        let kind = match op.kind {
+            OpKind::Read => 0,
+            OpKind::Write => 1,
+            OpKind::Fence => 2,
+        };
+        kind * 2 + usize::from(op.rmw.is_some())
+    };
+    // per sequence, the one variable its accesses share (NONE: none or several)
+    let seq_var: Vec<u32> = seqs
+        .iter()
+        .map(|(_, nodes)| {
+            let mut vars = nodes.iter().filter_map(|&o| h.ops[o as usize].var);
+            match vars.next() {
+                Some(v) if vars.all(|w| w == v) => v as u32,
+                _ => NONE,
+            }
+        })
+        .collect();
     // Walking each sequence in order, an edge from the last op of another
     // sequence q before b is needed only if no earlier op of b's sequence
     // already has one from that op or a later one of q (then it reaches b).
     let mut last: Vec<usize> = Vec::new();
     let mut reached: Vec<usize> = Vec::new();
+    // per thread, `kept` of each (sub-chain q, kind of b, whether b's
+    // variable is q's): 0 unknown, 1 no, 2 yes
+    let mut memo: Vec<u8> = Vec::new();
+    let mut memo_of = None;
     for (s, (_, nodes)) in seqs.iter().enumerate() {
         let Some(&first) = nodes.first() else {
             continue;
@@ -182,23 +210,47 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
         } else {
             thread_seqs[t].clone()
         };
+        // (per variable, the sub-chains of one thread differ by class)
+        let key = (t, if shape.per_var { s as u32 / nl } else { 0 });
+        if memo_of != Some(key) {
+            memo.clear();
+            memo.resize(qs.len() * 12, 0);
+            memo_of = Some(key);
+        }
         last.clear();
         last.resize(qs.len(), 0);
         reached.clear();
         reached.resize(qs.len(), 0);
         for &b in nodes {
+            let (kind, var) = (kind(b), h.ops[b as usize].var.map(|v| v as u32));
             for (k, &q) in qs.iter().enumerate() {
                 if q as usize == s {
                     continue;
                 }
-                // b's sequence is in issue order: the ops of q before b only grow
                 let from = &seqs[q as usize].1;
+                if from.is_empty() {
+                    continue;
+                }
+                let same = var.is_some_and(|v| v == seq_var[q as usize]);
+                let kept = &mut memo[k * 12 + kind * 2 + usize::from(same)];
+                if *kept == 0 {
+                    *kept = 1 + u8::from((shape.kept)(from[0] as usize, b as usize));
+                }
+                debug_assert_eq!(
+                    *kept == 2,
+                    (shape.kept)(from[from.len() - 1] as usize, b as usize),
+                    "`kept` depends on more than a sub-chain and a signature"
+                );
+                if *kept == 1 {
+                    continue;
+                }
+                // b's sequence is in issue order: the ops of q before b only grow
                 let mut i = reached[k];
                 while i < from.len() && h.po_before(from[i] as usize, b as usize) {
                     i += 1;
                 }
                 reached[k] = i;
-                if i > last[k] && (shape.kept)(from[i - 1] as usize, b as usize) {
+                if i > last[k] {
                     edges.push((from[i - 1], b, shape.po_rel));
                     last[k] = i;
                 }
@@ -206,26 +258,43 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
         }
     }
     // initial writes: to the first operation of each sequence they keep
-    // (`kept` does not depend on which initial write: init 0 stands for all)
+    // (`kept` does not depend on which initial write unless
+    // `init_var_matters`: init 0 stands for all); `kept` is asked at the
+    // first operation of each (kind, variable) of a sequence only
     if nv > 0 {
-        let first_kept = |v: u32, nodes: &[u32]| {
-            nodes
-                .iter()
-                .copied()
-                .find(|&b| (shape.kept)(v as usize, b as usize))
+        let inits: Vec<u32> = if shape.init_var_matters {
+            (0..nv).collect()
+        } else {
+            vec![0]
         };
+        // per (kind, variable), the last sequence that tried it (plus one)
+        let mut tried = vec![0u32; 6 * (nv as usize + 1)];
+        let mut done = vec![false; inits.len()];
         for (q, (_, nodes)) in seqs.iter().enumerate() {
-            if shape.per_var {
-                let v = q as u32 / nl;
-                if let Some(b) = first_kept(v, nodes) {
-                    edges.push((v, b, shape.po_rel));
+            let own = [q as u32 / nl];
+            let inits: &[u32] = if shape.per_var { &own } else { &inits };
+            done[..inits.len()].iter_mut().for_each(|d| *d = false);
+            let mut left = inits.len();
+            for &b in nodes {
+                if left == 0 {
+                    break;
                 }
-            } else if shape.init_var_matters {
-                edges.extend(
-                    (0..nv).filter_map(|v| first_kept(v, nodes).map(|b| (v, b, shape.po_rel))),
-                );
-            } else if let Some(b) = first_kept(0, nodes) {
-                edges.extend((0..nv).map(|v| (v, b, shape.po_rel)));
+                let var = h.ops[b as usize].var.map_or(nv as usize, |v| v);
+                let sig = kind(b) * (nv as usize + 1) + var;
+                if std::mem::replace(&mut tried[sig], q as u32 + 1) == q as u32 + 1 {
+                    continue;
+                }
+                for (i, &v) in inits.iter().enumerate() {
+                    if !done[i] && (shape.kept)(v as usize, b as usize) {
+                        done[i] = true;
+                        left -= 1;
+                        if shape.init_var_matters || shape.per_var {
+                            edges.push((v, b, shape.po_rel));
+                        } else {
+                            edges.extend((0..nv).map(|v| (v, b, shape.po_rel)));
+                        }
+                    }
+                }
             }
         }
     }
