@@ -28,22 +28,14 @@ extern "C" {
     fn prctl(option: std::ffi::c_int, ...) -> std::ffi::c_int;
 }
 
-fn main() {
-    // Keep freed memory: by default mimalloc returns it after 10 ms, and the
-    // kernel zeroes every page again when it is reused — a fifth of TSO's
-    // time at 10⁶ operations (6.1 → 4.9 s, `benches/how-big.sh`). The peak
-    // is unchanged; `MIMALLOC_PURGE_DELAY` still wins when set.
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: sets an integer option of the linked allocator; it takes
-        // effect for later frees and needs no other state.
-        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
-    }
-    // No transparent huge pages: a fault on one zeroes 2 MB, and where
-    // memory is fragmented the kernel first compacts it. PSO's frontier
-    // table at 2·10⁵ operations (208 MB) took 0.07–0.59 s to fill with
-    // them and 0.13 s without; TSO at 10⁶ operations is 4% faster, axe's
-    // suite as fast at half the peak memory. `MIMALLOC_ALLOW_THP` still
-    // wins when set.
+/// Turns transparent huge pages off for this process, unless
+/// `MIMALLOC_ALLOW_THP` is set: a fault on one zeroes 2 MB, and where
+/// memory is fragmented the kernel first compacts it. PSO's frontier table
+/// at 2·10⁵ operations (208 MB) took 0.07–0.59 s to fill with them and
+/// 0.13 s without; TSO at 10⁶ operations is 4% faster, axe's suite as fast
+/// at half the peak memory. Children inherit the setting: the commands
+/// that run gem5 (`watch`, `mutate`'s campaigns) leave it alone.
+pub(crate) fn no_huge_pages() {
     #[cfg(target_os = "linux")]
     if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
         // SAFETY: a process attribute; a failure (an old kernel) only
@@ -57,6 +49,18 @@ fn main() {
                 0 as std::ffi::c_ulong,
             )
         };
+    }
+}
+
+fn main() {
+    // Keep freed memory: by default mimalloc returns it after 10 ms, and the
+    // kernel zeroes every page again when it is reused — a fifth of TSO's
+    // time at 10⁶ operations (6.1 → 4.9 s, `benches/how-big.sh`). The peak
+    // is unchanged; `MIMALLOC_PURGE_DELAY` still wins when set.
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets an integer option of the linked allocator; it takes
+        // effect for later frees and needs no other state.
+        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     }
     std::process::exit(cli::run());
 }

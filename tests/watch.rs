@@ -141,3 +141,32 @@ fn a_directory_holding_an_earlier_run_is_refused() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("already holds files (config.ini)"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The command `watch` runs (gem5) keeps the transparent-huge-page setting
+/// it would have had: the checking commands turn huge pages off for
+/// themselves, and a child would inherit that.
+#[test]
+fn the_watched_command_keeps_its_huge_pages() {
+    let own = |status: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with("THP_enabled:"))
+            .map(str::to_string)
+    };
+    let Some(ours) = own(&std::fs::read_to_string("/proc/self/status").unwrap_or_default()) else {
+        eprintln!("skipped: no THP_enabled in /proc/self/status on this system");
+        return;
+    };
+    let dir = temp_dir("watch", "thp");
+    let src = root().join("tests/data/gem5/mi_example/clean-n2-s1-rich");
+    let command = format!(
+        "grep THP_enabled /proc/self/status > {}/thp && {}",
+        dir.display(),
+        writer(&src, &dir, 0)
+    );
+    let (code, stdout, _) = watch(&dir, &command, &[]);
+    assert_eq!(code, 0, "{stdout}");
+    let child = std::fs::read_to_string(dir.join("thp")).expect("the command wrote it");
+    assert_eq!(own(&child), Some(ours));
+    let _ = std::fs::remove_dir_all(&dir);
+}

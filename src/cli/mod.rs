@@ -157,6 +157,10 @@ enum Command {
 pub fn run() -> i32 {
     let cli = Cli::parse();
     signals::install();
+    // not where a child (gem5) would inherit it
+    if !matches!(cli.command, Command::Watch(_) | Command::Mutate(_)) {
+        crate::no_huge_pages();
+    }
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Gen(args) => gen::run(args),

@@ -156,18 +156,7 @@ impl<'h> Scaled<'h> {
         for i in 0..s.graphs.len() {
             // only the sequences that hold the variable can be rule sites
             let g = s.graphs[i].1.graph();
-            let sites: Vec<Vec<usize>> = (0..h.vars.len())
-                .map(|v| {
-                    let mut s: Vec<usize> = g
-                        .seqs_with(v as u32)
-                        .iter()
-                        .map(|&q| g.slot_of(q))
-                        .collect();
-                    s.sort_unstable();
-                    s.dedup();
-                    s
-                })
-                .collect();
+            let sites = slots_per_var(g, h.vars.len(), |v| g.seqs_with(v));
             let mut lowered: Vec<Lowered> = Vec::new();
             for x in (0..h.n()).filter(|&x| h.is_write(x)) {
                 let slots = &sites[h.var(x).expect("writes have a variable")];
@@ -217,18 +206,7 @@ impl<'h> Scaled<'h> {
             })
             .sum();
         // only the slots of sequences holding writes of the variable count
-        let slots: Vec<Vec<usize>> = (0..h.vars.len() as u32)
-            .map(|v| {
-                let mut s: Vec<usize> = g
-                    .seqs_with_writes(v)
-                    .iter()
-                    .map(|&q| g.slot_of(q))
-                    .collect();
-                s.sort_unstable();
-                s.dedup();
-                s
-            })
-            .collect();
+        let slots = slots_per_var(g, h.vars.len(), |v| g.seqs_with_writes(v));
         let mut ordered = 0;
         for w in (0..h.n()).filter(|&w| h.is_write(w) && (with_init || !h.is_init(w))) {
             let v = h.var(w).expect("writes have a variable") as u32;
@@ -544,6 +522,23 @@ impl<'h> Scaled<'h> {
         left.sort_unstable_by_key(|&(a, _)| rank[a]);
         Err(left)
     }
+}
+
+/// Per variable `v < vars`, the slots of `g` of the sequences `seqs(v)`
+/// (each once, ascending).
+fn slots_per_var<S: AsRef<[u32]>>(
+    g: &ChainGraph,
+    vars: usize,
+    seqs: impl Fn(u32) -> S,
+) -> Vec<Vec<usize>> {
+    (0..vars as u32)
+        .map(|v| {
+            let mut s: Vec<usize> = seqs(v).as_ref().iter().map(|&q| g.slot_of(q)).collect();
+            s.sort_unstable();
+            s.dedup();
+            s
+        })
+        .collect()
 }
 
 /// The rules at a lowered frontier of write `x` in `slot` (from `old` to
