@@ -1175,8 +1175,6 @@ mod tests {
         assert!(short.reaches(0, 99) && !short.reaches(99, 0));
     }
 
-    /// `first`, `last_at` and `count_from` (with skips on long runs) against
-    /// a scan of the entries.
     /// The graph's rule-site queries against a scan of the sequence, on
     /// sequences of mixed accesses, of writes of one variable only (where
     /// the queries skip the index), of fences, and empty ones.
@@ -1230,6 +1228,8 @@ mod tests {
         }
     }
 
+    /// `first`, `last_at` and `count_from` (with skips on long runs) against
+    /// a scan of the entries.
     #[test]
     fn seq_index_look_ups_match_a_scan() {
         let mut next = xorshift(0x2545_f491_4f6c_dd1d);
