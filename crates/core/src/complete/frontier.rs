@@ -61,8 +61,9 @@ pub struct Scaled<'h> {
     write_var: Vec<u32>,
     /// Per graph, a bit per (variable, slot): whether a write of the
     /// variable has rule sites in that slot (its sequence holds the
-    /// variable). Most lowered entries are in other slots (PSO: 16 of 520
-    /// are a write's), and are dropped before the rules see them.
+    /// variable; [`rule_slots`]). Most lowered entries are in other slots
+    /// (PSO: 16 of 520 are a write's), and are dropped before the rules
+    /// see them.
     fires_at: Vec<Vec<u64>>,
     /// The worklist's order: breadth first (oldest pair first) on wide
     /// frontiers, where a frontier lowered step by step costs most (PSO's
@@ -112,22 +113,23 @@ impl<'h> Scaled<'h> {
         };
         s.breadth_first = s.graphs.iter().any(|(_, f)| f.graph().slots() >= WIDE);
         s.sites = vec![Sites::new(); s.graphs.len()];
+        // per graph and variable, the slots where its writes' rules fire
+        let sites: Vec<Vec<Vec<usize>>> = s
+            .graphs
+            .iter()
+            .map(|(_, f)| rule_slots(f.graph(), h.vars.len()))
+            .collect();
         s.fires_at = s
             .graphs
             .iter()
-            .map(|(_, f)| {
-                let g = f.graph();
-                let d = g.slots();
+            .zip(&sites)
+            .map(|((_, f), sites)| {
+                let d = f.graph().slots();
                 let mut bits = vec![0u64; (h.vars.len() * d).div_ceil(64)];
-                for v in 0..h.vars.len() {
-                    let Some(&w) = h.writes_of(v).first() else {
-                        continue;
-                    };
-                    for slot in 0..d {
-                        if g.may_hold(g.seq_of_slot(w as u32, slot), v as u32) {
-                            let i = v * d + slot;
-                            bits[i / 64] |= 1 << (i % 64);
-                        }
+                for (v, slots) in sites.iter().enumerate() {
+                    for &slot in slots {
+                        let i = v * d + slot;
+                        bits[i / 64] |= 1 << (i % 64);
                     }
                 }
                 bits
@@ -153,10 +155,7 @@ impl<'h> Scaled<'h> {
                 |a, b| s.work.push((a as u32, b as u32, Rel::St)),
             );
         }
-        for i in 0..s.graphs.len() {
-            // only the sequences that hold the variable can be rule sites
-            let g = s.graphs[i].1.graph();
-            let sites = slots_per_var(g, h.vars.len(), |v| g.seqs_with(v));
+        for (i, sites) in sites.iter().enumerate() {
             let mut lowered: Vec<Lowered> = Vec::new();
             for x in (0..h.n()).filter(|&x| h.is_write(x)) {
                 let slots = &sites[h.var(x).expect("writes have a variable")];
@@ -541,10 +540,16 @@ fn slots_per_var<S: AsRef<[u32]>>(
         .collect()
 }
 
-/// The rules at a lowered frontier of write `x` in `slot` (from `old` to
-/// `new`): the first read of `var(x)` now reached, reading from `w′ ≠ x`,
-/// gives `x ww w′`; the first other write of `var(x)` now reached, `y`,
-/// gives `x ww y`. `v` is `var(x)` ([`NONE`]: `x` is no write).
+/// Per variable, the slots of `g` whose sequences hold it: the only ones
+/// where its writes' rules can fire.
+fn rule_slots(g: &ChainGraph, vars: usize) -> Vec<Vec<usize>> {
+    slots_per_var(g, vars, |v| g.seqs_with(v))
+}
+
+/// The rules at a lowered frontier of write `x` of variable `v` in `slot`
+/// (one of `v`'s [`rule_slots`]), from `old` to `new`: the first read of
+/// `v` now reached, reading from `w′ ≠ x`, gives `x ww w′`; the first other
+/// write of `v` now reached, `y`, gives `x ww y`.
 fn fire(
     h: &History,
     f: &Frontier,
@@ -553,14 +558,9 @@ fn fire(
     (x, slot, new, old): Lowered,
     fired: &mut Vec<(u32, u32)>,
 ) {
-    if v == NONE {
-        return;
-    }
     let g = f.graph();
     let q = g.seq_of_slot(x, slot);
-    if !g.may_hold(q, v) {
-        return;
-    }
+    debug_assert!(v != NONE && g.may_hold(q, v), "a write's rule slot");
     let (read, w1, w2) = memo.at(g, q, v, new);
     if read != NONE && g.pos(read) < old {
         if let Some(w2) = h.rf(read as usize) {

@@ -169,7 +169,11 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
         })
         .collect();
     let mut edges: Vec<(u32, u32, Rel)> = Vec::new();
-    // `kept` is asked once per (sub-chain, signature of b): see `Shape::kept`
+    // `kept` is asked once per (sub-chain, signature of b): see `Shape::kept`;
+    // a signature is one of 6 kinds (read, write, fence; RMW half or not)
+    // and whether b's variable is the sub-chain's
+    const KINDS: usize = 6;
+    const SIGNATURES: usize = 2 * KINDS;
     let kind = |b: u32| -> usize {
         let op = &h.ops[b as usize];
         let kind = match op.kind {
@@ -195,8 +199,7 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
     // already has one from that op or a later one of q (then it reaches b).
     let mut last: Vec<usize> = Vec::new();
     let mut reached: Vec<usize> = Vec::new();
-    // per thread, `kept` of each (sub-chain q, kind of b, whether b's
-    // variable is q's): 0 unknown, 1 no, 2 yes
+    // per thread, `kept` of each (sub-chain, signature): 0 unknown, 1 no, 2 yes
     let mut memo: Vec<u8> = Vec::new();
     let mut memo_of = None;
     for (s, (_, nodes)) in seqs.iter().enumerate() {
@@ -214,7 +217,7 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
         let key = (t, if shape.per_var { s as u32 / nl } else { 0 });
         if memo_of != Some(key) {
             memo.clear();
-            memo.resize(qs.len() * 12, 0);
+            memo.resize(qs.len() * SIGNATURES, 0);
             memo_of = Some(key);
         }
         last.clear();
@@ -232,7 +235,7 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
                     continue;
                 }
                 let same = var.is_some_and(|v| v == seq_var[q as usize]);
-                let kept = &mut memo[k * 12 + kind * 2 + usize::from(same)];
+                let kept = &mut memo[k * SIGNATURES + kind * 2 + usize::from(same)];
                 if *kept == 0 {
                     *kept = 1 + u8::from((shape.kept)(from[0] as usize, b as usize));
                 }
@@ -268,7 +271,7 @@ pub fn graph(h: &History, lanes: &Lanes, shape: &Shape) -> ChainGraph {
             vec![0]
         };
         // per (kind, variable), the last sequence that tried it (plus one)
-        let mut tried = vec![0u32; 6 * (nv as usize + 1)];
+        let mut tried = vec![0u32; KINDS * (nv as usize + 1)];
         let mut done = vec![false; inits.len()];
         for (q, (_, nodes)) in seqs.iter().enumerate() {
             let own = [q as u32 / nl];
