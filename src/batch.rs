@@ -10,7 +10,8 @@ use rayon::prelude::*;
 use memconform_core::check::Options;
 use memconform_core::models::Model;
 use memconform_ingest::checked::check_run;
-use memconform_ingest::{check_history, stream_unbuilt, Checked, InputError, Reading, Unbuilt};
+use memconform_ingest::checked::check_history_promised;
+use memconform_ingest::{stream_unbuilt, Checked, InputError, Reading, Unbuilt};
 
 /// About the bytes a history holds per operation while it waits in a
 /// chunk and then is checked (read, then built by its worker, with its
@@ -112,7 +113,10 @@ pub fn run_batch<'a, P: Send>(
     let check = |unit: Unit<'a>| -> Vec<Out<P>> {
         let items = match unit {
             Unit::Check(file, Job::History(h)) => vec![match h.build(file) {
-                Ok(h) => Item::Checked(file, Box::new(check_history(h, models, opts))),
+                Ok(h) => Item::Checked(
+                    file,
+                    Box::new(check_history_promised(h, models, opts, reading.promise)),
+                ),
                 Err(e) => Item::Error(e),
             }],
             Unit::Check(file, Job::Run) => match check_run(file, models, opts, reading) {

@@ -69,7 +69,7 @@ fn good_files_are_still_checked_next_to_a_bad_one() {
         "@name mp_ok\nt0: W(x,1) W(y,1)\nt1: R(y,1) R(x,1)\n",
     );
     let bad = temp_file("bad.hist", "t0: W(x,0)\n");
-    let o = memconform(&["check", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    let o = memconform(&["check", "--format", "report", good.to_str().unwrap(), bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stdout(&o).contains("mp_ok"));
     assert!(stderr(&o).contains("write of 0"), "{}", stderr(&o));
@@ -106,7 +106,8 @@ fn csv_is_tidy_and_matches_the_library() {
         "/examples/papers-and-litmus.hist"
     );
     let o = memconform(&["check", fixtures, "--format", "csv"]);
-    assert_eq!(o.status.code(), Some(1));
+    // every violation is one its history's `@expect` foresees: allowed
+    assert_eq!(o.status.code(), Some(0));
     let mut rdr = csv::Reader::from_reader(o.stdout.as_slice());
     let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
     for col in [
@@ -1107,11 +1108,11 @@ fn issue23_invisible_characters_are_skipped_or_named() {
         "bom.hist",
         "\u{FEFF}@name sb\nt0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n",
     );
-    let o = memconform(&["check", "--models", "tso", p.to_str().unwrap()]);
+    let o = memconform(&["check", "--format", "report", "--models", "tso", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("sb"), "{}", stdout(&o));
     let p = temp_file("zwsp.hist", "t0: W(x,1)\nt\u{200B}0: R(x,1)\n");
-    let o = memconform(&["check", p.to_str().unwrap()]);
+    let o = memconform(&["check", "--format", "report", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let want = format!(
         "{}:2:2: invisible character U+200B ZERO WIDTH SPACE at 2:2 (in `t0:`): delete it",
@@ -1124,7 +1125,7 @@ fn issue23_invisible_characters_are_skipped_or_named() {
     );
     // in a history's name, too (it was accepted: two names that look alike)
     let p = temp_file("zwsp-name.hist", "@name s\u{200B}b\nt0: W(x,1)\n");
-    let o = memconform(&["check", p.to_str().unwrap()]);
+    let o = memconform(&["check", "--format", "report", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
         stderr(&o).contains(":1:8: invisible character U+200B ZERO WIDTH SPACE at 1:8 (in `sb`)"),

@@ -419,7 +419,7 @@ fn defect6_damaged_gzip_is_unknown_with_its_damage_in_csv_and_json() {
     );
     // the text report says it
     let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
-        .args(["check", "--timeout", "0", "--models", "cc"])
+        .args(["check", "--format", "report", "--timeout", "0", "--models", "cc"])
         .arg(&run.dir)
         .output()
         .unwrap();
@@ -610,7 +610,7 @@ fn defect9_a_line_without_end_is_damage_not_unbounded_memory() {
 /// `memconform check --timeout 0 ARGS DIR` as text: (exit code, stdout, stderr).
 fn check_text(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
-        .args(["check", "--timeout", "0"])
+        .args(["check", "--format", "report", "--timeout", "0"])
         .args(args)
         .arg(dir)
         .output()

@@ -36,10 +36,12 @@ fn dots(name: &str, inputs: &[&str], extra: &[&str]) -> Vec<PathBuf> {
         .arg(&out)
         .output()
         .unwrap();
-    assert_eq!(
+    // 1: a violation that counts; 0: only violations the histories'
+    // promises allow (`@expect` foresees them)
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{:?} {}",
         o.status.code(),
-        Some(1),
-        "{}",
         String::from_utf8_lossy(&o.stderr)
     );
     let mut files: Vec<PathBuf> = std::fs::read_dir(&out)

@@ -20,6 +20,7 @@ const REAL_TIME: Reading = Reading {
     allow_damage: false,
     transitions: 40,
     in_progress: false,
+    promise: None,
 };
 use memconform::check::shrink::{shrink, shrink_to, target_of, Shrunk, Target};
 use memconform::check::{check_gradual_with, Options, Verdict};
@@ -583,7 +584,7 @@ fn shrink_exit_codes_and_check_shrink_files() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let o = memconform(&["check", out.to_str().unwrap(), "--models", "sc", "--expect"]);
+    let o = memconform(&["check", "--format", "report", out.to_str().unwrap(), "--models", "sc", "--expect"]);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -649,7 +650,7 @@ fn shrink_exit_codes_and_check_shrink_files() {
     // check --shrink: one file per violation, named by history, index and model
     let shrunk = dir.join("shrunk");
     let o = memconform(&[
-        "check",
+        "check", "--format", "report",
         "--real-time",
         mi5.to_str().unwrap(),
         "--models",
@@ -681,7 +682,7 @@ fn shrink_exit_codes_and_check_shrink_files() {
         let text = std::fs::read_to_string(shrunk.join(f)).unwrap();
         assert!(text.contains(": port "), "{text}");
         let o = memconform(&[
-            "check",
+            "check", "--format", "report",
             shrunk.join(f).to_str().unwrap(),
             "--expect",
             "-m",

@@ -13,13 +13,18 @@ use memconform_core::models::Model;
 use memconform_ingest::{discover, Checked, Reading};
 use memconform_report::html::HtmlReport;
 use memconform_report::shrunk::{shrink_checked, shrink_outcomes};
-use memconform_report::Output;
+use memconform_report::{brief, Output};
 use memconform_report::{contradicts_expectation, rows, write_csv, write_json, write_text};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
-    /// A report per history, with certificates.
-    Text,
+    /// A line per run: its promise, the histories that break it, allowed
+    /// and unknown; then each breaking history's shrunk counterexample.
+    Summary,
+    /// Every model's verdict per history, with certificates (`text`: the
+    /// same).
+    #[value(alias = "text")]
+    Report,
     /// One row per history × model (columns in the README).
     Csv,
     /// JSON lines, one object per history × model (same fields as CSV).
@@ -71,8 +76,15 @@ pub struct CheckArgs {
     models: Vec<Vec<Model>>,
 
     /// Output format.
-    #[arg(long, short, value_enum, default_value = "text")]
+    #[arg(long, short, value_enum, default_value = "summary")]
     format: Format,
+
+    /// Hold every history to this model (sc, tso, pso, ...) instead of the
+    /// one its run's configuration promises (in-order blocking cores and
+    /// Ruby's testers: sc; x86 O3 and Minor cores: tso) or its file's
+    /// `@promise`/`@expect` lines.
+    #[arg(long, value_name = "MODEL", value_parser = parse_one_model)]
+    promise: Option<Model>,
 
     /// The `variant` column of every row whose history names none (a gem5
     /// run's comes from `variant` in its memconform-run.json, a .hist's from
@@ -148,11 +160,12 @@ pub struct CheckArgs {
     #[arg(long, value_name = "DIR")]
     dot: Option<PathBuf>,
 
-    /// With --shrink, --html or --dot: time budget of each violation's shrink, in seconds
-    /// (0: none); past it the smallest history found is written, marked as
+    /// Time budget of each violation's shrink, in seconds (0: none; default
+    /// 60 with --shrink, --html or --dot, 10 for the counterexamples of the
+    /// summary); past it the smallest history found is shown, marked as
     /// possibly not 1-minimal.
-    #[arg(long, default_value_t = 60.0, value_name = "SECS", value_parser = parse_seconds)]
-    shrink_timeout: f64,
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    shrink_timeout: Option<f64>,
 
     /// Skip the independent re-check of every certificate.
     #[arg(long)]
@@ -216,6 +229,14 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
         return Err(format!("`{s}` is not a positive size"));
     }
     Ok((n * mult as f64) as u64)
+}
+
+/// One model by name (`--promise`).
+pub(crate) fn parse_one_model(s: &str) -> Result<Model, String> {
+    Model::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = Model::EVERY.iter().map(|m| m.name()).collect();
+        format!("unknown model `{s}` (known: {})", names.join(", "))
+    })
 }
 
 pub(crate) fn parse_model(s: &str) -> Result<Vec<Model>, String> {
@@ -297,6 +318,7 @@ pub fn run(args: CheckArgs) -> i32 {
         allow_damage: args.allow_damage,
         transitions: args.transitions,
         in_progress: false,
+        promise: args.promise,
     };
     for dir in [&args.shrink, &args.dot].into_iter().flatten() {
         if let Err(e) = std::fs::create_dir_all(dir) {
@@ -315,8 +337,9 @@ pub fn run(args: CheckArgs) -> i32 {
         }
     };
     let mut dot_names = std::collections::HashSet::new();
-    let shrink_budget = (args.shrink_timeout > 0.0)
-        .then(|| std::time::Duration::from_secs_f64(args.shrink_timeout));
+    let budget = |secs: f64| (secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs));
+    let shrink_budget = budget(args.shrink_timeout.unwrap_or(60.0));
+    let example_budget = budget(args.shrink_timeout.unwrap_or(10.0));
     let mut shrunk_names = std::collections::HashSet::new();
     let mut shrunk = 0usize;
     let (files, mut errors) = discover(&args.paths);
@@ -375,12 +398,19 @@ pub fn run(args: CheckArgs) -> i32 {
     let mut out = BufWriter::new(sink_out);
     let (mut violations, mut unforeseen, mut unexpected, mut histories, mut unknown) =
         (0, 0, 0, 0usize, 0usize);
+    // per history: its promise broken (or, with none, a model violated), undecided
+    let (mut broken, mut undecided) = (0usize, 0usize);
     let mut damaged = 0usize;
     let mut internal: Vec<String> = Vec::new();
     let mut header = true;
     let mut write_failed: Option<io::Error> = None;
     let mut last_file: Option<PathBuf> = None;
     let mut warnings: Vec<String> = Vec::new();
+    // the summary: a line per run, written when its last history is in
+    let summary = matches!(args.format, Format::Summary);
+    let widths = brief::Widths::for_inputs(files.iter().map(|f| f.as_path()));
+    let mut tally: Option<brief::Tally> = None;
+    let mut tallies: Vec<brief::Tally> = Vec::new();
     // enough histories per parallel step that small ones do not pay a
     // hand-off each (results still stream: a step is a few ms of work)
     let chunk = 64 * rayon::current_num_threads();
@@ -404,10 +434,14 @@ pub fn run(args: CheckArgs) -> i32 {
         &stop,
         ahead,
         |item| match item {
-            Item::Checked(file, c) if !in_turn => Ready::Rendered(how.render(file, &c, Vec::new())),
+            // the summary shrinks a broken history's violation here, in turn
+            Item::Checked(file, c) if !in_turn && !(summary && c.broken()) => {
+                Ready::Rendered(how.render(file, &c, Vec::new()))
+            }
             item => Ready::Item(item),
         },
         |ready| {
+            let mut example = None;
             let r = match ready {
                 Ready::Rendered(r) => r,
                 Ready::Item(Item::Error(e)) => {
@@ -419,26 +453,35 @@ pub fn run(args: CheckArgs) -> i32 {
                 Ready::Item(Item::Checked(file, c)) if write_failed.is_some() => {
                     how.render(file, &c, Vec::new())
                 }
-                // (in turn: for shrinking, HTML or DOT)
                 Ready::Item(Item::Checked(file, c)) => {
-                    let shrinks = shrink_outcomes(&c, &opts, shrink_budget);
                     let mut notes = Vec::new();
-                    if let Some(r) = &mut html {
-                        notes.extend(r.add(file, &c, &shrinks));
+                    if in_turn {
+                        // (in turn: for shrinking, HTML or DOT)
+                        let shrinks = shrink_outcomes(&c, &opts, shrink_budget);
+                        if let Some(r) = &mut html {
+                            notes.extend(r.add(file, &c, &shrinks));
+                        }
+                        if let Some(dir) = &args.dot {
+                            notes.extend(memconform_report::dot::write_dots(
+                                file,
+                                &c,
+                                &shrinks,
+                                dir,
+                                &mut dot_names,
+                            ));
+                        }
+                        if let Some(dir) = &args.shrink {
+                            let written =
+                                shrink_checked(file, &c, &shrinks, dir, &mut shrunk_names);
+                            shrunk += written.iter().filter(|n| n.starts_with("shrunk")).count();
+                            notes.extend(written);
+                        }
                     }
-                    if let Some(dir) = &args.dot {
-                        notes.extend(memconform_report::dot::write_dots(
-                            file,
-                            &c,
-                            &shrinks,
-                            dir,
-                            &mut dot_names,
-                        ));
-                    }
-                    if let Some(dir) = &args.shrink {
-                        let written = shrink_checked(file, &c, &shrinks, dir, &mut shrunk_names);
-                        shrunk += written.iter().filter(|n| n.starts_with("shrunk")).count();
-                        notes.extend(written);
+                    let wanted = tally.as_ref().is_none_or(|t| {
+                        last_file.as_deref() != Some(file) || t.wants_example()
+                    });
+                    if summary && c.broken() && wanted {
+                        example = brief::example(file, &c, &opts, example_budget);
                     }
                     how.render(file, &c, notes)
                 }
@@ -451,6 +494,23 @@ pub fn run(args: CheckArgs) -> i32 {
                 // what could not be read of a gem5 run's other files: in the
                 // notes, and once per input on stderr (any format)
                 warnings.extend(r.warnings);
+                if summary {
+                    let done = tally.replace(brief::Tally::new(r.file));
+                    if let Some(t) = done {
+                        if write_failed.is_none() {
+                            let mut text = String::new();
+                            if tallies.is_empty() {
+                                text.push_str(&brief::header(&widths));
+                            }
+                            t.write(&mut text, &widths);
+                            if let Err(e) = out.write_all(text.as_bytes()) {
+                                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                                write_failed = Some(e);
+                            }
+                        }
+                        tallies.push(t);
+                    }
+                }
             }
             if write_failed.is_some() {
                 return;
@@ -458,12 +518,20 @@ pub fn run(args: CheckArgs) -> i32 {
             histories += 1;
             violations += r.violations;
             unknown += r.unknown;
+            broken += r.broken as usize;
+            undecided += r.undecided as usize;
             damaged += r.damaged as usize;
             internal.extend(r.internal);
             unforeseen += r.unforeseen;
             unexpected += r.unexpected;
+            if let Some(t) = &mut tally {
+                t.add(&r.glance);
+                if let Some((e, closer)) = example {
+                    t.add_example(e, closer);
+                }
+            }
             if !progress.is_hidden() {
-                progress.set_message(format!("{histories} histories, {violations} violations"));
+                progress.set_message(format!("{histories} histories, {broken} broken"));
             }
             // every history's CSV starts with the header: the first one's is kept
             let text = match args.format {
@@ -480,6 +548,20 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         },
     );
+    if let Some(t) = tally.take().filter(|t| t.histories > 0) {
+        if write_failed.is_none() {
+            let mut text = String::new();
+            if tallies.is_empty() {
+                text.push_str(&brief::header(&widths));
+            }
+            t.write(&mut text, &widths);
+            write_failed = out.write_all(text.as_bytes()).err();
+        }
+        tallies.push(t);
+    }
+    if summary && write_failed.is_none() && histories > 0 {
+        write_failed = out.write_all(brief::totals(&tallies).as_bytes()).err();
+    }
     progress.finish_and_clear();
     let flushed = match write_failed {
         Some(e) => Err(e),
@@ -532,7 +614,7 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         );
     }
-    if matches!(args.format, Format::Text) || io::stderr().is_terminal() {
+    if matches!(args.format, Format::Report) || (!summary && io::stderr().is_terminal()) {
         say!(
             "checked {histories} histories × {} models: {violations} violations, {unknown} unknown{}{}",
             models.len(),
@@ -573,10 +655,10 @@ pub fn run(args: CheckArgs) -> i32 {
         exit::INPUT_ERROR
     } else if args.expect && unexpected > 0 {
         exit::UNEXPECTED
-    } else if (args.expect && unforeseen > 0) || (!args.expect && violations > 0) {
+    } else if (args.expect && unforeseen > 0) || (!args.expect && broken > 0) {
         exit::VIOLATION
-    } else if unknown > 0 {
-        if !matches!(args.format, Format::Text) && !io::stderr().is_terminal() {
+    } else if undecided > 0 {
+        if matches!(args.format, Format::Csv | Format::Json) && !io::stderr().is_terminal() {
             say!("memconform: {unknown} verdicts unknown (see the reason column)");
         }
         exit::UNKNOWN
@@ -613,6 +695,12 @@ struct Rendered<'a> {
     text: Vec<u8>,
     violations: usize,
     unknown: usize,
+    /// The history breaks its promise (with none: violates a model).
+    broken: bool,
+    /// Its answer is undecided.
+    undecided: bool,
+    /// What the summary's run line counts of it.
+    glance: brief::Glance,
     damaged: bool,
     /// The outcomes the validator found invalid: `file#index model: why`.
     internal: Vec<String>,
@@ -674,7 +762,8 @@ impl Rendering<'_> {
         let mut text = Vec::with_capacity(512);
         // (writing to memory cannot fail)
         let _ = match self.format {
-            Format::Text => write_text(&mut text, &rows, notes),
+            Format::Summary => Ok(()),
+            Format::Report => write_text(&mut text, &rows, notes),
             Format::Csv => write_csv(&mut text, &rows, true),
             Format::Json => write_json(&mut text, &rows),
         };
@@ -685,6 +774,9 @@ impl Rendering<'_> {
             warnings,
             violations: count(&|r| r.verdict == Verdict::Violation),
             unknown: count(&|r| r.verdict == Verdict::Unknown),
+            broken: c.broken(),
+            undecided: c.undecided(),
+            glance: brief::Glance::of(c),
             damaged: c.damage.is_some(),
             internal,
             unforeseen: count(&|r| r.verdict == Verdict::Violation && r.expected.is_none()),

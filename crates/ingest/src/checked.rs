@@ -9,6 +9,7 @@ use std::ops::ControlFlow;
 use rayon::prelude::*;
 
 use memconform_core::check::shrink::{target_of, NotViolated, Target};
+use memconform_core::check::promise::{self, Kept, Promise, Status};
 use memconform_core::check::{check_gradual_with, Options, Outcome, Verdict};
 use memconform_core::history::History;
 use memconform_core::models::Model;
@@ -34,6 +35,9 @@ pub struct Reading {
     /// where it ends; what was read keeps its violations, and `consistent`
     /// becomes `unknown` where the rest of the run could still change it.
     pub in_progress: bool,
+    /// `--promise`: the model every history is held to, whatever its run
+    /// or file promises.
+    pub promise: Option<Model>,
 }
 
 impl Default for Reading {
@@ -43,6 +47,7 @@ impl Default for Reading {
             allow_damage: false,
             transitions: 40,
             in_progress: false,
+            promise: None,
         }
     }
 }
@@ -72,13 +77,87 @@ pub struct Checked {
     pub origins: Option<Origins>,
     /// A gem5 run: the command line that made it (`simout.txt`).
     pub command: Option<String>,
+    /// The promise the history is held to, and whether it keeps it (none
+    /// when neither its run, its file nor `--promise` names one).
+    pub promise: Option<Kept>,
 }
 
-/// Checks one history of a history file (no origins beyond its positions).
+impl Checked {
+    /// Whether the history breaks its promise (a bug of the run); with no
+    /// promise, whether any asked model is violated.
+    pub fn broken(&self) -> bool {
+        match &self.promise {
+            Some(k) => k.status == Status::Broken,
+            None => self
+                .outcomes
+                .iter()
+                .any(|o| o.verdict() == Verdict::Violation),
+        }
+    }
+
+    /// Whether outcome `i` breaks the promise (`None`: not known; with no
+    /// promise, every violation does).
+    pub fn breaks(&self, i: usize) -> Option<bool> {
+        let o = &self.outcomes[i];
+        match &self.promise {
+            Some(k) => k.breaks(o),
+            None => match o.verdict() {
+                Verdict::Violation => Some(true),
+                Verdict::Consistent => Some(false),
+                Verdict::Unknown => None,
+            },
+        }
+    }
+
+    /// Whether the history's answer is undecided: its promise's verdict
+    /// (or, with none, an asked model's) is unknown and nothing is broken.
+    pub fn undecided(&self) -> bool {
+        match &self.promise {
+            Some(k) => match k.status {
+                Status::Unknown => true,
+                Status::Unneeded => self
+                    .outcomes
+                    .iter()
+                    .any(|o| o.verdict() == Verdict::Unknown),
+                _ => false,
+            },
+            None => {
+                !self.broken()
+                    && self
+                        .outcomes
+                        .iter()
+                        .any(|o| o.verdict() == Verdict::Unknown)
+            }
+        }
+    }
+
+    /// Whether the history keeps its promise but violates an asked model
+    /// the promise does not imply (store buffering on an O3 run).
+    pub fn allowed(&self) -> bool {
+        self.promise.as_ref().is_some_and(|k| k.status == Status::Kept)
+            && self
+                .outcomes
+                .iter()
+                .any(|o| o.verdict() == Verdict::Violation)
+    }
+}
+
+/// Checks one history of a history file (no origins beyond its positions),
+/// held to the promise its file makes.
 pub fn check_history(history: History, models: &[Model], opts: &Options) -> Checked {
+    check_history_promised(history, models, opts, None)
+}
+
+/// [`check_history`], held to `flag` (`--promise`) when set.
+pub fn check_history_promised(
+    history: History,
+    models: &[Model],
+    opts: &Options,
+    flag: Option<Model>,
+) -> Checked {
     let outcomes = check_gradual_with(&history, models, opts);
     let explanations = vec![None; outcomes.len()];
-    Checked {
+    let mut c = Checked {
         history,
         outcomes,
         explanations,
@@ -86,7 +165,30 @@ pub fn check_history(history: History, models: &[Model], opts: &Options) -> Chec
         damage: None,
         origins: None,
         command: None,
-    }
+        promise: None,
+    };
+    settle_promise(&mut c, flag, opts, None);
+    c
+}
+
+/// Decides whether `c` keeps its promise ([`promise::decide`]); `prefix`:
+/// the history is a prefix of the run (a cut trace, a run still being
+/// written), so a promised model checked on its own that holds is only
+/// `unknown`, for that reason.
+fn settle_promise(c: &mut Checked, flag: Option<Model>, opts: &Options, prefix: Option<&str>) {
+    let Some(p) = Promise::of(&c.history, flag) else {
+        return;
+    };
+    let h = &c.history;
+    c.promise = Some(promise::decide_with(p, &c.outcomes, |m| {
+        let o = check_gradual_with(h, &[m], opts);
+        match prefix {
+            Some(why) => undecided(o, why),
+            None => o,
+        }
+        .pop()
+        .expect("one outcome per model asked")
+    }));
 }
 
 /// Loads one input (a history file, or a gem5 run directory) and checks
@@ -105,7 +207,7 @@ pub fn check_file(
     }
     Ok(load_file(path)?
         .into_par_iter()
-        .map(|h| check_history(h, models, opts))
+        .map(|h| check_history_promised(h, models, opts, reading.promise))
         .collect())
 }
 
@@ -140,10 +242,10 @@ pub fn check_run(
             .map(|mut h| {
                 se_meta(&run, &mut h);
                 let mut c = if conflicts.is_empty() {
-                    check_history(h, models, opts)
+                    check_history_promised(h, models, opts, reading.promise)
                 } else {
                     let outcomes = inconsistent(conflicts, models);
-                    Checked {
+                    let mut c = Checked {
                         explanations: vec![None; outcomes.len()],
                         outcomes,
                         history: h,
@@ -151,7 +253,10 @@ pub fn check_run(
                         damage: None,
                         origins: None,
                         command: None,
-                    }
+                        promise: None,
+                    };
+                    settle_promise(&mut c, reading.promise, opts, None);
+                    c
                 };
                 c.notes.push(se_note(&run, &output));
                 c.notes.extend(unfinished.clone());
@@ -176,6 +281,7 @@ pub fn check_run(
         .map(|&rt| {
             let mut ing = crate::gem5::view(&run, &trace, rt)?;
             ing.history.index = rt as usize;
+            tester_meta(&run.tester, &mut ing.history);
             let outcomes = if !ing.inconsistent.is_empty() {
                 inconsistent(&ing.inconsistent, models)
             } else if let Some(why) = &ing.over_budget {
@@ -218,7 +324,18 @@ pub fn check_run(
                 notes.push(format!("gem5 stopped: {}", without_pointers(p)));
             }
             notes.extend(warning_notes(&run));
-            Ok(Checked {
+            // a prefix of the run (cut, or still being written): a promised
+            // model checked on its own that holds is not decided
+            let prefix = match &ing.damage {
+                Some(d) if d.cut && !reading.allow_damage => Some(format!(
+                    "consistent up to the cut, the rest of the run is missing: {d}"
+                )),
+                None if reading.in_progress => {
+                    Some("consistent so far, the run is still being written".to_string())
+                }
+                _ => None,
+            };
+            let mut c = Checked {
                 history: ing.history,
                 outcomes,
                 explanations,
@@ -229,7 +346,10 @@ pub fn check_run(
                     trace: run.trace.clone(),
                 }),
                 command: run.command_line.clone(),
-            })
+                promise: None,
+            };
+            settle_promise(&mut c, reading.promise, opts, prefix.as_deref());
+            Ok(c)
         })
         .collect()
 }
@@ -260,6 +380,22 @@ fn inconsistent(conflicts: &[String], models: &[Model]) -> Vec<Outcome> {
         .iter()
         .map(|&m| Outcome::unknown(m, reason.clone()))
         .collect()
+}
+
+/// A tester run's promise on its histories: SC. Ruby's random tester and
+/// MemTest drive the memory system directly, one access at a time per
+/// port slot; a coherent memory performs each access atomically between its
+/// issue and its completion, so each variable's history is linearizable and
+/// so, linearizability being local, is the whole history: SC in real-time
+/// (and so in per-port interval) order.
+fn tester_meta(tester: &memconform_parsers::gem5::config::Tester, h: &mut History) {
+    use memconform_parsers::gem5::config::Tester;
+    if matches!(tester, Tester::Other { .. }) {
+        return;
+    }
+    if !h.meta.iter().any(|(k, _)| k == "expected_model") {
+        h.meta.push(("expected_model".into(), Model::Sc.name().into()));
+    }
 }
 
 /// An SE-mode run's facts on each client history: the protocol, the CPU
@@ -298,23 +434,6 @@ fn se_note(run: &crate::gem5::Run, output: &Path) -> String {
         ));
     }
     note
-}
-
-/// The model a history's run promises, if it names one (`expected_model`:
-/// an SE-mode run's cores, SC for in-order blocking ones, TSO for x86 O3).
-pub fn promised_model(h: &History) -> Option<Model> {
-    h.meta
-        .iter()
-        .find(|(k, _)| k == "expected_model")
-        .and_then(|(_, v)| Model::from_name(v))
-}
-
-/// Whether a violation of `model` counts against `h`'s run (a kill, a stop):
-/// any model when the run promises none, else only the models its promise
-/// implies (an O3 run that violates SC but keeps TSO is store buffering,
-/// what x86 allows, not a bug).
-pub fn counts(h: &History, model: Model) -> bool {
-    promised_model(h).is_none_or(|p| p.implies(model))
 }
 
 /// A history picked from one input to be shrunk, with its violation and

@@ -16,10 +16,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use memconform_core::check::{Options, Verdict};
+use memconform_core::check::Options;
 use memconform_core::models::Model;
 
-use crate::checked::{check_run, counts, Checked, Reading};
+use crate::checked::{check_run, Checked, Reading};
 
 /// The files under a run directory that are memconform's, not gem5's: their
 /// growth does not call for a new check.
@@ -141,13 +141,13 @@ impl Watch {
     }
 }
 
-/// The first violation in `checked` that counts (see [`counts`]): the
+/// The first violation in `checked` that counts (it breaks the history's
+/// promise, see [`Checked::breaks`]): the
 /// history's position and the outcome's.
 pub fn first_violation(checked: &[Checked]) -> Option<(usize, usize)> {
     checked.iter().enumerate().find_map(|(i, c)| {
-        c.outcomes
-            .iter()
-            .position(|o| o.verdict() == Verdict::Violation && counts(&c.history, o.model))
+        (0..c.outcomes.len())
+            .find(|&j| c.breaks(j) == Some(true))
             .map(|j| (i, j))
     })
 }

@@ -1421,12 +1421,14 @@ pub fn judge(
                 check_error = e.0;
             }
             for c in &checked {
-                // an SE run's cores promise a model: violating a stronger
-                // one is what they may do (store buffering), not a kill
-                for o in c
+                // a run's configuration promises a model: violating a
+                // model on a history that keeps the promise is what its
+                // cores may do (store buffering), not a kill
+                for (_, o) in c
                     .outcomes
                     .iter()
-                    .filter(|o| memconform_ingest::checked::counts(&c.history, o.model))
+                    .enumerate()
+                    .filter(|&(i, _)| c.breaks(i) != Some(false) || c.outcomes[i].verdict() == Verdict::Consistent)
                 {
                     let name = o.model.name().to_string();
                     let v = o.verdict().name();

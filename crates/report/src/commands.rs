@@ -21,7 +21,7 @@ pub fn shrink_command(input: &Path, index: usize, model: Model) -> String {
 }
 
 /// `s` as one shell word: as it is when it is plain, else single-quoted.
-fn shell_word(s: &str) -> String {
+pub fn shell_word(s: &str) -> String {
     let plain = !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c));

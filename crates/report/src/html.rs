@@ -151,6 +151,7 @@ pub fn history_page(p: &Page<'_>) -> String {
     if let Some(pr) = meta("protocol") {
         let _ = write!(subtitle, ", protocol {}", escape(pr));
     }
+    let _ = write!(subtitle, " · <b>{}</b>", escape(&promise_status(c)));
     subtitle.push_str(" · <a href=\"index.html\">all violations</a>");
     let mut out = String::with_capacity(64 * 1024);
     head(&mut out, &title, &subtitle);
@@ -429,6 +430,27 @@ struct Entry {
     ops: usize,
     /// (model, decided by, pattern) per violated model.
     violated: Vec<(Model, Model, &'static str)>,
+    /// Whether it breaks its promise, and the promise in words.
+    broken: bool,
+    status: String,
+}
+
+/// Whether a checked history keeps its promise, in a few words:
+/// `breaks the promised tso`, `keeps the promised tso (the violations are
+/// allowed)`, `the promised tso is undecided`, or `no promise`.
+pub fn promise_status(c: &Checked) -> String {
+    use memconform_core::check::promise::Status;
+    let Some(k) = &c.promise else {
+        return "no promise: every violation counts".into();
+    };
+    let p = k.promise.name();
+    match k.status {
+        Status::Broken => format!("breaks the promised {p}"),
+        Status::Kept => format!("keeps the promised {p}: its violations are allowed"),
+        Status::Unknown => format!("the promised {p} is undecided"),
+        Status::Unneeded if c.undecided() => format!("the promised {p} is undecided"),
+        Status::Unneeded => format!("keeps the promised {p}"),
+    }
 }
 
 /// Verdict counts of one model over the batch.
@@ -521,6 +543,8 @@ impl HtmlReport {
             name: h.name.clone().unwrap_or_default(),
             ops: h.n_thread_ops(),
             violated,
+            broken: c.broken(),
+            status: promise_status(c),
         });
         Some(format!("page: {}", path.display()))
     }
@@ -533,9 +557,10 @@ impl HtmlReport {
             &mut out,
             "memconform: violations",
             &format!(
-                "{} histories checked, {} with a violation",
+                "{} histories checked: {} break their promise, {} with a violation only",
                 self.histories,
-                self.entries.len()
+                self.entries.iter().filter(|e| e.broken).count(),
+                self.entries.iter().filter(|e| !e.broken).count()
             ),
         );
         let stages: Vec<Model> = {
@@ -569,12 +594,14 @@ impl HtmlReport {
             }
             out.push_str("</tr>");
         }
-        out.push_str("</table></section><section><h2>Violating histories</h2>");
+        out.push_str("</table></section><section><h2>Violating histories</h2><p class=\"note\">Those that break the model their run promises (a bug) first; then those whose violations the promise allows (an O3 core's store buffering breaks SC, not TSO), or that promise nothing.</p>");
         if self.entries.is_empty() {
             out.push_str("<p>None.</p>");
         } else {
-            out.push_str("<table><tr><th>history</th><th>name</th><th class=\"num\">operations</th><th>violated (caught by: pattern)</th></tr>");
-            for e in &self.entries {
+            out.push_str("<table><tr><th>history</th><th>name</th><th class=\"num\">operations</th><th>promise</th><th>violated (caught by: pattern)</th></tr>");
+            let mut entries: Vec<&Entry> = self.entries.iter().collect();
+            entries.sort_by_key(|e| !e.broken);
+            for e in entries {
                 let violated: Vec<String> = e
                     .violated
                     .iter()
@@ -588,12 +615,15 @@ impl HtmlReport {
                     .collect();
                 let _ = write!(
                     out,
-                    "<tr><td><a href=\"{}\">{}#{}</a></td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+                    "<tr><td><a href=\"{}\">{}#{}</a></td><td>{}</td><td class=\"num\">{}</td><td>{}{}{}</td><td>{}</td></tr>",
                     escape(&e.page),
                     escape(&e.input),
                     e.index,
                     escape(&e.name),
                     e.ops,
+                    if e.broken { "<b>" } else { "" },
+                    escape(&e.status),
+                    if e.broken { "</b>" } else { "" },
                     escape(&violated.join(", "))
                 );
             }

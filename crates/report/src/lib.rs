@@ -4,6 +4,7 @@
 //! shrunk counterexamples. Everything here reads what ingestion and the
 //! core handed over ([`memconform_ingest::Checked`]), never an input again.
 
+pub mod brief;
 pub mod commands;
 pub mod compare;
 pub mod dot;
@@ -46,10 +47,15 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
     let writes = (0..h.n())
         .filter(|&w| h.is_write(w) && !h.is_init(w))
         .count();
+    let promise = c
+        .promise
+        .as_ref()
+        .map_or(Cow::Borrowed(""), |k| k.promise.name().into());
     c.outcomes
         .iter()
         .zip(&c.explanations)
-        .map(|(o, explanation)| {
+        .enumerate()
+        .map(|(i, (o, explanation))| {
             let order = o.store_order();
             // sc/tso/pso: coverage is what saturation ordered before completion
             let saturated = o
@@ -128,6 +134,8 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                     .find(|(m, _)| m == o.model.name())
                     .map(|&(_, y)| y),
                 explanation: explanation.as_deref().unwrap_or_default().into(),
+                promise: promise.clone(),
+                breaks_promise: c.promise.as_ref().and_then(|_| c.breaks(i)),
             }
         })
         .collect()
@@ -279,16 +287,16 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
             };
             let _ = write!(line, " ({u} pairs left by saturation; decided by {by})");
         }
-        match (r.verdict, r.expected_model) {
-            (Verdict::Violation, Some(e)) if r.breaks_promise() => {
-                let _ = write!(line, " [breaks the promised {}]", e.name());
+        match (r.verdict, r.breaks_promise) {
+            _ if r.promise.is_empty() => {}
+            (Verdict::Violation, Some(true)) => {
+                let _ = write!(line, " [breaks the promised {}]", r.promise);
             }
-            (Verdict::Violation, Some(e)) => {
-                let _ = write!(
-                    line,
-                    " [allowed: the configuration promises only {}]",
-                    e.name()
-                );
+            (Verdict::Violation, Some(false)) => {
+                let _ = write!(line, " [allowed: the history keeps the promised {}]", r.promise);
+            }
+            (Verdict::Violation, None) => {
+                let _ = write!(line, " [the promised {} is undecided]", r.promise);
             }
             _ => {}
         }
@@ -404,6 +412,8 @@ mod tests {
                     certified: [Some(true), Some(false), None][i % 3],
                     expected: [None, Some(true), Some(false)][j % 3],
                     explanation: text.to_string().into(),
+                    promise: ["", "tso", "@expect"][j % 3].into(),
+                    breaks_promise: [None, Some(true), Some(false)][i % 3],
                 });
             }
         }

@@ -121,16 +121,41 @@ pub struct Row<'a> {
     /// trace lines, protocol transitions), empty otherwise.
     #[serde(default)]
     pub explanation: Cow<'a, str>,
+    /// The promise the history is held to: the model its run's
+    /// configuration promises (`expected_model`), `--promise`'s, or the
+    /// models its `@expect` says hold (`tso (@expect)`, `@expect`); empty
+    /// when none.
+    #[serde(default)]
+    pub promise: Cow<'a, str>,
+    /// Whether this row breaks the promise (`yes`: a violation on a history
+    /// that breaks it, a bug of the run; `no`: consistent, or a violation
+    /// the promise allows; empty: no promise, or not known). With no
+    /// promise, read back from older results, it follows `expected_model`.
+    #[serde(default, with = "yes_no")]
+    pub breaks_promise: Option<bool>,
 }
 
 impl Row<'_> {
-    /// Whether this row is a violation of the model the run's
-    /// configuration promises, or of a weaker one it implies — a bug in
-    /// the simulator, not a behaviour its cores may show (an O3 run that
-    /// breaks SC is legal store buffering).
+    /// Whether this row is a violation on a history that breaks its
+    /// promise — a bug in the simulator, not a behaviour its cores may
+    /// show (an O3 run that breaks SC but keeps TSO is legal store
+    /// buffering). Results without the `breaks_promise` column: a violation
+    /// of the promised `expected_model` or of a model it implies.
     pub fn breaks_promise(&self) -> bool {
-        self.verdict == Verdict::Violation
-            && self.expected_model.is_some_and(|e| e.implies(self.model))
+        match self.breaks_promise {
+            Some(b) => b,
+            None if self.promise.is_empty() => {
+                self.verdict == Verdict::Violation
+                    && self.expected_model.is_some_and(|e| e.implies(self.model))
+            }
+            None => false,
+        }
+    }
+
+    /// Whether this row is a violation the history's promise allows (the
+    /// history keeps it).
+    pub fn allowed(&self) -> bool {
+        self.verdict == Verdict::Violation && self.breaks_promise == Some(false)
     }
 
     /// Whether the verdict contradicts the history's `@expect`.
@@ -159,13 +184,14 @@ impl Row<'_> {
             reason: own(self.reason),
             damage: own(self.damage),
             explanation: own(self.explanation),
+            promise: own(self.promise),
             ..self
         }
     }
 }
 
 /// The columns, in order: the header of a results CSV.
-pub const COLUMNS: [&str; 32] = [
+pub const COLUMNS: [&str; 34] = [
     "file",
     "index",
     "name",
@@ -198,6 +224,8 @@ pub const COLUMNS: [&str; 32] = [
     "certified",
     "expected",
     "explanation",
+    "promise",
+    "breaks_promise",
 ];
 
 /// What a column's value must be, for reading errors (`column `x`: `v` is
@@ -210,7 +238,7 @@ pub fn column_kind(column: &str) -> &'static str {
         "verdict" => "consistent, violation or unknown",
         "pattern" => "a pattern",
         "engine" => "an engine (auto, enum, sat, dp, interleave, ticks, zones)",
-        "certified" | "expected" => "yes, no or empty",
+        "certified" | "expected" | "breaks_promise" => "yes, no or empty",
         "time_ms" => "a time in ms (0 or more)",
         "coverage" | "kernel_coverage" => "a coverage from 0 to 1",
         _ => "a count",
@@ -227,7 +255,7 @@ pub fn column_accepts(column: &str, value: &str) -> bool {
         "verdict" => matches!(v, "consistent" | "violation" | "unknown"),
         "pattern" => v.is_empty() || Pattern::from_name(v).is_some(),
         "engine" => v.is_empty() || <Engine as Named>::from_name(v).is_some(),
-        "certified" | "expected" => matches!(v, "" | "yes" | "no"),
+        "certified" | "expected" | "breaks_promise" => matches!(v, "" | "yes" | "no"),
         "index" | "cycle_len" | "ops" | "threads" | "writes" | "write_pairs" => {
             v.parse::<usize>().is_ok()
         }

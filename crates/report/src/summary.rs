@@ -478,6 +478,10 @@ pub struct SummaryRow {
     pub histories: usize,
     pub violations: usize,
     pub unknown: usize,
+    /// Violations on histories that break their promise (a bug of the
+    /// run), and violations the promise allows (see [`Row::breaks_promise`]).
+    pub breaking: usize,
+    pub allowed: usize,
     /// Per stage of [`Summary::stages`]: the percentage of the group's
     /// violations whose `decided_by` is that stage (`None` without violations).
     pub caught: Vec<Option<f64>>,
@@ -575,6 +579,8 @@ pub fn summarize(res: &Results, by: &[String]) -> Summary {
                 histories: rs.len(),
                 violations: violations.len(),
                 unknown: rs.iter().filter(|r| r.is_unknown()).count(),
+                breaking: violations.iter().filter(|r| r.breaks_promise()).count(),
+                allowed: violations.iter().filter(|r| r.allowed()).count(),
                 caught,
                 time_median_ms: median(&times),
                 time_p95_ms: percentile(&times, 95.0),
@@ -626,7 +632,14 @@ impl Summary {
     fn header(&self) -> Vec<String> {
         let mut h = self.by.clone();
         h.extend(
-            ["histories", "violations", "violations_pct", "unknown"]
+            [
+                "histories",
+                "violations",
+                "violations_pct",
+                "unknown",
+                "breaks_promise",
+                "allowed",
+            ]
                 .iter()
                 .map(|s| s.to_string()),
         );
@@ -643,7 +656,9 @@ impl Summary {
     }
 
     /// Writes the summary as CSV: the `--by` columns, `histories`,
-    /// `violations`, `violations_pct`, `unknown`, `caught_<stage>` (percent of
+    /// `violations`, `violations_pct`, `unknown`, `breaks_promise` and
+    /// `allowed` (violations that break the run's promise, that it
+    /// allows), `caught_<stage>` (percent of
     /// the violations), `time_median_ms`, `time_p95_ms`, `coverage_mean`
     /// and, with kernels, `kernel_coverage_mean`. Empty cells: no value.
     pub fn write_csv(&self, out: impl Write) -> io::Result<()> {
@@ -655,6 +670,8 @@ impl Summary {
             rec.push(r.violations.to_string());
             rec.push(fmt_num(r.violations_pct(), 4));
             rec.push(r.unknown.to_string());
+            rec.push(r.breaking.to_string());
+            rec.push(r.allowed.to_string());
             rec.extend(r.caught.iter().map(|c| fmt_num(*c, 4)));
             rec.push(fmt_num(r.time_median_ms, 6));
             rec.push(fmt_num(r.time_p95_ms, 6));
@@ -673,7 +690,7 @@ impl Summary {
         let frac = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
         let mut header: Vec<String> = self.by.clone();
         header.extend(
-            ["histories", "violations", "unknown"]
+            ["histories", "violations", "unknown", "breaks promise", "allowed"]
                 .iter()
                 .map(|s| s.to_string()),
         );
@@ -702,6 +719,8 @@ impl Summary {
             l.push(r.histories.to_string());
             l.push(format!("{} ({})", r.violations, pct(r.violations_pct())));
             l.push(r.unknown.to_string());
+            l.push(r.breaking.to_string());
+            l.push(r.allowed.to_string());
             l.extend(r.caught.iter().map(|c| pct(*c)));
             l.push(fmt_ms(r.time_median_ms));
             l.push(fmt_ms(r.time_p95_ms));

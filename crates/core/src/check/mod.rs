@@ -8,6 +8,7 @@
 //! orders the work; models never call an engine.
 
 pub mod gradual;
+pub mod promise;
 pub mod scale;
 pub mod shrink;
 pub mod trivial;
