@@ -8,10 +8,16 @@ use memconform::ingest::load_file;
 use memconform::models::Model;
 
 /// The paper and litmus fixtures (the team's reference file, bundled as the
-/// README's example; tests/data/histories/NOTES.md explains the verdicts).
+/// README's example; tests/data/histories/NOTES.md explains the verdicts),
+/// the counterexamples to the implications the facts table leaves out
+/// (tests/implications.rs) and the glossary's examples (tests/glossary.rs).
 fn fixture_files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    vec![root.join("examples/papers-and-litmus.hist")]
+    vec![
+        root.join("examples/papers-and-litmus.hist"),
+        root.join("tests/data/histories/implications.hist"),
+        root.join("tests/data/histories/glossary.hist"),
+    ]
 }
 
 #[test]

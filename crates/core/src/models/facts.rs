@@ -51,13 +51,20 @@ pub struct Facts {
 
 use Model::*;
 
-/// The table, in [`Model`] order. Chains: CCM ⇒ CC, CCv, CM
-/// (gradual-consistency-checking Lemma 1); wSC ⇒ CCM (wsc-saturation Lemma 1);
-/// SC ⇒ wSC (wsc-saturation Lemma 3); TSO ⇒ wCCM (gradual-consistency-checking
-/// Lemma 3). wCCM implies none of the causal models (it accepts a read of a
-/// po-later own write), PSO none of the polynomial ones (message passing is
-/// PSO but neither CC nor wCCM). A stronger store-order model's witness is a
-/// weaker one's: SC ⇒ TSO ⇒ PSO (consistency-framework-2k §4.2).
+/// The table, in [`Model`] order. Every implication is proved in
+/// docs/design/implications.md (cited by section below), and every pair
+/// left out has a counterexample in tests/data/histories/implications.hist
+/// (tests/implications.rs checks both ways). Chains: CCv, CM ⇒ CC (by
+/// definition); CCM ⇒ CC, CCv, CM (gradual-consistency-checking Lemma 1);
+/// wSC ⇒ CCM (wsc-saturation Lemma 1); SC ⇒ wSC (wsc-saturation Lemma 3);
+/// TSO ⇒ wCCM (gradual-consistency-checking Lemma 3). Beyond the chains:
+/// CCM ⇒ wCCM (its graphs are subgraphs of CCM's); TSO ⇒ CC, CCv (a store
+/// buffer shows a thread's own writes early, never a stale value it depends
+/// on); a stronger store-order model's witness is a weaker one's: SC ⇒ TSO
+/// ⇒ PSO (consistency-framework-2k §4.2). wCCM implies none of the others
+/// (it accepts a read of a po-later own write), PSO none (message passing
+/// is PSO only), and no polynomial model implies SC, TSO or PSO (they
+/// ignore RMW atomicity and `@final`).
 /// Sparse slots: CC's frontiers and, while CC is checked, its past frontiers;
 /// three graphs' worth for TSO, PSO and wCCM.
 pub const FACTS: [Facts; 9] = [
@@ -77,6 +84,7 @@ pub const FACTS: [Facts; 9] = [
         name: "ccv",
         source: "causal-consistency-datalog Table 3",
         definition: Definition::Check(|h| ccv::check(h).map(|()| None)),
+        // by definition: CC and no CyclicCF (implications §1)
         chain: &[Cc],
         implies: &[],
         store: None,
@@ -88,6 +96,7 @@ pub const FACTS: [Facts; 9] = [
         name: "cm",
         source: "causal-consistency-datalog Def. 4",
         definition: Definition::Check(|h| cm::check(h).map(|()| None)),
+        // by definition: CC and no WriteHBInitRead, CyclicHB (implications §1)
         chain: &[Cc],
         implies: &[],
         store: None,
@@ -99,8 +108,10 @@ pub const FACTS: [Facts; 9] = [
         name: "ccm",
         source: "gradual-consistency-checking §3.2",
         definition: Definition::Check(|h| ccm::check(h).map(Some)),
+        // gradual-consistency-checking Lemma 1 (implications §2)
         chain: &[Cc, Ccv, Cm],
-        implies: &[],
+        // wpww ⊆ pww: wCCM's graphs are subgraphs of CCM's (implications §3)
+        implies: &[Wccm],
         store: Some(Store::Pww),
         dense_matrices: 14,
         sparse_slots: 2,
@@ -121,8 +132,10 @@ pub const FACTS: [Facts; 9] = [
         name: "wsc",
         source: "wsc-saturation §3",
         definition: Definition::Check(|h| wsc::check(h).map(Some)),
+        // wsc-saturation Lemma 1, then CCM's chain (implications §4)
         chain: &[Cc, Ccv, Cm, Ccm],
-        implies: &[],
+        // through CCM (implications §3, §4)
+        implies: &[Wccm],
         store: Some(Store::St),
         dense_matrices: 7,
         sparse_slots: 1,
@@ -132,7 +145,10 @@ pub const FACTS: [Facts; 9] = [
         name: "sc",
         source: "gradual-consistency-checking §2",
         definition: Definition::Graphs(sc::spec),
+        // wsc-saturation Lemma 3, then wSC's (implications §5)
         chain: &[Cc, Ccv, Cm, Ccm, Wsc],
+        // an SC witness is a TSO and a PSO witness; wCCM through CCM or TSO
+        // (implications §5)
         implies: &[Tso, Pso, Wccm],
         store: Some(Store::Ww(StoreModel::Sc)),
         dense_matrices: 8,
@@ -143,8 +159,11 @@ pub const FACTS: [Facts; 9] = [
         name: "tso",
         source: "consistency-framework-2k §4.2",
         definition: Definition::Graphs(tso::spec),
+        // gradual-consistency-checking Lemma 3 (implications §7)
         chain: &[Wccm],
-        implies: &[Pso],
+        // CC and CCv: implications §6; a TSO witness is a PSO witness:
+        // implications §8
+        implies: &[Cc, Ccv, Pso],
         store: Some(Store::Ww(StoreModel::Tso)),
         dense_matrices: 14,
         sparse_slots: 3,
