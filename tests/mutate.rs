@@ -1,8 +1,9 @@
 //! Mutation operators and patches on the hand-written Tiny protocol: counts,
 //! line preservation, stable and unique ids, patches that `git apply` and
 //! `patch -p1` accept, refusals of a different base, the catalogue, the
-//! command line (one mutant shown, applied and reverted too); with GEM5_ROOT, the four gem5 protocols (counts, the
-//! catalogue) and SLICC's own verdict on mutants.
+//! command line (one mutant shown, applied and reverted too); with
+//! GEM5_ROOT, the four gem5 protocols (counts, the catalogue) and SLICC's
+//! own verdict on mutants.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
