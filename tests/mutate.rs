@@ -1,8 +1,9 @@
 //! Mutation operators and patches on the hand-written Tiny protocol: counts,
 //! line preservation, stable and unique ids, patches that `git apply` and
 //! `patch -p1` accept, refusals of a different base, the catalogue, the
-//! command line; with GEM5_ROOT, the four gem5 protocols (counts, the
-//! catalogue) and SLICC's own verdict on mutants.
+//! command line (one mutant shown, applied and reverted too); with
+//! GEM5_ROOT, the four gem5 protocols (counts, the catalogue) and SLICC's
+//! own verdict on mutants.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -1314,4 +1315,562 @@ fn gem5_init_adds_the_o3_mutants() {
     let expected: HashSet<&String> = sample.iter().chain(&o3).collect();
     assert_eq!(with.len(), expected.len());
     let _ = std::fs::remove_dir_all(&base);
+}
+
+// One mutant at a time: `mutate show` and `mutate apply`.
+
+/// A gem5-shaped tree (`src/mem/ruby/protocol/Tiny*`) in a fresh directory,
+/// committed to git when git runs.
+fn tiny_gem5_tree(name: &str) -> PathBuf {
+    let root = temp_dir(name);
+    copy_tiny(&root.join("src/mem/ruby/protocol"));
+    if have("git") {
+        git_in(&root, &["init", "-q"]);
+        git_in(&root, &["add", "."]);
+        git_in(&root, &["commit", "-qm", "base"]);
+    }
+    root
+}
+
+/// `mutate show|apply ID --gem5-root ROOT --protocol Tiny` with `extra`.
+fn one_mutant(cmd: &str, id: &str, root: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["mutate", cmd];
+    if !id.is_empty() {
+        args.push(id);
+    }
+    args.extend(["--gem5-root", root.to_str().unwrap(), "--protocol", "Tiny"]);
+    args.extend_from_slice(extra);
+    memconform(&args)
+}
+
+/// Standard error as text.
+fn stderr_of(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every file under `dir` with its bytes, the `.git` directory aside.
+fn tree_bytes(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if e.file_name() != ".git" {
+                    stack.push(p);
+                }
+            } else {
+                out.insert(p.clone(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// `mutate show` prints `#` lines (id, operator, class, file:line,
+/// descriptor) and then the mutant's patch exactly; git apply, patch -p1
+/// (a dry run, then for real) and the project's apply_diff all take the
+/// whole output and make the same file. A unique prefix of the id (any
+/// case) shows the same.
+#[test]
+fn show_prints_a_patch_that_git_apply_and_patch_take() {
+    let root = tiny_gem5_tree("show");
+    let tools = have("git") && have("patch");
+    if !tools {
+        println!("git or patch is missing: only the project's apply_diff is checked");
+    }
+    let outside = temp_dir("show-patches");
+    let ms = generate(&root, "Tiny", &all_classes()).unwrap();
+    // one mutant of each operator, and one of the DMA controller
+    let mut picked: Vec<&Mutant> = Vec::new();
+    for m in &ms {
+        if !picked.iter().any(|p| p.op == m.op) {
+            picked.push(m);
+        }
+    }
+    picked.push(ms.iter().find(|m| m.file.ends_with("Tiny-dma.sm")).unwrap());
+    assert!(picked.len() >= 10, "{}", picked.len());
+    for m in &picked {
+        let o = one_mutant("show", &m.id, &root, &[]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+        let text = String::from_utf8(o.stdout).unwrap();
+        let (head, rest) = text.split_at(text.find("memconform-mutant: ").unwrap());
+        assert_eq!(rest, m.patch, "{}", m.descriptor);
+        assert!(head.lines().all(|l| l.starts_with("# ")), "{head}");
+        for line in [
+            format!("# mutant:     {}\n", m.id),
+            format!("# operator:   {}\n", m.op),
+            format!("# class:      {}\n", m.class),
+            format!("# at:         {}:{}  {}\n", m.file, m.line, m.site),
+            format!("# descriptor: {}\n", m.descriptor),
+        ] {
+            assert!(head.contains(&line), "{line} not in {head}");
+        }
+        let file = root.join(&m.file);
+        let original = std::fs::read_to_string(&file).unwrap();
+        let want = patch::mutated_text(&original, m).unwrap();
+        assert_eq!(patch::apply_diff(&m.file, &original, &text).unwrap(), want);
+        if tools {
+            let pf = outside.join(format!("{}.diff", m.id));
+            std::fs::write(&pf, &text).unwrap();
+            run(Command::new("git")
+                .args(["apply", "--check"])
+                .arg(&pf)
+                .current_dir(&root));
+            run(Command::new("patch")
+                .args(["-p1", "--dry-run", "-s", "--fuzz=0", "-i"])
+                .arg(&pf)
+                .current_dir(&root));
+            applies_with_git_and_patch(&root, &file, &pf, &original, &want, &m.descriptor);
+        }
+    }
+    // the shortest unique prefix (at least 4 digits), uppercase, shows the same
+    let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
+    ids.extend(
+        catalogue::config_catalogue("Tiny")
+            .into_iter()
+            .map(|(_, m)| m.id),
+    );
+    let m = picked[0];
+    let prefix = (4..=12)
+        .map(|n| &m.id[..n])
+        .find(|p| ids.iter().filter(|id| id.starts_with(p)).count() == 1)
+        .unwrap();
+    let full = one_mutant("show", &m.id, &root, &[]);
+    let short = one_mutant("show", &prefix.to_uppercase(), &root, &[]);
+    assert_eq!(short.status.code(), Some(0), "{}", stderr_of(&short));
+    assert_eq!(short.stdout, full.stdout);
+    // the protocol directory itself names the same tree
+    let proto = root.join("src/mem/ruby/protocol");
+    let o = one_mutant("show", &m.id, &proto, &[]);
+    assert_eq!(o.stdout, full.stdout);
+    // a reader gone: 141, as every command
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["mutate", "show", &m.id, "--gem5-root"])
+        .arg(&root)
+        .args(["--protocol", "Tiny"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", stderr_of(&o));
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_dir_all(&outside);
+}
+
+/// `mutate apply` writes the mutant (permissions kept, a record at the
+/// root that `git apply -R` takes) and prints the next steps; applying it
+/// again, or another mutant, is refused with the command that reverts;
+/// `--revert` restores the bytes exactly and refuses a file edited since;
+/// a record whose file was restored by hand is dropped by the next apply.
+#[test]
+fn apply_then_revert_restores_the_bytes_exactly() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = tiny_gem5_tree("apply-cli");
+    let proto = root.join("src/mem/ruby/protocol");
+    // a file without a final newline, with its own permissions
+    let dir_sm = proto.join("Tiny-dir.sm");
+    let t = std::fs::read_to_string(&dir_sm).unwrap();
+    std::fs::write(&dir_sm, t.trim_end_matches('\n')).unwrap();
+    std::fs::set_permissions(&dir_sm, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let before = tree_bytes(&root);
+    let ms = generate(&root, "Tiny", &Options::default()).unwrap();
+    // the dir mutant nearest the end (its patch reaches the missing newline)
+    let m = ms
+        .iter()
+        .filter(|m| m.file.ends_with("Tiny-dir.sm"))
+        .max_by_key(|m| m.line)
+        .unwrap();
+    let other = ms
+        .iter()
+        .find(|m| m.file.ends_with("Tiny-cache.sm"))
+        .unwrap();
+    let record = root.join(".memconform-mutant.diff");
+    let original = std::fs::read_to_string(&dir_sm).unwrap();
+    let mutated = patch::mutated_text(&original, m).unwrap();
+
+    let o = one_mutant("apply", &m.id[..6], &root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for needle in [
+        format!("applied mutant {}", m.id),
+        format!("{}:{}", m.file, m.line),
+        "memconform does not build".to_string(),
+        "scons build/".to_string(),
+        format!("mutate apply {} --revert --gem5-root", m.id),
+    ] {
+        assert!(out.contains(&needle), "{needle} not in {out}");
+    }
+    assert_eq!(std::fs::read_to_string(&dir_sm).unwrap(), mutated);
+    assert_eq!(mode(&dir_sm), 0o640);
+    assert!(record.is_file());
+    if have("git") && have("patch") {
+        // git and patch take the record as the mutant's reverse patch
+        run(Command::new("git")
+            .args(["apply", "-R", "--check"])
+            .arg(&record)
+            .current_dir(&root));
+        run(Command::new("patch")
+            .args(["-R", "-p1", "--dry-run", "-s", "--fuzz=0", "-i"])
+            .arg(&record)
+            .current_dir(&root));
+        // and git sees only the mutated file changed
+        let st = git_in(&root, &["status", "--porcelain"]);
+        assert_eq!(
+            String::from_utf8_lossy(&st.stdout),
+            format!(" M {}\n?? .memconform-mutant.diff\n", m.file)
+        );
+    }
+
+    // twice: refused, nothing written, the revert command given
+    let o = one_mutant("apply", &m.id, &root, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr_of(&o);
+    assert!(e.starts_with("memconform mutate apply: "), "{e}");
+    assert!(e.contains("is already applied"), "{e}");
+    assert!(
+        e.contains(&format!("mutate apply {} --revert", m.id)),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_to_string(&dir_sm).unwrap(), mutated);
+    // another mutant while one is applied: refused
+    let o = one_mutant("apply", &other.id, &root, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr_of(&o);
+    assert!(e.contains("already carries mutant"), "{e}");
+    assert!(e.contains("revert it first"), "{e}");
+    // reverting another mutant: refused
+    let o = one_mutant("apply", &other.id, &root, &["--revert"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr_of(&o).contains(&format!("not {}", other.id)),
+        "{}",
+        stderr_of(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&dir_sm).unwrap(), mutated);
+
+    // the revert: every byte back, the permissions kept, the record gone
+    let o = one_mutant("apply", "", &root, &["--revert"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(&format!("reverted mutant {}", m.id)));
+    assert_eq!(tree_bytes(&root), before);
+    assert_eq!(mode(&dir_sm), 0o640);
+    // nothing left to revert
+    let o = one_mutant("apply", &m.id, &root, &["--revert"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr_of(&o).contains("no mutant applied"),
+        "{}",
+        stderr_of(&o)
+    );
+
+    // edited since it was applied: the revert is refused, the file kept
+    let o = one_mutant("apply", &m.id, &root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let edited = format!("{mutated}\n// my edit\n");
+    std::fs::write(&dir_sm, &edited).unwrap();
+    let o = one_mutant("apply", &m.id, &root, &["--revert"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr_of(&o);
+    assert!(e.contains("edited since"), "{e}");
+    assert!(e.contains("git checkout -- "), "{e}");
+    assert_eq!(std::fs::read_to_string(&dir_sm).unwrap(), edited);
+    // and applying another is refused too
+    let o = one_mutant("apply", &other.id, &root, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr_of(&o).contains("edited since"), "{}", stderr_of(&o));
+
+    // restored by hand: the next apply drops the stale record
+    std::fs::write(&dir_sm, &original).unwrap();
+    let o = one_mutant("apply", &other.id, &root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    assert!(stderr_of(&o).contains("stale record"), "{}", stderr_of(&o));
+    let o = one_mutant("apply", &other.id[..8], &root, &["--revert"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    assert_eq!(tree_bytes(&root), before, "no temporary file left");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A protocol two of whose mutants share their first 4 id digits (found by
+/// trying action names), written under `dir`: the shared prefix.
+fn ambiguous_protocol(dir: &Path) -> String {
+    let id =
+        |a: &str| memconform::mutate::mutant_id(&format!("Amb-x.sm::transition(A,E,B)::{a}::TDA"));
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let (a, b) = (0..100_000)
+        .map(|i| format!("a{i}"))
+        .find_map(|a| {
+            let p = id(&a)[..4].to_string();
+            match seen.get(&p) {
+                Some(b) => Some((b.clone(), a)),
+                None => {
+                    seen.insert(p, a);
+                    None
+                }
+            }
+        })
+        .unwrap();
+    std::fs::write(
+        dir.join("Amb.slicc"),
+        "protocol \"Amb\";\ninclude \"Amb-x.sm\";\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Amb-x.sm"),
+        format!(
+            r#"machine(MachineType:L1Cache, "x") : {{
+  state_declaration(State, desc="s") {{ A, AccessPermission:Invalid; B, AccessPermission:Invalid; }}
+  enumeration(Event, desc="e") {{ E; }}
+  action({a}, "a") {{ tbe.X := 1; }}
+  action({b}, "b") {{ tbe.Y := 2; }}
+  transition(A, E, B) {{ {a}; {b}; }}
+}}
+"#
+        ),
+    )
+    .unwrap();
+    let ids: Vec<String> = generate(dir, "Amb", &all_classes())
+        .unwrap()
+        .into_iter()
+        .map(|m| m.id)
+        .collect();
+    assert!(ids.contains(&id(&a)) && ids.contains(&id(&b)), "{ids:?}");
+    id(&a)[..4].to_string()
+}
+
+/// Unknown, malformed, ambiguous and foreign ids are errors (exit 2) that
+/// say what to do, and write nothing; a configuration bug shows its gem5
+/// option and is not applied; a tree that carries a mutant applied by
+/// hand says so when its ids are asked for.
+#[test]
+fn unknown_and_ambiguous_ids_are_refused() {
+    let root = tiny_gem5_tree("ids");
+    let before = tree_bytes(&root);
+    let ms = generate(&root, "Tiny", &all_classes()).unwrap();
+    let unknown = (0..)
+        .map(|i| format!("{i:012x}"))
+        .find(|p| !ms.iter().any(|m| m.id == *p))
+        .unwrap();
+    for cmd in ["show", "apply"] {
+        let o = one_mutant(cmd, &unknown, &root, &[]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        let e = stderr_of(&o);
+        assert!(
+            e.starts_with(&format!(
+                "memconform mutate {cmd}: no mutant of Tiny has an id starting with {unknown}"
+            )),
+            "{e}"
+        );
+        assert!(e.contains("`mutate list"), "{e}");
+        for (bad, why) in [
+            ("2c4", "at least 4 hex digits"),
+            ("0123456789abc", "ids have 12 hex digits"),
+            ("nope", "neither a mutant id"),
+        ] {
+            let o = one_mutant(cmd, bad, &root, &[]);
+            assert_eq!(o.status.code(), Some(2), "{cmd} {bad}");
+            assert!(stderr_of(&o).contains(why), "{}", stderr_of(&o));
+        }
+        let o = one_mutant(cmd, "me-8", &root, &[]);
+        assert_eq!(o.status.code(), Some(2));
+        let e = stderr_of(&o);
+        assert!(
+            e.contains("ME-8 is a bug of MESI_Two_Level's catalogue, not of Tiny's"),
+            "{e}"
+        );
+        assert!(e.contains("CF-1, CF-2"), "{e}");
+    }
+    // a configuration bug: its option shown, nothing to apply
+    let o = one_mutant("show", "CF-1", &root, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("# catalogue:  CF-1\n"), "{text}");
+    assert!(
+        text.contains("--param 'system.cpu[:].needsTSO=False'"),
+        "{text}"
+    );
+    assert!(!text.contains("--- a/"), "{text}");
+    let o = one_mutant("apply", "CF-1", &root, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr_of(&o).contains("configuration mutant"),
+        "{}",
+        stderr_of(&o)
+    );
+    assert_eq!(tree_bytes(&root), before);
+
+    // a prefix two ids share: both listed, nothing written
+    let amb = temp_dir("ids-ambiguous");
+    let prefix = ambiguous_protocol(&amb);
+    let amb_before = tree_bytes(&amb);
+    for cmd in ["show", "apply"] {
+        let o = memconform(&[
+            "mutate",
+            cmd,
+            &prefix,
+            "--gem5-root",
+            amb.to_str().unwrap(),
+            "--protocol",
+            "Amb",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        let e = stderr_of(&o);
+        assert!(
+            e.contains(&format!(
+                "{prefix} is the start of 2 ids; give more digits:"
+            )),
+            "{e}"
+        );
+        assert_eq!(
+            e.lines()
+                .filter(|l| l.starts_with(&format!("  {prefix}")))
+                .count(),
+            2,
+            "{e}"
+        );
+        assert!(e.contains("Amb-x.sm:6"), "{e}");
+    }
+    assert_eq!(tree_bytes(&amb), amb_before);
+
+    // a mutant applied by hand: its id is gone, and the error says why
+    let m = ms
+        .iter()
+        .find(|m| m.op == "TDA" && m.file.ends_with("Tiny-cache.sm"))
+        .unwrap();
+    patch::apply(&root, m).unwrap();
+    let o = one_mutant("show", &m.id, &root, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr_of(&o);
+    assert!(e.contains(&format!("{}:{}", m.file, m.line)), "{e}");
+    assert!(e.contains("already carries a mutant"), "{e}");
+    let o = one_mutant("apply", "", &root, &["--revert"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr_of(&o).contains("git apply -R"), "{}", stderr_of(&o));
+
+    // the help teaches, with examples
+    for (cmd, words) in [
+        (
+            "show",
+            &["git", "patch -p1", "ME-8", "Examples:", "unique prefix"][..],
+        ),
+        (
+            "apply",
+            &[
+                "--revert",
+                "scons",
+                "does not build",
+                "Examples:",
+                ".memconform-mutant.diff",
+            ][..],
+        ),
+    ] {
+        let o = memconform(&["mutate", cmd, "--help"]);
+        let help = String::from_utf8_lossy(&o.stdout);
+        for w in words {
+            assert!(help.contains(w), "{w} missing from mutate {cmd} --help");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_dir_all(&amb);
+}
+
+/// With GEM5_ROOT: ME-8 (one edit with ME-4) shown by name and by prefix,
+/// applied to a copy of MESI_Two_Level's files (the build_opts that select
+/// it suggested), reverted to the exact bytes.
+#[test]
+fn gem5_show_and_apply_a_catalogue_bug() {
+    let Some(gem5) = gem5_root() else { return };
+    let root = temp_dir("gem5-one");
+    let src = gem5.join("src/mem/ruby/protocol");
+    let proto = root.join("src/mem/ruby/protocol");
+    std::fs::create_dir_all(&proto).unwrap();
+    for f in protocol_files(&src, "MESI_Two_Level") {
+        std::fs::copy(src.join(&f), proto.join(&f)).unwrap();
+    }
+    std::fs::create_dir_all(root.join("build_opts")).unwrap();
+    for f in ["NULL", "NULL_MESI_Two_Level", "X86_MESI_Two_Level"] {
+        let _ = std::fs::copy(
+            gem5.join("build_opts").join(f),
+            root.join("build_opts").join(f),
+        );
+    }
+    let before = tree_bytes(&root);
+    let args = |cmd: &'static str, id: &'static str| {
+        let mut a = vec!["mutate", cmd];
+        if !id.is_empty() {
+            a.push(id);
+        }
+        a.extend([
+            "--gem5-root",
+            root.to_str().unwrap(),
+            "--protocol",
+            "MESI_Two_Level",
+        ]);
+        a
+    };
+    let o = memconform(&args("show", "ME-8"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        text.starts_with("# mutant:     2c440e45b307\n# catalogue:  ME-4=ME-8\n"),
+        "{text}"
+    );
+    assert!(text.contains("-    forward_eviction_to_cpu;"), "{text}");
+    let o = memconform(&args("show", "2c440e"));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), text);
+    let o = memconform(&args("apply", "ME-8"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_of(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("scons build/NULL_MESI_Two_Level/gem5.opt"),
+        "{out}"
+    );
+    assert!(out.contains("mutate apply 2c440e45b307 --revert"), "{out}");
+    let o = memconform(&args("apply", "ME-4"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr_of(&o).contains("2c440e45b307 (ME-4=ME-8) is already applied"),
+        "{}",
+        stderr_of(&o)
+    );
+    let o = memconform(&args("apply", "ME-8"));
+    let o2 = memconform(&[&args("apply", "ME-4")[..], &["--revert"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o2.status.code(), Some(0), "{}", stderr_of(&o2));
+    assert_eq!(tree_bytes(&root), before);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Every patch, applied backwards to its mutated text, gives the base file
+/// back exactly (what `mutate apply --revert` relies on), near a missing
+/// final newline too; a text that is not the mutated one is refused.
+#[test]
+fn every_patch_unapplies_to_its_base() {
+    let dir = temp_dir("unapply");
+    copy_tiny(&dir);
+    let dir_sm = dir.join("Tiny-dir.sm");
+    let t = std::fs::read_to_string(&dir_sm).unwrap();
+    std::fs::write(&dir_sm, t.trim_end_matches('\n')).unwrap();
+    let ms = generate(&dir, "Tiny", &all_classes()).unwrap();
+    for m in &ms {
+        let original = std::fs::read_to_string(dir.join(&m.file)).unwrap();
+        let mutated = patch::mutated_text(&original, m).unwrap();
+        assert_eq!(
+            patch::unapply_diff(&m.file, &mutated, &m.patch).unwrap(),
+            original,
+            "{}",
+            m.descriptor
+        );
+        assert!(
+            matches!(
+                patch::unapply_diff(&m.file, &original, &m.patch),
+                Err(PatchError::Context { .. })
+            ),
+            "{}",
+            m.descriptor
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -147,7 +147,7 @@ enum Command {
     Shrink(shrink::ShrinkArgs),
     /// Join the results CSVs of `check --shard K/N` into one (one row per file, index, model).
     Merge(merge::MergeArgs),
-    /// Mutation campaigns over gem5 SLICC protocols: list, init, run, status, report, slurm.
+    /// Mutation campaigns over gem5 SLICC protocols: list, show, apply, init, run, status, report, slurm.
     Mutate(mutate::MutateArgs),
     /// Run gem5 and check its output directory as gem5 writes it; stop it at the first violation.
     Watch(watch::WatchArgs),

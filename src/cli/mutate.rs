@@ -1,12 +1,13 @@
 //! `memconform mutate`: mutation campaigns over gem5 SLICC protocols.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::exit;
-use memconform_mutate::{self as mutate, catalogue, listing, Mutant, Options};
+use memconform_mutate::single::{self, ApplyError, Query, Reverted, RECORD};
+use memconform_mutate::{self as mutate, catalogue, listing, slicc, Mutant, Options};
 
 #[derive(Args)]
 pub struct MutateArgs {
@@ -20,6 +21,12 @@ enum MutateCommand {
     /// List a protocol's mutants: counts per operator and class, then each site.
     #[command(long_about = LIST_ABOUT, after_long_help = LIST_HELP)]
     List(ListArgs),
+    /// Print one mutant's patch: a short header, then its unified diff.
+    #[command(long_about = SHOW_ABOUT, after_long_help = SHOW_HELP)]
+    Show(ShowArgs),
+    /// Apply one mutant to your gem5 tree, in place (or revert it: --revert).
+    #[command(long_about = APPLY_ABOUT, after_long_help = APPLY_HELP)]
+    Apply(ApplyArgs),
     /// Create a campaign: the mutants, their patches, your build and run commands, the seeds.
     #[command(after_long_help = CAMPAIGN_HELP)]
     Init(Box<super::campaign::InitArgs>),
@@ -74,8 +81,9 @@ Example:
 const LIST_ABOUT: &str = "\
 List the mutants of a gem5 Ruby protocol: single, line-preserving edits of its SLICC files (the \
 .sm files its .slicc includes), each with a stable id (the first 12 hex digits of the SHA-256 \
-of its descriptor `<file>::<site>::<op>`) and a unified diff against the gem5 root. Nothing is \
-written: this reads the files and prints.";
+of its descriptor `<file>::<site>::<op>`), its operator, class, file:line and descriptor. Nothing \
+is written: this reads the files and prints. `mutate show ID` prints a mutant's patch (a unified \
+diff against the gem5 root), `mutate apply ID` applies it to the tree.";
 
 const LIST_HELP: &str = "\
 Operators (default class in brackets):
@@ -122,7 +130,58 @@ Examples:
   memconform mutate list ~/gem5 --protocol MI_example
   memconform mutate list ~/gem5 --protocol MESI_Two_Level --classes tier1,tier2 --format csv
   memconform mutate list ~/gem5 --protocol MESI_Two_Level --catalogue
-  memconform mutate list my-protocol-dir --protocol Tiny --classes all --dma";
+  memconform mutate list my-protocol-dir --protocol Tiny --classes all --dma
+  memconform mutate show 2c440e45b307 --gem5-root ~/gem5 --protocol MESI_Two_Level   # its patch";
+
+const SHOW_ABOUT: &str = "\
+Print one mutant of a gem5 Ruby protocol: a few `#` lines (its id, catalogue name and symptom, \
+operator, class, file:line and site, descriptor), then its patch: the preamble \
+(`memconform-mutant: ID`, `site:`, `base-sha256:`) and a unified diff against the gem5 root, \
+which `git apply` and `patch -p1` take at the root (the `#` lines and the preamble are \
+commentary to them). The mutant is generated from the files as they are now: nothing is \
+written.
+
+ID is what `mutate list` prints: a 12-hex-digit id, or a unique prefix of 4 digits or more, of a \
+mutant of any class (DMA controllers included); or a catalogue name (ME-8, MI-5, MH-1, MA-3; \
+CF-1 and CF-2, the configuration bugs, have no patch: their gem5 option is printed instead).";
+
+const SHOW_HELP: &str = "\
+Exit codes: 0 printed; 2 bad input (no such mutant, a prefix that several ids start with (they \
+are listed), a protocol that cannot be read or parsed) or an output that cannot be written; 141 \
+standard output closed early.
+
+Examples:
+  memconform mutate list ~/gem5 --protocol MI_example                 # the ids
+  memconform mutate show 94781a835949 --gem5-root ~/gem5 --protocol MI_example
+  memconform mutate show 9478 --gem5-root ~/gem5 --protocol MI_example   # a unique prefix
+  memconform mutate show ME-8 --gem5-root ~/gem5 --protocol MESI_Two_Level > /tmp/me8.diff
+  cd ~/gem5 && git apply --check /tmp/me8.diff    # or: patch -p1 --dry-run < /tmp/me8.diff";
+
+const APPLY_ABOUT: &str = "\
+Apply one mutant to your gem5 tree, in place, to reproduce a bug without a campaign: the file is \
+rewritten whole (a temporary file renamed over it, its permissions kept). Refused when the \
+tree already carries a mutant (one at a time) or the file is not the one the mutant was made \
+from. The applied mutant is recorded at the root in .memconform-mutant.diff (what `mutate show` \
+prints, and the mutated file's SHA-256): `--revert` reads it, and it is a patch `git apply -R` \
+takes too. memconform does not build: rebuild gem5 yourself (the next steps are printed).
+
+--revert restores the original text exactly (its SHA-256 is checked) and removes the record; it \
+is refused when the file is not the mutated text (edited since). ID is optional with --revert; \
+given, it must name the applied mutant.
+
+ID is what `mutate list` prints: a 12-hex-digit id or a unique prefix of 4 digits or more, or a \
+catalogue name (ME-8, MI-5); see `mutate show --help`.";
+
+const APPLY_HELP: &str = "\
+Exit codes: 0 applied or reverted; 2 refused (a mutant already applied, a file edited since, \
+no applied mutant to revert), no such mutant, or a file that cannot be read or written.
+
+Examples:
+  memconform mutate apply ME-8 --gem5-root ~/gem5 --protocol MESI_Two_Level
+  cd ~/gem5 && scons build/X86_MESI_Two_Level/gem5.opt -j$(nproc)   # you rebuild
+  ... run the test that should catch it ...
+  memconform mutate apply --revert --gem5-root ~/gem5 --protocol MESI_Two_Level
+  memconform mutate apply 9478 --gem5-root ~/gem5 --protocol MI_example   # a unique id prefix";
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
@@ -164,10 +223,44 @@ struct ListArgs {
     dma: bool,
 }
 
+#[derive(Args)]
+struct ShowArgs {
+    /// The mutant: its id as `mutate list` prints it (or a unique prefix of 4
+    /// hex digits or more), or a catalogue name (ME-8).
+    id: String,
+    /// A gem5 root (files under src/mem/ruby/protocol) or a directory holding
+    /// the protocol's .slicc and .sm files, as `mutate list` takes.
+    #[arg(long, value_name = "DIR")]
+    gem5_root: PathBuf,
+    /// The protocol: the name of its .slicc file (MI_example, MESI_Two_Level, ...).
+    #[arg(long)]
+    protocol: String,
+}
+
+#[derive(Args)]
+struct ApplyArgs {
+    /// The mutant: its id as `mutate list` prints it (or a unique prefix of 4
+    /// hex digits or more), or a catalogue name (ME-8); optional with --revert.
+    #[arg(required_unless_present = "revert")]
+    id: Option<String>,
+    /// The gem5 root to write (or a directory holding the protocol's .slicc
+    /// and .sm files).
+    #[arg(long, value_name = "DIR")]
+    gem5_root: PathBuf,
+    /// The protocol: the name of its .slicc file (MI_example, MESI_Two_Level, ...).
+    #[arg(long)]
+    protocol: String,
+    /// Revert the applied mutant: the file's original text back, exactly.
+    #[arg(long)]
+    revert: bool,
+}
+
 /// Runs `mutate`; returns the exit code.
 pub fn run(args: MutateArgs) -> i32 {
     match args.command {
         MutateCommand::List(a) => list(a),
+        MutateCommand::Show(a) => show(&a),
+        MutateCommand::Apply(a) => apply(&a),
         MutateCommand::Init(a) => super::campaign::init(&a),
         MutateCommand::Add(a) => super::campaign::add(&a),
         MutateCommand::Run(a) => super::campaign::run(&a),
@@ -219,5 +312,269 @@ fn list(args: ListArgs) -> i32 {
     {
         Ok(()) => exit::CONSISTENT,
         Err(e) => super::write_failed("mutate list", "the list", &e),
+    }
+}
+
+/// `s` as one shell word: as it is when plain, else single-quoted.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@%~".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The command that reverts mutant `id` in the tree `dir` of `protocol`.
+fn revert_command(id: &str, dir: &Path, protocol: &str) -> String {
+    format!(
+        "memconform mutate apply {id} --revert --gem5-root {} --protocol {}",
+        shell_word(&super::shown(dir)),
+        shell_word(protocol)
+    )
+}
+
+/// A note for a lookup that failed in a tree that carries a mutant applied
+/// by `mutate apply`: ids come from the files as they are.
+fn carried_note(root: &Path, dir: &Path, protocol: &str) -> Option<String> {
+    let a = single::read_record(root).ok()??;
+    (single::file_state(root, &a) == single::FileState::Mutated).then(|| {
+        format!(
+            "; the tree carries mutant {} in {} (ids come from the files as they are; revert \
+             it first: {})",
+            a.named(),
+            a.file,
+            revert_command(&a.id, dir, protocol)
+        )
+    })
+}
+
+/// Loads the protocol and finds the mutant `id` names; the error message
+/// on failure, prefixed `memconform mutate CMD:`.
+fn find_mutant(
+    cmd: &str,
+    id: &str,
+    dir: &Path,
+    protocol: &str,
+) -> Result<(slicc::Protocol, single::Found), String> {
+    let query = Query::parse(id).map_err(|e| format!("memconform mutate {cmd}: {e}"))?;
+    let p =
+        slicc::load_protocol(dir, protocol).map_err(|e| format!("memconform mutate {cmd}: {e}"))?;
+    match single::lookup(&p, &query) {
+        Ok(found) => Ok((p, found)),
+        Err(e) => {
+            let note = carried_note(&p.root, dir, protocol).unwrap_or_default();
+            Err(format!("memconform mutate {cmd}: {e}{note}"))
+        }
+    }
+}
+
+/// Runs `mutate show`: the mutant's header and patch on standard output.
+fn show(args: &ShowArgs) -> i32 {
+    let (p, found) = match find_mutant("show", &args.id, &args.gem5_root, &args.protocol) {
+        Ok(f) => f,
+        Err(e) => {
+            say!("{e}");
+            return exit::INPUT_ERROR;
+        }
+    };
+    if let Ok(Some(a)) = single::read_record(&p.root) {
+        if a.file == found.mutant.file
+            && single::file_state(&p.root, &a) == single::FileState::Mutated
+        {
+            say!(
+                "memconform mutate show: note: {} carries mutant {} (applied by `mutate \
+                 apply`): this patch is against the mutated file; for one against the original, \
+                 revert first: {}",
+                a.file,
+                a.named(),
+                revert_command(&a.id, &args.gem5_root, &args.protocol)
+            );
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(single::show(&found).as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => exit::CONSISTENT,
+        Err(e) => super::write_failed("mutate show", "the patch", &e),
+    }
+}
+
+/// The message of an apply error, with the commands that clear the way.
+fn apply_message(e: &ApplyError, query: Option<&Query>, dir: &Path, protocol: &str) -> String {
+    match e {
+        ApplyError::Carries(a) if query.is_some_and(|q| q.matches(&a.id, &a.names)) => format!(
+            "mutant {} is already applied in {} (recorded in {RECORD}); to revert it: {}",
+            a.named(),
+            a.file,
+            revert_command(&a.id, dir, protocol)
+        ),
+        ApplyError::Carries(a) | ApplyError::Other { applied: a, .. } => format!(
+            "{e}; revert it first: {}",
+            revert_command(&a.id, dir, protocol)
+        ),
+        ApplyError::Edited { applied: a, .. } => format!(
+            "{e}. Restore {} (`git checkout -- {}`, or `git apply -R {RECORD}` at the root if \
+             the edits are elsewhere in the file), then delete {RECORD}",
+            a.file, a.file
+        ),
+        _ => e.to_string(),
+    }
+}
+
+/// The lines telling how to rebuild gem5 at `root` with `protocol`: the
+/// build directories configured for it, else the build_opts that select it.
+fn rebuild_hint(root: &Path, protocol: &str) -> String {
+    let cd = format!("cd {} && ", shell_word(&super::shown(root)));
+    let (built, mut opts) = single::build_dirs(root, protocol);
+    if let Some(first) = built.first() {
+        let mut out = format!("  {cd}scons build/{first}/gem5.opt -j$(nproc)\n");
+        if built.len() > 1 {
+            out.push_str(&format!(
+                "  (build directories configured for {protocol}: {})\n",
+                built.join(", ")
+            ));
+        }
+        return out;
+    }
+    // the build_opts named after the protocol first, then the NULL ISA's
+    opts.sort_by_key(|o| (!o.contains(protocol), !o.starts_with("NULL"), o.clone()));
+    match opts.first() {
+        Some(first) => {
+            let mut out = format!("  {cd}scons build/{first}/gem5.opt -j$(nproc)\n");
+            if opts.len() > 1 {
+                out.push_str(&format!(
+                    "  (build_opts that select {protocol}: {})\n",
+                    opts.join(", ")
+                ));
+            }
+            out
+        }
+        None => format!(
+            "  {cd}scons build/<ISA>/gem5.opt -j$(nproc)   # a build configured for {protocol}\n"
+        ),
+    }
+}
+
+/// Runs `mutate apply`: the mutant written into the tree (or reverted with
+/// `--revert`), then the next steps.
+fn apply(args: &ApplyArgs) -> i32 {
+    const CMD: &str = "memconform mutate apply";
+    let dir = &args.gem5_root;
+    let protocol = &args.protocol;
+    let query = match args.id.as_deref().map(Query::parse).transpose() {
+        Ok(q) => q,
+        Err(e) => {
+            say!("{CMD}: {e}");
+            return exit::INPUT_ERROR;
+        }
+    };
+    let (root, manifest) = match slicc::protocol_root(dir, protocol) {
+        Ok(r) => r,
+        Err(e) => {
+            say!("{CMD}: {e}");
+            return exit::INPUT_ERROR;
+        }
+    };
+    let shown_root = super::shown(&root).into_owned();
+    let rebuild = rebuild_hint(&root, protocol);
+    let mut out = String::new();
+    if args.revert {
+        let proto_dir = manifest.parent().unwrap_or(Path::new("")).to_path_buf();
+        let marked = || single::marked_lines_in(&root, &proto_dir);
+        match single::revert_in_place(&root, query.as_ref(), marked) {
+            Ok(Reverted::Restored(a)) => {
+                out.push_str(&format!(
+                    "reverted mutant {}: {} is its original text again (sha256 {}); removed \
+                     {shown_root}/{RECORD}\n\nNext: rebuild gem5 (memconform does not build), \
+                     e.g.\n{rebuild}",
+                    a.named(),
+                    a.file,
+                    a.base_sha256
+                ));
+            }
+            Ok(Reverted::AlreadyOriginal(a)) => {
+                out.push_str(&format!(
+                    "{} was already the original text (reverted by hand?): mutant {} is not \
+                     applied; removed the stale {shown_root}/{RECORD}\n",
+                    a.file,
+                    a.named()
+                ));
+            }
+            Err(e) => {
+                say!(
+                    "{CMD}: {}",
+                    apply_message(&e, query.as_ref(), dir, protocol)
+                );
+                return exit::INPUT_ERROR;
+            }
+        }
+    } else {
+        // the tree first: a mutated tree no longer has the mutant's site
+        match single::check_clear(&root) {
+            Ok(None) => {}
+            Ok(Some(a)) => say!(
+                "{CMD}: note: removed {RECORD}, a stale record of mutant {}: {} is its \
+                 original text again",
+                a.named(),
+                a.file
+            ),
+            Err(e) => {
+                say!(
+                    "{CMD}: {}",
+                    apply_message(&e, query.as_ref(), dir, protocol)
+                );
+                return exit::INPUT_ERROR;
+            }
+        }
+        let id = args.id.as_deref().unwrap_or_default();
+        let (p, found) = match find_mutant("apply", id, dir, protocol) {
+            Ok(f) => f,
+            Err(e) => {
+                say!("{e}");
+                return exit::INPUT_ERROR;
+            }
+        };
+        if let Some(at) = single::marked_lines(&p).first() {
+            say!(
+                "{CMD}: note: {at} has a `// [mutant]` line: the tree may carry another \
+                 mutant, applied by hand (`git diff` shows it)"
+            );
+        }
+        let a = match single::apply_in_place(&root, &found) {
+            Ok(a) => a,
+            Err(e) => {
+                say!(
+                    "{CMD}: {}",
+                    apply_message(&e, query.as_ref(), dir, protocol)
+                );
+                return exit::INPUT_ERROR;
+            }
+        };
+        let m = &found.mutant;
+        out.push_str(&format!(
+            "applied mutant {}: {} at {}:{}  {}\nrecorded in {shown_root}/{RECORD} (its \
+             patch; `--revert` reads it)\n\nNext: rebuild gem5 with the mutant (memconform \
+             does not build), e.g.\n{rebuild}then run what should catch the bug. To revert \
+             (and rebuild again):\n  {}\n",
+            a.named(),
+            m.op,
+            m.file,
+            m.line,
+            m.site,
+            revert_command(&a.id, dir, protocol)
+        ));
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => exit::CONSISTENT,
+        Err(e) => super::write_failed("mutate apply", "the next steps", &e),
     }
 }

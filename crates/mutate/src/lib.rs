@@ -2,7 +2,8 @@
 //! ([`slicc`]), mutated by line-preserving operators ([`ops`]), each mutant
 //! a unified diff with a stable id ([`patch`]); a campaign ([`campaign`])
 //! builds and runs every mutant with the user's own gem5 tree and
-//! commands, in private copies, and says what caught it.
+//! commands, in private copies, and says what caught it; one mutant can
+//! also be shown and applied in the user's tree ([`single`]).
 //! Design: docs/design/campaigns.md (operators §2, sites §3, identity §5,
 //! runner §6, outcomes §7, reports §8).
 
@@ -157,6 +158,7 @@ pub mod catalogue;
 pub mod listing;
 pub mod ops;
 pub mod patch;
+pub mod single;
 pub mod slicc;
 
 pub use ops::{generate, Options};

@@ -150,10 +150,22 @@ pub fn unified_diff(rel_path: &str, old: &str, new: &str) -> String {
     out
 }
 
-/// One hunk: where it starts in the old file (1-based) and its lines.
+/// One hunk: where it starts in the old and the new file (1-based) and
+/// its lines.
 struct Hunk {
     old_start: usize,
+    new_start: usize,
     lines: Vec<(char, String)>,
+}
+
+/// The start line after `marker` (`-` or `+`) in a hunk header
+/// (`@@ -12,7 +12,7 @@`).
+fn hunk_start(header: &str, marker: char) -> Option<usize> {
+    let rest = header
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix(marker))?;
+    let num: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    num.parse().ok()
 }
 
 /// Reads the hunks of a unified diff (after its `---`/`+++` lines).
@@ -172,13 +184,12 @@ fn parse_hunks(diff: &str) -> Result<Vec<Hunk>, PatchError> {
     }
     let mut hunks: Vec<Hunk> = Vec::new();
     for line in lines {
-        if let Some(rest) = line.strip_prefix("@@ -") {
-            let num: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-            let old_start = num.parse().map_err(|_| {
-                PatchError::Malformed(format!("bad hunk header `{}`", line.trim_end()))
-            })?;
+        if let Some(rest) = line.strip_prefix("@@ ") {
+            let bad = || PatchError::Malformed(format!("bad hunk header `{}`", line.trim_end()));
+            let ranges = rest.split("@@").next().unwrap_or("");
             hunks.push(Hunk {
-                old_start,
+                old_start: hunk_start(ranges, '-').ok_or_else(bad)?,
+                new_start: hunk_start(ranges, '+').ok_or_else(bad)?,
                 lines: Vec::new(),
             });
             continue;
@@ -209,37 +220,52 @@ fn parse_hunks(diff: &str) -> Result<Vec<Hunk>, PatchError> {
 
 /// Applies a unified diff (exact positions, context checked) to `original`.
 pub fn apply_diff(file: &str, original: &str, diff: &str) -> Result<String, PatchError> {
-    let old: Vec<&str> = original.split_inclusive('\n').collect();
-    let mut out = String::with_capacity(original.len() + 64);
+    apply_hunks(file, original, diff, false)
+}
+
+/// Applies a unified diff backwards (`git apply -R`, `patch -R`): from the
+/// new text `mutated` back to the old one, exact positions, context and
+/// added lines checked.
+pub fn unapply_diff(file: &str, mutated: &str, diff: &str) -> Result<String, PatchError> {
+    apply_hunks(file, mutated, diff, true)
+}
+
+/// Applies a unified diff to `text`, forwards or (`reverse`) backwards.
+fn apply_hunks(file: &str, text: &str, diff: &str, reverse: bool) -> Result<String, PatchError> {
+    let old: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(text.len() + 64);
     let mut at = 0;
+    // the marker of the lines `text` holds and the patch takes away
+    let (gone, added) = if reverse { ('+', '-') } else { ('-', '+') };
     for h in parse_hunks(diff)? {
-        let start = h.old_start.saturating_sub(1);
+        let first = if reverse { h.new_start } else { h.old_start };
+        let start = first.saturating_sub(1);
         if start < at || start > old.len() {
             return Err(PatchError::Context {
                 file: file.into(),
-                line: h.old_start,
+                line: first,
             });
         }
         for l in &old[at..start] {
             out.push_str(l);
         }
         at = start;
-        for (marker, text) in &h.lines {
-            match marker {
-                ' ' | '-' => {
-                    if old.get(at) != Some(&text.as_str()) {
-                        return Err(PatchError::Context {
-                            file: file.into(),
-                            line: at + 1,
-                        });
-                    }
-                    if *marker == ' ' {
-                        out.push_str(text);
-                    }
-                    at += 1;
-                }
-                _ => out.push_str(text),
+        for (marker, line) in &h.lines {
+            if *marker == added {
+                out.push_str(line);
+                continue;
             }
+            debug_assert!(*marker == ' ' || *marker == gone);
+            if old.get(at) != Some(&line.as_str()) {
+                return Err(PatchError::Context {
+                    file: file.into(),
+                    line: at + 1,
+                });
+            }
+            if *marker == ' ' {
+                out.push_str(line);
+            }
+            at += 1;
         }
     }
     for l in &old[at..] {

@@ -1301,18 +1301,23 @@ fn read_text(path: &Path) -> Result<String, LoadError> {
     })
 }
 
+/// Finds `protocol`'s `.slicc` under `path` (see [`load_protocol`]) without
+/// reading it: the root patches are relative to, and the `.slicc` path
+/// relative to that root.
+pub fn protocol_root(path: &Path, protocol: &str) -> Result<(PathBuf, PathBuf), LoadError> {
+    find_manifest(path, protocol).ok_or_else(|| LoadError::Io {
+        path: path.to_path_buf(),
+        message: format!(
+            "no {protocol}.slicc here or under src/mem/ruby/protocol (give a gem5 root or \
+             the directory holding the protocol's .slicc and .sm files)"
+        ),
+    })
+}
+
 /// Loads a protocol from a gem5 root (files under `src/mem/ruby/protocol`)
 /// or from a directory holding its `.slicc` and `.sm` files.
 pub fn load_protocol(path: &Path, protocol: &str) -> Result<Protocol, LoadError> {
-    let Some((root, manifest_rel)) = find_manifest(path, protocol) else {
-        return Err(LoadError::Io {
-            path: path.to_path_buf(),
-            message: format!(
-                "no {protocol}.slicc here or under src/mem/ruby/protocol (give a gem5 root or \
-                 the directory holding the protocol's .slicc and .sm files)"
-            ),
-        });
-    };
+    let (root, manifest_rel) = protocol_root(path, protocol)?;
     let manifest_path = root.join(&manifest_rel);
     let manifest_text = read_text(&manifest_path)?;
     let manifest_name = rel_string(&manifest_rel);
