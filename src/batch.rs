@@ -19,6 +19,13 @@ use memconform_ingest::{stream_unbuilt, Checked, InputError, Reading, Unbuilt};
 /// when they would hold more than the memory budget of one check.
 const HELD_PER_OP: u64 = 128;
 
+/// Told when a worker starts and ends checking a history (for progress on
+/// long work): its file, its index there and its operations.
+pub trait Watcher: Sync {
+    fn started(&self, _file: &Path, _index: usize, _ops: usize) {}
+    fn ended(&self, _file: &Path, _index: usize, _ops: usize) {}
+}
+
 /// What a batch delivers, in input order.
 pub enum Item<'a> {
     /// A checked history of the input file or run directory.
@@ -92,6 +99,7 @@ impl<P> Holding<P> {
 /// ([`stream_unbuilt`]), not before: the workers start at once, and the
 /// file's items wait here, prepared (their reports: small), until the
 /// check passed — a file with an error gives only the error.
+/// `watcher` hears each history (each gem5 run) start and end.
 /// `shard = (k, n)`: only every n-th unit from the k-th is checked — a
 /// unit is a history of a file or a gem5 run, counted in input order
 /// across all files (a file with an error is one unit, however far it was
@@ -107,25 +115,34 @@ pub fn run_batch<'a, P: Send>(
     shard: (usize, usize),
     stop: &AtomicBool,
     ahead: bool,
+    watcher: &dyn Watcher,
     prepare: impl Fn(Item<'a>) -> P + Sync,
     mut sink: impl FnMut(P),
 ) {
     let check = |unit: Unit<'a>| -> Vec<Out<P>> {
         let items = match unit {
             Unit::Check(file, Job::History(h)) => vec![match h.build(file) {
-                Ok(h) => Item::Checked(
-                    file,
-                    Box::new(check_history_promised(h, models, opts, reading.promise)),
-                ),
+                Ok(h) => {
+                    let (index, ops) = (h.index, h.n_thread_ops());
+                    watcher.started(file, index, ops);
+                    let c = check_history_promised(h, models, opts, reading.promise);
+                    watcher.ended(file, index, ops);
+                    Item::Checked(file, Box::new(c))
+                }
                 Err(e) => Item::Error(e),
             }],
-            Unit::Check(file, Job::Run) => match check_run(file, models, opts, reading) {
-                Ok(cs) => cs
-                    .into_iter()
-                    .map(|c| Item::Checked(file, Box::new(c)))
-                    .collect(),
-                Err(e) => vec![Item::Error(e)],
-            },
+            Unit::Check(file, Job::Run) => {
+                watcher.started(file, 0, 0);
+                let checked = check_run(file, models, opts, reading);
+                watcher.ended(file, 0, 0);
+                match checked {
+                    Ok(cs) => cs
+                        .into_iter()
+                        .map(|c| Item::Checked(file, Box::new(c)))
+                        .collect(),
+                    Err(e) => vec![Item::Error(e)],
+                }
+            }
             Unit::Error(e) => vec![Item::Error(e)],
             Unit::Hold => return vec![Out::Hold],
             Unit::Release(r) => {

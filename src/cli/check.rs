@@ -354,18 +354,7 @@ pub fn run(args: CheckArgs) -> i32 {
             memconform_core::budget::interrupt();
         });
     }
-    let progress = if io::stderr().is_terminal() {
-        let p = indicatif::ProgressBar::new(files.len() as u64);
-        p.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} inputs  {msg}",
-            )
-            .expect("a valid template"),
-        );
-        p
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let progress = super::progress::Progress::new(&files);
 
     // -o: written to a temporary file beside it and renamed over it only
     // when every write succeeded, so old results survive a failed run;
@@ -433,6 +422,7 @@ pub fn run(args: CheckArgs) -> i32 {
         args.shard,
         &stop,
         ahead,
+        &progress,
         |item| match item {
             // the summary shrinks a broken history's violation here, in turn
             Item::Checked(file, c) if !in_turn && !(summary && c.broken()) => {
@@ -445,8 +435,8 @@ pub fn run(args: CheckArgs) -> i32 {
             let r = match ready {
                 Ready::Rendered(r) => r,
                 Ready::Item(Item::Error(e)) => {
+                    progress.input_done(&e.file);
                     errors.push(e);
-                    progress.inc(1);
                     return;
                 }
                 // (after a failed write: only its file's progress and warnings)
@@ -487,8 +477,8 @@ pub fn run(args: CheckArgs) -> i32 {
                 }
             };
             if last_file.as_deref() != Some(r.file) {
-                if last_file.is_some() {
-                    progress.inc(1);
+                if let Some(done) = &last_file {
+                    progress.input_done(done);
                 }
                 last_file = Some(r.file.to_path_buf());
                 // what could not be read of a gem5 run's other files: in the
@@ -530,9 +520,7 @@ pub fn run(args: CheckArgs) -> i32 {
                     t.add_example(e, closer);
                 }
             }
-            if !progress.is_hidden() {
-                progress.set_message(format!("{histories} histories, {broken} broken"));
-            }
+            progress.history(r.broken);
             // every history's CSV starts with the header: the first one's is kept
             let text = match args.format {
                 Format::Csv if !r.text.is_empty() && !std::mem::take(&mut header) => r
@@ -562,7 +550,7 @@ pub fn run(args: CheckArgs) -> i32 {
     if summary && write_failed.is_none() && histories > 0 {
         write_failed = out.write_all(brief::totals(&tallies).as_bytes()).err();
     }
-    progress.finish_and_clear();
+    progress.finish();
     let flushed = match write_failed {
         Some(e) => Err(e),
         None => out

@@ -17,6 +17,7 @@ mod gen;
 mod merge;
 mod mutate;
 mod plot;
+mod progress;
 mod shrink;
 mod signals;
 mod summarize;
