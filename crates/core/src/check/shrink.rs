@@ -255,6 +255,9 @@ fn shrink_with(
     }
     // observations of the final memory that the violation does not need
     for i in 0..cur.finals.len() {
+        if s.timed_out {
+            break;
+        }
         if cur.finals[i] {
             let mut c = cur.clone();
             c.finals[i] = false;
@@ -269,6 +272,10 @@ fn shrink_with(
         let mut removed = false;
         let mut sure = true;
         for unit in s.op_units(&cur) {
+            if s.timed_out {
+                // (each removal scans the history: out of time, stop at once)
+                break;
+            }
             if !cur.ops[unit[0]] {
                 continue; // gone with an earlier removal
             }
