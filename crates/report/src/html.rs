@@ -91,15 +91,16 @@ figure.main figcaption { contain: inline-size; }
 .timeline .cycle-op.write rect { fill: #93c5fd; }
 .timeline .cycle-op.read rect { fill: #fcd34d; }
 .timeline .named-op rect { stroke-dasharray: 4 2; }
-.timeline .op-label { font: 700 12px ui-monospace, "DejaVu Sans Mono", monospace; fill: #0f172a; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
-.timeline .op-token { font: 10px ui-monospace, "DejaVu Sans Mono", monospace; fill: #334155; }
-.timeline .lane-name { font: 600 12px system-ui, sans-serif; fill: #334155; }
-.timeline .tick { font: 10px system-ui, sans-serif; fill: #64748b; }
+.timeline text { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+.timeline .op-label { font-size: 12px; font-weight: 700; fill: #0f172a; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+.timeline .op-token { font-size: 10px; fill: #334155; }
+.timeline .lane-name { font-size: 11px; font-weight: 600; fill: #334155; }
+.timeline .tick { font-size: 10px; fill: #64748b; }
 .timeline .tick.key { font-weight: 700; fill: #0f172a; }
-.timeline .axis-title { font: italic 11px system-ui, sans-serif; fill: #475569; }
-.timeline .edge-label { font: 700 11px ui-monospace, "DejaVu Sans Mono", monospace; }
-.timeline .gap-n { font: 700 12px system-ui, sans-serif; fill: #475569; }
-.timeline .gap-t { font: 10px system-ui, sans-serif; fill: #64748b; }
+.timeline .axis-title { font-size: 11px; font-style: italic; fill: #475569; }
+.timeline .edge-label { font-size: 11px; font-weight: 700; }
+.timeline .gap-n { font-size: 12px; font-weight: 700; fill: #475569; }
+.timeline .gap-t { font-size: 10px; fill: #64748b; }
 "#;
 
 /// The start of a page: doctype, title, style, header.

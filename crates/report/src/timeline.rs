@@ -9,13 +9,26 @@
 //! elided, so a page of a 10⁵-operation history stays small. Within a
 //! segment the axis keeps the order of every issue and completion tick
 //! (and so the real-time order of the intervals) but not their spacing.
+//!
+//! Nothing is drawn over a label (issue 38, item 8). Every text is in a
+//! monospace font and drawn `textLength` wide, so its box is known here;
+//! the events' labels go in lines above their rows, each where it meets no
+//! other; each arrow is the cheapest of a few hundred cubic curves between
+//! the sides of its two boxes that crosses no text and no pill of an arrow
+//! before it, with its own pill where no arrow crosses it and it covers no
+//! text ([`route`]); an operation's token is left out where an arrow must
+//! cross it. Where an arrow fits nowhere, the timeline is laid out again
+//! with more room.
 
 use std::fmt::Write as _;
+
+mod route;
 
 use crate::markup::{escape, letter};
 use memconform_core::certificate::{Rel, Violation};
 use memconform_core::history::{History, OpId, OpKind};
 use memconform_ingest::gem5::tester::Origin;
+use route::{Obstacles, Rect, Route};
 
 /// Where each operation of a history is drawn: its lane and its interval.
 pub struct Layout<'a> {
@@ -274,6 +287,9 @@ pub struct Drawing {
     /// The certificate's events drawn, of how many (a long cycle is drawn
     /// from its start, up to [`MAX_EVENTS`] events).
     pub events: (usize, usize),
+    /// Whether it was laid out clear: no two texts overlap and no arrow
+    /// crosses a text (pills included).
+    pub clear: bool,
 }
 
 /// At most this many of a certificate's events are drawn.
@@ -282,11 +298,178 @@ pub const MAX_EVENTS: usize = 32;
 const LABEL_W: f64 = 104.0;
 const ROW_H: f64 = 22.0;
 const BOX_H: f64 = 16.0;
-/// Above the boxes of a lane with a certificate event: its label.
-const BAND: f64 = 17.0;
+/// A line of operation labels above a row of boxes.
+const LINE: f64 = 16.0;
 const TOP: f64 = 40.0;
-const GAP_W: f64 = 66.0;
-const INIT_W: f64 = 124.0;
+const GAP_W: f64 = 76.0;
+/// Layouts tried, with more room each time, until the arrows fit.
+const ATTEMPTS: usize = 4;
+
+/// Every text of a timeline is in a monospace font and drawn `ADVANCE`
+/// font sizes wide per character (its `textLength`), so its box is known
+/// here; html.rs's CSS gives each class its font size, these.
+const OP_LABEL: f64 = 12.0;
+const OP_TOKEN: f64 = 10.0;
+const LANE_NAME: f64 = 11.0;
+const TICK: f64 = 10.0;
+const AXIS_TITLE: f64 = 11.0;
+const EDGE_LABEL: f64 = 11.0;
+const GAP_N: f64 = 12.0;
+const GAP_T: f64 = 10.0;
+/// A character's width, in font sizes.
+const ADVANCE: f64 = 0.6;
+/// How far a text's box reaches above its baseline and below, and past
+/// either end (some glyphs' ink, a `w`'s or an italic's, does), in font
+/// sizes.
+const ASCENT: f64 = 0.95;
+const DESCENT: f64 = 0.3;
+const OVERHANG: f64 = 0.1;
+
+/// How wide `text` is drawn at `size` px.
+fn text_width(text: &str, size: f64) -> f64 {
+    text.chars().count() as f64 * ADVANCE * size
+}
+
+/// A text of a timeline: its class, left end, baseline and font size.
+#[derive(Debug, Clone)]
+struct Text {
+    class: &'static str,
+    x: f64,
+    y: f64,
+    size: f64,
+    text: String,
+}
+
+impl Text {
+    fn new(class: &'static str, size: f64, x: f64, y: f64, text: impl Into<String>) -> Text {
+        Text {
+            class,
+            x,
+            y,
+            size,
+            text: text.into(),
+        }
+    }
+
+    fn width(&self) -> f64 {
+        text_width(&self.text, self.size)
+    }
+
+    fn rect(&self) -> Rect {
+        Rect::new(
+            self.x - OVERHANG * self.size,
+            self.y - ASCENT * self.size,
+            self.x + self.width() + OVERHANG * self.size,
+            self.y + DESCENT * self.size,
+        )
+    }
+
+    /// The text as SVG (`attrs` added to its element).
+    fn write(&self, s: &mut String, attrs: &str) {
+        let _ = write!(
+            s,
+            r#"<text class="{}" x="{:.1}" y="{:.1}" textLength="{:.1}"{attrs}>{}</text>"#,
+            self.class,
+            self.x,
+            self.y,
+            self.width(),
+            escape(&self.text)
+        );
+    }
+}
+
+/// Room to lay a timeline out in: a factor on the step between axis
+/// values, the space under each lane, the margin above the lanes.
+#[derive(Debug, Clone, Copy)]
+struct Room {
+    scale: f64,
+    spacing: f64,
+    top: f64,
+}
+
+impl Room {
+    fn more(self) -> Room {
+        Room {
+            scale: self.scale * 1.3,
+            spacing: self.spacing + 18.0,
+            top: self.top + 12.0,
+        }
+    }
+}
+
+/// What a timeline draws: a history laid out, a certificate, its events
+/// (those drawn) and the window of operations around them.
+struct Plan<'p, 'a> {
+    h: &'p History,
+    layout: &'p Layout<'a>,
+    v: &'p Violation,
+    events: Vec<(OpId, Option<&'static str>)>,
+    keys: Vec<OpId>,
+    inits: Vec<OpId>,
+    win: Window,
+}
+
+/// Where the axis values go: per segment its left end, values and width;
+/// the axis breaks (left end, operations elided); the initial writes'
+/// boxes (left and right ends); the timeline's width.
+struct Columns {
+    dx: f64,
+    segments: Vec<(f64, Vec<u64>, f64)>,
+    gaps: Vec<(f64, usize)>,
+    inits: Vec<(f64, f64)>,
+    width: f64,
+}
+
+impl Columns {
+    /// The x of `value` in segment `k`.
+    fn pos(&self, k: usize, value: u64) -> f64 {
+        let (left, values, _) = &self.segments[k];
+        let i = values.partition_point(|&w| w < value);
+        left + self.dx * (i as f64 + 0.75)
+    }
+}
+
+/// An operation's box: the operation, its place, its lane (in drawing
+/// order) and row in the lane, and its token (the operation written in
+/// the box, where it fits and no arrow crosses it).
+struct OpBox {
+    op: OpId,
+    rect: Rect,
+    lane: usize,
+    row: usize,
+    token: Option<Text>,
+}
+
+/// An arrow laid out: the certificate's step it draws (`None`: a context
+/// edge), its ends, relation name, colour, route and label.
+struct Arrow {
+    step: Option<usize>,
+    from: OpId,
+    to: OpId,
+    rel: &'static str,
+    colour: &'static str,
+    route: Route,
+    label: Text,
+}
+
+/// A timeline laid out.
+struct Scene {
+    width: f64,
+    height: f64,
+    /// Lane stripes in drawing order: name, top, height.
+    lanes: Vec<(String, f64, f64)>,
+    lanes_bottom: f64,
+    axis_y: f64,
+    columns: Columns,
+    /// The axis' marks (x).
+    marks: Vec<f64>,
+    boxes: Vec<OpBox>,
+    /// Lane names, axis labels, breaks' counts, operation labels.
+    texts: Vec<Text>,
+    arrows: Vec<Arrow>,
+    /// Arrows laid out with a collision (0 when clear).
+    clashes: usize,
+}
 
 /// A timeline of `h` (laid out by `layout`) around the events of `v`, with
 /// its cycle as arrows; `id` prefixes every element id (unique per page).
@@ -304,102 +487,207 @@ pub fn timeline_svg(
     events.truncate(MAX_EVENTS);
     let keys: Vec<OpId> = events.iter().map(|&(o, _)| o).collect();
     let win = window(h, layout, &keys, radius);
-    let name_of = |o: OpId| {
-        events
+    let inits = keys.iter().copied().filter(|&o| h.is_init(o)).collect();
+    let plan = Plan {
+        h,
+        layout,
+        v,
+        events,
+        keys,
+        inits,
+        win,
+    };
+    let mut room = Room {
+        scale: 1.0,
+        spacing: if plan.win.shown <= 12 { 44.0 } else { 8.0 },
+        top: TOP,
+    };
+    let mut best = plan.scene(room);
+    for _ in 1..ATTEMPTS {
+        if best.clashes == 0 {
+            break;
+        }
+        room = room.more();
+        let next = plan.scene(room);
+        if next.clashes < best.clashes {
+            best = next;
+        }
+    }
+    let svg = plan.render(&best, id);
+    Drawing {
+        svg,
+        clear: best.clashes == 0,
+        events: (plan.events.len(), all_events),
+        window: plan.win,
+    }
+}
+
+impl Plan<'_, '_> {
+    /// The certificate's name (letter) and role of `o`, if it is an event.
+    fn name_of(&self, o: OpId) -> Option<(String, Option<&'static str>)> {
+        self.events
             .iter()
             .position(|&(e, _)| e == o)
-            .map(|i| (letter(i), events[i].1))
-    };
-    let inits: Vec<OpId> = keys.iter().copied().filter(|&o| h.is_init(o)).collect();
-
-    // x of each value of each segment: equal steps (wider when there are
-    // few), order kept
-    let n_values: usize = win
-        .segments
-        .iter()
-        .map(|seg| {
-            let mut v: Vec<u64> = seg
-                .ops
-                .iter()
-                .flat_map(|&o| [layout.span[o].0, layout.span[o].1])
-                .collect();
-            v.sort_unstable();
-            v.dedup();
-            v.len()
-        })
-        .sum();
-    let mut dx = (640.0 / n_values.max(1) as f64).clamp(13.0, 64.0);
-    if win.shown <= 12 {
-        // a few operations: room for every label of an event
-        let widest = events
-            .iter()
-            .map(|&(o, _)| h.describe(o).len() as f64 * 7.3 + 12.0)
-            .fold(0.0, f64::max);
-        // neighbours in a lane: one value apart untimed, about two timed
-        let share = if layout.axis == "po position" {
-            0.9
-        } else {
-            0.5
-        };
-        dx = dx.max(widest * share);
+            .map(|i| (letter(i), self.events[i].1))
     }
-    let mut x = LABEL_W + 12.0 + if inits.is_empty() { 0.0 } else { INIT_W };
-    let mut seg_x: Vec<(f64, Vec<u64>, f64)> = Vec::new(); // (left, values, width)
-    let mut gaps: Vec<(f64, usize)> = Vec::new();
-    for (k, seg) in win.segments.iter().enumerate() {
-        if seg.elided_before > 0 || k > 0 {
-            gaps.push((x, seg.elided_before));
-            x += GAP_W;
+
+    /// What `o` is: `W(x,1)`.
+    fn token(&self, o: OpId) -> String {
+        let d = self.h.describe(o);
+        match d.split_once(':') {
+            Some((_, t)) => t.to_string(),
+            None => d,
         }
-        let mut values: Vec<u64> = seg
+    }
+
+    /// The label of event `o`: `b: W(x,1)`.
+    fn label(&self, o: OpId) -> Option<String> {
+        self.name_of(o)
+            .map(|(name, _)| format!("{name}: {}", self.token(o)))
+    }
+
+    /// The width of the widest token of the operations drawn.
+    fn widest_token(&self) -> f64 {
+        self.win
+            .segments
+            .iter()
+            .flat_map(|s| s.ops.iter())
+            .map(|&o| text_width(&self.token(o), OP_TOKEN))
+            .fold(0.0, f64::max)
+    }
+
+    /// The distinct axis values of segment `seg`'s operations, in order.
+    fn values(&self, seg: &Segment) -> Vec<u64> {
+        let mut v: Vec<u64> = seg
             .ops
             .iter()
-            .flat_map(|&o| [layout.span[o].0, layout.span[o].1])
+            .flat_map(|&o| [self.layout.span[o].0, self.layout.span[o].1])
             .collect();
-        values.sort_unstable();
-        values.dedup();
-        let width = values.len() as f64 * dx + dx * 0.5;
-        seg_x.push((x, values, width));
-        x += width;
+        v.sort_unstable();
+        v.dedup();
+        v
     }
-    if win.elided_after > 0 {
-        gaps.push((x, win.elided_after));
-        x += GAP_W;
-    }
-    let width = x + 48.0;
-    let pos = |k: usize, value: u64| -> f64 {
-        let (left, values, _) = &seg_x[k];
-        let i = values.partition_point(|&w| w < value);
-        left + dx * (i as f64 + 0.75)
-    };
 
-    // lanes with something drawn; rows within a lane so that no boxes overlap
-    let mut boxes: Vec<(OpId, f64, f64, usize)> = Vec::new(); // op, x0, x1, lane
-    for (k, seg) in win.segments.iter().enumerate() {
-        for &o in &seg.ops {
-            let (s, e) = layout.span[o];
-            let lane = layout.lane[o].unwrap_or(0);
-            boxes.push((o, pos(k, s) - dx * 0.4, pos(k, e) + dx * 0.4, lane));
+    /// Where the axis values go: equal steps (wide enough for the events'
+    /// labels where there are few values), order kept.
+    fn columns(&self, room: Room) -> Columns {
+        let n_values: usize = self.win.segments.iter().map(|s| self.values(s).len()).sum();
+        let mut dx = (640.0 / n_values.max(1) as f64).clamp(13.0, 64.0);
+        let untimed = self.layout.axis == "po position";
+        if self.win.shown <= 12 || untimed {
+            let mut widest = self
+                .keys
+                .iter()
+                .filter_map(|&o| self.label(o))
+                .map(|l| text_width(&l, OP_LABEL) + 16.0)
+                .fold(0.0, f64::max);
+            if untimed && self.win.shown <= 12 {
+                // room between two boxes for an arrow and its label
+                widest = widest.max(self.widest_token() + 16.0 + 64.0);
+            }
+            // neighbours in a lane: one value apart untimed, about two timed
+            let share = if untimed { 1.0 } else { 0.5 };
+            dx = dx.max((widest * share).min(1600.0 / n_values.max(1) as f64));
+        }
+        dx *= room.scale;
+        let mut x = LABEL_W + 12.0;
+        let mut inits = Vec::new();
+        for &o in &self.inits {
+            let w = self
+                .label(o)
+                .map_or(40.0, |l| text_width(&l, OP_LABEL))
+                .max(44.0);
+            inits.push((x, x + w));
+            x += w + 16.0;
+        }
+        let mut segments = Vec::new();
+        let mut gaps = Vec::new();
+        for (k, seg) in self.win.segments.iter().enumerate() {
+            if seg.elided_before > 0 || k > 0 {
+                gaps.push((x, seg.elided_before));
+                x += GAP_W;
+            }
+            let values = self.values(seg);
+            let width = values.len() as f64 * dx + dx * 0.5;
+            segments.push((x, values, width));
+            x += width;
+        }
+        if self.win.elided_after > 0 {
+            gaps.push((x, self.win.elided_after));
+            x += GAP_W;
+        }
+        Columns {
+            dx,
+            segments,
+            gaps,
+            inits,
+            width: x + 48.0,
         }
     }
-    let mut used_lanes: Vec<usize> = boxes.iter().map(|b| b.3).collect();
-    used_lanes.sort_unstable();
-    used_lanes.dedup();
-    let mut row_of: Vec<usize> = vec![0; boxes.len()];
-    let mut rows_in: Vec<usize> = vec![1; layout.lanes.len().max(1)];
-    {
-        // the certificate's events first: they take the top rows, under
-        // their labels
+
+    /// The operations' boxes, placed in x, with lanes (in drawing order:
+    /// the initial values first, if any) and rows within them so that no
+    /// boxes of a lane overlap; and the lanes drawn.
+    fn boxes(&self, cols: &Columns) -> (Vec<OpBox>, Vec<String>) {
+        let layout = self.layout;
+        let mut lanes: Vec<String> = Vec::new();
+        let mut boxes: Vec<OpBox> = Vec::new();
+        let new_box = |op, x0, x1, lane| OpBox {
+            op,
+            rect: Rect::new(x0, 0.0, x1, BOX_H),
+            lane,
+            row: 0,
+            token: None,
+        };
+        if !self.inits.is_empty() {
+            lanes.push("initial values".into());
+            for (&o, &(x0, x1)) in self.inits.iter().zip(&cols.inits) {
+                boxes.push(new_box(o, x0, x1, 0));
+            }
+        }
+        let mut used: Vec<usize> = self
+            .win
+            .segments
+            .iter()
+            .flat_map(|s| s.ops.iter().map(|&o| layout.lane[o].unwrap_or(0)))
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        let first = lanes.len();
+        lanes.extend(
+            used.iter()
+                .map(|&l| layout.lanes.get(l).cloned().unwrap_or_default()),
+        );
+        // untimed, a box need be no wider than the widest token
+        let half = if layout.axis == "po position" {
+            (cols.dx * 0.4).min(self.widest_token() / 2.0 + 8.0)
+        } else {
+            cols.dx * 0.4
+        };
+        for (k, seg) in self.win.segments.iter().enumerate() {
+            for &o in &seg.ops {
+                let (s, e) = layout.span[o];
+                let lane = first + used.binary_search(&layout.lane[o].unwrap_or(0)).unwrap();
+                boxes.push(new_box(
+                    o,
+                    cols.pos(k, s) - half,
+                    cols.pos(k, e) + half,
+                    lane,
+                ));
+            }
+        }
+        // rows: the certificate's events first, so they take the top rows
         let mut idx: Vec<usize> = (0..boxes.len()).collect();
         idx.sort_by(|&a, &b| {
-            let ka = !keys.contains(&boxes[a].0);
-            let kb = !keys.contains(&boxes[b].0);
-            ka.cmp(&kb).then(boxes[a].1.total_cmp(&boxes[b].1))
+            let ka = !self.keys.contains(&boxes[a].op);
+            let kb = !self.keys.contains(&boxes[b].op);
+            ka.cmp(&kb)
+                .then(boxes[a].rect.x0.total_cmp(&boxes[b].rect.x0))
         });
-        let mut taken: Vec<Vec<Vec<(f64, f64)>>> = vec![Vec::new(); layout.lanes.len().max(1)];
+        let mut taken: Vec<Vec<Vec<(f64, f64)>>> = vec![Vec::new(); lanes.len()];
         for i in idx {
-            let (_, x0, x1, lane) = boxes[i];
-            let rows = &mut taken[lane];
+            let (x0, x1) = (boxes[i].rect.x0, boxes[i].rect.x1);
+            let rows = &mut taken[boxes[i].lane];
             let free =
                 |row: &Vec<(f64, f64)>| row.iter().all(|&(a, b)| x1 + 1.0 <= a || b + 1.0 <= x0);
             let r = rows.iter().position(free).unwrap_or(rows.len());
@@ -407,195 +695,421 @@ pub fn timeline_svg(
                 rows.push(Vec::new());
             }
             rows[r].push((x0, x1));
-            row_of[i] = r;
-            rows_in[lane] = rows_in[lane].max(rows.len());
+            boxes[i].row = r;
         }
+        (boxes, lanes)
     }
-    // lanes: a band for labels where there are events, then the rows
-    let mut band: Vec<f64> = vec![3.0; layout.lanes.len().max(1)];
-    for b in &boxes {
-        if keys.contains(&b.0) {
-            band[b.3] = BAND;
-        }
-    }
-    // a few operations: room between the lanes for the arrows
-    let spacing = if win.shown <= 12 { 22.0 } else { 4.0 };
-    let mut lane_y: Vec<f64> = vec![0.0; layout.lanes.len().max(1)];
-    let mut y = TOP;
-    let init_y = y;
-    if !inits.is_empty() {
-        y += BAND + ROW_H + spacing;
-    }
-    for &l in &used_lanes {
-        lane_y[l] = y;
-        y += band[l] + rows_in[l] as f64 * ROW_H + spacing;
-    }
-    let lanes_bottom = y;
-    let axis_y = lanes_bottom + 18.0;
-    let height = axis_y + 28.0;
 
-    let mut s = String::with_capacity(16 * 1024 + boxes.len() * 300);
-    let _ = write!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="timeline" id="{id}" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" role="img" aria-label="timeline of the violation">"#
-    );
-    // arrowheads, one per relation drawn
-    let mut rels: Vec<Rel> = v.cycle.iter().map(|st| st.rel).collect();
-    rels.dedup();
-    s.push_str("<defs>");
-    let mut seen_rels: Vec<Rel> = Vec::new();
-    for &r in &rels {
-        if seen_rels.contains(&r) {
-            continue;
+    /// The events' labels over their boxes: per (lane, row), the labels of
+    /// its events in lines above it, each where it overlaps no other label
+    /// (over its box, else flush with its left or right end), in the
+    /// lowest line it fits. Each label's line and left end, by box.
+    fn label_lines(&self, boxes: &[OpBox], width: f64) -> Vec<Option<(usize, f64, String)>> {
+        let mut out: Vec<Option<(usize, f64, String)>> = vec![None; boxes.len()];
+        let mut order: Vec<usize> = (0..boxes.len())
+            .filter(|&i| self.keys.contains(&boxes[i].op))
+            .collect();
+        order.sort_by(|&a, &b| {
+            (boxes[a].lane, boxes[a].row)
+                .cmp(&(boxes[b].lane, boxes[b].row))
+                .then(boxes[a].rect.x0.total_cmp(&boxes[b].rect.x0))
+        });
+        // labels placed so far in the current (lane, row): line, x0, x1
+        let mut placed: Vec<(usize, f64, f64)> = Vec::new();
+        let mut at = (usize::MAX, usize::MAX);
+        for i in order {
+            let b = &boxes[i];
+            if (b.lane, b.row) != at {
+                at = (b.lane, b.row);
+                placed.clear();
+            }
+            let text = self.label(b.op).unwrap_or_default();
+            let w = text_width(&text, OP_LABEL);
+            let fit = |x: f64| x.clamp(LABEL_W + 4.0, (width - 4.0 - w).max(LABEL_W + 4.0));
+            let xs = [
+                fit((b.rect.x0 + b.rect.x1 - w) / 2.0),
+                fit(b.rect.x0),
+                fit(b.rect.x1 - w),
+            ];
+            let (line, x) = (0..)
+                .find_map(|line| {
+                    xs.iter()
+                        .find(|&&x| {
+                            placed
+                                .iter()
+                                .all(|&(l, a, z)| l != line || x + w + 4.0 <= a || z + 4.0 <= x)
+                        })
+                        .map(|&x| (line, x))
+                })
+                .expect("a line above all others is free");
+            placed.push((line, x, x + w));
+            out[i] = Some((line, x, text));
         }
-        seen_rels.push(r);
-        let _ = write!(
-            s,
-            r#"<marker id="{id}-ah-{}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{}"/></marker>"#,
-            r.name(),
-            colour(r)
-        );
+        out
     }
-    let _ = write!(
-        s,
-        r##"<marker id="{id}-ah-ctx" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#64748b"/></marker>"##
-    );
-    s.push_str("</defs>");
 
-    // lanes: stripes and names
-    let mut lane_rows: Vec<(String, f64, f64)> = Vec::new();
-    if !inits.is_empty() {
-        lane_rows.push(("initial values".into(), init_y, BAND + ROW_H + spacing));
-    }
-    for &l in &used_lanes {
-        lane_rows.push((
-            layout.lanes.get(l).cloned().unwrap_or_default(),
-            lane_y[l],
-            band[l] + rows_in[l] as f64 * ROW_H + spacing,
-        ));
-    }
-    for (i, (name, ly, lh)) in lane_rows.iter().enumerate() {
-        let name: String = if name.chars().count() > 14 {
-            name.chars().take(13).chain(['…']).collect()
-        } else {
-            name.clone()
+    /// The timeline laid out with `room`.
+    fn scene(&self, room: Room) -> Scene {
+        let cols = self.columns(room);
+        let width = cols.width;
+        let (mut boxes, lane_names) = self.boxes(&cols);
+        let labels = self.label_lines(&boxes, width);
+        // lines of labels above each row of each lane
+        let mut rows: Vec<Vec<usize>> = vec![Vec::new(); lane_names.len()];
+        for (b, l) in boxes.iter().zip(&labels) {
+            let lines = &mut rows[b.lane];
+            if lines.len() <= b.row {
+                lines.resize(b.row + 1, 0);
+            }
+            if let Some((line, _, _)) = l {
+                lines[b.row] = lines[b.row].max(line + 1);
+            }
+        }
+        // the rows' tops, lane by lane
+        let mut row_y: Vec<Vec<f64>> = Vec::new();
+        let mut lanes = Vec::new();
+        let mut y = room.top;
+        for (name, lines) in lane_names.iter().zip(&rows) {
+            let top = y;
+            let mut ys = Vec::new();
+            for &n in lines {
+                y += n as f64 * LINE;
+                ys.push(y + 3.0);
+                y += ROW_H;
+            }
+            y += room.spacing;
+            row_y.push(ys);
+            let name: String = if name.chars().count() > 14 {
+                name.chars().take(13).chain(['…']).collect()
+            } else {
+                name.clone()
+            };
+            lanes.push((name, top, y - top));
+        }
+        let lanes_bottom = y;
+        let axis_y = lanes_bottom + 18.0;
+        let height = axis_y + 38.0;
+
+        let mut texts = Vec::new();
+        for (name, top, h) in &lanes {
+            texts.push(Text::new(
+                "lane-name",
+                LANE_NAME,
+                10.0,
+                top + h / 2.0 + 4.0,
+                name.clone(),
+            ));
+        }
+        for (b, l) in boxes.iter_mut().zip(labels) {
+            let y0 = row_y[b.lane][b.row];
+            b.rect = Rect::new(b.rect.x0, y0, b.rect.x1, y0 + BOX_H);
+            if let Some((line, x, text)) = l {
+                texts.push(Text::new(
+                    "op-label",
+                    OP_LABEL,
+                    x,
+                    y0 - 6.0 - line as f64 * LINE,
+                    text,
+                ));
+            } else if !self.keys.contains(&b.op) {
+                let token = self.token(b.op);
+                let w = text_width(&token, OP_TOKEN);
+                if b.rect.width() >= w + 6.0 {
+                    let cx = (b.rect.x0 + b.rect.x1) / 2.0;
+                    b.token = Some(Text::new(
+                        "op-token",
+                        OP_TOKEN,
+                        cx - w / 2.0,
+                        y0 + 12.0,
+                        token,
+                    ));
+                }
+            }
+        }
+        let marks = self.axis_texts(&cols, axis_y, &mut texts);
+
+        let mut scene = Scene {
+            width,
+            height,
+            lanes,
+            lanes_bottom,
+            axis_y,
+            columns: cols,
+            marks,
+            boxes,
+            texts,
+            arrows: Vec::new(),
+            clashes: 0,
         };
-        let _ = write!(
-            s,
-            r#"<rect class="lane" x="0" y="{:.1}" width="{width:.0}" height="{:.1}" fill="{}"/><text class="lane-name" x="10" y="{:.1}">{}</text>"#,
-            ly,
-            lh,
-            if i % 2 == 0 { "#f8fafc" } else { "#eef2f7" },
-            ly + lh / 2.0 + 4.0,
-            escape(&name)
-        );
+        self.route_arrows(&mut scene);
+        scene
     }
-    let _ = write!(
-        s,
-        r##"<line x1="{LABEL_W}" y1="{:.1}" x2="{LABEL_W}" y2="{lanes_bottom:.1}" stroke="#cbd5e1"/>"##,
-        TOP - 4.0
-    );
 
-    // axis breaks
-    for &(gx, n) in &gaps {
-        let mid = gx + GAP_W / 2.0;
-        let _ = write!(
-            s,
-            r##"<g class="elided"><rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="url(#{id}-hatch)" opacity="0.9"/><line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#94a3b8" stroke-dasharray="4 3"/><line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#94a3b8" stroke-dasharray="4 3"/><text x="{mid:.1}" y="{:.1}" text-anchor="middle" class="gap-n">{}</text><text x="{mid:.1}" y="{:.1}" text-anchor="middle" class="gap-t">{}</text></g>"##,
-            gx + 6.0,
-            TOP - 4.0,
-            GAP_W - 12.0,
-            lanes_bottom - TOP + 4.0,
-            gx + 6.0,
-            TOP - 4.0,
-            gx + 6.0,
-            axis_y + 6.0,
-            gx + GAP_W - 6.0,
-            TOP - 4.0,
-            gx + GAP_W - 6.0,
-            axis_y + 6.0,
-            TOP + 12.0,
-            if n == 0 {
+    /// The axis' texts (the breaks' counts, the values where they fit: the
+    /// events' first, on a second line if need be; its title) added to
+    /// `texts`; its marks.
+    fn axis_texts(&self, cols: &Columns, axis_y: f64, texts: &mut Vec<Text>) -> Vec<f64> {
+        let (h, layout) = (self.h, self.layout);
+        let mut placed: Vec<Rect> = Vec::new();
+        for &(gx, n) in &cols.gaps {
+            let mid = gx + GAP_W / 2.0;
+            let count = if n == 0 {
                 "⋯".to_string()
             } else {
                 group(n as u64)
-            },
-            TOP + 25.0,
-            if n == 0 {
-                "axis break"
-            } else if n == 1 {
-                "op elided"
-            } else {
-                "ops elided"
-            },
-        );
+            };
+            let what = match n {
+                0 => "axis break",
+                1 => "op elided",
+                _ => "ops elided",
+            };
+            for (class, size, y, t) in [
+                ("gap-n", GAP_N, axis_y + 17.0, count),
+                ("gap-t", GAP_T, axis_y + 31.5, what.to_string()),
+            ] {
+                let w = text_width(&t, size);
+                let text = Text::new(class, size, mid - w / 2.0, y, t);
+                placed.push(text.rect());
+                texts.push(text);
+            }
+        }
+        let key_values: Vec<u64> = self
+            .keys
+            .iter()
+            .filter(|&&o| !h.is_init(o))
+            .flat_map(|&o| [layout.span[o].0, layout.span[o].1])
+            .collect();
+        let mut marks: Vec<(f64, u64, bool)> = Vec::new();
+        for (k, (_, values, _)) in cols.segments.iter().enumerate() {
+            for &value in values {
+                marks.push((cols.pos(k, value), value, key_values.contains(&value)));
+            }
+        }
+        let mut by_priority = marks.clone();
+        by_priority.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.total_cmp(&b.0)));
+        for (px, value, key) in by_priority {
+            let t = value.to_string();
+            let w = text_width(&t, TICK);
+            let lines: &[f64] = if key { &[17.0, 30.0] } else { &[17.0] };
+            for &dy in lines {
+                let text = Text::new(
+                    if key { "tick key" } else { "tick" },
+                    TICK,
+                    px - w / 2.0,
+                    axis_y + dy,
+                    t.clone(),
+                );
+                let r = text.rect().grow(2.0);
+                if placed.iter().all(|p| !p.overlaps(&r)) {
+                    placed.push(text.rect());
+                    texts.push(text);
+                    break;
+                }
+            }
+        }
+        texts.push(Text::new(
+            "axis-title",
+            AXIS_TITLE,
+            10.0,
+            axis_y + 17.0,
+            format!("{} →", layout.axis),
+        ));
+        marks.into_iter().map(|m| m.0).collect()
     }
-    // the hatch pattern of the breaks (after use is fine in SVG)
-    let _ = write!(
-        s,
-        r##"<defs><pattern id="{id}-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#f1f5f9"/><line x1="0" y1="0" x2="0" y2="8" stroke="#e2e8f0" stroke-width="3"/></pattern></defs>"##
-    );
 
-    // the axis
-    let mut marks: Vec<(f64, u64, bool)> = Vec::new();
-    let key_values: Vec<u64> = keys
-        .iter()
-        .filter(|&&o| !h.is_init(o))
-        .flat_map(|&o| [layout.span[o].0, layout.span[o].1])
-        .collect();
-    for (k, (left, values, w)) in seg_x.iter().enumerate() {
+    /// The cycle's edges and then the context edges (the write a named
+    /// read of the cycle reads from), each routed clear of every text and
+    /// of the pills and arrows routed before it.
+    fn route_arrows(&self, scene: &mut Scene) {
+        let (h, v) = (self.h, self.v);
+        let mut wanted: Vec<(Option<usize>, OpId, OpId, &'static str, &'static str)> = Vec::new();
+        for (i, step) in v.cycle.iter().enumerate() {
+            if step.from != step.to {
+                wanted.push((
+                    Some(i),
+                    step.from,
+                    step.to,
+                    step.rel.name(),
+                    colour(step.rel),
+                ));
+            }
+        }
+        for &(w, role) in &self.events {
+            if role.is_none() {
+                continue;
+            }
+            for &(r, _) in &self.events {
+                if h.is_read(r)
+                    && h.rf(r) == Some(w)
+                    && !v.cycle.iter().any(|st| st.from == w && st.to == r)
+                {
+                    wanted.push((None, w, r, "wr", "#64748b"));
+                }
+            }
+        }
+        let mut obs = Obstacles {
+            labels: scene.texts.iter().map(Text::rect).collect(),
+            boxes: scene.boxes.iter().map(|b| b.rect).collect(),
+            tokens: scene.boxes.iter().map(|b| b.token.is_some()).collect(),
+            arrows: Vec::new(),
+            region: Rect::new(LABEL_W + 2.0, 2.0, scene.width - 2.0, scene.axis_y - 3.0),
+        };
+        // the cycle's edges before the context edges, the shortest first
+        // (they have the fewest ways round)
+        let at = |o: OpId| scene.boxes.iter().position(|b| b.op == o);
+        let centre = |k: usize| {
+            let r = scene.boxes[k].rect;
+            ((r.x0 + r.x1) / 2.0, (r.y0 + r.y1) / 2.0)
+        };
+        let mut ends: Vec<(usize, usize, f64)> = Vec::new();
+        for &(step, from, to, _, _) in &wanted {
+            if let (Some(a), Some(b)) = (at(from), at(to)) {
+                let (p, q) = (centre(a), centre(b));
+                let d = (q.0 - p.0).hypot(q.1 - p.1);
+                ends.push((a, b, if step.is_some() { d } else { 1e9 + d }));
+            } else {
+                ends.push((0, 0, f64::NAN));
+            }
+        }
+        let mut order: Vec<usize> = (0..wanted.len()).filter(|&i| !ends[i].2.is_nan()).collect();
+        order.sort_by(|&i, &j| ends[i].2.total_cmp(&ends[j].2));
+        for i in order {
+            let (step, from, to, rel, colour) = wanted[i];
+            let (a, b, _) = ends[i];
+            let w = text_width(rel, EDGE_LABEL);
+            let route = route::route(&obs, a, b, (w + 12.0, 17.0));
+            if !route.clear {
+                scene.clashes += 1;
+            }
+            for &k in &route.covered {
+                obs.tokens[k] = false;
+                scene.boxes[k].token = None;
+            }
+            obs.labels.push(route.pill);
+            obs.arrows.push(route.line.clone());
+            let p = route.pill;
+            let label = Text::new(
+                "edge-label",
+                EDGE_LABEL,
+                (p.x0 + p.x1 - w) / 2.0,
+                (p.y0 + p.y1) / 2.0 + 4.0,
+                rel,
+            );
+            scene.arrows.push(Arrow {
+                step,
+                from,
+                to,
+                rel,
+                colour,
+                route,
+                label,
+            });
+        }
+    }
+
+    /// The scene as SVG.
+    fn render(&self, sc: &Scene, id: &str) -> String {
+        let (width, height) = (sc.width, sc.height);
+        let mut s = String::with_capacity(16 * 1024 + sc.boxes.len() * 300);
         let _ = write!(
             s,
-            r##"<line x1="{:.1}" y1="{axis_y:.1}" x2="{:.1}" y2="{axis_y:.1}" stroke="#334155" stroke-width="1.2"/>"##,
-            left,
-            left + w
+            r#"<svg xmlns="http://www.w3.org/2000/svg" class="timeline" id="{id}" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" role="img" aria-label="timeline of the violation">"#
         );
-        for &value in values {
-            let px = pos(k, value);
-            marks.push((px, value, key_values.contains(&value)));
+        // arrowheads, one per relation drawn
+        s.push_str("<defs>");
+        let mut seen: Vec<Rel> = Vec::new();
+        for st in &self.v.cycle {
+            if seen.contains(&st.rel) {
+                continue;
+            }
+            seen.push(st.rel);
+            let _ = write!(
+                s,
+                r#"<marker id="{id}-ah-{}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{}"/></marker>"#,
+                st.rel.name(),
+                colour(st.rel)
+            );
+        }
+        let _ = write!(
+            s,
+            r##"<marker id="{id}-ah-ctx" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#64748b"/></marker><pattern id="{id}-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#f1f5f9"/><line x1="0" y1="0" x2="0" y2="8" stroke="#e2e8f0" stroke-width="3"/></pattern></defs>"##
+        );
+        // lanes
+        for (i, (_, ly, lh)) in sc.lanes.iter().enumerate() {
+            let _ = write!(
+                s,
+                r#"<rect class="lane" x="0" y="{ly:.1}" width="{width:.0}" height="{lh:.1}" fill="{}"/>"#,
+                if i % 2 == 0 { "#f8fafc" } else { "#eef2f7" },
+            );
+        }
+        let top = sc.lanes.first().map_or(TOP, |l| l.1);
+        let _ = write!(
+            s,
+            r##"<line x1="{LABEL_W}" y1="{:.1}" x2="{LABEL_W}" y2="{:.1}" stroke="#cbd5e1"/>"##,
+            top - 4.0,
+            sc.lanes_bottom
+        );
+        // axis breaks
+        let axis_y = sc.axis_y;
+        for &(gx, _) in &sc.columns.gaps {
+            let (l, r) = (gx + 6.0, gx + GAP_W - 6.0);
+            let _ = write!(
+                s,
+                r##"<g class="elided"><rect x="{l:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="url(#{id}-hatch)" opacity="0.9"/><line x1="{l:.1}" y1="{:.1}" x2="{l:.1}" y2="{:.1}" stroke="#94a3b8" stroke-dasharray="4 3"/><line x1="{r:.1}" y1="{:.1}" x2="{r:.1}" y2="{:.1}" stroke="#94a3b8" stroke-dasharray="4 3"/></g>"##,
+                top - 4.0,
+                r - l,
+                sc.lanes_bottom - top + 4.0,
+                top - 4.0,
+                axis_y + 6.0,
+                top - 4.0,
+                axis_y + 6.0,
+            );
+        }
+        // the axis
+        for (left, _, w) in &sc.columns.segments {
+            let _ = write!(
+                s,
+                r##"<line x1="{left:.1}" y1="{axis_y:.1}" x2="{:.1}" y2="{axis_y:.1}" stroke="#334155" stroke-width="1.2"/>"##,
+                left + w
+            );
+        }
+        for &px in &sc.marks {
             let _ = write!(
                 s,
                 r##"<line x1="{px:.1}" y1="{axis_y:.1}" x2="{px:.1}" y2="{:.1}" stroke="#334155"/>"##,
                 axis_y + 4.0
             );
         }
-    }
-    // labels: the key operations' ticks first, then others where they fit
-    let mut placed: Vec<(f64, f64)> = Vec::new();
-    let mut by_priority = marks.clone();
-    by_priority.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.total_cmp(&b.0)));
-    for (px, value, key) in by_priority {
-        let text = value.to_string();
-        let half = text.len() as f64 * 3.4 + 4.0;
-        if placed.iter().any(|&(a, b)| px - half < b && px + half > a) {
-            continue;
+        for t in sc.texts.iter().filter(|t| t.class != "op-label") {
+            t.write(&mut s, "");
         }
-        placed.push((px - half, px + half));
-        let _ = write!(
-            s,
-            r#"<text class="{}" x="{px:.1}" y="{:.1}" text-anchor="middle">{text}</text>"#,
-            if key { "tick key" } else { "tick" },
-            axis_y + 17.0
-        );
+        // operations
+        for b in &sc.boxes {
+            self.write_op(&mut s, b, id);
+        }
+        // the context edges, then the cycle's, over them; then the labels
+        for a in sc.arrows.iter().filter(|a| a.step.is_none()) {
+            self.write_arrow(&mut s, a, id);
+        }
+        for a in sc.arrows.iter().filter(|a| a.step.is_some()) {
+            self.write_arrow(&mut s, a, id);
+        }
+        for t in sc.texts.iter().filter(|t| t.class == "op-label") {
+            t.write(&mut s, "");
+        }
+        s.push_str("</svg>");
+        s
     }
-    let _ = write!(
-        s,
-        r#"<text class="axis-title" x="10" y="{:.1}">{} →</text>"#,
-        axis_y + 17.0,
-        escape(layout.axis)
-    );
 
-    // operation boxes
-    let mut centre: Vec<(OpId, f64, f64, f64, f64)> = Vec::new(); // op, cx, cy, half w, half h
-    let mut labels = String::new();
-    let mut draw_op = |s: &mut String, o: OpId, x0: f64, x1: f64, y0: f64| {
+    /// Operation box `b` as SVG, its details in its tooltip.
+    fn write_op(&self, s: &mut String, b: &OpBox, id: &str) {
+        let (h, layout, o) = (self.h, self.layout, b.op);
         let kind = match h.ops[o].kind {
             OpKind::Write => "write",
             OpKind::Read => "read",
             OpKind::Fence => "fence",
         };
         let d = h.describe(o);
-        let token = d.split_once(':').map_or(d.as_str(), |(_, t)| t);
         let (s0, e0) = layout.span[o];
         let mut tip = if h.is_init(o) {
             format!("{d}: the initial value")
@@ -606,197 +1120,94 @@ pub fn timeline_svg(
             tip.push('\n');
             tip.push_str(&t);
         }
-        let w = x1 - x0;
-        match name_of(o) {
+        let r = b.rect;
+        let (class, el_id) = match self.name_of(o) {
             Some((name, role)) => {
-                let class = if role.is_some() {
-                    "op named-op"
-                } else {
-                    "op cycle-op"
-                };
-                if let Some(r) = role {
+                if let Some(role) = role {
                     tip.push_str("\nrole: ");
-                    tip.push_str(r);
+                    tip.push_str(role);
                 }
-                let _ = write!(
-                    s,
-                    r#"<g class="{class} {kind}" id="{id}-op-{name}"><title>{}</title><rect x="{x0:.1}" y="{y0:.1}" width="{w:.1}" height="{BOX_H}" rx="3"/></g>"#,
-                    escape(&tip),
-                );
-                // drawn after the edges, over them
-                let _ = write!(
-                    labels,
-                    r#"<text class="op-label" x="{:.1}" y="{:.1}" text-anchor="middle">{name}: {}</text>"#,
-                    (x0 + x1) / 2.0,
-                    y0 - 5.0,
-                    escape(token)
-                );
+                (
+                    if role.is_some() {
+                        "op named-op"
+                    } else {
+                        "op cycle-op"
+                    },
+                    format!(r#" id="{id}-op-{name}""#),
+                )
             }
-            None => {
-                let _ = write!(
-                    s,
-                    r#"<g class="op {kind}"><title>{}</title><rect x="{x0:.1}" y="{y0:.1}" width="{w:.1}" height="{BOX_H}" rx="3"/>"#,
-                    escape(&tip)
-                );
-                if w >= token.chars().count() as f64 * 6.2 + 6.0 {
-                    let _ = write!(
-                        s,
-                        r#"<text class="op-token" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-                        (x0 + x1) / 2.0,
-                        y0 + 13.0,
-                        escape(token)
-                    );
-                }
-                s.push_str("</g>");
-            }
-        }
-        centre.push((o, (x0 + x1) / 2.0, y0 + BOX_H / 2.0, w / 2.0, BOX_H / 2.0));
-    };
-    for (i, &o) in inits.iter().enumerate() {
-        let x0 = LABEL_W + 12.0 + i as f64 * (INIT_W / inits.len() as f64);
-        let x1 = x0 + (INIT_W / inits.len() as f64) - 24.0;
-        draw_op(&mut s, o, x0, x1.max(x0 + 20.0), init_y + BAND + 3.0);
-    }
-    for (i, &(o, x0, x1, lane)) in boxes.iter().enumerate() {
-        let y0 = lane_y[lane] + band[lane] + row_of[i] as f64 * ROW_H + 3.0;
-        draw_op(&mut s, o, x0, x1, y0);
-    }
-
-    // the relations behind the named operations (the write a read of the
-    // cycle reads from), dashed; then the cycle's edges, over the boxes
-    let at = |o: OpId| centre.iter().find(|c| c.0 == o).copied();
-    for &(w, role) in &events {
-        if role.is_none() {
-            continue;
-        }
-        for &(r, _) in &events {
-            if h.is_read(r)
-                && h.rf(r) == Some(w)
-                && !v.cycle.iter().any(|st| st.from == w && st.to == r)
-            {
-                if let (Some(a), Some(b)) = (at(w), at(r)) {
-                    let tip = format!(
-                        "{} -wr-> {}: {}",
-                        name_of(w).map(|n| n.0).unwrap_or_default(),
-                        name_of(r).map(|n| n.0).unwrap_or_default(),
-                        meaning(Rel::Wr)
-                    );
-                    let attrs = r#"class="context-edge" data-rel="wr""#;
-                    edge(
-                        &mut s,
-                        a,
-                        b,
-                        "wr",
-                        "#64748b",
-                        &format!("{id}-ah-ctx"),
-                        attrs,
-                        &tip,
-                        true,
-                    );
-                }
-            }
-        }
-    }
-    for (i, step) in v.cycle.iter().enumerate() {
-        let (Some(a), Some(b)) = (at(step.from), at(step.to)) else {
-            continue;
+            None => ("op", String::new()),
         };
-        if step.from == step.to {
-            continue;
-        }
-        let rel = step.rel.name();
-        let tip = format!(
-            "{} -{rel}-> {}: {}",
-            name_of(step.from).map(|n| n.0).unwrap_or_default(),
-            name_of(step.to).map(|n| n.0).unwrap_or_default(),
-            meaning(step.rel)
+        let _ = write!(
+            s,
+            r#"<g class="{class} {kind}"{el_id}><title>{}</title><rect x="{:.1}" y="{:.1}" width="{:.1}" height="{BOX_H}" rx="3"/>"#,
+            escape(&tip),
+            r.x0,
+            r.y0,
+            r.width(),
         );
-        let attrs = format!(r#"class="cycle-edge" id="{id}-edge-{i}" data-rel="{rel}""#);
-        edge(
-            &mut s,
-            a,
-            b,
-            rel,
-            colour(step.rel),
-            &format!("{id}-ah-{rel}"),
-            &attrs,
-            &tip,
-            false,
+        if let Some(t) = &b.token {
+            t.write(s, "");
+        }
+        s.push_str("</g>");
+    }
+
+    /// Arrow `a` as SVG: its curve (over a white halo), arrowhead, pill
+    /// and label; what it means in its tooltip.
+    fn write_arrow(&self, s: &mut String, a: &Arrow, id: &str) {
+        let name = |o: OpId| self.name_of(o).map(|n| n.0).unwrap_or_default();
+        let (tip, attrs, marker, width, dash) = match a.step {
+            Some(i) => {
+                let rel = self.v.cycle[i].rel;
+                (
+                    format!(
+                        "{} -{}-> {}: {}",
+                        name(a.from),
+                        a.rel,
+                        name(a.to),
+                        meaning(rel)
+                    ),
+                    format!(
+                        r#"class="cycle-edge" id="{id}-edge-{i}" data-rel="{}""#,
+                        a.rel
+                    ),
+                    format!("{id}-ah-{}", a.rel),
+                    "2.4",
+                    "",
+                )
+            }
+            None => (
+                format!(
+                    "{} -wr-> {}: {}",
+                    name(a.from),
+                    name(a.to),
+                    meaning(Rel::Wr)
+                ),
+                r#"class="context-edge" data-rel="wr""#.to_string(),
+                format!("{id}-ah-ctx"),
+                "1.6",
+                r#" stroke-dasharray="5 3""#,
+            ),
+        };
+        let [p0, p1, p2, p3] = a.route.curve;
+        let d = format!(
+            "M{:.1},{:.1} C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
+            p0.0, p0.1, p1.0, p1.1, p2.0, p2.1, p3.0, p3.1
         );
+        let c = a.colour;
+        let p = a.route.pill;
+        let _ = write!(
+            s,
+            r##"<g {attrs}><title>{}</title><path d="{d}" fill="none" stroke="#fff" stroke-width="6" stroke-linecap="round" opacity="0.85"/><path d="{d}" fill="none" stroke="{c}" stroke-width="{width}"{dash} marker-end="url(#{marker})"/><rect class="pill" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="8.5" fill="#fff" stroke="{c}" stroke-width="1.4"/>"##,
+            escape(&tip),
+            p.x0,
+            p.y0,
+            p.width(),
+            p.height(),
+        );
+        a.label.write(s, &format!(r#" fill="{c}""#));
+        s.push_str("</g>");
     }
-    s.push_str(&labels);
-    s.push_str("</svg>");
-    Drawing {
-        svg: s,
-        window: win,
-        events: (events.len(), all_events),
-    }
-}
-
-/// A box to draw an edge between: its centre and half sizes.
-type Anchor = (OpId, f64, f64, f64, f64);
-
-/// Draws an arrow from box `a` to box `b`, bowed to the left of its
-/// direction (so two edges between the same boxes, one each way, part),
-/// labelled `label` at its middle; `attrs` go on its `<g>`, `tip` in its
-/// tooltip (escaped here).
-#[allow(clippy::too_many_arguments)]
-fn edge(
-    s: &mut String,
-    a: Anchor,
-    b: Anchor,
-    label: &str,
-    c: &str,
-    marker: &str,
-    attrs: &str,
-    tip: &str,
-    dashed: bool,
-) {
-    let (dx, dy) = (b.1 - a.1, b.2 - a.2);
-    let len = (dx * dx + dy * dy).sqrt().max(1.0);
-    let bow = (len * 0.22).clamp(28.0, 90.0);
-    // to the left of the direction of travel: forward edges bow up, an
-    // edge back between the same two operations bows down
-    let (nx, ny) = (dy / len, -dx / len);
-    let (cx, cy) = ((a.1 + b.1) / 2.0 + nx * bow, (a.2 + b.2) / 2.0 + ny * bow);
-    let exit = |p: Anchor, gap: f64| {
-        let (ux, uy) = (cx - p.1, cy - p.2);
-        let l = (ux * ux + uy * uy).sqrt().max(1e-9);
-        let (ux, uy) = (ux / l, uy / l);
-        let tx = if ux.abs() > 1e-9 {
-            p.3 / ux.abs()
-        } else {
-            f64::MAX
-        };
-        let ty = if uy.abs() > 1e-9 {
-            p.4 / uy.abs()
-        } else {
-            f64::MAX
-        };
-        let t = tx.min(ty) + gap;
-        (p.1 + ux * t, p.2 + uy * t)
-    };
-    let (sx, sy) = exit(a, 1.0);
-    let (ex, ey) = exit(b, 2.0);
-    let (mx, my) = (
-        0.25 * sx + 0.5 * cx + 0.25 * ex,
-        0.25 * sy + 0.5 * cy + 0.25 * ey,
-    );
-    let lw = label.len() as f64 * 7.4 + 10.0;
-    let (width, dash) = if dashed {
-        ("1.6", r#" stroke-dasharray="5 3""#)
-    } else {
-        ("2.4", "")
-    };
-    let _ = write!(
-        s,
-        r##"<g {attrs}><title>{}</title><path d="M{sx:.1},{sy:.1} Q{cx:.1},{cy:.1} {ex:.1},{ey:.1}" fill="none" stroke="#fff" stroke-width="6" stroke-linecap="round" opacity="0.85"/><path d="M{sx:.1},{sy:.1} Q{cx:.1},{cy:.1} {ex:.1},{ey:.1}" fill="none" stroke="{c}" stroke-width="{width}"{dash} marker-end="url(#{marker})"/><rect x="{:.1}" y="{:.1}" width="{lw:.1}" height="17" rx="8.5" fill="#fff" stroke="{c}" stroke-width="1.4"/><text class="edge-label" x="{mx:.1}" y="{:.1}" text-anchor="middle" fill="{c}">{}</text></g>"##,
-        escape(tip),
-        mx - lw / 2.0,
-        my - 8.5,
-        my + 4.5,
-        escape(label)
-    );
 }
 
 /// `n` with thin spaces between groups of three digits.
@@ -872,5 +1283,25 @@ mod tests {
         assert_eq!(d.svg.matches("class=\"cycle-edge\"").count(), v.cycle.len());
         assert!(d.svg.contains("id=\"t-op-a\""));
         assert!(d.svg.starts_with("<svg") && d.svg.ends_with("</svg>"));
+        assert!(d.clear);
+    }
+
+    #[test]
+    fn every_violation_of_the_papers_and_litmus_histories_is_laid_out_clear() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/papers-and-litmus.hist");
+        let histories =
+            memconform_ingest::load_bytes(&std::fs::read(&path).unwrap(), &path).unwrap();
+        let mut drawn = 0;
+        for h in &histories {
+            let layout = Layout::of(h, None);
+            for o in check_gradual_with(h, &Model::EVERY, &Options::default()) {
+                let Some(v) = o.violation() else { continue };
+                let d = timeline_svg(h, &layout, v, "t", 12);
+                assert!(d.clear, "history {}: {}", h.index, o.model);
+                drawn += 1;
+            }
+        }
+        assert!(drawn > 50, "{drawn} timelines");
     }
 }
