@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's "How big" curve: one TSO-generated history per size (8 threads,
+# docs/reference.md's "How big" curve (docs/how-big.svg, drawn by scripts/figures.sh): one TSO-generated history per size (8 threads,
 # 64 variables, 2·10⁴ to 10⁶ operations), each model decided alone
 # (--no-gradual), its time (from the results CSV) and the process's peak
 # memory (/usr/bin/time), then `memconform plot --kind time-vs-ops`.

@@ -2,7 +2,7 @@
 //! block of README.md, docs/reference.md, gem5-configs/README.md and
 //! traces/README.md is run with the built `memconform` first on PATH, in a
 //! scratch directory of each document that sees the repository's
-//! `traces/` and `tests/` and holds a copy of its `examples/`,
+//! `traces/`, `tests/` and `scripts/` and holds a copy of its `examples/`,
 //! `gem5-configs/` and `docs/` (what a command writes stays there). A ```console block's `$ ` lines are commands and the lines
 //! under each are what it prints: each must appear, in order, in what it
 //! prints now (spaces collapsed, times such as `12 ms` or `0.4 s` taken as
@@ -16,6 +16,9 @@
 //! under it; the test says which it skipped and why. `cargo` commands are
 //! the test's own (CI runs the README's set-up commands itself), and
 //! ```text blocks (synopses, file contents) are not commands.
+//!
+//! Beside them: docs/reference.md's synopsis of `check` names every flag
+//! that `memconform check --help` prints.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,7 +33,7 @@ const DOCUMENTS: [&str; 4] = [
 
 /// What the scratch directory sees of the repository: the inputs, linked
 /// (no command writes into them: an output over an input is refused)...
-const SHARED: [&str; 2] = ["traces", "tests"];
+const SHARED: [&str; 3] = ["traces", "tests", "scripts"];
 /// ... and what it copies (a command may write into these, e.g. a figure
 /// into docs/, and the repository stays as it was).
 const COPIED: [&str; 3] = ["examples", "gem5-configs", "docs"];
@@ -113,8 +116,9 @@ fn gem5_binaries(cmd: &str) -> Vec<PathBuf> {
     let Ok(g) = std::env::var("GEM5_ROOT") else {
         return Vec::new();
     };
+    // also inside a word: `GEM5=$GEM5_ROOT/build/X86/gem5.opt`
     cmd.split_whitespace()
-        .filter_map(|w| w.strip_prefix("$GEM5_ROOT/"))
+        .filter_map(|w| w.split_once("$GEM5_ROOT/").map(|(_, rest)| rest))
         .filter(|w| w.ends_with("gem5.opt"))
         .map(|w| Path::new(&g).join(w))
         .collect()
@@ -134,10 +138,18 @@ fn normal(line: &str) -> String {
     while i < words.len() {
         let w = words[i];
         let next = words.get(i + 1).copied().unwrap_or("");
-        let number = w.chars().all(|c| c.is_ascii_digit() || c == '.') && !w.is_empty();
-        let unit = ["ms", "s", "ms]", "s]", "s,", "ms,", "s)", "ms)"].contains(&next);
+        // a number, perhaps in brackets: `12`, `0.4`, `[0.005`
+        let open = if w.starts_with(['[', '(']) {
+            &w[..1]
+        } else {
+            ""
+        };
+        let digits = &w[open.len()..];
+        let number = digits.chars().all(|c| c.is_ascii_digit() || c == '.') && !digits.is_empty();
+        // `ms` or `s`, perhaps with punctuation after it: `0.4 s;`, `[3 ms]`
+        let unit = ["ms", "s"].contains(&next.trim_end_matches([']', ',', ')', ';']));
         if number && unit {
-            out.push(format!("TIME{}", next.trim_start_matches(['m', 's'])));
+            out.push(format!("{open}TIME{}", next.trim_start_matches(['m', 's'])));
             i += 2;
             continue;
         }
@@ -149,10 +161,10 @@ fn normal(line: &str) -> String {
 
 /// A scratch directory seeing the shared parts of the repository.
 fn scratch(name: &str) -> PathBuf {
-    let dir = root().join("target").join("tmp").join(format!(
-        "memconform-docs-{}-{name}",
-        std::process::id()
-    ));
+    let dir = root()
+        .join("target")
+        .join("tmp")
+        .join(format!("memconform-docs-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for s in SHARED {
@@ -265,9 +277,7 @@ fn check_block(b: &Block, dir: &Path, failures: &mut Failures, skipped: &mut Vec
                 None => verdict_status(code),
             };
             if !ok {
-                failures.push(format!(
-                    "{place}: `{cmd}` exited {code:?}:\n{text}"
-                ));
+                failures.push(format!("{place}: `{cmd}` exited {code:?}:\n{text}"));
                 continue;
             }
             if let Err(line) = shows(&expected, &text) {
@@ -324,6 +334,93 @@ fn the_documents_commands_run_as_shown() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// The long flags of `memconform check --help`, from its option lines
+/// (`  -m, --models <MODELS>`, `      --real-time`).
+fn check_flags() -> Vec<String> {
+    let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["check", "--help"])
+        .output()
+        .expect("memconform runs");
+    assert!(o.status.success(), "check --help failed");
+    let help = String::from_utf8_lossy(&o.stdout);
+    let mut flags: Vec<String> = help
+        .lines()
+        .filter_map(|l| {
+            let t = l.trim_start();
+            // an option line starts with its flags: `-m, --models` or `--real-time`
+            let t = match t.strip_prefix('-') {
+                Some(rest) if rest.starts_with(|c: char| c.is_ascii_alphabetic()) => {
+                    rest.split_once(", ")?.1
+                }
+                _ => t,
+            };
+            let flag = t.strip_prefix("--")?;
+            let name: String = flag
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            // (a description's lines are indented further)
+            let indent = l.len() - l.trim_start().len();
+            (!name.is_empty() && (2..=6).contains(&indent)).then(|| format!("--{name}"))
+        })
+        .collect();
+    flags.sort();
+    flags.dedup();
+    flags
+}
+
+/// docs/reference.md's synopsis of `check` (the ```text block's lines from
+/// `memconform check` to the next `memconform` command) names every flag
+/// that `check --help` prints.
+#[test]
+fn the_reference_synopsis_of_check_names_every_flag() {
+    let text = std::fs::read_to_string(root().join("docs/reference.md")).unwrap();
+    let mut synopsis = String::new();
+    let (mut in_text, mut in_check) = (false, false);
+    for l in text.lines() {
+        if l.trim_start().starts_with("```") {
+            if in_text && in_check {
+                break;
+            }
+            in_text = l.trim() == "```text";
+            continue;
+        }
+        if !in_text {
+            continue;
+        }
+        if l.starts_with("memconform ") {
+            if in_check {
+                break;
+            }
+            in_check = l.starts_with("memconform check ");
+        }
+        if in_check {
+            synopsis.push_str(l);
+            synopsis.push('\n');
+        }
+    }
+    assert!(
+        !synopsis.is_empty(),
+        "docs/reference.md has no ```text synopsis starting `memconform check`"
+    );
+    let flags = check_flags();
+    assert!(
+        flags.len() > 15,
+        "too few flags read from check --help: {flags:?}"
+    );
+    let named = |f: &str| {
+        synopsis.match_indices(f).any(|(i, _)| {
+            let after = synopsis[i + f.len()..].chars().next();
+            !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
+    };
+    let missing: Vec<&String> = flags.iter().filter(|f| !named(f)).collect();
+    assert!(
+        missing.is_empty(),
+        "docs/reference.md's check synopsis lacks {missing:?}:\n{synopsis}"
+    );
+}
+
 #[test]
 fn lines_compare_with_times_and_spaces_left_out() {
     assert_eq!(
@@ -336,6 +433,18 @@ fn lines_compare_with_times_and_spaces_left_out() {
     )
     .is_ok());
     assert!(shows(&["c".into(), "a".into()], "a\nc\n").is_err());
+    assert_eq!(
+        normal("4 checks, 0.01 s; 1-minimal"),
+        normal("4 checks, 2 s; 1-minimal")
+    );
+    assert_eq!(
+        normal("cc consistent  [0.005 ms]"),
+        normal("cc consistent [12 ms]")
+    );
+    assert_ne!(
+        normal("cc consistent [0.005 ms]"),
+        normal("cc consistent 0.005 ms")
+    );
     assert_eq!(said_exit("memconform check traces/   # exit 1"), Some(1));
     assert_eq!(said_exit("memconform check traces/"), None);
 }

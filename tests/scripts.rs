@@ -222,3 +222,88 @@ fn cross_protocol_table_follows_the_campaign_reports() {
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The rows of a results CSV, each as its fields but `time_ms` (the only
+/// column that depends on the machine and the moment).
+fn rows_but_time(path: &std::path::Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let header: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
+    let time = header
+        .iter()
+        .position(|h| h == "time_ms")
+        .expect("a time_ms column");
+    let rows = r
+        .records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            rec.iter()
+                .enumerate()
+                .filter(|&(i, _)| i != time)
+                .map(|(_, v)| v.to_string())
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}
+
+/// The figures of docs/ are their committed data's (scripts/figures.sh):
+/// `plot` of each CSV in docs/figures/ draws the committed SVG byte for
+/// byte, and the data that can be derived again cheaply and
+/// deterministically — the detection CSV from traces/ and examples/, the
+/// time-vs-threads CSV from `gen` — is, but for its times, what
+/// `memconform check` says today.
+#[test]
+fn the_figures_are_drawn_from_their_committed_data() {
+    let out = temp_dir("scripts", "figures");
+    let script = root().join("scripts/figures.sh");
+    let bin = env!("CARGO_BIN_EXE_memconform");
+    let status = Command::new("sh")
+        .arg(&script)
+        .arg("plot")
+        .arg(out.join("svg"))
+        .env("BIN", bin)
+        .status()
+        .unwrap();
+    assert!(status.success(), "figures.sh plot failed");
+    for svg in [
+        "fig-detection.svg",
+        "fig-time-vs-threads.svg",
+        "how-big.svg",
+    ] {
+        let drawn = std::fs::read(out.join("svg").join(svg)).unwrap();
+        let committed = std::fs::read(root().join("docs").join(svg)).unwrap();
+        assert!(
+            drawn == committed,
+            "docs/{svg} is not what `sh scripts/figures.sh plot` draws from docs/figures/ \
+             (run it, with a release build, and commit the figure)"
+        );
+    }
+    for (figure, csv) in [
+        ("detection", "detection.csv"),
+        ("time-vs-threads", "time-vs-threads.csv"),
+    ] {
+        let status = Command::new("sh")
+            .arg(&script)
+            .arg("data")
+            .arg(figure)
+            .arg(out.join("data"))
+            .env("BIN", bin)
+            .status()
+            .unwrap();
+        assert!(status.success(), "figures.sh data {figure} failed");
+        let (header, now) = rows_but_time(&out.join("data").join(csv));
+        let (committed_header, committed) = rows_but_time(&root().join("docs/figures").join(csv));
+        assert_eq!(header, committed_header, "docs/figures/{csv}: the columns");
+        assert_eq!(now.len(), committed.len(), "docs/figures/{csv}: the rows");
+        for (k, (a, b)) in now.iter().zip(&committed).enumerate() {
+            assert_eq!(
+                a,
+                b,
+                "docs/figures/{csv}, row {}: derived again it differs (run `sh \
+                 scripts/figures.sh all` and commit the data and figures)",
+                k + 1
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -49,7 +49,7 @@ Examples:
       --ruby -n 2 --cpu-type=X86O3CPU --cmd=client --output=client.out \\
       --options='--threads 2 --rounds 1000 --shape mp --stream on'
   memconform watch --real-time --models sc runs/s7 -- gem5.opt -d runs/s7 \\
-      --debug-flags=RubyTest --debug-file=trace.txt.gz seeded_random_test.py --seed 7")]
+      --debug-flags=RubyTest --debug-file=trace.txt seeded_random_test.py --seed 7")]
 pub struct WatchArgs {
     /// The gem5 output directory the command writes (`-d` of gem5).
     #[arg(value_name = "DIR")]
