@@ -9,8 +9,8 @@ use rayon::prelude::*;
 
 use memconform_core::check::Options;
 use memconform_core::models::Model;
-use memconform_ingest::checked::check_run;
 use memconform_ingest::checked::check_history_promised;
+use memconform_ingest::checked::check_run;
 use memconform_ingest::{stream_unbuilt, Checked, InputError, Reading, Unbuilt};
 
 /// About the bytes a history holds per operation while it waits in a

@@ -491,7 +491,15 @@ fn the_command_line_reports_how_a_certificate_was_checked() {
     assert_eq!(col("verdict"), "violation");
     assert_eq!(col("certified"), "yes");
     let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
-        .args(["check", "--format", "report", p.to_str().unwrap(), "-m", "sc", "--no-gradual"])
+        .args([
+            "check",
+            "--format",
+            "report",
+            p.to_str().unwrap(),
+            "-m",
+            "sc",
+            "--no-gradual",
+        ])
         .output()
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
@@ -526,7 +534,15 @@ fn the_command_line_reports_how_a_certificate_was_checked() {
     )
     .unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
-        .args(["check", "--format", "report", q.to_str().unwrap(), "-m", "ccm", "--no-gradual"])
+        .args([
+            "check",
+            "--format",
+            "report",
+            q.to_str().unwrap(),
+            "-m",
+            "ccm",
+            "--no-gradual",
+        ])
         .output()
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);

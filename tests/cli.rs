@@ -69,7 +69,13 @@ fn good_files_are_still_checked_next_to_a_bad_one() {
         "@name mp_ok\nt0: W(x,1) W(y,1)\nt1: R(y,1) R(x,1)\n",
     );
     let bad = temp_file("bad.hist", "t0: W(x,0)\n");
-    let o = memconform(&["check", "--format", "report", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    let o = memconform(&[
+        "check",
+        "--format",
+        "report",
+        good.to_str().unwrap(),
+        bad.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stdout(&o).contains("mp_ok"));
     assert!(stderr(&o).contains("write of 0"), "{}", stderr(&o));
@@ -85,7 +91,7 @@ fn exit_codes_tell_consistent_from_violation() {
     );
     let o = memconform(&["check", sb.to_str().unwrap(), "--models", "wsc"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).contains("violation"));
+    assert!(stdout(&o).contains("violates wsc"), "{}", stdout(&o));
     // SB is CC, CCv, CM and wCCM.
     let o = memconform(&["check", sb.to_str().unwrap(), "-m", "cc,ccv,cm,wccm"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
@@ -1108,7 +1114,14 @@ fn issue23_invisible_characters_are_skipped_or_named() {
         "bom.hist",
         "\u{FEFF}@name sb\nt0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n",
     );
-    let o = memconform(&["check", "--format", "report", "--models", "tso", p.to_str().unwrap()]);
+    let o = memconform(&[
+        "check",
+        "--format",
+        "report",
+        "--models",
+        "tso",
+        p.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("sb"), "{}", stdout(&o));
     let p = temp_file("zwsp.hist", "t0: W(x,1)\nt\u{200B}0: R(x,1)\n");

@@ -419,7 +419,15 @@ fn defect6_damaged_gzip_is_unknown_with_its_damage_in_csv_and_json() {
     );
     // the text report says it
     let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
-        .args(["check", "--format", "report", "--timeout", "0", "--models", "cc"])
+        .args([
+            "check",
+            "--format",
+            "report",
+            "--timeout",
+            "0",
+            "--models",
+            "cc",
+        ])
         .arg(&run.dir)
         .output()
         .unwrap();

@@ -277,7 +277,9 @@ fn a_violation_is_explained_with_ports_ticks_and_protocol_transitions() {
     // and `check --transitions N` sets it
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_memconform"))
         .args([
-            "check", "--format", "report",
+            "check",
+            "--format",
+            "report",
             "--models",
             "cc",
             "--real-time",
@@ -407,7 +409,9 @@ fn a_violation_decided_by_a_weaker_model_is_explained_under_the_asked_one() {
     let path = mi_example("bug-mi5-n4-s1-rich");
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_memconform"))
         .args([
-            "check", "--format", "report",
+            "check",
+            "--format",
+            "report",
             "--models",
             "sc",
             "--real-time",

@@ -69,8 +69,14 @@ fn the_bundled_runs_answer_in_one_line_each() {
     assert_eq!(counts("se-o3-notso-n2-s11"), ("tso".into(), 300, 13, 57, 0));
     assert_eq!(counts("se-timing-n2-s1"), ("sc".into(), 10, 0, 0, 0));
     // the breaking histories, each with its counterexample's cycle
-    assert!(out.contains("#1 bug-mi5-n4-s1-rich (real time): breaks sc"), "{out}");
-    assert!(out.contains("#12 client-s1-r12 (MP+SM): breaks tso"), "{out}");
+    assert!(
+        out.contains("#1 bug-mi5-n4-s1-rich (real time): breaks sc"),
+        "{out}"
+    );
+    assert!(
+        out.contains("#12 client-s1-r12 (MP+SM): breaks tso"),
+        "{out}"
+    );
     assert!(out.contains("#3 client-s11-r3: breaks tso"), "{out}");
     assert!(out.contains("cycle: "), "{out}");
     // values as the program wrote them: the tester's byte, the client's hex
@@ -99,7 +105,11 @@ fn a_stale_own_read_on_o3_breaks_tso_asked_for_cc_alone() {
     let run = stale_own_read(&dir);
     let o = memconform(&["check", "-m", "cc", run.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
-    assert!(stdout(&o).contains("#0 client-s1-r0: breaks tso"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("#0 client-s1-r0: breaks tso"),
+        "{}",
+        stdout(&o)
+    );
     let o = memconform(&["check", "-m", "cc", "-f", "csv", run.to_str().unwrap()]);
     let mut r = csv::Reader::from_reader(o.stdout.as_slice());
     let h = r.headers().unwrap().clone();

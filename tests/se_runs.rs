@@ -66,7 +66,11 @@ fn an_o3_run_is_tso_and_its_store_buffering_does_not_count() {
             store_buffering += 1;
             // store buffering: allowed, the history keeps the promised TSO
             assert!(c.allowed() && !c.broken());
-            let sc = c.outcomes.iter().position(|o| o.model == Model::Sc).unwrap();
+            let sc = c
+                .outcomes
+                .iter()
+                .position(|o| o.model == Model::Sc)
+                .unwrap();
             assert_eq!(c.breaks(sc), Some(false));
         }
     }

@@ -584,7 +584,15 @@ fn shrink_exit_codes_and_check_shrink_files() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let o = memconform(&["check", "--format", "report", out.to_str().unwrap(), "--models", "sc", "--expect"]);
+    let o = memconform(&[
+        "check",
+        "--format",
+        "report",
+        out.to_str().unwrap(),
+        "--models",
+        "sc",
+        "--expect",
+    ]);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -650,7 +658,9 @@ fn shrink_exit_codes_and_check_shrink_files() {
     // check --shrink: one file per violation, named by history, index and model
     let shrunk = dir.join("shrunk");
     let o = memconform(&[
-        "check", "--format", "report",
+        "check",
+        "--format",
+        "report",
         "--real-time",
         mi5.to_str().unwrap(),
         "--models",
@@ -682,7 +692,9 @@ fn shrink_exit_codes_and_check_shrink_files() {
         let text = std::fs::read_to_string(shrunk.join(f)).unwrap();
         assert!(text.contains(": port "), "{text}");
         let o = memconform(&[
-            "check", "--format", "report",
+            "check",
+            "--format",
+            "report",
             shrunk.join(f).to_str().unwrap(),
             "--expect",
             "-m",

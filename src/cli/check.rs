@@ -25,7 +25,7 @@ enum Format {
     /// same).
     #[value(alias = "text")]
     Report,
-    /// One row per history × model (columns in the README).
+    /// One row per history × model (columns in docs/reference.md).
     Csv,
     /// JSON lines, one object per history × model (same fields as CSV).
     Json,
@@ -425,15 +425,25 @@ pub fn run(args: CheckArgs) -> i32 {
         &progress,
         |item| match item {
             // the summary shrinks a broken history's violation here, in turn
-            Item::Checked(file, c) if !in_turn && !(summary && c.broken()) => {
-                Ready::Rendered(how.render(file, &c, Vec::new()))
+            Item::Checked(file, c) if !in_turn && summary && c.broken() => {
+                Ready::Broken(how.render(file, &c, Vec::new()), c)
             }
+            Item::Checked(file, c) if !in_turn => Ready::Rendered(how.render(file, &c, Vec::new())),
             item => Ready::Item(item),
         },
         |ready| {
             let mut example = None;
             let r = match ready {
                 Ready::Rendered(r) => r,
+                Ready::Broken(r, c) => {
+                    let wanted = tally
+                        .as_ref()
+                        .is_none_or(|t| last_file.as_deref() != Some(r.file) || t.wants_example());
+                    if wanted && write_failed.is_none() {
+                        example = brief::example(r.file, &c, &opts, example_budget);
+                    }
+                    r
+                }
                 Ready::Item(Item::Error(e)) => {
                     progress.input_done(&e.file);
                     errors.push(e);
@@ -467,9 +477,9 @@ pub fn run(args: CheckArgs) -> i32 {
                             notes.extend(written);
                         }
                     }
-                    let wanted = tally.as_ref().is_none_or(|t| {
-                        last_file.as_deref() != Some(file) || t.wants_example()
-                    });
+                    let wanted = tally
+                        .as_ref()
+                        .is_none_or(|t| last_file.as_deref() != Some(file) || t.wants_example());
                     if summary && c.broken() && wanted {
                         example = brief::example(file, &c, &opts, example_budget);
                     }
@@ -663,6 +673,9 @@ pub fn run(args: CheckArgs) -> i32 {
 enum Ready<'a> {
     Rendered(Rendered<'a>),
     Item(Item<'a>),
+    /// A broken history for the summary: rendered where it was checked,
+    /// kept in case its run shows its counterexample.
+    Broken(Rendered<'a>, Box<Checked>),
 }
 
 /// How each history's report is written.
@@ -699,6 +712,62 @@ struct Rendered<'a> {
 }
 
 impl Rendering<'_> {
+    /// The summary's view of `c`: what its run line counts, no rows.
+    fn glance<'a>(
+        &self,
+        file: &'a std::path::Path,
+        c: &Checked,
+        warnings: Vec<String>,
+    ) -> Rendered<'a> {
+        let h = &c.history;
+        let count = |v: Verdict| c.outcomes.iter().filter(|o| o.verdict() == v).count();
+        let expected = |o: &memconform_core::check::Outcome| {
+            h.expect
+                .iter()
+                .find(|(m, _)| m == o.model.name())
+                .map(|&(_, y)| y)
+        };
+        let internal = c
+            .outcomes
+            .iter()
+            .filter_map(|o| {
+                let why = o.invalid.as_ref()?;
+                Some(format!(
+                    "{}#{} {}: {why}",
+                    memconform_report::shown_path(file),
+                    h.index,
+                    o.model
+                ))
+            })
+            .collect();
+        Rendered {
+            file,
+            warnings,
+            violations: count(Verdict::Violation),
+            unknown: count(Verdict::Unknown),
+            broken: c.broken(),
+            undecided: c.undecided(),
+            glance: brief::Glance::of(c),
+            damaged: c.damage.is_some(),
+            internal,
+            unforeseen: c
+                .outcomes
+                .iter()
+                .filter(|o| o.verdict() == Verdict::Violation && expected(o).is_none())
+                .count(),
+            unexpected: c
+                .outcomes
+                .iter()
+                .filter(|o| match expected(o) {
+                    Some(true) => o.verdict() != Verdict::Consistent,
+                    Some(false) => o.verdict() != Verdict::Violation,
+                    None => false,
+                })
+                .count(),
+            text: Vec::new(),
+        }
+    }
+
     /// The report of `c` (with `notes` added to its own) and its counts.
     fn render<'a>(
         &self,
@@ -712,6 +781,9 @@ impl Rendering<'_> {
             .filter(|n| n.starts_with(memconform_ingest::checked::WARNING))
             .cloned()
             .collect();
+        if matches!(self.format, Format::Summary) {
+            return self.glance(file, c, warnings);
+        }
         let mut all_notes;
         let notes = if notes.is_empty() {
             &c.notes

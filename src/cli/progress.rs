@@ -144,7 +144,9 @@ fn message(s: &State) -> String {
         if t >= 1.0 {
             let name = memconform_report::shown_path(file);
             if *ops > 0 {
-                m.push_str(&format!(" · checking {name}#{index} ({ops} ops) for {t:.0} s"));
+                m.push_str(&format!(
+                    " · checking {name}#{index} ({ops} ops) for {t:.0} s"
+                ));
                 // (a worker's rate so far: operations per second of checking)
                 if s.secs_done > 0.5 && s.ops_done > 0 {
                     let rate = s.ops_done as f64 / s.secs_done;

@@ -8,8 +8,8 @@ use std::ops::ControlFlow;
 
 use rayon::prelude::*;
 
-use memconform_core::check::shrink::{target_of, NotViolated, Target};
 use memconform_core::check::promise::{self, Kept, Promise, Status};
+use memconform_core::check::shrink::{target_of, NotViolated, Target};
 use memconform_core::check::{check_gradual_with, Options, Outcome, Verdict};
 use memconform_core::history::History;
 use memconform_core::models::Model;
@@ -134,7 +134,9 @@ impl Checked {
     /// Whether the history keeps its promise but violates an asked model
     /// the promise does not imply (store buffering on an O3 run).
     pub fn allowed(&self) -> bool {
-        self.promise.as_ref().is_some_and(|k| k.status == Status::Kept)
+        self.promise
+            .as_ref()
+            .is_some_and(|k| k.status == Status::Kept)
             && self
                 .outcomes
                 .iter()
@@ -394,7 +396,8 @@ fn tester_meta(tester: &memconform_parsers::gem5::config::Tester, h: &mut Histor
         return;
     }
     if !h.meta.iter().any(|(k, _)| k == "expected_model") {
-        h.meta.push(("expected_model".into(), Model::Sc.name().into()));
+        h.meta
+            .push(("expected_model".into(), Model::Sc.name().into()));
     }
 }
 

@@ -1424,12 +1424,9 @@ pub fn judge(
                 // a run's configuration promises a model: violating a
                 // model on a history that keeps the promise is what its
                 // cores may do (store buffering), not a kill
-                for (_, o) in c
-                    .outcomes
-                    .iter()
-                    .enumerate()
-                    .filter(|&(i, _)| c.breaks(i) != Some(false) || c.outcomes[i].verdict() == Verdict::Consistent)
-                {
+                for (_, o) in c.outcomes.iter().enumerate().filter(|&(i, _)| {
+                    c.breaks(i) != Some(false) || c.outcomes[i].verdict() == Verdict::Consistent
+                }) {
                     let name = o.model.name().to_string();
                     let v = o.verdict().name();
                     // per model, a violation in either view beats the rest

@@ -135,7 +135,7 @@ pub fn parse_hist(src: &[u8]) -> Result<Vec<RawHistory>, ParseError> {
 /// Metadata keys that memconform reads (the report's columns, the client's
 /// rounds, a shrunk file's origin): a history may give each once. Other
 /// keys may repeat, and are kept in order.
-pub const SINGLE_KEYS: [&str; 13] = [
+pub const SINGLE_KEYS: [&str; 14] = [
     "protocol",
     "variant",
     "seed",
@@ -143,6 +143,7 @@ pub const SINGLE_KEYS: [&str; 13] = [
     "tester",
     "cpu_type",
     "expected_model",
+    "promise",
     "memory",
     "shrunk-from",
     "round",

@@ -109,7 +109,10 @@ impl Glance {
             reason,
             protocol: printable(meta("protocol")).into_owned(),
             cpus: printable(&cpus).into_owned(),
-            promise: c.promise.as_ref().map_or(String::new(), |k| k.promise.name()),
+            promise: c
+                .promise
+                .as_ref()
+                .map_or(String::new(), |k| k.promise.name()),
             answer,
             seconds,
         }
@@ -208,7 +211,13 @@ impl Tally {
 
     /// The run's line, its counterexamples, and how to see the rest.
     pub fn write(&self, out: &mut String, widths: &Widths) {
-        let dash = |s: &str| if s.is_empty() { "-".to_string() } else { s.to_string() };
+        let dash = |s: &str| {
+            if s.is_empty() {
+                "-".to_string()
+            } else {
+                s.to_string()
+            }
+        };
         let promise = if self.promise.is_empty() {
             "none".to_string()
         } else {
@@ -381,7 +390,7 @@ pub fn example(
         None if c.promise.is_none() && o.model == o.decided_by => v.pattern.name().to_string(),
         _ => format!("{}, a {} violation", v.pattern.name(), o.decided_by),
     };
-    let shrunk = shrink_known(h, target, opts, budget, v).ok();
+    let shrunk = shrink_small_first(h, target, opts, budget, v);
     let (sh, cycle_of): (&History, &memconform_core::certificate::Violation) = match &shrunk {
         Some(s) => (&s.history, &s.violation),
         None => (h, v),
@@ -401,7 +410,7 @@ pub fn example(
     };
     let head = format!("  #{}{name}{shape}: {what}: {how}; {size}:\n", h.index);
     let value = |o: OpId| shown_value(c, shrunk.as_ref(), o);
-    let names = names(sh);
+    let names = names(sh, cycle_of);
     let mut body = String::new();
     write_threads(&mut body, sh, &names, &value);
     let _ = writeln!(body, "      {}", cycle_text(sh, cycle_of, &names));
@@ -411,8 +420,13 @@ pub fn example(
     let closer = vec![
         printable(&shrink_command(file, h.index, model)).into_owned(),
         printable(&format!(
-            "memconform check {} --html report/   (then open report/index.html)",
-            shell_word(&path_text(file))
+            "memconform check {}{} --html report/   (then open report/index.html)",
+            shell_word(&path_text(file)),
+            if file.is_dir() && h.index == 1 {
+                " --real-time"
+            } else {
+                ""
+            }
         ))
         .into_owned(),
     ];
@@ -425,12 +439,25 @@ pub fn example(
     Some((e, closer))
 }
 
-/// The names of `h`'s thread operations, a, b, c, ... in thread order.
-fn names(h: &History) -> Vec<Option<String>> {
+/// At most this many operations of a counterexample are shown; past it
+/// (a shrink that ran out of time) only those its certificate names.
+const SHOWN_OPS: usize = 24;
+
+/// The names of the shown thread operations of `h`, a, b, c, ... in
+/// thread order: every one when `h` is small, else those `v` names.
+fn names(h: &History, v: &memconform_core::certificate::Violation) -> Vec<Option<String>> {
+    let all = h.n_thread_ops() <= SHOWN_OPS;
+    let mut shown = vec![all; h.n()];
+    for (o, _) in v.events() {
+        shown[o] = true;
+        if let Some(p) = h.ops[o].rmw {
+            shown[p] = true;
+        }
+    }
     let mut name = vec![None; h.n()];
     let mut k = 0;
     for t in &h.threads {
-        for o in t.ops.clone() {
+        for o in t.ops.clone().filter(|&o| shown[o]) {
             if second_half(h, o) {
                 name[o] = h.ops[o].rmw.and_then(|r| name[r].clone());
             } else {
@@ -442,6 +469,27 @@ fn names(h: &History) -> Vec<Option<String>> {
     name
 }
 
+/// The shrink of `h`'s violation `v` of `target`: from the certificate's
+/// own sub-history when that keeps the violation (a few operations,
+/// whatever `h`'s size), else from `h` within `budget`; its origins are
+/// `h`'s operations either way.
+fn shrink_small_first(
+    h: &History,
+    target: Target,
+    opts: &Options,
+    budget: Option<Duration>,
+    v: &memconform_core::certificate::Violation,
+) -> Option<Shrunk> {
+    use memconform_core::check::shrink::{certificate_core, shrink_to};
+    if let Some((core, origin)) = certificate_core(h, v).filter(|(c, _)| c.n() < h.n()) {
+        if let Ok(mut s) = shrink_to(&core, target, opts, budget) {
+            s.origin = s.origin.iter().map(|&o| origin[o]).collect();
+            return Some(s);
+        }
+    }
+    shrink_known(h, target, opts, budget, v).ok()
+}
+
 /// Each thread on a line: `t0  a: W(x,1)  b: R(y,0)`.
 fn write_threads(
     out: &mut String,
@@ -450,13 +498,26 @@ fn write_threads(
     value: &dyn Fn(OpId) -> String,
 ) {
     for t in &h.threads {
+        if !t.ops.clone().any(|o| names[o].is_some()) {
+            continue;
+        }
         let _ = write!(out, "      {:<3}", printable(&t.name));
+        let mut skipped = false;
         for o in t.ops.clone() {
             if second_half(h, o) {
                 continue;
             }
-            let n = names[o].as_deref().unwrap_or("?");
+            let Some(n) = names[o].as_deref() else {
+                skipped = true;
+                continue;
+            };
+            if std::mem::take(&mut skipped) {
+                out.push_str(" ...");
+            }
             let _ = write!(out, " {n}: {}", token(h, o, value));
+        }
+        if skipped {
+            out.push_str(" ...");
         }
         out.push('\n');
     }
@@ -512,7 +573,9 @@ pub fn anchor(name: &str) -> String {
 /// Operation `o`'s token with its values as the program wrote them.
 fn token(h: &History, o: OpId, value: &dyn Fn(OpId) -> String) -> String {
     let op = &h.ops[o];
-    let var = op.var.map_or(String::new(), |x| printable(&h.vars[x]).into_owned());
+    let var = op
+        .var
+        .map_or(String::new(), |x| printable(&h.vars[x]).into_owned());
     match (op.kind, op.rmw) {
         (OpKind::Fence, _) => "F".into(),
         (OpKind::Read, Some(w)) => format!("U({var},{},{})", value(o), value(w)),
@@ -536,7 +599,10 @@ fn shown_value(c: &Checked, shrunk: Option<&Shrunk>, o: OpId) -> String {
         if v == 0 {
             return "0".into();
         }
-        return match original.checked_sub(h.vars.len()).and_then(|i| g.ops.get(i)) {
+        return match original
+            .checked_sub(h.vars.len())
+            .and_then(|i| g.ops.get(i))
+        {
             Some(origin) => origin.access.raw.to_string(),
             None => v.to_string(),
         };
@@ -571,15 +637,18 @@ pub fn totals(runs: &[Tally]) -> String {
     );
     let breaking_runs = runs.iter().filter(|t| t.broken > 0).count();
     let mut out = String::new();
-    let plural = |n: usize, one: &str, many: &str| {
-        format!("{n} {}", if n == 1 { one } else { many })
-    };
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let _ = writeln!(
         out,
         "{}, {}: {broken} {} promise (in {}), {allowed} allowed, {unknown} unknown",
         plural(runs.len(), "run", "runs"),
         plural(histories, "history", "histories"),
-        if broken == 1 { "breaks its" } else { "break their" },
+        if broken == 1 {
+            "breaks its"
+        } else {
+            "break their"
+        },
         plural(breaking_runs, "run", "runs"),
     );
     if allowed > 0 {

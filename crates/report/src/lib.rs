@@ -293,7 +293,11 @@ pub fn write_text(mut out: impl Write, rows: &[Row<'_>], notes: &[String]) -> io
                 let _ = write!(line, " [breaks the promised {}]", r.promise);
             }
             (Verdict::Violation, Some(false)) => {
-                let _ = write!(line, " [allowed: the history keeps the promised {}]", r.promise);
+                let _ = write!(
+                    line,
+                    " [allowed: the history keeps the promised {}]",
+                    r.promise
+                );
             }
             (Verdict::Violation, None) => {
                 let _ = write!(line, " [the promised {} is undecided]", r.promise);

@@ -144,9 +144,12 @@ impl Row<'_> {
     pub fn breaks_promise(&self) -> bool {
         match self.breaks_promise {
             Some(b) => b,
+            // no promise (older results: none recorded): every violation
+            // counts, but one of a model stronger than the recorded
+            // `expected_model`
             None if self.promise.is_empty() => {
                 self.verdict == Verdict::Violation
-                    && self.expected_model.is_some_and(|e| e.implies(self.model))
+                    && self.expected_model.is_none_or(|e| e.implies(self.model))
             }
             None => false,
         }

@@ -640,8 +640,8 @@ impl Summary {
                 "breaks_promise",
                 "allowed",
             ]
-                .iter()
-                .map(|s| s.to_string()),
+            .iter()
+            .map(|s| s.to_string()),
         );
         h.extend(self.stages.iter().map(|s| format!("caught_{s}")));
         h.extend(
@@ -690,9 +690,15 @@ impl Summary {
         let frac = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
         let mut header: Vec<String> = self.by.clone();
         header.extend(
-            ["histories", "violations", "unknown", "breaks promise", "allowed"]
-                .iter()
-                .map(|s| s.to_string()),
+            [
+                "histories",
+                "violations",
+                "unknown",
+                "breaks promise",
+                "allowed",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
         );
         header.extend(self.stages.iter().map(|s| format!("caught {s}")));
         header.extend(

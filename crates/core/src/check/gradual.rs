@@ -318,25 +318,56 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
         } else {
             &[]
         };
-        // The chain in its order, with the model itself right after cc (one
-        // linear sweep that catches most violations): when it holds, every
-        // weaker model holds too (the chain is implied), so a valid history
-        // pays for cc at most (SC on valid 16×50 histories: 1.38× the
-        // --no-gradual time with cc and ccv first, see README).
-        let cheap = chain.iter().take_while(|w| matches!(w, Model::Cc)).count();
-        for (i, &weaker) in chain.iter().enumerate() {
-            if i == cheap {
-                let r = memo.entry(m).or_insert_with(|| run(m));
-                if r.verdict == Verdict::Consistent {
+        if h.n() <= CHAIN_WHOLE_MAX {
+            // A small history: the chain in its order, with the model
+            // itself right after cc (one linear sweep that catches most
+            // violations). When the model holds, every weaker model holds
+            // too (the chain is implied), so a valid history pays for cc
+            // at most (SC on valid 16×50 histories: 1.38× the --no-gradual
+            // time with cc and ccv first, see docs/reference.md); when it
+            // fails, the first violated model of the chain decides.
+            let cheap = chain.iter().take_while(|w| matches!(w, Model::Cc)).count();
+            for (i, &weaker) in chain.iter().enumerate() {
+                if i == cheap {
+                    let r = memo.entry(m).or_insert_with(|| run(m));
+                    if r.verdict == Verdict::Consistent {
+                        break;
+                    }
+                }
+                let r = memo.entry(weaker).or_insert_with(|| run(weaker));
+                settle(h, weaker, r, opts, deadline);
+                secs += r.seconds;
+                if r.verdict == Verdict::Violation {
+                    by = weaker;
                     break;
                 }
             }
-            let r = memo.entry(weaker).or_insert_with(|| run(weaker));
-            settle(h, weaker, r, opts, deadline);
-            secs += r.seconds;
-            if r.verdict == Verdict::Violation {
-                by = weaker;
-                break;
+        } else if let Some(&w) = chain.iter().find(|w| {
+            memo.get(w)
+                .is_some_and(|r| r.verdict == Verdict::Violation && r.invalid.is_none())
+        }) {
+            // A large history: the model itself first; when it holds, its
+            // chain is implied. When it is violated, the weakest violated
+            // model of the chain decides: one asked before it and decided
+            // on this history, else the weakest the model's counterexample
+            // violates — the operations its certificate names (with the
+            // writes they read), a sub-history of a few operations where
+            // the chain costs next to nothing; a violation there is one of
+            // the history (every model is monotone).
+            by = w;
+        } else if !chain.is_empty() {
+            let r = memo.entry(m).or_insert_with(|| run(m));
+            if r.verdict == Verdict::Violation && r.invalid.is_none() {
+                let v = r
+                    .violation
+                    .clone()
+                    .expect("a violation has its certificate");
+                let own = r.seconds;
+                if let Some(mut found) = weakest_on_core(h, m, &v, chain, opts, deadline) {
+                    found.seconds += own;
+                    out.push(found);
+                    continue;
+                }
             }
         }
         let r = memo.entry(by).or_insert_with(|| run(by));
@@ -375,6 +406,72 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
         });
     }
     out
+}
+
+/// Up to this many operations (initial writes included) a violated
+/// model's gradual chain runs on the history itself, as a chain is
+/// defined; above, on its certificate's sub-history ([`weakest_on_core`]):
+/// at 10⁶ operations the chain's models there took 2–3 times the model's
+/// own check (docs/design/gradual.md §2). The validator's own limit
+/// ([`DERIVE_MAX_OPS`]) is the same size for the same reason.
+pub const CHAIN_WHOLE_MAX: usize = DERIVE_MAX_OPS;
+
+/// The weakest model of `chain` (then `m` itself) that the sub-history of
+/// `v`'s certificate violates ([`shrink::certificate_core`]), as `m`'s
+/// outcome: decided by that model, its certificate there in `h`'s
+/// operations, validated there (the validator checks first that the
+/// sub-history is a projection of `h`). `None` when the sub-history is not
+/// smaller or does not keep `m` violated: then `m`'s own violation
+/// decides.
+fn weakest_on_core(
+    h: &History,
+    m: Model,
+    v: &Violation,
+    chain: &[Model],
+    opts: &Options,
+    deadline: Option<Instant>,
+) -> Option<Outcome> {
+    let t = Instant::now();
+    let (core, origin) = shrink::certificate_core(h, v)?;
+    if core.n() >= h.n() || (opts.validate && validate::projection(h, &core, &origin).is_err()) {
+        return None;
+    }
+    let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+    let sub = Options {
+        gradual: false,
+        timeout: left.or(opts.timeout),
+        ..*opts
+    };
+    let check = |w: Model, validate: bool| {
+        check_gradual_with(&core, &[w], &Options { validate, ..sub })
+            .pop()
+            .expect("one outcome per model asked")
+    };
+    if check(m, false).verdict() != Verdict::Violation {
+        return None;
+    }
+    let (k, n) = (core.n_thread_ops(), h.n_thread_ops());
+    for &w in chain.iter().chain([&m]) {
+        let o = check(w, opts.validate);
+        let Decision::Violation(found) = &o.decision else {
+            continue;
+        };
+        let mut mapped = mapped(found, &origin);
+        mapped.certified_by = found.certified_by.as_deref().map(|how| {
+            let sub = format!(
+                "the sub-history of the operations {m}'s certificate names ({k} of its {n})"
+            );
+            match how.strip_suffix(" on the history") {
+                Some(how) => format!("{how} on {sub}"),
+                None => format!("{how}, within {sub}"),
+            }
+        });
+        let mut out = Outcome::bare(m, Decision::Violation(mapped), w, t.elapsed().as_secs_f64());
+        out.invalid = o.invalid;
+        out.uncertified = o.uncertified;
+        return Some(out);
+    }
+    None
 }
 
 fn lanes_of(h: &History) -> Lanes {

@@ -169,7 +169,11 @@ impl Kept {
             .iter()
             .filter(implied_broken)
             .min_by_key(|o| (o.decided_by, o.model))
-            .or_else(|| self.extra.iter().find(|o| o.verdict() == Verdict::Violation))
+            .or_else(|| {
+                self.extra
+                    .iter()
+                    .find(|o| o.verdict() == Verdict::Violation)
+            })
     }
 }
 

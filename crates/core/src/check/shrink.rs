@@ -721,13 +721,34 @@ const PARALLEL_ABOVE: usize = 20_000;
 /// A candidate's sub-history, its origin map and the check's outcome.
 type Evaluated = (History, Vec<OpId>, crate::check::Outcome);
 
-/// Checks the sub-history `c` keeps for `target`'s model (no state: safe
-/// on another thread).
+/// Checks the sub-history `c` keeps for `target` (no state: safe on
+/// another thread): its weakest model violated and, with the gradual
+/// pipeline, every model of the chain before it holding ([`Target::key`]),
+/// each decided directly; the outcome is `target.model`'s, decided by the
+/// model whose check decided.
 fn evaluate(h: &History, target: Target, opts: &Options, c: &Config) -> Evaluated {
     let (sub, origin) = restrict(h, &c.ops, &c.finals);
-    let o = check_gradual_with(&sub, &[target.model], opts)
-        .pop()
-        .expect("one outcome per model");
+    let direct = Options {
+        gradual: false,
+        ..*opts
+    };
+    let check = |m: Model| {
+        check_gradual_with(&sub, &[m], &direct)
+            .pop()
+            .expect("one outcome per model")
+    };
+    let (before, weakest) = target.key(opts.gradual);
+    let mut o = check(weakest);
+    if o.verdict() == Verdict::Violation && o.invalid.is_none() {
+        for &w in before {
+            let p = check(w);
+            if p.verdict() != Verdict::Consistent {
+                o = p;
+                break;
+            }
+        }
+    }
+    o.model = target.model;
     (sub, origin, o)
 }
 
@@ -740,6 +761,54 @@ fn bits(c: &Config) -> Vec<u64> {
         }
     }
     out
+}
+
+/// The certificate's own sub-history of `h`: the operations `v` names (its
+/// cycle's and roles'), with what well-formedness needs (an RMW's other
+/// half, the write each kept read reads from, transitively), and the
+/// `@final` observations of the variables they access whose observed
+/// write is kept. Returns it with, per operation of it, the operation of
+/// `h` it is; `None` when `v` names no operation.
+pub fn certificate_core(h: &History, v: &Violation) -> Option<(History, Vec<OpId>)> {
+    let mut keep = vec![false; h.n()];
+    keep[..h.vars.len()].fill(true);
+    let mut todo: Vec<OpId> = v
+        .cycle
+        .iter()
+        .flat_map(|s| [s.from, s.to])
+        .chain(v.ops.iter().map(|&(o, _)| o))
+        .collect();
+    if todo.is_empty() {
+        return None;
+    }
+    let mut kept = Vec::new();
+    while let Some(o) = todo.pop() {
+        if keep[o] {
+            continue;
+        }
+        keep[o] = true;
+        kept.push(o);
+        todo.extend(h.ops[o].rmw);
+        todo.extend(h.rf(o));
+    }
+    let mut accessed = vec![false; h.vars.len()];
+    for &o in &kept {
+        if let Some(x) = h.ops[o].var {
+            accessed[x] = true;
+        }
+    }
+    let finals: Vec<bool> = h
+        .finals
+        .iter()
+        .map(|&(x, val)| {
+            let observed = h
+                .writes_of(x)
+                .iter()
+                .find(|&&w| !h.is_init(w) && h.ops[w].value == val);
+            accessed[x] && observed.is_none_or(|&w| keep[w])
+        })
+        .collect();
+    Some(restrict(h, &keep, &finals))
 }
 
 /// The sub-history of `h` that keeps the operations `ops[o]` (an RMW's

@@ -94,6 +94,37 @@ impl History {
             }
             expect.push((model.clone(), *yes));
         }
+        // the promise: `@promise M` (or `@expected_model M`, as gem5
+        // ingestion writes it) names a model; both name the same one
+        let mut meta: Vec<(String, String)> = Vec::with_capacity(raw.meta.len());
+        let mut promised: Option<(&str, &str, Pos)> = None;
+        for (k, v, pos) in &raw.meta {
+            if k == "promise" || k == "expected_model" {
+                let m = v.trim();
+                if !KNOWN_MODELS.contains(&m) {
+                    return err(
+                        *pos,
+                        format!(
+                            "unknown model `{m}` in @{k} (known: {})",
+                            KNOWN_MODELS.join(", ")
+                        ),
+                    );
+                }
+                if let Some((k0, m0, p0)) = promised {
+                    if m0 != m {
+                        return err(
+                            *pos,
+                            format!("@{k} {m} here, but @{k0} {m0} at {p0}: a history promises one model"),
+                        );
+                    }
+                    continue;
+                }
+                promised = Some((k, m, *pos));
+                meta.push(("expected_model".into(), m.to_string()));
+                continue;
+            }
+            meta.push((k.clone(), v.clone()));
+        }
         let mut finals = Vec::new();
         for (var, value, pos) in &raw.finals {
             let Some(&v) = var_ids.get(var.as_str()) else {
@@ -113,11 +144,7 @@ impl History {
             pos: raw.pos,
             expect,
             finals,
-            meta: raw
-                .meta
-                .iter()
-                .map(|(k, v, _)| (k.clone(), v.clone()))
-                .collect(),
+            meta,
             ..relations(vars, ops, threads, &writer)
         })
     }
