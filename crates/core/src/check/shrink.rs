@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use memconform_parsers::hist::{RawHistory, RawOp, RawThread};
 
-use crate::certificate::Violation;
+use crate::certificate::{Rel, Violation};
 use crate::check::{check_gradual_with, Decision, Options, Verdict};
 use crate::history::fx::FxMap;
 use crate::history::{History, OpId, OpKind};
@@ -781,6 +781,15 @@ pub fn certificate_core(h: &History, v: &Violation) -> Option<(History, Vec<OpId
     if todo.is_empty() {
         return None;
     }
+    // an `rw` edge `r -rw-> w2` pivots on `w1 co w2` for the write `w1`
+    // that `r` reads: the shortest path of po and wr from `w1` to `w2` in
+    // `h` keeps that premise (the causal models' `rw[co]`; more operations
+    // never hurt the other models' edges, a sub-history being monotone)
+    for s in v.cycle.iter().filter(|s| s.rel == Rel::Rw).take(CO_PATHS) {
+        if let Some(w1) = h.rf(s.from).filter(|&w| !h.is_init(w)) {
+            todo.extend(co_path(h, w1, s.to));
+        }
+    }
     let mut kept = Vec::new();
     while let Some(o) = todo.pop() {
         if keep[o] {
@@ -809,6 +818,56 @@ pub fn certificate_core(h: &History, v: &Violation) -> Option<(History, Vec<OpId
         })
         .collect();
     Some(restrict(h, &keep, &finals))
+}
+
+/// At most this many `rw` edges of a certificate get their `co` premise's
+/// path ([`co_path`]: each a search of the history).
+const CO_PATHS: usize = 16;
+
+/// The operations that keep `a co b` (`co = (po ∪ wr)⁺`) in a sub-history
+/// of `h`: on a path of `po` (a thread's next operation) and `wr` from `a`
+/// to `b` with the fewest `wr` hops, both ends and each `wr` edge's write
+/// and read (`po` between kept operations of a thread is kept by
+/// restriction). None when there is no path or a thread on the way is
+/// timed (its `po` is not its sequence).
+fn co_path(h: &History, a: OpId, b: OpId) -> Vec<OpId> {
+    // 0-1 breadth-first search: a po step costs nothing, a wr hop one
+    let mut from: FxMap<OpId, (OpId, bool)> = FxMap::default();
+    let mut queue = std::collections::VecDeque::from([a]);
+    from.insert(a, (a, false));
+    while let Some(o) = queue.pop_front() {
+        if o == b {
+            let mut path = vec![b, a];
+            let mut at = b;
+            while at != a {
+                let (p, wr) = from[&at];
+                if wr {
+                    path.extend([p, at]);
+                }
+                at = p;
+            }
+            return path;
+        }
+        let Some(t) = h.ops[o].thread else { continue };
+        if h.threads[t].timed {
+            return Vec::new();
+        }
+        if o + 1 < h.threads[t].ops.end {
+            if let std::collections::hash_map::Entry::Vacant(e) = from.entry(o + 1) {
+                e.insert((o, false));
+                queue.push_front(o + 1);
+            }
+        }
+        if h.is_write(o) {
+            for &r in h.readers(o) {
+                if let std::collections::hash_map::Entry::Vacant(e) = from.entry(r) {
+                    e.insert((o, true));
+                    queue.push_back(r);
+                }
+            }
+        }
+    }
+    Vec::new()
 }
 
 /// The sub-history of `h` that keeps the operations `ops[o]` (an RMW's
