@@ -399,6 +399,9 @@ pub fn run(args: CheckArgs) -> i32 {
     let summary = matches!(args.format, Format::Summary);
     let widths = brief::Widths::for_inputs(files.iter().map(|f| f.as_path()));
     let mut tally: Option<brief::Tally> = None;
+    // the runs whose summary shows all the counterexamples it will: their
+    // broken histories need not reach the sink whole
+    let shown_enough: std::sync::Mutex<std::collections::HashSet<PathBuf>> = Default::default();
     let mut tallies: Vec<brief::Tally> = Vec::new();
     // enough histories per parallel step that small ones do not pay a
     // hand-off each (results still stream: a step is a few ms of work)
@@ -426,7 +429,13 @@ pub fn run(args: CheckArgs) -> i32 {
         |item| match item {
             // the summary shrinks a broken history's violation here, in turn
             Item::Checked(file, c) if !in_turn && summary && c.broken() => {
-                Ready::Broken(how.render(file, &c, Vec::new()), c)
+                let r = how.render(file, &c, Vec::new());
+                // (dropped here, on the worker, once its run shows enough)
+                if shown_enough.lock().expect("not poisoned").contains(file) {
+                    Ready::Rendered(r)
+                } else {
+                    Ready::Broken(r, c)
+                }
             }
             Item::Checked(file, c) if !in_turn => Ready::Rendered(how.render(file, &c, Vec::new())),
             item => Ready::Item(item),
@@ -528,6 +537,12 @@ pub fn run(args: CheckArgs) -> i32 {
                 t.add(&r.glance);
                 if let Some((e, closer)) = example {
                     t.add_example(e, closer);
+                    if !t.wants_example() {
+                        shown_enough
+                            .lock()
+                            .expect("not poisoned")
+                            .insert(r.file.to_path_buf());
+                    }
                 }
             }
             progress.history(r.broken);

@@ -201,11 +201,14 @@ impl Tally {
         if self.closer.is_empty() {
             self.closer = closer;
         }
-        let room = self.wants_example();
+        // (once the run shows all it will, later histories are only counted:
+        // which ones reach here then depends on the workers' timing)
+        if !self.wants_example() {
+            return;
+        }
         match self.shown.iter_mut().find(|s| s.body == e.body) {
             Some(same) => same.also.push(e.index),
-            None if room => self.shown.push(e),
-            None => {}
+            None => self.shown.push(e),
         }
     }
 
