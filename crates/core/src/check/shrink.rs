@@ -1080,7 +1080,8 @@ mod tests {
         assert_eq!(key(Model::Sc, Model::Wsc), key(Model::Wsc, Model::Wsc));
         assert_ne!(key(Model::Ccm, Model::Cm), key(Model::Cm, Model::Cm));
         assert_ne!(key(Model::Sc, Model::Sc), key(Model::Wsc, Model::Wsc));
-        assert_eq!(key(Model::Tso, Model::Wccm), key(Model::Wccm, Model::Wccm));
+        assert_eq!(key(Model::Tso, Model::Cc), key(Model::Cc, Model::Cc));
+        assert_ne!(key(Model::Tso, Model::Wccm), key(Model::Wccm, Model::Wccm));
         assert_ne!(key(Model::Tso, Model::Tso), key(Model::Pso, Model::Pso));
         assert_eq!(
             t(Model::Sc, Model::Sc).key(false),
