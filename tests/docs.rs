@@ -1,6 +1,8 @@
 //! The documents' commands run as written: every ```sh and ```console
 //! block of README.md, docs/reference.md, gem5-configs/README.md and
-//! traces/README.md is run with the built `memconform` first on PATH, in a
+//! traces/README.md is run with `memconform` first on PATH (the installed
+//! one in `$MEMCONFORM_INSTALLED` where CI installed it, else the one
+//! built with this test), in a
 //! scratch directory of each document that sees the repository's
 //! `traces/`, `tests/` and `scripts/` and holds a copy of its `examples/`,
 //! `gem5-configs/` and `docs/` (what a command writes stays there). A ```console block's `$ ` lines are commands and the lines
@@ -184,10 +186,18 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Runs `script` with bash in `dir`: status and what it printed.
 fn run(dir: &Path, script: &str) -> (Option<i32>, String) {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_memconform"));
+    // the installed binary where CI installed it (the README's set-up
+    // command), else the one this test was built with
+    let bin_dir = match std::env::var_os("MEMCONFORM_INSTALLED") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_BIN_EXE_memconform"))
+            .parent()
+            .expect("a directory")
+            .to_path_buf(),
+    };
     let path = format!(
         "{}:{}",
-        bin.parent().unwrap().display(),
+        bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
     let o = Command::new("bash")
