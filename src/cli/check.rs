@@ -445,10 +445,8 @@ pub fn run(args: CheckArgs) -> i32 {
             let r = match ready {
                 Ready::Rendered(r) => r,
                 Ready::Broken(r, c) => {
-                    let wanted = tally
-                        .as_ref()
-                        .is_none_or(|t| last_file.as_deref() != Some(r.file) || t.wants_example());
-                    if wanted && write_failed.is_none() {
+                    if wants_example(&tally, last_file.as_deref(), r.file) && write_failed.is_none()
+                    {
                         example = brief::example(r.file, &c, &opts, example_budget);
                     }
                     r
@@ -486,10 +484,7 @@ pub fn run(args: CheckArgs) -> i32 {
                             notes.extend(written);
                         }
                     }
-                    let wanted = tally
-                        .as_ref()
-                        .is_none_or(|t| last_file.as_deref() != Some(file) || t.wants_example());
-                    if summary && c.broken() && wanted {
+                    if summary && c.broken() && wants_example(&tally, last_file.as_deref(), file) {
                         example = brief::example(file, &c, &opts, example_budget);
                     }
                     how.render(file, &c, notes)
@@ -683,6 +678,18 @@ pub fn run(args: CheckArgs) -> i32 {
     }
 }
 
+/// Whether the summary shows `file`'s next broken history's
+/// counterexample: a new run's first, or its run shows fewer than it will.
+fn wants_example(
+    tally: &Option<brief::Tally>,
+    last: Option<&std::path::Path>,
+    file: &std::path::Path,
+) -> bool {
+    tally
+        .as_ref()
+        .is_none_or(|t| last != Some(file) || t.wants_example())
+}
+
 /// A checked history, ready for the sink: its report written, or as it was
 /// checked when shrinking, HTML or DOT must see it first (in turn).
 enum Ready<'a> {
@@ -736,12 +743,8 @@ impl Rendering<'_> {
     ) -> Rendered<'a> {
         let h = &c.history;
         let count = |v: Verdict| c.outcomes.iter().filter(|o| o.verdict() == v).count();
-        let expected = |o: &memconform_core::check::Outcome| {
-            h.expect
-                .iter()
-                .find(|(m, _)| m == o.model.name())
-                .map(|&(_, y)| y)
-        };
+        let expected =
+            |o: &memconform_core::check::Outcome| memconform_report::expectation(h, o.model);
         let internal = c
             .outcomes
             .iter()
@@ -773,11 +776,7 @@ impl Rendering<'_> {
             unexpected: c
                 .outcomes
                 .iter()
-                .filter(|o| match expected(o) {
-                    Some(true) => o.verdict() != Verdict::Consistent,
-                    Some(false) => o.verdict() != Verdict::Violation,
-                    None => false,
-                })
+                .filter(|o| memconform_report::contradicts(o.verdict(), expected(o)))
                 .count(),
             text: Vec::new(),
         }

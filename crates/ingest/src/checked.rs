@@ -300,7 +300,7 @@ pub fn check_run(
                         ing.notes.push(IN_PROGRESS_NOTE.into());
                         undecided(
                             check_gradual_with(&ing.history, models, opts),
-                            "consistent so far, the run is still being written",
+                            IN_PROGRESS_REASON,
                         )
                     }
                     None => check_gradual_with(&ing.history, models, opts),
@@ -329,12 +329,8 @@ pub fn check_run(
             // a prefix of the run (cut, or still being written): a promised
             // model checked on its own that holds is not decided
             let prefix = match &ing.damage {
-                Some(d) if d.cut && !reading.allow_damage => Some(format!(
-                    "consistent up to the cut, the rest of the run is missing: {d}"
-                )),
-                None if reading.in_progress => {
-                    Some("consistent so far, the run is still being written".to_string())
-                }
+                Some(d) if d.cut && !reading.allow_damage => Some(cut_reason(d)),
+                None if reading.in_progress => Some(IN_PROGRESS_REASON.to_string()),
                 _ => None,
             };
             let mut c = Checked {
@@ -645,9 +641,17 @@ fn check_damaged(
     );
     undecided(
         check_gradual_with(history, models, opts),
-        &format!("consistent up to the cut, the rest of the run is missing: {damage}"),
+        &cut_reason(damage),
     )
 }
+
+/// Why `consistent` is `unknown` on a trace cut at `damage`.
+fn cut_reason(damage: &crate::gem5::tester::Damage) -> String {
+    format!("consistent up to the cut, the rest of the run is missing: {damage}")
+}
+
+/// Why `consistent` is `unknown` on a run still being written.
+const IN_PROGRESS_REASON: &str = "consistent so far, the run is still being written";
 
 /// The note on a tester trace checked while gem5 still writes it.
 const IN_PROGRESS_NOTE: &str = "the run is still being written: its trace is checked as if cut where it ends now, so a violation stands and `consistent` is not decided";

@@ -16,8 +16,9 @@ use memconform_core::check::{Options, Outcome, Verdict};
 use memconform_core::history::{History, OpId, OpKind};
 use memconform_ingest::Checked;
 
-use crate::commands::shrink_command;
+use crate::commands::{shell_word, shrink_command};
 use crate::markup::letter;
+use crate::shrunk::second_half;
 use crate::{path_text, printable};
 
 /// Where the models, patterns and edge names are explained.
@@ -73,12 +74,7 @@ impl Glance {
     /// `c` at a glance.
     pub fn of(c: &Checked) -> Glance {
         let h = &c.history;
-        let meta = |k: &str| {
-            h.meta
-                .iter()
-                .find(|(key, _)| key == k)
-                .map_or("", |(_, v)| v.as_str())
-        };
+        let meta = |k: &str| crate::meta(h, k);
         let kind = match meta("cpu_type") {
             "" => meta("tester"),
             t => t,
@@ -340,8 +336,8 @@ fn seconds(s: f64) -> String {
 }
 
 /// The violation that shows a broken history breaks its promise (with no
-/// promise: its weakest asked model's), as an index into its outcomes or
-/// its promise's extra checks.
+/// promise: the asked model's with the shortest cycle), from its outcomes
+/// or its promise's extra checks.
 fn evidence(c: &Checked) -> Option<&Outcome> {
     match &c.promise {
         Some(k) if k.status == Status::Broken => k.evidence(&c.outcomes),
@@ -629,16 +625,6 @@ fn shown_value(c: &Checked, shrunk: Option<&Shrunk>, o: OpId) -> String {
     } else {
         v.to_string()
     }
-}
-
-/// Whether `o` is an RMW's write half (written with its read half).
-fn second_half(h: &History, o: OpId) -> bool {
-    h.ops[o].rmw.is_some_and(|r| r < o)
-}
-
-/// `s` as one shell word.
-fn shell_word(s: &str) -> String {
-    crate::commands::shell_word(s)
 }
 
 /// The closing lines: the totals, what the exit status says, where the

@@ -23,6 +23,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use memconform_core::check::Verdict;
+use memconform_core::models::Model;
 use memconform_ingest::Checked;
 
 pub use output::{write_atomic, Output};
@@ -128,11 +129,7 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                     (None, _) if o.uncertified.is_some() => None,
                     (None, _) => Some(true),
                 },
-                expected: h
-                    .expect
-                    .iter()
-                    .find(|(m, _)| m == o.model.name())
-                    .map(|&(_, y)| y),
+                expected: expectation(h, o.model),
                 explanation: explanation.as_deref().unwrap_or_default().into(),
                 promise: promise.clone(),
                 breaks_promise: c.promise.as_ref().and_then(|_| c.breaks(i)),
@@ -141,8 +138,25 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
         .collect()
 }
 
+/// The history's `@expect` verdict for `model` (`true`: it holds), if any.
+pub fn expectation(h: &memconform_core::history::History, model: Model) -> Option<bool> {
+    h.expect
+        .iter()
+        .find(|(m, _)| m == model.name())
+        .map(|&(_, y)| y)
+}
+
+/// Whether `verdict` contradicts the expectation `expected`.
+pub fn contradicts(verdict: Verdict, expected: Option<bool>) -> bool {
+    match expected {
+        Some(true) => verdict != Verdict::Consistent,
+        Some(false) => verdict != Verdict::Violation,
+        None => false,
+    }
+}
+
 /// A metadata value of the history, or empty.
-fn meta<'a>(h: &'a memconform_core::history::History, key: &str) -> &'a str {
+pub(crate) fn meta<'a>(h: &'a memconform_core::history::History, key: &str) -> &'a str {
     h.meta
         .iter()
         .find(|(k, _)| k == key)

@@ -163,11 +163,7 @@ impl Row<'_> {
 
     /// Whether the verdict contradicts the history's `@expect`.
     pub fn contradicts_expectation(&self) -> bool {
-        match self.expected {
-            Some(true) => self.verdict != Verdict::Consistent,
-            Some(false) => self.verdict != Verdict::Violation,
-            None => false,
-        }
+        crate::contradicts(self.verdict, self.expected)
     }
 
     /// The row owning its text.

@@ -264,7 +264,7 @@ pub fn stem(input: &Path, h: &History) -> String {
 }
 
 /// Whether `o` is an RMW's write half (written with its read half).
-fn second_half(h: &History, o: OpId) -> bool {
+pub(crate) fn second_half(h: &History, o: OpId) -> bool {
     h.ops[o].rmw.is_some_and(|r| r < o)
 }
 

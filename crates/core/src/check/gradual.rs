@@ -342,45 +342,43 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
                     break;
                 }
             }
-        } else if let Some(&w) = chain
-            .iter()
-            .chain((opts.gradual && !chain.contains(&Model::Cc)).then_some(&Model::Cc))
-            .filter(|&&w| w != m && m.implies(w))
-            .find(|&&w| {
-                // cc first: one linear sweep that catches a stale read with
-                // a cycle of a few edges, where the model's own certificate
-                // of it can be hundreds (TSO on a 2·10⁵-operation history
-                // with one stale read: 64 to 384 edges)
-                if w == Model::Cc {
-                    let r = memo.entry(w).or_insert_with(|| run(w));
-                    settle(h, w, r, opts, deadline);
-                    secs += r.seconds;
-                }
-                memo.get(&w)
-                    .is_some_and(|r| r.verdict == Verdict::Violation && r.invalid.is_none())
-            })
-        {
+        } else {
             // A large history: the model itself first; when it holds, its
             // chain is implied. When it is violated, the weakest violated
-            // model of the chain decides: one asked before it and decided
-            // on this history, else the weakest the model's counterexample
-            // violates — the operations its certificate names (with the
-            // writes they read), a sub-history of a few operations where
-            // the chain costs next to nothing; a violation there is one of
-            // the history (every model is monotone).
-            by = w;
-        } else if !chain.is_empty() {
-            let r = memo.entry(m).or_insert_with(|| run(m));
-            if r.verdict == Verdict::Violation && r.invalid.is_none() {
-                let v = r
-                    .violation
-                    .clone()
-                    .expect("a violation has its certificate");
-                let own = r.seconds;
-                if let Some(mut found) = weakest_on_core(h, m, &v, chain, opts, deadline) {
-                    found.seconds += own;
-                    out.push(found);
-                    continue;
+            // model of the chain decides: cc, run first (one linear sweep
+            // that catches a stale read with a cycle of a few edges, where
+            // the model's own certificate of it can be hundreds: TSO on a
+            // 2·10⁵-operation history with one stale read, 64 to 384), or
+            // one asked before it and decided on this history, else the
+            // weakest the model's counterexample violates — the operations
+            // its certificate names (with the writes they read), a
+            // sub-history of a few operations where the chain costs next
+            // to nothing; a violation there is one of the history (every
+            // model is monotone).
+            if chain.first() == Some(&Model::Cc) {
+                let r = memo.entry(Model::Cc).or_insert_with(|| run(Model::Cc));
+                settle(h, Model::Cc, r, opts, deadline);
+                secs += r.seconds;
+            }
+            let decided = chain.iter().find(|w| {
+                memo.get(w)
+                    .is_some_and(|r| r.verdict == Verdict::Violation && r.invalid.is_none())
+            });
+            if let Some(&w) = decided {
+                by = w;
+            } else if !chain.is_empty() {
+                let r = memo.entry(m).or_insert_with(|| run(m));
+                if r.verdict == Verdict::Violation && r.invalid.is_none() {
+                    let v = r
+                        .violation
+                        .clone()
+                        .expect("a violation has its certificate");
+                    let own = r.seconds;
+                    if let Some(mut found) = weakest_on_core(h, m, &v, chain, opts, deadline) {
+                        found.seconds += own;
+                        out.push(found);
+                        continue;
+                    }
                 }
             }
         }
@@ -461,31 +459,34 @@ fn weakest_on_core(
             .pop()
             .expect("one outcome per model asked")
     };
-    if check(m, false).verdict() != Verdict::Violation {
+    let own = check(m, opts.validate);
+    if own.verdict() != Verdict::Violation {
         return None;
     }
     let (k, n) = (core.n_thread_ops(), h.n_thread_ops());
-    for &w in chain.iter().chain([&m]) {
-        let o = check(w, opts.validate);
-        let Decision::Violation(found) = &o.decision else {
-            continue;
-        };
-        let mut mapped = mapped(found, &origin);
-        mapped.certified_by = found.certified_by.as_deref().map(|how| {
-            let sub = format!(
-                "the sub-history of the operations {m}'s certificate names ({k} of its {n})"
-            );
-            match how.strip_suffix(" on the history") {
-                Some(how) => format!("{how} on {sub}"),
-                None => format!("{how}, within {sub}"),
-            }
-        });
-        let mut out = Outcome::bare(m, Decision::Violation(mapped), w, t.elapsed().as_secs_f64());
-        out.invalid = o.invalid;
-        out.uncertified = o.uncertified;
-        return Some(out);
-    }
-    None
+    // the weakest violated model of the chain there, else the model itself
+    let o = chain
+        .iter()
+        .map(|&w| check(w, opts.validate))
+        .find(|o| o.verdict() == Verdict::Violation)
+        .unwrap_or(own);
+    let Decision::Violation(found) = &o.decision else {
+        unreachable!("a violation");
+    };
+    let mut mapped = mapped(found, &origin);
+    mapped.certified_by = found.certified_by.as_deref().map(|how| {
+        let sub =
+            format!("the sub-history of the operations {m}'s certificate names ({k} of its {n})");
+        match how.strip_suffix(" on the history") {
+            Some(how) => format!("{how} on {sub}"),
+            None => format!("{how}, within {sub}"),
+        }
+    });
+    let seconds = t.elapsed().as_secs_f64();
+    let mut out = Outcome::bare(m, Decision::Violation(mapped), o.model, seconds);
+    out.invalid = o.invalid;
+    out.uncertified = o.uncertified;
+    Some(out)
 }
 
 fn lanes_of(h: &History) -> Lanes {
@@ -860,26 +861,11 @@ fn certify(
         Cert::Rejected(why) => Err(why),
         Cert::TooLarge(why) => Ok(why),
     };
-    // the certificate's own operations first (with the writes they read,
-    // a few hundred at most): re-derived there when every derived edge of
-    // the cycle is derived there too (a sub-history's violation is one of
-    // the history); else shrunk below
+    // the certificate's own operations first: certified there, no shrink
     if first.is_ok() {
-        if let Some((core, origin)) = shrink::certificate_core(h, v).filter(|(c, _)| c.n() < h.n())
-        {
-            if let Some(mut w) = core_violation(v, &origin) {
-                if validate::projection(h, &core, &origin).is_ok() {
-                    if let Cert::Certified(how) = certify_here(&core, &mut w, sm) {
-                        v.justifications = mapped(&w, &origin).justifications;
-                        v.certified_by = Some(format!(
-                            "{how} on the sub-history of the operations it names ({} of its {} operations)",
-                            core.n_thread_ops(),
-                            h.n_thread_ops()
-                        ));
-                        return;
-                    }
-                }
-            }
+        if let Some(how) = certify_on_core(h, v, sm) {
+            v.certified_by = Some(how);
+            return;
         }
     }
     // shrink with the engines (no validation inside, no gradual chain: the
@@ -957,6 +943,27 @@ fn certify(
             r.uncertified = Some(why);
         }
     }
+}
+
+/// `v` certified on the sub-history of the operations it names (with the
+/// writes they read, a few hundred at most: [`shrink::certificate_core`]),
+/// the validator first checking that it is a projection of `h`: how, with
+/// `v`'s justifications filled in `h`'s operations; `None` when a derived
+/// edge of the cycle needs more of the history (a sub-history's violation
+/// is one of the history, not the other way round).
+fn certify_on_core(h: &History, v: &mut Violation, sm: Option<StoreModel>) -> Option<String> {
+    let (core, origin) = shrink::certificate_core(h, v).filter(|(c, _)| c.n() < h.n())?;
+    let mut w = core_violation(v, &origin)?;
+    validate::projection(h, &core, &origin).ok()?;
+    let Cert::Certified(how) = certify_here(&core, &mut w, sm) else {
+        return None;
+    };
+    v.justifications = mapped(&w, &origin).justifications;
+    Some(format!(
+        "{how} on the sub-history of the operations it names ({} of its {} operations)",
+        core.n_thread_ops(),
+        h.n_thread_ops()
+    ))
 }
 
 /// `v`, a violation of a history, in the operations of its sub-history

@@ -37,14 +37,19 @@ pub struct Promise {
 }
 
 impl Promise {
+    /// `m`, named by `--promise`.
+    pub fn flag(m: Model) -> Promise {
+        Promise {
+            models: vec![m],
+            source: Source::Flag,
+        }
+    }
+
     /// The promise of `h`: `flag` (`--promise`), else its `expected_model`
     /// metadata, else the models its `@expect` says hold; none otherwise.
     pub fn of(h: &History, flag: Option<Model>) -> Option<Promise> {
         if let Some(m) = flag {
-            return Some(Promise {
-                models: vec![m],
-                source: Source::Flag,
-            });
+            return Some(Promise::flag(m));
         }
         let declared = h
             .meta
@@ -250,18 +255,12 @@ mod tests {
         let h = history("t0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n");
         let asked = check_gradual(&h, &[Model::Sc]);
         assert_eq!(asked[0].verdict(), Verdict::Violation);
-        let tso = Promise {
-            models: vec![Model::Tso],
-            source: Source::Flag,
-        };
+        let tso = Promise::flag(Model::Tso);
         let k = decide(&h, tso, &asked, &Options::default());
         assert_eq!(k.status, Status::Kept);
         assert_eq!(k.extra.len(), 1, "TSO was checked on its own");
         assert_eq!(k.breaks(&asked[0]), Some(false));
-        let sc = Promise {
-            models: vec![Model::Sc],
-            source: Source::Flag,
-        };
+        let sc = Promise::flag(Model::Sc);
         let k = decide(&h, sc, &asked, &Options::default());
         assert_eq!(k.status, Status::Broken);
         assert!(k.extra.is_empty());
@@ -275,10 +274,7 @@ mod tests {
         let h = history("t0: W(x,1) R(x,0)\n");
         let asked = check_gradual(&h, &[Model::Cc]);
         assert_eq!(asked[0].verdict(), Verdict::Violation);
-        let tso = Promise {
-            models: vec![Model::Tso],
-            source: Source::Flag,
-        };
+        let tso = Promise::flag(Model::Tso);
         let k = decide(&h, tso, &asked, &Options::default());
         assert_eq!(k.status, Status::Broken);
         assert_eq!(k.breaks(&asked[0]), Some(true));
@@ -290,15 +286,7 @@ mod tests {
     fn a_consistent_history_leaves_an_unasked_promise_undecided() {
         let h = history("t0: W(x,1) R(x,1)\n");
         let asked = check_gradual(&h, &[Model::Cc]);
-        let k = decide(
-            &h,
-            Promise {
-                models: vec![Model::Tso],
-                source: Source::Flag,
-            },
-            &asked,
-            &Options::default(),
-        );
+        let k = decide(&h, Promise::flag(Model::Tso), &asked, &Options::default());
         assert_eq!(k.status, Status::Unneeded);
         assert!(k.extra.is_empty());
     }

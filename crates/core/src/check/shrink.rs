@@ -365,16 +365,7 @@ struct Shrinker<'a> {
 impl<'a> Shrinker<'a> {
     /// A shrinker of `h` for `target`, its checks ending by `deadline`.
     fn new(h: &'a History, target: Target, opts: &Options, deadline: Option<Instant>) -> Self {
-        let final_writer = h
-            .finals
-            .iter()
-            .map(|&(x, v)| {
-                h.writes_of(x)
-                    .iter()
-                    .copied()
-                    .find(|&w| !h.is_init(w) && h.ops[w].value == v)
-            })
-            .collect();
+        let final_writer = final_writers(h);
         Shrinker {
             h,
             target,
@@ -457,20 +448,13 @@ impl<'a> Shrinker<'a> {
     /// operation of its variable and its writer kept (`candidates`: the
     /// operations that may still be kept).
     fn close_finals(&self, c: &mut Config, candidates: impl Iterator<Item = OpId>) {
-        let h = self.h;
-        if h.finals.is_empty() {
-            return;
-        }
-        let mut accessed = vec![false; h.vars.len()];
-        for o in candidates {
-            if let (true, Some(x)) = (c.ops[o], h.ops[o].var) {
-                accessed[x] = true;
-            }
-        }
-        for (i, &(x, _)) in h.finals.iter().enumerate() {
-            let writer_kept = self.final_writer[i].is_none_or(|w| c.ops[w]);
-            c.finals[i] &= accessed[x] && writer_kept;
-        }
+        close_finals(
+            self.h,
+            &self.final_writer,
+            &c.ops,
+            candidates,
+            &mut c.finals,
+        );
     }
 
     /// The configuration without `unit`'s operations, closed.
@@ -524,31 +508,15 @@ impl<'a> Shrinker<'a> {
     /// (a store order that no completion found).
     fn certificate_seed(&self, c: &Config, found: &Found) -> Option<Config> {
         let (_, origin, v) = found;
-        let named: Vec<OpId> = v
-            .cycle
-            .iter()
-            .flat_map(|s| [s.from, s.to])
-            .chain(v.ops.iter().map(|&(o, _)| o))
-            .map(|o| origin[o])
-            .collect();
+        let named: Vec<OpId> = named_ops(v).into_iter().map(|o| origin[o]).collect();
         if named.is_empty() {
             return None;
         }
-        let h = self.h;
         let mut d = Config {
-            ops: vec![false; h.n()],
+            ops: vec![false; self.h.n()],
             finals: c.finals.clone(),
         };
-        d.ops[..h.vars.len()].fill(true);
-        let mut todo = named;
-        while let Some(o) = todo.pop() {
-            if d.ops[o] || !c.ops[o] {
-                continue;
-            }
-            d.ops[o] = true;
-            todo.extend(h.ops[o].rmw);
-            todo.extend(h.rf(o));
-        }
+        close_named(self.h, named, |o| c.ops[o], &mut d.ops);
         self.close(&mut d);
         Some(d)
     }
@@ -771,13 +739,7 @@ fn bits(c: &Config) -> Vec<u64> {
 /// `h` it is; `None` when `v` names no operation.
 pub fn certificate_core(h: &History, v: &Violation) -> Option<(History, Vec<OpId>)> {
     let mut keep = vec![false; h.n()];
-    keep[..h.vars.len()].fill(true);
-    let mut todo: Vec<OpId> = v
-        .cycle
-        .iter()
-        .flat_map(|s| [s.from, s.to])
-        .chain(v.ops.iter().map(|&(o, _)| o))
-        .collect();
+    let mut todo = named_ops(v);
     if todo.is_empty() {
         return None;
     }
@@ -790,34 +752,79 @@ pub fn certificate_core(h: &History, v: &Violation) -> Option<(History, Vec<OpId
             todo.extend(co_path(h, w1, s.to));
         }
     }
+    let kept = close_named(h, todo, |_| true, &mut keep);
+    let mut finals = vec![true; h.finals.len()];
+    close_finals(h, &final_writers(h), &keep, kept.into_iter(), &mut finals);
+    Some(restrict(h, &keep, &finals))
+}
+
+/// The operations a certificate names: its cycle's, then its roles'.
+fn named_ops(v: &Violation) -> Vec<OpId> {
+    v.cycle
+        .iter()
+        .flat_map(|s| [s.from, s.to])
+        .chain(v.ops.iter().map(|&(o, _)| o))
+        .collect()
+}
+
+/// Keeps in `keep` the operations `named` and what well-formedness needs
+/// of them (an RMW's other half, the write each kept read reads from,
+/// transitively), among those `allowed`, with the initial writes; returns
+/// the thread operations it kept.
+fn close_named(
+    h: &History,
+    mut named: Vec<OpId>,
+    allowed: impl Fn(OpId) -> bool,
+    keep: &mut [bool],
+) -> Vec<OpId> {
+    keep[..h.vars.len()].fill(true);
     let mut kept = Vec::new();
-    while let Some(o) = todo.pop() {
-        if keep[o] {
+    while let Some(o) = named.pop() {
+        if keep[o] || !allowed(o) {
             continue;
         }
         keep[o] = true;
         kept.push(o);
-        todo.extend(h.ops[o].rmw);
-        todo.extend(h.rf(o));
+        named.extend(h.ops[o].rmw);
+        named.extend(h.rf(o));
+    }
+    kept
+}
+
+/// Per `@final` of `h`: the write of its value (`None`: thin air).
+fn final_writers(h: &History) -> Vec<Option<OpId>> {
+    h.finals
+        .iter()
+        .map(|&(x, v)| {
+            h.writes_of(x)
+                .iter()
+                .copied()
+                .find(|&w| !h.is_init(w) && h.ops[w].value == v)
+        })
+        .collect()
+}
+
+/// An observation of the final memory stays only with some kept operation
+/// of its variable (among `candidates`) and its writer (`writers`) kept.
+fn close_finals(
+    h: &History,
+    writers: &[Option<OpId>],
+    ops: &[bool],
+    candidates: impl Iterator<Item = OpId>,
+    finals: &mut [bool],
+) {
+    if h.finals.is_empty() {
+        return;
     }
     let mut accessed = vec![false; h.vars.len()];
-    for &o in &kept {
-        if let Some(x) = h.ops[o].var {
+    for o in candidates {
+        if let (true, Some(x)) = (ops[o], h.ops[o].var) {
             accessed[x] = true;
         }
     }
-    let finals: Vec<bool> = h
-        .finals
-        .iter()
-        .map(|&(x, val)| {
-            let observed = h
-                .writes_of(x)
-                .iter()
-                .find(|&&w| !h.is_init(w) && h.ops[w].value == val);
-            accessed[x] && observed.is_none_or(|&w| keep[w])
-        })
-        .collect();
-    Some(restrict(h, &keep, &finals))
+    for (i, &(x, _)) in h.finals.iter().enumerate() {
+        finals[i] &= accessed[x] && writers[i].is_none_or(|w| ops[w]);
+    }
 }
 
 /// At most this many `rw` edges of a certificate get their `co` premise's
