@@ -589,3 +589,50 @@ t3: W(x4,2) W(x2,4) W(x1,1) W(x4,3) W(x2,7) W(x6,1) R(x0,2) R(x6,4) R(x2,7) W(x1
     assert!(v.cycle.iter().all(|s| s.rel != Rel::PoLoc));
     validate::violation(&h, v).unwrap();
 }
+
+/// At scale (over the validator's 2,000 operations), a PSO violation from
+/// one stale read is certified on the sub-history of the operations its
+/// certificate names, the reads that fire its store-order edges included
+/// (`shrink::certificate_core`), not by shrinking the whole history; the
+/// stale read is what generation injected, so each history is violated.
+#[test]
+fn a_stale_read_at_scale_is_certified_on_its_certificates_operations() {
+    use memconform::gen::{inject_stale_read, threads, Memory, Shape};
+    let mut on_core = 0;
+    let mut seen = 0;
+    for seed in 11..17u64 {
+        let shape = Shape {
+            threads: 4,
+            ops_per_thread: 800,
+            vars: 8,
+            write_ratio: 0.5,
+        };
+        let mut program = threads(Memory::Tso, shape, seed);
+        let mut rng = Rng::new(seed);
+        if !inject_stale_read(&mut program, &mut rng) {
+            continue;
+        }
+        let Ok(h) = History::from_threads(&program) else {
+            continue;
+        };
+        let o = check_gradual_with(&h, &[Model::Pso], &Options::default())
+            .pop()
+            .unwrap();
+        if o.verdict() != Verdict::Violation {
+            continue;
+        }
+        seen += 1;
+        assert!(o.invalid.is_none(), "seed {seed}: {:?}", o.invalid);
+        let how = o.violation().unwrap().certified_by.clone();
+        let how = how.unwrap_or_else(|| panic!("seed {seed}: not certified: {:?}", o.uncertified));
+        // a cycle of base edges alone is checked on the history itself
+        assert!(
+            how.ends_with("on the history")
+                || how.contains("on the sub-history of the operations it names"),
+            "seed {seed}: {how}"
+        );
+        on_core += usize::from(how.contains("operations it names"));
+    }
+    assert!(seen >= 4, "only {seen} violated histories");
+    assert!(on_core >= 3, "certified on the core: {on_core} of {seen}");
+}

@@ -48,6 +48,12 @@ pub enum Rel {
 }
 
 impl Rel {
+    /// Whether the edge is a pair of a (partial) store order the engines
+    /// derive: `pww`, `wpww`, `st`.
+    pub fn is_store_order(self) -> bool {
+        matches!(self, Rel::Pww | Rel::Wpww | Rel::St)
+    }
+
     /// The name used in output.
     pub fn name(self) -> &'static str {
         match self {

@@ -752,10 +752,79 @@ pub fn certificate_core(h: &History, v: &Violation) -> Option<(History, Vec<OpId
             todo.extend(co_path(h, w1, s.to));
         }
     }
+    // a derived store-order edge `w1 -st-> w2` (or `pww`, `wpww`) fires on
+    // a read: of `w2` after `w1` (`w1 ⇝ r`, `r` reads `w2`), or of `w1`
+    // before `w2` (`r` reads `w1`, `r ⇝ w2`); keep the nearest such read
+    // with its path (a stale read of a thread's own write: the read itself)
+    let mut paths = CO_PATHS;
+    for s in v.cycle.iter().filter(|s| s.rel.is_store_order()) {
+        todo.extend(st_premise(h, s.from, s.to, &mut paths));
+    }
     let kept = close_named(h, todo, |_| true, &mut keep);
     let mut finals = vec![true; h.finals.len()];
     close_finals(h, &final_writers(h), &keep, kept.into_iter(), &mut finals);
     Some(restrict(h, &keep, &finals))
+}
+
+/// The operations one premise search of [`st_premise`] visits at most
+/// (a store-order edge's premise is near its writes, or it is a chain of
+/// derived edges no `po`/`wr` path shows).
+const ST_PATH_VISITS: usize = 1 << 14;
+
+/// The operations that keep a premise of `w1 st w2` (the store-order rules
+/// of gradual-consistency-checking §4 and consistency-framework-2k §4.2: a
+/// write before a read of a later write, a read of a write before a later
+/// write) in a sub-history: a reader of `w2` `po`-after `w1` in `w1`'s
+/// thread, or a reader of `w1` `po`-before `w2` in `w2`'s thread, the
+/// nearest; else a `po`/`wr` path from `w1` to `w2`, or to (from) the
+/// first reader that has one, spending at most `paths` searches. Empty
+/// when none is found.
+fn st_premise(h: &History, w1: OpId, w2: OpId, paths: &mut usize) -> Vec<OpId> {
+    let same = |a: OpId, b: OpId| h.ops[a].thread.is_some() && h.ops[a].thread == h.ops[b].thread;
+    let after = h
+        .readers(w2)
+        .iter()
+        .copied()
+        .filter(|&r| same(r, w1) && w1 < r)
+        .min();
+    let before = h
+        .readers(w1)
+        .iter()
+        .copied()
+        .filter(|&r| same(r, w2) && r < w2)
+        .max();
+    if let Some(r) = after.or(before) {
+        return vec![r];
+    }
+    // a path from `w1` to `w2` itself (a write before a later write)
+    if *paths > 0 {
+        *paths -= 1;
+        let p = co_path_within(h, w1, w2, ST_PATH_VISITS);
+        if !p.is_empty() {
+            return p;
+        }
+    }
+    for &r in h.readers(w2).iter().take(2) {
+        if *paths == 0 {
+            return Vec::new();
+        }
+        *paths -= 1;
+        let p = co_path_within(h, w1, r, ST_PATH_VISITS);
+        if !p.is_empty() {
+            return p;
+        }
+    }
+    for &r in h.readers(w1).iter().take(2) {
+        if *paths == 0 {
+            return Vec::new();
+        }
+        *paths -= 1;
+        let p = co_path_within(h, r, w2, ST_PATH_VISITS);
+        if !p.is_empty() {
+            return p;
+        }
+    }
+    Vec::new()
 }
 
 /// The operations a certificate names: its cycle's, then its roles'.
@@ -838,11 +907,19 @@ const CO_PATHS: usize = 16;
 /// restriction). None when there is no path or a thread on the way is
 /// timed (its `po` is not its sequence).
 fn co_path(h: &History, a: OpId, b: OpId) -> Vec<OpId> {
+    co_path_within(h, a, b, usize::MAX)
+}
+
+/// [`co_path`], giving up (empty) after visiting `limit` operations.
+fn co_path_within(h: &History, a: OpId, b: OpId, limit: usize) -> Vec<OpId> {
     // 0-1 breadth-first search: a po step costs nothing, a wr hop one
     let mut from: FxMap<OpId, (OpId, bool)> = FxMap::default();
     let mut queue = std::collections::VecDeque::from([a]);
     from.insert(a, (a, false));
     while let Some(o) = queue.pop_front() {
+        if from.len() > limit {
+            return Vec::new();
+        }
         if o == b {
             let mut path = vec![b, a];
             let mut at = b;
