@@ -1300,6 +1300,10 @@ pub fn header_lines(src: &[u8]) -> Vec<HeaderLine> {
     out
 }
 
+/// A header's fields as a command line decides them: each key with the
+/// value it must have, or `None` when it must be absent.
+pub type ExpectedFields = Vec<(&'static str, Option<String>)>;
+
 /// What the client prints in its header when run with `args` (its command
 /// line after the program's name), by `gem5-configs/client/client.c`'s own
 /// rules: the version, and each field the arguments decide — `Some(value)`
@@ -1309,9 +1313,7 @@ pub fn header_lines(src: &[u8]) -> Vec<HeaderLine> {
 /// positional); a v2 one only the options it names. An error when the
 /// client would refuse the arguments (it then prints its usage and no
 /// header).
-pub fn expected_header(
-    args: &[&str],
-) -> Result<(&'static str, Vec<(&'static str, Option<String>)>), String> {
+pub fn expected_header(args: &[&str]) -> Result<(&'static str, ExpectedFields), String> {
     let number = |what: &str, v: &str, min: u64, max: u64| match decimal(v) {
         Some(n) if (min..=max).contains(&n) => Ok(n.to_string()),
         _ => Err(format!(
@@ -1342,7 +1344,7 @@ pub fn expected_header(
             fields.into_iter().map(|(k, v)| (k, Some(v))).collect(),
         ));
     }
-    let mut fields: Vec<(&'static str, Option<String>)> = Vec::new();
+    let mut fields: ExpectedFields = Vec::new();
     let mut set = |key: &'static str, value: Option<String>| {
         fields.retain(|(k, _)| *k != key);
         fields.push((key, value));
