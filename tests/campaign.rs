@@ -1182,3 +1182,131 @@ fn mutants_added_later_run_alone_and_the_baseline_is_kept() {
     assert_eq!(s.status[&all[3].id], Status::Timeout);
     let _ = std::fs::remove_dir_all(&base);
 }
+
+// ---------------------------------------------------------------------
+// No process outlives its command ("Trust, round 3", class 6).
+
+/// The process group of `pid` and whether it is a zombie (/proc).
+fn proc_stat(pid: i32) -> Option<(i32, bool)> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let f: Vec<&str> = s.rsplit_once(')')?.1.split_whitespace().collect();
+    Some((f.get(2)?.parse().ok()?, f.first() == Some(&"Z")))
+}
+
+/// The live processes of group `group`, after waiting up to 5 s for none.
+fn group_left(group: i32) -> Vec<i32> {
+    let t = std::time::Instant::now();
+    loop {
+        let left: Vec<i32> = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|&p| proc_stat(p).is_some_and(|(g, z)| g == group && !z))
+            .collect();
+        if left.is_empty() || t.elapsed().as_secs() >= 5 {
+            return left;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A campaign's run that starts children in the background (one ignoring
+/// SIGTERM) and goes on: SIGTERM then SIGKILL to the runner's group (as
+/// `timeout -k` sends) leaves no process of the run's group. A run that
+/// ends leaving a child has it stopped, and its log says so.
+#[test]
+fn a_runs_process_group_goes_with_its_runner_and_its_run() {
+    use std::os::unix::process::CommandExt;
+    let (base, root) = fresh("campaign-groups");
+    let pidfile = base.join("pid");
+    let mut s = settings(&root);
+    s.seeds = vec![1];
+    s.run = format!(
+        "echo $$ > {p}.tmp; sleep 1000 & (trap '' TERM; exec sleep 1000) & mv {p}.tmp {p}; exec sleep 1000",
+        p = pidfile.display()
+    );
+    let dir = base.join("campaign");
+    Campaign::init(&dir, s, Vec::new()).unwrap();
+    let runner = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["mutate", "run"])
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let mut runner = runner;
+    wait_until("the run's start", || pidfile.is_file());
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let (group, _) = proc_stat(pid).unwrap();
+    wait_until("the run's children", || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|&p| proc_stat(p).is_some_and(|(g, _)| g == group))
+            .count()
+            >= 3
+    });
+    let own = nix::unistd::Pid::from_raw(runner.id() as i32);
+    nix::sys::signal::killpg(own, nix::sys::signal::Signal::SIGTERM).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let _ = nix::sys::signal::killpg(own, nix::sys::signal::Signal::SIGKILL);
+    let _ = runner.wait();
+    let left = group_left(group);
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(group),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+    assert!(left.is_empty(), "left running: {left:?}");
+
+    // a run that ends and leaves a child behind
+    let (base, root) = fresh("campaign-leaves");
+    let bg = base.join("bg");
+    let mut s = settings(&root);
+    s.seeds = vec![1];
+    s.run = format!("sleep 1000 & echo $! > {}; {}", bg.display(), s.run);
+    let dir = base.join("campaign");
+    Campaign::init(&dir, s, Vec::new()).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["mutate", "run"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let child: i32 = std::fs::read_to_string(&bg)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        proc_stat(child).is_none_or(|(_, zombie)| zombie),
+        "the run's background child {child} still runs"
+    );
+    let mut said = false;
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if std::fs::read(&p).is_ok_and(|b| {
+                String::from_utf8_lossy(&b)
+                    .contains("the command ended and left 1 process of its process group running")
+            }) {
+                said = true;
+            }
+        }
+    }
+    assert!(said, "no log says the child was stopped");
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -169,3 +169,227 @@ fn an_o3_run_of_me8_violates_tso_in_mp_sm_rounds_and_gem5_ends_cleanly() {
     }
     assert_eq!(tso, 7, "this run's rounds that break TSO");
 }
+
+// ---------------------------------------------------------------------
+// A client run's files agree, or are not believed ("Trust, round 3").
+
+/// A copy of a bundled SE run in a fresh directory, to be edited.
+fn copy_run(run: &str, name: &str) -> std::path::PathBuf {
+    let dir = common::temp_dir("se-trust", name);
+    let src = root().join("traces").join(run);
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+/// `memconform check DIR -m tso,sc`: exit code, stdout, stderr.
+fn check_cli(dir: &Path) -> (i32, String, String) {
+    let out = common::memconform(&[
+        "check",
+        "-m",
+        "tso,sc",
+        "--timeout",
+        "0",
+        dir.to_str().unwrap(),
+    ]);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The bundled runs' own files agree: every header is the one its
+/// workload's arguments print (real gem5 output: config.ini's `cmd`, the
+/// client's header), and the command lines agree with the configuration.
+#[test]
+fn every_bundled_client_run_agrees_with_itself() {
+    let mut runs: Vec<std::path::PathBuf> = [
+        "se-timing-n2-s1",
+        "se-o3-n2-s1",
+        "se-o3-notso-n2-s11",
+        "se-o3-me8-n2-s1",
+    ]
+    .iter()
+    .map(|r| root().join("traces").join(r))
+    .collect();
+    for e in std::fs::read_dir(root().join("tests/data/gem5/moesi_amd_base")).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().unwrap().to_string_lossy().starts_with("se-") {
+            runs.push(p);
+        }
+    }
+    assert!(runs.len() >= 8, "{runs:?}");
+    for dir in &runs {
+        let run = memconform::gem5::open_run(dir).unwrap();
+        let client = memconform::gem5::client_run(&run)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .expect("client output");
+        assert!(
+            client.findings.conflicts.is_empty(),
+            "{}: {:?}",
+            dir.display(),
+            client.findings.conflicts
+        );
+        // independently: the header's fields are the workload's arguments
+        let text = std::fs::read_to_string(&client.output).unwrap();
+        let header = memconform_parsers::client::header_lines(text.as_bytes()).remove(0);
+        let cmd = run.cpus[0].workload.clone().unwrap();
+        let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+        let (version, fields) = memconform_parsers::client::expected_header(&args).unwrap();
+        assert_eq!(header.version, version);
+        for (k, v) in fields {
+            assert_eq!(
+                header.get(k).map(str::to_owned),
+                v,
+                "{}: {k}",
+                dir.display()
+            );
+        }
+        assert_eq!(
+            header.get("threads").unwrap().parse::<usize>().unwrap(),
+            run.cpus.len()
+        );
+    }
+}
+
+/// The issue's case: the needsTSO=False run's client output beside the
+/// clean O3 run's configuration. Before, 13 of its 300 rounds "broke the
+/// promised tso" of a clean configuration; now the run is an input error
+/// that says which fields differ.
+#[test]
+fn a_foreign_client_output_is_an_input_error_not_a_verdict() {
+    let dir = copy_run("se-o3-n2-s1", "foreign");
+    std::fs::copy(
+        root().join("traces/se-o3-notso-n2-s11/client.out"),
+        dir.join("client.out"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = check_cli(&dir);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(!stdout.contains("break"), "{stdout}");
+    assert!(
+        stderr.contains("client.out:1:1: the client header says seed=11 (the workload's: 1), rounds=300 (the workload's: 10), stride=8 (the workload's: 1), but config.ini's workload is `client 2 50 2 1 10`"),
+        "{stderr}"
+    );
+    // a header of more threads than CPUs, whatever the workload says
+    let dir = common::temp_dir("se-trust", "threads");
+    std::fs::write(
+        dir.join("config.ini"),
+        "[system.cpu]\ntype=BaseTimingSimpleCPU\nworkload=system.cpu.workload\n\n[system.cpu.isa]\ntype=X86ISA\n\n[system.cpu.workload]\ntype=Process\ncmd=client 2 1 1 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("client.out"),
+        "# memconform-client v1 threads=2 ops=1 words=1 seed=1 rounds=1 stride=1 writes=50\n@name c\n@round 0\nt0: W(w0,0x1)\nt1: R(w0,0x1)\n# memconform-client end histories=1\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = check_cli(&dir);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("the client header says threads=2, but config.ini has 1 CPUs"),
+        "{stderr}"
+    );
+    // a workload the client would refuse printed no header
+    let ini = std::fs::read_to_string(dir.join("config.ini")).unwrap();
+    std::fs::write(
+        dir.join("config.ini"),
+        ini.replace("cmd=client 2 1 1 1", "cmd=client --rounds 1"),
+    )
+    .unwrap();
+    let (code, _, stderr) = check_cli(&dir);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("is no command line memconform's client runs (--threads is required)"),
+        "{stderr}"
+    );
+}
+
+/// Two client runs in one output, and two files of client output that
+/// differ: input errors that name them. A copy of the same output is one.
+#[test]
+fn several_client_outputs_are_refused_by_name() {
+    let dir = copy_run("se-o3-n2-s1", "two-blocks");
+    let out = std::fs::read_to_string(dir.join("client.out")).unwrap();
+    std::fs::write(dir.join("client.out"), format!("{out}{out}")).unwrap();
+    let (code, _, stderr) = check_cli(&dir);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "client.out:52:1: a second client run in one gem5 run (2 headers, at lines 1, 52)"
+        ),
+        "{stderr}"
+    );
+
+    let dir = copy_run("se-o3-n2-s1", "two-files");
+    let simout = std::fs::read_to_string(dir.join("simout.txt")).unwrap();
+    // the same client lines in simout.txt: one output, with a note
+    std::fs::write(dir.join("simout.txt"), format!("{simout}{out}")).unwrap();
+    let (code, stdout, stderr) = check_cli(&dir);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let report = common::memconform(&[
+        "check",
+        "-m",
+        "tso",
+        "--format",
+        "report",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&report.stdout)
+        .contains("client.out and simout.txt hold the same client output; client.out is read"));
+    // another run's in simout.txt
+    let other =
+        std::fs::read_to_string(root().join("traces/se-o3-notso-n2-s11/client.out")).unwrap();
+    std::fs::write(dir.join("simout.txt"), format!("{simout}{other}")).unwrap();
+    let (code, stdout, stderr) = check_cli(&dir);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(!stdout.contains("break"), "{stdout}");
+    assert!(stderr.contains("several client outputs that differ: client.out (51 client lines, rounds=10), simout.txt (1501 client lines, rounds=300)"), "{stderr}");
+}
+
+/// A command line of another run, or an end other than the program's:
+/// every verdict `unknown` (exit 6), the disagreement as the reason.
+#[test]
+fn a_command_line_or_an_end_that_disagrees_makes_every_verdict_unknown() {
+    let edits: [(&str, &str, &str, &str); 4] = [
+        ("simout.txt", "-n 2 ", "-n 4 ", "simout.txt's command line says -n 4, config.ini has 2 CPUs"),
+        ("simout.txt", "--cpu-type=X86O3CPU", "--cpu-type=X86TimingSimpleCPU", "simout.txt's command line says --cpu-type=X86TimingSimpleCPU, config.ini's CPUs are X86O3CPU"),
+        ("simout.txt", "'--options=2 50 2 1 10'", "'--options=2 50 2 11 300 8'", "simout.txt's command line runs `client 2 50 2 11 300 8`, config.ini's workload is `client 2 50 2 1 10`"),
+        ("simout.txt", "Exiting @ tick 418801500 because exiting with last active thread context", "Exiting @ tick 418801500 because simulate() limit reached", "client.out holds the client's end line (the program finished), but simout.txt says gem5 stopped it at tick 418801500 because simulate() limit reached"),
+    ];
+    for (i, (file, from, to, why)) in edits.iter().enumerate() {
+        let dir = copy_run("se-o3-n2-s1", &format!("end-{i}"));
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(text.contains(from), "{file}: {from}");
+        std::fs::write(dir.join(file), text.replace(from, to)).unwrap();
+        let (code, stdout, stderr) = check_cli(&dir);
+        assert_eq!(code, 6, "{why}: {stdout}{stderr}");
+        let report = common::memconform(&[
+            "check",
+            "-m",
+            "tso",
+            "--format",
+            "report",
+            dir.to_str().unwrap(),
+        ]);
+        let report = String::from_utf8_lossy(&report.stdout);
+        assert!(
+            report.contains(&format!("inconsistent run: {why}")),
+            "{why}: {report}"
+        );
+    }
+    // a panic beside a finished client
+    let dir = copy_run("se-o3-n2-s1", "panic");
+    std::fs::write(
+        dir.join("simerr.txt"),
+        "src/mem/ruby/x.cc:1: panic: Invalid transition\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = check_cli(&dir);
+    assert_eq!(code, 6, "{stdout}{stderr}");
+    // and the same run unedited: its verdicts
+    let (code, stdout, stderr) = check_cli(&copy_run("se-o3-n2-s1", "unedited"));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}

@@ -170,3 +170,179 @@ fn the_watched_command_keeps_its_huge_pages() {
     assert_eq!(own(&child), Some(ours));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------------
+// No process outlives its command ("Trust, round 3", class 6). The
+// "gem5" here starts two background children, one of which ignores
+// SIGTERM (only SIGKILL ends it), and writes its pid to a file outside
+// DIR; the test sends the signal sequences `timeout` and Slurm send, and
+// then looks in /proc for any process left in the command's group.
+
+use std::os::unix::process::CommandExt;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{kill, killpg, Signal};
+use nix::unistd::Pid;
+
+/// The process group of `pid`, and whether it is a zombie, from /proc.
+fn stat(pid: i32) -> Option<(i32, bool)> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let f: Vec<&str> = s.rsplit_once(')')?.1.split_whitespace().collect();
+    Some((f.get(2)?.parse().ok()?, f.first() == Some(&"Z")))
+}
+
+/// The live processes of process group `group`.
+fn alive_in(group: i32) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&p| stat(p).is_some_and(|(g, zombie)| g == group && !zombie))
+        .collect()
+}
+
+/// Waits up to `secs` for `group` to hold no live process; what is left.
+fn left_after(group: i32, secs: u64) -> Vec<i32> {
+    let t = Instant::now();
+    loop {
+        let left = alive_in(group);
+        if left.is_empty() || t.elapsed() > Duration::from_secs(secs) {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The stand-in gem5: its pid to `pidfile`, two children in the background
+/// (`sleep`, and a `sleep` that ignores SIGTERM), then `tail` (`exec sleep
+/// 1000`, or `exit 0`: the command ends and leaves them).
+fn stand_in(pidfile: &Path, tail: &str) -> String {
+    let f = pidfile.display();
+    format!(
+        "echo $$ > {f}.tmp; sleep 1000 & (trap '' TERM; exec sleep 1000) & mv {f}.tmp {f}; {tail}"
+    )
+}
+
+/// Starts `memconform watch DIR -- sh -c COMMAND` in its own process group
+/// (as `timeout` runs its command); returns it and the command's group,
+/// once the command has started its children.
+fn start_watch(dir: &Path, command: &str, pidfile: &Path) -> (std::process::Child, i32) {
+    let child = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .arg("watch")
+        .arg(dir)
+        .args(["--interval", "0.1", "--", "sh", "-c", command])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .expect("runs");
+    let t = Instant::now();
+    let pid: i32 = loop {
+        if let Some(p) = std::fs::read_to_string(pidfile)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            break p;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the command did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (group, _) = stat(pid).expect("the command runs");
+    assert_ne!(
+        group,
+        child.id() as i32,
+        "the command has a group of its own"
+    );
+    // both children started
+    let t = Instant::now();
+    while alive_in(group).len() < 3 && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child, group)
+}
+
+fn cleanup(group: i32) {
+    let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+}
+
+#[test]
+fn sigterm_twice_leaves_no_process_of_the_command() {
+    let base = temp_dir("watch", "term2");
+    let (dir, pidfile) = (base.join("run"), base.join("pid"));
+    let (mut w, group) = start_watch(&dir, &stand_in(&pidfile, "exec sleep 1000"), &pidfile);
+    let me = Pid::from_raw(w.id() as i32);
+    kill(me, Signal::SIGTERM).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let _ = kill(me, Signal::SIGTERM);
+    let status = w.wait().unwrap();
+    let left = left_after(group, 5);
+    cleanup(group);
+    assert!(
+        left.is_empty(),
+        "left running: {left:?} (watch: {status:?})"
+    );
+    assert_eq!(status.code(), Some(143), "128 + SIGTERM");
+}
+
+#[test]
+fn sigterm_then_sigkill_to_the_group_leaves_no_process_of_the_command() {
+    let base = temp_dir("watch", "termkill");
+    let (dir, pidfile) = (base.join("run"), base.join("pid"));
+    let (mut w, group) = start_watch(&dir, &stand_in(&pidfile, "exec sleep 1000"), &pidfile);
+    // as `timeout -k 0.3` does to its group
+    let own = Pid::from_raw(w.id() as i32);
+    killpg(own, Signal::SIGTERM).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = killpg(own, Signal::SIGKILL);
+    let _ = w.wait();
+    let left = left_after(group, 5);
+    cleanup(group);
+    assert!(left.is_empty(), "left running: {left:?}");
+    // SIGKILL alone, to memconform only
+    let base = temp_dir("watch", "kill");
+    let (dir, pidfile) = (base.join("run"), base.join("pid"));
+    let (mut w, group) = start_watch(&dir, &stand_in(&pidfile, "exec sleep 1000"), &pidfile);
+    w.kill().unwrap();
+    let _ = w.wait();
+    let left = left_after(group, 5);
+    cleanup(group);
+    assert!(left.is_empty(), "left running: {left:?}");
+}
+
+#[test]
+fn a_command_that_ends_leaving_children_has_them_stopped_and_said() {
+    let base = temp_dir("watch", "leaves");
+    let (dir, pidfile) = (base.join("run"), base.join("pid"));
+    let (w, group) = start_watch(&dir, &stand_in(&pidfile, "exit 0"), &pidfile);
+    let out = w.wait_with_output().unwrap();
+    // stopped before the watch ended
+    let left = left_after(group, 1);
+    cleanup(group);
+    assert!(left.is_empty(), "left running: {left:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the command ended and left 2 processes of its process group running"),
+        "{stderr}"
+    );
+    // it wrote no run: an input error once it ended
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+}
+
+#[test]
+fn a_dir_that_is_a_file_is_refused() {
+    let base = temp_dir("watch", "file");
+    let file = base.join("run");
+    std::fs::write(&file, "not a directory").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .arg("watch")
+        .arg(&file)
+        .args(["--", "sh", "-c", "exit 0"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a directory"));
+    assert!(!base.join("run").is_dir());
+}

@@ -14,6 +14,7 @@ mod campaign;
 mod check;
 mod compare;
 mod gen;
+pub(crate) mod guard;
 mod merge;
 mod mutate;
 mod plot;
@@ -156,8 +157,14 @@ enum Command {
 
 /// Runs the command line; returns the process exit code.
 pub fn run() -> i32 {
+    let mut argv = std::env::args_os().skip(1);
+    if argv.next().is_some_and(|a| a == guard::ARG) {
+        guard::main(&argv.collect::<Vec<_>>());
+    }
     let cli = Cli::parse();
     signals::install();
+    // a campaign's runs go under a keeper too (see `guard`)
+    memconform_mutate::campaign::keep_commands_with(guard::prefix());
     // not where a child (gem5) would inherit it
     if !matches!(cli.command, Command::Watch(_) | Command::Mutate(_)) {
         crate::no_huge_pages();

@@ -34,6 +34,10 @@ violation on a history that breaks TSO does, whichever model was asked. When the
 checked once more. A check starts only after DIR grew, and no sooner than twice the last \
 check's time after it: checking takes at most about a third of the machine.
 
+The command runs in its own process group under a keeper that stops the whole group \
+when the watch ends, however it ends (a second signal, SIGKILL), and stops what the command \
+leaves running in it when it ends, saying so.
+
 DIR/memconform-watch.json records what happened: whether the command was stopped and why, \
 the model and history of the violation, the checks made, the seconds, and `stop_within_s`: \
 at most how long after the violating round's line reached DIR the command was stopped (from \
@@ -131,6 +135,13 @@ pub fn run(args: WatchArgs) -> i32 {
         promise: args.promise,
         ..Reading::default()
     };
+    if args.dir.exists() && !args.dir.is_dir() {
+        say!(
+            "memconform watch: {} is not a directory: give the directory gem5 writes its output into (-d), new or empty",
+            shown(&args.dir)
+        );
+        return exit::INPUT_ERROR;
+    }
     // what DIR holds now would be read as this run's: an earlier run's
     // files there could give its violation to this one
     let earlier: Vec<String> = std::fs::read_dir(&args.dir)
@@ -159,6 +170,8 @@ pub fn run(args: WatchArgs) -> i32 {
         }
     };
     let group = nix::unistd::Pid::from_raw(child.id() as i32);
+    // a second signal kills it at once (signals::exit_now)
+    let _running = memconform_mutate::campaign::Running::register(group);
     let stop_signal = Arc::new(AtomicBool::new(false));
     {
         let stop_signal = stop_signal.clone();
@@ -298,22 +311,42 @@ pub fn run(args: WatchArgs) -> i32 {
 /// Starts `command` in its own process group (so that stopping it stops
 /// gem5 and whatever it started), its standard output on our standard
 /// error: standard output is the report's.
+///
+/// The command runs under a keeper ([`super::guard`]), the leader of its
+/// group: however the watch ends (SIGKILL included), the keeper stops the
+/// group, and when the command ends leaving processes in it, the keeper
+/// stops them and says so.
 fn spawn(command: &[String]) -> io::Result<Child> {
     use std::os::unix::process::CommandExt;
-    let mut cmd = Command::new(&command[0]);
-    cmd.args(&command[1..])
+    if !runnable(&command[0]) {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "no such program (as a path, or on PATH)",
+        ));
+    }
+    let prefix = super::guard::prefix();
+    let mut cmd = Command::new(&prefix[0]);
+    cmd.args(&prefix[1..])
+        .args(command)
         .stdin(Stdio::null())
         .stdout(io::stderr())
         .process_group(0);
-    // SAFETY: prctl is async-signal-safe; nothing else runs between fork
-    // and exec. A watch killed outright takes its command with it.
-    unsafe {
-        cmd.pre_exec(|| {
-            let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
-            Ok(())
-        });
-    }
     cmd.spawn()
+}
+
+/// Whether `program` names a file that can be run: a path (with a `/`)
+/// to one, or a name found on `PATH`.
+fn runnable(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let exec = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        return exec(Path::new(program));
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| exec(&d.join(program))))
 }
 
 /// Stops the command's process group: SIGTERM, then SIGKILL after 2 s.

@@ -222,9 +222,18 @@ pub fn check_run(
     reading: &Reading,
 ) -> Result<Vec<Checked>, InputError> {
     let run = crate::gem5::open_run(dir)?;
-    if let Some(output) = crate::gem5::client_output(&run) {
-        // an SE-mode run of the random client: its own histories
-        let conflicts = &run.findings.conflicts;
+    if let Some(client) = crate::gem5::client_run(&run)? {
+        // an SE-mode run of the random client: its own histories, believed
+        // only when the run's files agree on the program gem5 ran
+        let output = client.output;
+        let conflicts: Vec<String> = run
+            .findings
+            .conflicts
+            .iter()
+            .chain(&client.findings.conflicts)
+            .cloned()
+            .collect();
+        let conflicts = &conflicts;
         let (histories, unfinished) = if reading.in_progress {
             crate::load::load_client_prefix(&output)?
         } else {
@@ -264,6 +273,7 @@ pub fn check_run(
                 c.notes.extend(unfinished.clone());
                 c.notes.extend(warning_notes(&run));
                 c.notes.extend(run.findings.notes.iter().cloned());
+                c.notes.extend(client.findings.notes.iter().cloned());
                 c.notes
                     .extend(conflicts.iter().map(|w| format!("inconsistent run: {w}")));
                 c.command.clone_from(&run.command_line);
@@ -488,13 +498,36 @@ pub fn pick_violation(
     };
     if path.is_dir() {
         let run = crate::gem5::open_run(path)?;
-        if let Some(output) = crate::gem5::client_output(&run) {
+        if let Some(client) = crate::gem5::client_run(&run)? {
+            let output = client.output;
             let hs = load_file(&output)?;
             let n = hs.len();
+            // files that disagree: nothing to shrink, each history `unknown`
+            let conflicts: Vec<String> = run
+                .findings
+                .conflicts
+                .iter()
+                .chain(&client.findings.conflicts)
+                .cloned()
+                .collect();
+            let distrusted = inconsistent(&conflicts, &[model])
+                .pop()
+                .and_then(|o| o.reason().map(str::to_string))
+                .filter(|_| !conflicts.is_empty());
             for mut h in hs
                 .into_iter()
                 .filter(|h| index.is_none_or(|i| i == h.index))
             {
+                if let Some(reason) = &distrusted {
+                    let unknown = NotViolated {
+                        model,
+                        verdict: Verdict::Unknown,
+                        internal: false,
+                        reason: Some(reason.clone()),
+                    };
+                    not.push((h.index, unknown));
+                    continue;
+                }
                 se_meta(&run, &mut h);
                 if let Some(p) = examine(&mut not, h, None) {
                     return Ok(p);

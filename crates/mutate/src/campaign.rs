@@ -1147,11 +1147,13 @@ fn adopt_mtimes(slot: &Path, user: &Path) -> Result<(), Error> {
 /// that a process ending at once (a second Ctrl-C) kills them first.
 static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
-/// A command's process group, listed in [`RUNNING`] while it runs.
-struct Running(i32);
+/// A command's process group, listed in [`RUNNING`] while it runs (a
+/// build, a run, `watch`'s command): [`kill_running`] kills it.
+pub struct Running(i32);
 
 impl Running {
-    fn register(pgid: nix::unistd::Pid) -> Running {
+    /// Lists `pgid` until the value is dropped.
+    pub fn register(pgid: nix::unistd::Pid) -> Running {
         let raw = pgid.as_raw();
         RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push(raw);
         Running(raw)
@@ -1177,6 +1179,19 @@ pub fn kill_running() {
             nix::sys::signal::Signal::SIGKILL,
         );
     }
+}
+
+/// The program and arguments that run a command under a keeper of its
+/// process group (the binary's `guard`: the group is stopped when the
+/// runner ends, however, and what the command leaves running in it when
+/// it ends); unset (a library's use, the unit tests), a command runs
+/// directly, with a parent-death signal.
+static KEEPER: std::sync::OnceLock<Vec<std::ffi::OsString>> = std::sync::OnceLock::new();
+
+/// Runs every later build and run under the keeper `prefix` starts (see
+/// [`KEEPER`]).
+pub fn keep_commands_with(prefix: Vec<std::ffi::OsString>) {
+    let _ = KEEPER.set(prefix);
 }
 
 /// How a command ended.
@@ -1226,7 +1241,16 @@ fn run_command(
             let _ = out.flush();
         })
     };
-    let mut cmd = Command::new("sh");
+    let mut cmd = match KEEPER.get() {
+        // the keeper stops the group when the runner ends, however, and
+        // what the command leaves running when it ends
+        Some(prefix) => {
+            let mut c = Command::new(&prefix[0]);
+            c.args(&prefix[1..]).arg("sh");
+            c
+        }
+        None => Command::new("sh"),
+    };
     cmd.arg("-c")
         .arg(command)
         .current_dir(dir)
@@ -1234,14 +1258,17 @@ fn run_command(
         .stdout(writer.try_clone().map_err(|e| io_err(log, e))?)
         .stderr(writer)
         .process_group(0);
-    // SAFETY: prctl is async-signal-safe; nothing else runs between fork
-    // and exec. A runner killed outright (SIGKILL) takes its command with
-    // it (the shell, or what it execs; a build's own children may stay)
-    unsafe {
-        cmd.pre_exec(|| {
-            let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
-            Ok(())
-        });
+    if KEEPER.get().is_none() {
+        // SAFETY: prctl is async-signal-safe; nothing else runs between
+        // fork and exec. A runner killed outright (SIGKILL) takes its
+        // command with it (the shell, or what it execs; what the shell
+        // started may stay: the keeper is there for that)
+        unsafe {
+            cmd.pre_exec(|| {
+                let _ = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL);
+                Ok(())
+            });
+        }
     }
     let spawned = cmd.spawn();
     // our ends of the pipe's writing side go: the copier ends with the command

@@ -1241,6 +1241,184 @@ fn missing(h: &RawHistory, line: &str) -> ParseError {
     }
 }
 
+/// A client header line as written, for cross-checks against the run that
+/// printed it: where it is, its version (`v1`, `v2`), its `key=value`
+/// fields in order (malformed tokens left out: [`parse_client`] reports
+/// them), and whether an end line closes its block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderLine {
+    pub pos: Pos,
+    pub version: String,
+    pub fields: Vec<(String, String)>,
+    pub ended: bool,
+}
+
+impl HeaderLine {
+    /// The value of field `key`, if the header has it.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The client header lines of `src`, in order (see [`HeaderLine`]): a
+/// scan of its lines, no history parsed.
+pub fn header_lines(src: &[u8]) -> Vec<HeaderLine> {
+    let mut out: Vec<HeaderLine> = Vec::new();
+    for (index, _, line) in lines(src) {
+        let Some(rest) = line.strip_prefix(PREFIX.as_bytes()) else {
+            continue;
+        };
+        let rest = String::from_utf8_lossy(rest);
+        if rest.starts_with(END) {
+            if let Some(h) = out.last_mut() {
+                h.ended = true;
+            }
+            continue;
+        }
+        let mut words = tokens(&rest);
+        let version = words.next().map_or("", |(_, t)| t).to_owned();
+        if !version.starts_with('v') {
+            continue;
+        }
+        let fields = words
+            .filter_map(|(_, t)| t.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        out.push(HeaderLine {
+            pos: Pos {
+                line: to_u32(index + 1),
+                col: 1,
+            },
+            version,
+            fields,
+            ended: false,
+        });
+    }
+    out
+}
+
+/// A header's fields as a command line decides them: each key with the
+/// value it must have, or `None` when it must be absent.
+pub type ExpectedFields = Vec<(&'static str, Option<String>)>;
+
+/// What the client prints in its header when run with `args` (its command
+/// line after the program's name), by `gem5-configs/client/client.c`'s own
+/// rules: the version, and each field the arguments decide — `Some(value)`
+/// it must have, `None` it must not have (a v2 option at its default that
+/// the header leaves out: `--stream off`, `--delay-misses 0`, `--barrier
+/// atomic`). A v1 command line decides every field (its defaults are
+/// positional); a v2 one only the options it names. An error when the
+/// client would refuse the arguments (it then prints its usage and no
+/// header).
+pub fn expected_header(args: &[&str]) -> Result<(&'static str, ExpectedFields), String> {
+    let number = |what: &str, v: &str, min: u64, max: u64| match decimal(v) {
+        Some(n) if (min..=max).contains(&n) => Ok(n.to_string()),
+        _ => Err(format!(
+            "{what} must be a number from {min} to {max}, found `{v}`"
+        )),
+    };
+    if !args.first().is_some_and(|a| a.starts_with('-')) {
+        // v1: THREADS OPS WORDS SEED [ROUNDS [STRIDE [WRITE_PERCENT]]]
+        if !(4..=7).contains(&args.len()) {
+            return Err(format!(
+                "a v1 command line has 4 to 7 numbers (THREADS OPS WORDS SEED [ROUNDS [STRIDE [WRITE_PERCENT]]]), found {}",
+                args.len()
+            ));
+        }
+        let at = |i: usize, default: &'static str| args.get(i).copied().unwrap_or(default);
+        let u32max = u64::from(u32::MAX);
+        let fields = vec![
+            ("threads", number("THREADS", args[0], 1, 4096)?),
+            ("ops", number("OPS", args[1], 1, u32max)?),
+            ("words", number("WORDS", args[2], 1, u32max)?),
+            ("seed", number("SEED", args[3], 0, u64::MAX)?),
+            ("rounds", number("ROUNDS", at(4, "1"), 1, u32max)?),
+            ("stride", number("STRIDE", at(5, "1"), 1, u32max)?),
+            ("writes", number("WRITE_PERCENT", at(6, "50"), 0, 100)?),
+        ];
+        return Ok((
+            "v1",
+            fields.into_iter().map(|(k, v)| (k, Some(v))).collect(),
+        ));
+    }
+    let mut fields: ExpectedFields = Vec::new();
+    let mut set = |key: &'static str, value: Option<String>| {
+        fields.retain(|(k, _)| *k != key);
+        fields.push((key, value));
+    };
+    let mut words = args.iter();
+    let mut threads = false;
+    while let Some(&word) = words.next() {
+        let (name, value) = match word.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, v),
+            _ if word.starts_with("--") => match words.next() {
+                Some(v) => (word, *v),
+                None => return Err(format!("the option {word} without its value")),
+            },
+            _ => {
+                return Err(format!(
+                    "`{word}` where the client expects an option --NAME VALUE"
+                ))
+            }
+        };
+        let one_of = |names: &[&str]| {
+            if names.contains(&value) {
+                Ok(value.to_owned())
+            } else {
+                Err(format!(
+                    "{name} must be one of {}, found `{value}`",
+                    names.join(", ")
+                ))
+            }
+        };
+        match name {
+            "--threads" => {
+                threads = true;
+                set("threads", Some(number(name, value, 1, 4096)?));
+            }
+            "--rounds" => set("rounds", Some(number(name, value, 1, u64::from(u32::MAX))?)),
+            "--seed" => set("seed", Some(number(name, value, 0, u64::MAX)?)),
+            "--shape" => {
+                let mut names: Vec<&str> = SHAPES.iter().map(|s| s.name).collect();
+                names.push("mix");
+                set("shape", Some(one_of(&names)?));
+            }
+            "--place" => set("place", Some(one_of(&["first", "random"])?)),
+            "--sharing" => set(
+                "sharing",
+                Some(one_of(&["same-line", "own-line", "random"])?),
+            ),
+            "--fence" => set("fence", Some(one_of(&["none", "mfence", "random"])?)),
+            "--rmw" => set("rmw", Some(one_of(&["none", "xchg", "cmpxchg", "random"])?)),
+            "--warm-up" => set("warm-up", Some(one_of(&["on", "off", "random"])?)),
+            "--delay-misses" => {
+                let n = number(name, value, 0, 4)?;
+                set("delay-misses", (n != "0").then_some(n));
+            }
+            "--delay-chain" => set("delay-chain", Some(number(name, value, 0, 100_000)?)),
+            "--spin" => set("spin", Some(number(name, value, 0, 1_000_000_000)?)),
+            "--ops" => set("ops", Some(number(name, value, 1, 100_000)?)),
+            "--writes" => set("writes", Some(number(name, value, 0, 100)?)),
+            "--barrier" => {
+                let b = one_of(&["atomic", "plain"])?;
+                set("barrier", (b == "plain").then_some(b));
+            }
+            "--stream" => {
+                let s = one_of(&["off", "on"])?;
+                set("stream", (s == "on").then_some(s));
+            }
+            _ => return Err(format!("unknown option {name}")),
+        }
+    }
+    if !threads {
+        return Err("--threads is required".into());
+    }
+    Ok(("v2", fields))
+}
+
 /// The lines of `src` (split at `\n`, a trailing `\r` removed): 0-based
 /// index, byte offset of the line's start and of the next line's start.
 fn lines(src: &[u8]) -> impl Iterator<Item = (usize, Span, &[u8])> {
@@ -2020,5 +2198,66 @@ t1: R(x,0) W(x,1) W(y,2)
         let e = err(&TWO_ROUNDS.replace("R(w1,0) W(w0,0x1000000000002)", "R(w1,0) W(w0,)"));
         assert_eq!(e.pos.line, 9);
         assert_eq!(e.pos.col, 18);
+    }
+}
+
+#[cfg(test)]
+mod header_tests {
+    use super::*;
+
+    /// Every option the client's own source parses (`strcmp(name, "--…")`
+    /// in `main_v2`) is one `expected_header` knows; a v1 command line's
+    /// defaults are the client's.
+    #[test]
+    fn the_client_s_command_lines_print_these_headers() {
+        let src = include_str!("../../../gem5-configs/client/client.c");
+        let options: Vec<&str> = src
+            .split("strcmp(name, \"")
+            .skip(1)
+            .filter_map(|s| s.split('"').next())
+            .filter(|o| o.starts_with("--") && *o != "--help")
+            .collect();
+        assert!(options.len() >= 15, "{options:?}");
+        let value = |o: &str| match o {
+            "--shape" => "mp",
+            "--place" => "first",
+            "--sharing" => "own-line",
+            "--fence" => "mfence",
+            "--rmw" => "xchg",
+            "--warm-up" => "off",
+            "--barrier" => "plain",
+            "--stream" => "on",
+            _ => "2",
+        };
+        for o in &options {
+            let args = ["--threads", "2", o, value(o)];
+            let (v, fields) = expected_header(&args).unwrap_or_else(|e| panic!("{o}: {e}"));
+            assert_eq!(v, "v2");
+            assert!(fields.iter().any(|(_, v)| v.is_some()), "{o}");
+        }
+        assert!(expected_header(&["--threads", "2", "--nosuch", "1"]).is_err());
+        assert!(expected_header(&["--rounds", "2"]).is_err());
+        let (v, fields) = expected_header(&["2", "50", "2", "1"]).unwrap();
+        assert_eq!(v, "v1");
+        let got: Vec<(&str, String)> = fields.into_iter().map(|(k, v)| (k, v.unwrap())).collect();
+        let want = [
+            ("threads", "2"),
+            ("ops", "50"),
+            ("words", "2"),
+            ("seed", "1"),
+            ("rounds", "1"),
+            ("stride", "1"),
+            ("writes", "50"),
+        ];
+        assert_eq!(got, want.map(|(k, v)| (k, v.to_string())));
+        assert!(expected_header(&["2", "50", "2"]).is_err());
+        assert!(expected_header(&["2", "50", "2", "1", "1", "1", "101"]).is_err());
+        // the headers of the client's own example, read back
+        let h = header_lines(b"gem5\n# memconform-client v1 threads=2 ops=3 words=2 seed=1 rounds=2 stride=1 writes=50\nx\n# memconform-client end histories=2\n");
+        assert_eq!(h.len(), 1);
+        assert_eq!(
+            (h[0].pos.line, h[0].ended, h[0].get("ops")),
+            (2, true, Some("3"))
+        );
     }
 }

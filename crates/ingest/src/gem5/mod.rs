@@ -2,6 +2,7 @@
 //! and tester, turning a Ruby random tester run into a history, and explaining
 //! a violation in gem5's terms (ports, ticks, trace lines, protocol transitions).
 
+pub mod client_run;
 pub mod consistency;
 mod explain;
 pub mod tester;
@@ -446,6 +447,30 @@ pub fn client_output(run: &Run) -> Option<PathBuf> {
     files.into_iter().find(|p| {
         FileBytes::open(p).is_ok_and(|b| memconform_parsers::client::looks_like_client(&b))
     })
+}
+
+/// For a run without a tester (an SE-mode run): its client output, the
+/// one file holding it ([`client_run::pick_output`]), checked against the
+/// run's other files ([`client_run::check_client_against_run`]); `None`
+/// when no file holds client output. Files that cannot be one simulation
+/// are an input error.
+pub fn client_run(run: &Run) -> Result<Option<client_run::ClientRun>, InputError> {
+    if !matches!(run.tester, Tester::Other { .. }) {
+        return Ok(None);
+    }
+    let candidates = client_run::candidates(&run.dir);
+    if candidates.is_empty() {
+        return Ok(None);
+    }
+    let (i, note) =
+        client_run::pick_output(&candidates).map_err(|why| input_error(&run.dir, why))?;
+    let (output, bytes) = &candidates[i];
+    let mut findings = client_run::check_client_against_run(run, output, bytes)?;
+    findings.notes.extend(note);
+    Ok(Some(client_run::ClientRun {
+        output: output.clone(),
+        findings,
+    }))
 }
 
 /// Why an SE-mode run (CPUs, no tester) gave no client output: what the
