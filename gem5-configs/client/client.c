@@ -56,6 +56,12 @@
  *   ...
  *   # memconform-client end histories=2
  *
+ * aarch64 (built with aarch64-linux-gnu-gcc; `make aarch64`): the same
+ * options and shapes, `--fence dmb` (DMB ISH) for mfence, LDXR/STXR loops
+ * for the RMWs, and the aarch64 shapes (LDAR, LDAPR, STLR, DMB ISH/ISHLD/
+ * ISHST, exclusive swaps); the header says `isa=aarch64`, and each v2 round
+ * names every thread's instructions on an `@arm tN ...` line.
+ *
  * Build: cc -O2 -static -pthread client.c -o client   (gem5; see Makefile)
  */
 #define _GNU_SOURCE
