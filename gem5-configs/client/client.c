@@ -56,6 +56,12 @@
  *   ...
  *   # memconform-client end histories=2
  *
+ * aarch64 (built with aarch64-linux-gnu-gcc; `make aarch64`): the same
+ * options and shapes, `--fence dmb` (DMB ISH) for mfence, LDXR/STXR loops
+ * for the RMWs, and the aarch64 shapes (LDAR, LDAPR, STLR, DMB ISH/ISHLD/
+ * ISHST, exclusive swaps); the header says `isa=aarch64`, and each v2 round
+ * names every thread's instructions on an `@arm tN ...` line.
+ *
  * Build: cc -O2 -static -pthread client.c -o client   (gem5; see Makefile)
  */
 #define _GNU_SOURCE
@@ -70,6 +76,12 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+
+#if defined(__aarch64__)
+#define ISA_ARM 1
+#else
+#define ISA_ARM 0
+#endif
 
 #define MAX_THREADS 4096u
 #define MAX_COUNTER ((UINT64_C(1) << 48) - 1)
@@ -215,13 +227,16 @@ static const char USAGE[] =
     "  --threads N        threads, main included (1..%u; gem5 SE: -n N); required\n"
     "  --rounds R         rounds, one history each (default 1)\n"
     "  --seed S           seed of the programs (unsigned 64-bit, default 1)\n"
-    "  --shape SHAPE      random mp sb lb iriw wrc 2+2w mp+sm mix (default mix)\n"
+    "  --shape SHAPE      random mp sb lb iriw wrc 2+2w mp+sm mix (default mix);\n"
+    "                     aarch64 client also: sb-rel-acq sb-rel-acqpc mp-dmb\n"
+    "                     mp-dmb-stld mp-rel-acq iriw-acq excl\n"
     "  --place P          first: shape thread Pi on ti; random: anywhere,\n"
     "                     new each round (default random)\n"
     "  --sharing S        same-line, own-line, random (default random)\n"
-    "  --fence F          none, mfence (at every fence position), random (default none)\n"
+    "  --fence F          none, mfence (aarch64: dmb, i.e. DMB ISH) at every fence\n"
+    "                     position, random (default none)\n"
     "  --rmw M            none, xchg (stores), cmpxchg (stores and loads),\n"
-    "                     random (per access) (default none)\n"
+    "                     random (per access) (default none); aarch64: LDXR/STXR loops\n"
     "  --warm-up W        on, off, random: a plain read of the second-read\n"
     "                     variable before a delayed load (default on)\n"
     "  --delay-chain N    dependent divisions before a delayed load, 0 = none\n"
@@ -309,8 +324,9 @@ static int main_v1(int argc, char **argv)
     static char buf[1 << 16];
     setvbuf(stdout, buf, _IOFBF, sizeof buf);
     printf("# memconform-client v1 threads=%u ops=%u words=%u seed=%" PRIu64
-           " rounds=%u stride=%u writes=%u\n",
-           nthreads, nops, nwords, seed, nrounds, stride, write_pct);
+           " rounds=%u stride=%u writes=%u%s\n",
+           nthreads, nops, nwords, seed, nrounds, stride, write_pct,
+           ISA_ARM ? " isa=aarch64" : "");
     for (unsigned r = 0; r < nrounds; r++) {
         if (r > 0)
             fputs("---\n", stdout);
@@ -353,11 +369,21 @@ static int main_v1(int argc, char **argv)
  * reader's store), never on y's line unless sharing is same-line. */
 enum { VX = 0, VY = 1, VZ = 2, NVARS = 3 };
 
+/* How an ARM shape access orders (aarch64 shapes only): a plain access,
+ * a load-acquire LDAR (RCsc), an RCpc load-acquire LDAPR, a store-release
+ * STLR. */
+enum { ORD_PLAIN, ORD_ACQ, ORD_ACQPC, ORD_REL };
+/* A barrier a shape puts before one of its accesses: DMB ISH (full), DMB
+ * ISHLD (orders earlier loads), DMB ISHST (orders stores among themselves). */
+enum { FK_NONE, FK_ISH, FK_ISHLD, FK_ISHST };
+
 struct tacc {
-    char kind;             /* 'R' or 'W' */
+    char kind;             /* 'R', 'W' or 'X' (an exclusive swap, LDXR/STXR) */
     unsigned char var;     /* VX or VY */
-    unsigned char value;   /* written value (W) */
+    unsigned char value;   /* written value (W, X) */
     unsigned char delayed; /* load: address depends on the delay chain */
+    unsigned char ord;     /* ORD_*: acquire/release (aarch64 shapes) */
+    unsigned char fence;   /* FK_*: the shape's barrier before this access */
 };
 
 struct role {
@@ -371,13 +397,28 @@ struct shape {
     const char *tag; /* @shape value */
     unsigned nroles; /* 0: every thread (random rounds) */
     struct role role[4];
+    int arm;         /* an aarch64 shape (acquire/release, DMBs, exclusives) */
 };
 
-#define WR(v, val) {'W', v, val, 0}
-#define RD(v) {'R', v, 0, 0}
-#define RDELAY(v) {'R', v, 0, 1}
+#define WR(v, val) {'W', v, val, 0, ORD_PLAIN, FK_NONE}
+#define RD(v) {'R', v, 0, 0, ORD_PLAIN, FK_NONE}
+#define RDELAY(v) {'R', v, 0, 1, ORD_PLAIN, FK_NONE}
+/* aarch64: STLR, LDAR, LDAPR (delayed or not), a plain access after a
+ * barrier, an exclusive swap */
+#define WREL(v, val) {'W', v, val, 0, ORD_REL, FK_NONE}
+#define RACQ(v) {'R', v, 0, 0, ORD_ACQ, FK_NONE}
+#define RACQDELAY(v) {'R', v, 0, 1, ORD_ACQ, FK_NONE}
+#define RACQPC(v) {'R', v, 0, 0, ORD_ACQPC, FK_NONE}
+#define WRAFTER(fk, v, val) {'W', v, val, 0, ORD_PLAIN, fk}
+#define RDAFTER(fk, v) {'R', v, 0, 0, ORD_PLAIN, fk}
+#define XSWAP(v, val) {'X', v, val, 0, ORD_PLAIN, FK_NONE}
 
-enum { SH_RANDOM, SH_MP, SH_SB, SH_LB, SH_IRIW, SH_WRC, SH_2P2W, SH_MPSM, SH_COUNT, SH_MIX = SH_COUNT };
+enum {
+    SH_RANDOM, SH_MP, SH_SB, SH_LB, SH_IRIW, SH_WRC, SH_2P2W, SH_MPSM,
+    /* aarch64 only */
+    SH_SBRELACQ, SH_SBRELACQPC, SH_MPDMB, SH_MPDMBSTLD, SH_MPRELACQ, SH_IRIWACQ, SH_EXCL,
+    SH_COUNT, SH_MIX = SH_COUNT
+};
 
 static const struct shape shapes[SH_COUNT] = {
     [SH_RANDOM] = {"random", "RANDOM", 0, {{0}}}, /* every thread: --ops random accesses */
@@ -410,7 +451,48 @@ static const struct shape shapes[SH_COUNT] = {
     [SH_MPSM] = {"mp+sm", "MP+SM", 2,
                  {{2, VX + 1, {WR(VX, 1), WR(VY, 2)}},
                   {3, VX + 1, {WR(VZ, 3), RDELAY(VY), RD(VX)}}}},
+    /* aarch64 shapes. STLR x=1; LDAR y || STLR y=2; LDAR x: SB whose
+     * release/acquire pairs are RCsc, so both reading 0 is forbidden (gem5
+     * issue #1242: ARM O3 lets the LDAR go before the older STLR) */
+    [SH_SBRELACQ] = {"sb-rel-acq", "SB+REL+ACQ", 2,
+                     {{2, 0, {WREL(VX, 1), RACQ(VY)}}, {2, 0, {WREL(VY, 2), RACQ(VX)}}}, 1},
+    /* the same with LDAPR (RCpc): both reading 0 is allowed */
+    [SH_SBRELACQPC] = {"sb-rel-acqpc", "SB+REL+ACQPC", 2,
+                       {{2, 0, {WREL(VX, 1), RACQPC(VY)}}, {2, 0, {WREL(VY, 2), RACQPC(VX)}}},
+                       1},
+    /* W(x,1) DMB.ISH W(y,2) || [R(x)] R(y)* DMB.ISH R(x) */
+    [SH_MPDMB] = {"mp-dmb", "MP+DMBS", 2,
+                  {{2, 0, {WR(VX, 1), WRAFTER(FK_ISH, VY, 2)}},
+                   {2, VX + 1, {RDELAY(VY), RDAFTER(FK_ISH, VX)}}},
+                  1},
+    /* W(x,1) DMB.ISHST W(y,2) || [R(x)] R(y)* DMB.ISHLD R(x) */
+    [SH_MPDMBSTLD] = {"mp-dmb-stld", "MP+DMB.ST+DMB.LD", 2,
+                      {{2, 0, {WR(VX, 1), WRAFTER(FK_ISHST, VY, 2)}},
+                       {2, VX + 1, {RDELAY(VY), RDAFTER(FK_ISHLD, VX)}}},
+                      1},
+    /* W(x,1) STLR(y,2) || [R(x)] LDAR(y)* R(x) */
+    [SH_MPRELACQ] = {"mp-rel-acq", "MP+REL+ACQ", 2,
+                     {{2, 0, {WR(VX, 1), WREL(VY, 2)}}, {2, VX + 1, {RACQDELAY(VY), RD(VX)}}},
+                     1},
+    /* IRIW whose readers use LDAR: forbidden (ARMv8 is other-multi-copy-atomic) */
+    [SH_IRIWACQ] = {"iriw-acq", "IRIW+ACQS", 4,
+                    {{1, 0, {WR(VX, 1)}},
+                     {1, 0, {WR(VY, 2)}},
+                     {2, VY + 1, {RACQDELAY(VX), RACQ(VY)}},
+                     {2, VX + 1, {RACQDELAY(VY), RACQ(VX)}}},
+                    1},
+    /* 2+2W with exclusive swaps (LDXR/STXR loops): X(x,1) X(y,2) || X(y,3) X(x,4);
+     * the swaps' reads show atomicity (no two read one write) */
+    [SH_EXCL] = {"excl", "2+2W+EXCL", 2,
+                 {{2, 0, {XSWAP(VX, 1), XSWAP(VY, 2)}}, {2, 0, {XSWAP(VY, 3), XSWAP(VX, 4)}}},
+                 1},
 };
+
+/* Whether this build runs shape s (aarch64 shapes need the aarch64 client). */
+static int shape_here(unsigned s)
+{
+    return ISA_ARM || !shapes[s].arm;
+}
 
 /* How an access is executed. */
 enum {
@@ -420,6 +502,13 @@ enum {
     K_XCHG,  /* locked exchange: a store that also reads */
     K_CASW,  /* lock cmpxchg expecting 0: a store if the word still holds 0, else a read */
     K_CASR,  /* lock cmpxchg expecting a value never stored: always a (locked) read */
+    /* aarch64 (on aarch64, K_FENCE is DMB ISH, and K_XCHG, K_CASW, K_CASR
+     * are LDXR/STXR loops: exclusives as RMWs) */
+    K_LDAR,  /* load-acquire */
+    K_LDAPR, /* RCpc load-acquire */
+    K_STLR,  /* store-release */
+    K_DMBLD, /* DMB ISHLD */
+    K_DMBST, /* DMB ISHST */
 };
 
 /* A value no client write stores: a K_CASR never succeeds. */
@@ -458,7 +547,12 @@ enum { WARM_ON, WARM_OFF, WARM_RANDOM };
 
 static const char *const place_names[] = {"first", "random", NULL};
 static const char *const sharing_names[] = {"same-line", "own-line", "random", NULL};
+/* FENCE_MFENCE is the ISA's full fence: mfence on x86, DMB ISH on aarch64 */
+#if defined(__aarch64__)
+static const char *const fence_names[] = {"none", "dmb", "random", NULL};
+#else
 static const char *const fence_names[] = {"none", "mfence", "random", NULL};
+#endif
 static const char *const rmw_names[] = {"none", "xchg", "cmpxchg", "random", NULL};
 static const char *const warm_names[] = {"on", "off", "random", NULL};
 
@@ -511,23 +605,38 @@ static unsigned draw(uint64_t *rng, unsigned n)
     return (unsigned)(splitmix64(rng) % n);
 }
 
-/* Appends a fence (if the fence option says so) before every access but the
- * first, then the access. */
+/* Appends the shape's barrier `fence` (FK_*) before the access, or else a
+ * fence (if the fence option says so) before every access but the first;
+ * then the access: `ord` (ORD_*) makes it an acquire or release (no RMW
+ * replaces those), kind 'X' an exclusive swap. */
 static void add_access(struct prog *p, uint64_t *rng, char kind, unsigned var, uint64_t value,
-                       int delayed, int locked_ok)
+                       int delayed, int locked_ok, unsigned ord, unsigned fence)
 {
-    if (p->n > 0 && (opt_fence == FENCE_MFENCE || (opt_fence == FENCE_RANDOM && draw(rng, 2))))
+    if (fence != FK_NONE)
+        p->ops[p->n++] = (struct op2){
+            .kind = fence == FK_ISH ? K_FENCE : fence == FK_ISHLD ? K_DMBLD : K_DMBST};
+    else if (p->n > 0 &&
+             (opt_fence == FENCE_MFENCE || (opt_fence == FENCE_RANDOM && draw(rng, 2))))
         p->ops[p->n++] = (struct op2){.kind = K_FENCE};
-    unsigned rmw = locked_ok ? opt_rmw : RMW_NONE;
+    unsigned rmw = locked_ok && ord == ORD_PLAIN ? opt_rmw : RMW_NONE;
     if (rmw == RMW_RANDOM)
         rmw = kind == 'W' ? draw(rng, 3) : draw(rng, 2) * RMW_CMPXCHG;
     struct op2 o = {.var = (uint8_t)var,
                     .delayed = (uint8_t)(delayed && (opt_chain > 0 || opt_misses > 0))};
-    if (kind == 'W') {
+    if (kind == 'X') {
         o.value = value;
-        o.kind = rmw == RMW_XCHG ? K_XCHG : rmw == RMW_CMPXCHG ? K_CASW : K_WRITE;
+        o.kind = K_XCHG;
+    } else if (kind == 'W') {
+        o.value = value;
+        o.kind = ord == ORD_REL        ? K_STLR
+                 : rmw == RMW_XCHG    ? K_XCHG
+                 : rmw == RMW_CMPXCHG ? K_CASW
+                                      : K_WRITE;
     } else {
-        o.kind = rmw == RMW_CMPXCHG ? K_CASR : K_READ;
+        o.kind = ord == ORD_ACQ        ? K_LDAR
+                 : ord == ORD_ACQPC   ? K_LDAPR
+                 : rmw == RMW_CMPXCHG ? K_CASR
+                                      : K_READ;
     }
     p->ops[p->n++] = o;
 }
@@ -539,7 +648,7 @@ static void plan2(void)
     uint64_t rng = seed;
     unsigned fitting[SH_COUNT], nfitting = 0;
     for (unsigned s = 0; s < SH_COUNT; s++)
-        if (shapes[s].nroles <= nthreads)
+        if (shapes[s].nroles <= nthreads && shape_here(s))
             fitting[nfitting++] = s;
     unsigned *perm = malloc(nthreads * sizeof *perm);
     if (!perm) {
@@ -564,7 +673,8 @@ static void plan2(void)
                 for (unsigned i = 0; i < nops; i++) {
                     unsigned var = draw(&rng, 2);
                     int write = draw(&rng, 100) < write_pct;
-                    add_access(p, &rng, write ? 'W' : 'R', var, write ? ++counter : 0, 0, 1);
+                    add_access(p, &rng, write ? 'W' : 'R', var, write ? ++counter : 0, 0, 1,
+                               ORD_PLAIN, FK_NONE);
                     rd->used[var] = 1;
                 }
             }
@@ -583,10 +693,11 @@ static void plan2(void)
             const struct role *ro = &sh->role[i];
             struct prog *p = prog_of(r, rd->place[i]);
             if (ro->warm && (opt_warm == WARM_ON || (opt_warm == WARM_RANDOM && draw(&rng, 2))))
-                add_access(p, &rng, 'R', ro->warm - 1u, 0, 0, 0);
+                add_access(p, &rng, 'R', ro->warm - 1u, 0, 0, 0, ORD_PLAIN, FK_NONE);
             for (unsigned a = 0; a < ro->n; a++) {
                 const struct tacc *ac = &ro->acc[a];
-                add_access(p, &rng, ac->kind, ac->var, ac->value, ac->delayed, 1);
+                add_access(p, &rng, ac->kind, ac->var, ac->value, ac->delayed, 1, ac->ord,
+                           ac->fence);
                 rd->used[ac->var] = 1;
             }
         }
@@ -674,10 +785,90 @@ static inline void full_fence(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __asm__ volatile("mfence" ::: "memory");
+#elif defined(__aarch64__)
+    __asm__ volatile("dmb ish" ::: "memory");
 #else
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 #endif
 }
+
+#if defined(__aarch64__)
+/* The aarch64 accesses, each one instruction (the exclusives one loop), in
+ * inline assembly so that the compiler picks none of them: LDAR, LDAPR
+ * (FEAT_LRCPC, enabled here for the assembler alone), STLR, DMB ISHLD/ISHST. */
+static inline uint64_t arm_ldar(volatile uint64_t *p)
+{
+    uint64_t v;
+    __asm__ volatile("ldar %0, [%1]" : "=r"(v) : "r"(p) : "memory");
+    return v;
+}
+
+static inline uint64_t arm_ldapr(volatile uint64_t *p)
+{
+    uint64_t v;
+    __asm__ volatile(".arch_extension rcpc\n\tldapr %0, [%1]" : "=r"(v) : "r"(p) : "memory");
+    return v;
+}
+
+static inline void arm_stlr(volatile uint64_t *p, uint64_t v)
+{
+    __asm__ volatile("stlr %1, [%0]" : : "r"(p), "r"(v) : "memory");
+}
+
+/* An exclusive swap: LDXR, STXR, again until the STXR succeeds; returns
+ * what the successful pair's LDXR read (an RMW: no write between them). */
+static inline uint64_t arm_swap(volatile uint64_t *p, uint64_t v)
+{
+    uint64_t old;
+    uint32_t failed;
+    __asm__ volatile("1: ldxr %0, [%2]\n\t"
+                     "stxr %w1, %3, [%2]\n\t"
+                     "cbnz %w1, 1b"
+                     : "=&r"(old), "=&r"(failed)
+                     : "r"(p), "r"(v)
+                     : "memory");
+    return old;
+}
+
+/* An exclusive compare-and-swap: LDXR; if it read `expected`, STXR `v`
+ * (again from the LDXR until the STXR succeeds), else CLREX and no store.
+ * Returns what the last LDXR read: `expected` iff `v` was stored. */
+static inline uint64_t arm_cas(volatile uint64_t *p, uint64_t expected, uint64_t v)
+{
+    uint64_t old;
+    uint32_t failed;
+    __asm__ volatile("1: ldxr %0, [%2]\n\t"
+                     "cmp %0, %3\n\t"
+                     "b.ne 2f\n\t"
+                     "stxr %w1, %4, [%2]\n\t"
+                     "cbnz %w1, 1b\n\t"
+                     "b 3f\n"
+                     "2: clrex\n"
+                     "3:"
+                     : "=&r"(old), "=&r"(failed)
+                     : "r"(p), "r"(expected), "r"(v)
+                     : "cc", "memory");
+    return old;
+}
+
+/* The instruction an operation ran, for its thread's `@arm` line. */
+static const char *arm_token(const struct op2 *o)
+{
+    switch (o->kind) {
+    case K_WRITE: return "STR";
+    case K_FENCE: return "DMB.ISH";
+    case K_XCHG: return "LDXR.STXR";
+    case K_CASW: return o->ok ? "LDXR.STXR" : "LDXR";
+    case K_CASR: return "LDXR";
+    case K_LDAR: return "LDAR";
+    case K_LDAPR: return "LDAPR";
+    case K_STLR: return "STLR";
+    case K_DMBLD: return "DMB.ISHLD";
+    case K_DMBST: return "DMB.ISHST";
+    default: return "LDR"; /* K_READ */
+    }
+}
+#endif
 
 static void print_op(const struct op2 *o)
 {
@@ -686,7 +877,11 @@ static void print_op(const struct op2 *o)
     case K_FENCE:
         fputs(" F", stdout);
         break;
+    case K_DMBLD: /* not a full fence: only the @arm line shows it */
+    case K_DMBST:
+        break;
     case K_WRITE:
+    case K_STLR:
         printf(" W(%c,%" PRIu64 ")", v, o->value);
         break;
     case K_XCHG:
@@ -698,7 +893,7 @@ static void print_op(const struct op2 *o)
         else /* a failed cmpxchg writes nothing: a read */
             printf(" R(%c,%" PRIu64 ")", v, o->old);
         break;
-    default: /* K_READ, K_CASR */
+    default: /* K_READ, K_CASR, K_LDAR, K_LDAPR */
         printf(" R(%c,%" PRIu64 ")", v, o->value);
         break;
     }
@@ -731,6 +926,17 @@ static void print_round2(unsigned r)
         if (rd->used[v])
             printf(" %c=%" PRIu64, v == VX ? 'x' : 'y', rd->final[v]);
     putchar('\n');
+#if defined(__aarch64__)
+    /* each thread's instructions: the thread lines below are their plain
+     * .hist view (DMB ISH as F, DMB ISHLD/ISHST left out) */
+    for (unsigned t = 0; t < nthreads; t++) {
+        const struct prog *p = prog_of(r, t);
+        printf("@arm t%u", t);
+        for (unsigned i = 0; i < p->n; i++)
+            printf(" %s", arm_token(&p->ops[i]));
+        putchar('\n');
+    }
+#endif
     for (unsigned t = 0; t < nthreads; t++) {
         const struct prog *p = prog_of(r, t);
         printf("t%u:", t);
@@ -771,6 +977,33 @@ static void run2(unsigned thread)
             case K_FENCE:
                 full_fence();
                 break;
+#if defined(__aarch64__)
+            case K_XCHG:
+                o->old = arm_swap(a, o->value);
+                break;
+            case K_CASW:
+                o->old = arm_cas(a, 0, o->value);
+                o->ok = o->old == 0;
+                break;
+            case K_CASR:
+                o->value = arm_cas(a, NEVER, NEVER);
+                break;
+            case K_LDAR:
+                o->value = arm_ldar(a);
+                break;
+            case K_LDAPR:
+                o->value = arm_ldapr(a);
+                break;
+            case K_STLR:
+                arm_stlr(a, o->value);
+                break;
+            case K_DMBLD:
+                __asm__ volatile("dmb ishld" ::: "memory");
+                break;
+            case K_DMBST:
+                __asm__ volatile("dmb ishst" ::: "memory");
+                break;
+#else
             case K_XCHG:
                 o->old = __atomic_exchange_n(a, o->value, __ATOMIC_SEQ_CST);
                 break;
@@ -788,6 +1021,9 @@ static void run2(unsigned thread)
                 o->value = expected;
                 break;
             }
+            default: /* the aarch64 kinds: never planned here */
+                break;
+#endif
             }
         }
         if (opt_stream) {
@@ -872,16 +1108,25 @@ static int main_v2(int argc, char **argv)
         } else if (strcmp(name, "--seed") == 0) {
             seed = number(value, "--seed must be an unsigned 64-bit number", 0, UINT64_MAX);
         } else if (strcmp(name, "--shape") == 0) {
-            static const char *const names[] = {"random", "mp",   "sb",    "lb",  "iriw",
-                                                "wrc",    "2+2w", "mp+sm", "mix", NULL};
+            static const char *const names[] = {
+                "random",     "mp",           "sb",     "lb",          "iriw",
+                "wrc",        "2+2w",         "mp+sm",  "sb-rel-acq",  "sb-rel-acqpc",
+                "mp-dmb",     "mp-dmb-stld",  "mp-rel-acq", "iriw-acq", "excl",
+                "mix",        NULL};
             opt_shape = choice(value, names,
-                               "--shape must be random, mp, sb, lb, iriw, wrc, 2+2w, mp+sm or mix");
+                               "--shape must be random, mp, sb, lb, iriw, wrc, 2+2w, mp+sm, "
+                               "sb-rel-acq, sb-rel-acqpc, mp-dmb, mp-dmb-stld, mp-rel-acq, "
+                               "iriw-acq, excl or mix");
+            if (opt_shape != SH_MIX && !shape_here(opt_shape))
+                usage("this --shape is an aarch64 one: it needs the aarch64 client");
         } else if (strcmp(name, "--place") == 0) {
             opt_place = choice(value, place_names, "--place must be first or random");
         } else if (strcmp(name, "--sharing") == 0) {
             opt_sharing = choice(value, sharing_names, "--sharing must be same-line, own-line or random");
         } else if (strcmp(name, "--fence") == 0) {
-            opt_fence = choice(value, fence_names, "--fence must be none, mfence or random");
+            opt_fence = choice(value, fence_names,
+                               ISA_ARM ? "--fence must be none, dmb or random"
+                                       : "--fence must be none, mfence or random");
         } else if (strcmp(name, "--rmw") == 0) {
             opt_rmw = choice(value, rmw_names, "--rmw must be none, xchg, cmpxchg or random");
         } else if (strcmp(name, "--warm-up") == 0) {
@@ -960,11 +1205,11 @@ static int main_v2(int argc, char **argv)
     setvbuf(stdout, buf, _IOFBF, sizeof buf);
     printf("# memconform-client v2 threads=%u rounds=%u seed=%" PRIu64
            " shape=%s place=%s sharing=%s fence=%s rmw=%s warm-up=%s delay-chain=%u"
-           " spin=%u ops=%u writes=%u%s%s\n",
+           " spin=%u ops=%u writes=%u%s%s%s\n",
            nthreads, nrounds, seed, opt_shape == SH_MIX ? "mix" : shapes[opt_shape].opt,
            place_names[opt_place], sharing_names[opt_sharing], fence_names[opt_fence],
            rmw_names[opt_rmw], warm_names[opt_warm], opt_chain, opt_spin, nops, write_pct,
-           opt_stream ? " stream=on" : "", misses_field());
+           opt_stream ? " stream=on" : "", misses_field(), ISA_ARM ? " isa=aarch64" : "");
     if (opt_stream && fflush(stdout) != 0) {
         perror("memconform client: writing the history");
         return 1;

@@ -408,14 +408,18 @@ fn tester_meta(tester: &memconform_parsers::gem5::config::Tester, h: &mut Histor
 }
 
 /// An SE-mode run's facts on each client history: the protocol, the CPU
-/// model and the memory model the configuration promises.
+/// model, the cores' ISA and the memory model the configuration promises
+/// (by name: `armv8` is a promise memconform cannot decide, so `unknown`).
 fn se_meta(run: &crate::gem5::Run, h: &mut History) {
     h.meta.push(("protocol".into(), run.protocol.name().into()));
     if let Some(t) = run.cpu_type() {
         h.meta.push(("cpu_type".into(), t.into()));
     }
-    if let Some(m) = run.promised_model() {
-        h.meta.push(("expected_model".into(), m.name().into()));
+    if let Some(isa) = run.isa() {
+        h.meta.push(("cpu_isa".into(), isa.into()));
+    }
+    if let Some(m) = run.promise() {
+        h.meta.push(("expected_model".into(), m.into()));
     }
 }
 
@@ -427,8 +431,7 @@ fn se_note(run: &crate::gem5::Run, output: &Path) -> String {
         run.protocol.name(),
         run.cpus.len(),
         run.cpu_type().unwrap_or("no CPU"),
-        run.promised_model()
-            .map_or("no model it can be held to", |m| m.name()),
+        run.promise().map_or("no model it can be held to", |m| m),
         memconform_parsers::text::shown_path(output)
     );
     let off = run
@@ -436,6 +439,13 @@ fn se_note(run: &crate::gem5::Run, output: &Path) -> String {
         .iter()
         .filter(|c| c.needs_tso == Some(false))
         .count();
+    if let Some(why) = run
+        .promise()
+        .and_then(|p| promise::UNAVAILABLE.iter().find(|(n, _)| *n == p))
+        .map(|(_, why)| why)
+    {
+        note.push_str(&format!("; {why}: every answer on this run is unknown"));
+    }
     if off > 0 && run.promised_model() == Some(Model::Tso) {
         note.push_str(&format!(
             "; needsTSO=false on {off} of {} cores: gem5 does not keep x86's TSO there (a configuration mutant)",

@@ -95,9 +95,14 @@ impl Glance {
         let reason = (answer == Answer::Unknown).then(|| {
             c.promise
                 .iter()
-                .flat_map(|k| &k.extra)
-                .chain(&c.outcomes)
-                .find_map(|o| o.reason())
+                .find_map(|k| k.reason())
+                .or_else(|| {
+                    c.promise
+                        .iter()
+                        .flat_map(|k| &k.extra)
+                        .chain(&c.outcomes)
+                        .find_map(|o| o.reason())
+                })
                 .map_or_else(|| "undecided".to_string(), |r| printable(r).into_owned())
         });
         Glance {

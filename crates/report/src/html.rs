@@ -448,7 +448,10 @@ pub fn promise_status(c: &Checked) -> String {
     match k.status {
         Status::Broken => format!("breaks the promised {p}"),
         Status::Kept => format!("keeps the promised {p}: its violations are allowed"),
-        Status::Unknown => format!("the promised {p} is undecided"),
+        Status::Unknown => match k.reason() {
+            Some(why) => format!("the promised {p} is undecided: {why}"),
+            None => format!("the promised {p} is undecided"),
+        },
         Status::Unneeded if c.undecided() => format!("the promised {p} is undecided"),
         Status::Unneeded => format!("keeps the promised {p}"),
     }

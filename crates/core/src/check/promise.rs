@@ -28,12 +28,20 @@ pub enum Source {
     Expect,
 }
 
+/// Models a configuration may promise that memconform cannot decide (yet),
+/// each with the reason its promise stays `unknown`: ARM's out-of-order and
+/// pipelined cores promise ARMv8 (see the gem5 ingestion).
+pub const UNAVAILABLE: [(&str, &str); 1] = [("armv8", "the ARMv8 model is not available")];
+
 /// The models a history promises to keep, and where that comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Promise {
     /// Each must hold (one, but for `@expect`: none or several).
     pub models: Vec<Model>,
     pub source: Source,
+    /// A declared model of [`UNAVAILABLE`] (then `models` is empty): the
+    /// promise is `unknown`, for its reason.
+    pub unavailable: Option<&'static str>,
 }
 
 impl Promise {
@@ -42,11 +50,22 @@ impl Promise {
         Promise {
             models: vec![m],
             source: Source::Flag,
+            unavailable: None,
         }
     }
 
+    /// Why the promise cannot be decided: its model is not available.
+    pub fn unavailable_reason(&self) -> Option<&'static str> {
+        let name = self.unavailable?;
+        UNAVAILABLE
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, why)| *why)
+    }
+
     /// The promise of `h`: `flag` (`--promise`), else its `expected_model`
-    /// metadata, else the models its `@expect` says hold; none otherwise.
+    /// metadata (a model, or one of [`UNAVAILABLE`]), else the models its
+    /// `@expect` says hold; none otherwise.
     pub fn of(h: &History, flag: Option<Model>) -> Option<Promise> {
         if let Some(m) = flag {
             return Some(Promise::flag(m));
@@ -55,11 +74,19 @@ impl Promise {
             .meta
             .iter()
             .find(|(k, _)| k == "expected_model")
-            .and_then(|(_, v)| Model::from_name(v));
-        if let Some(m) = declared {
+            .map(|(_, v)| v.as_str());
+        if let Some(m) = declared.and_then(Model::from_name) {
             return Some(Promise {
                 models: vec![m],
                 source: Source::Declared,
+                unavailable: None,
+            });
+        }
+        if let Some(&(name, _)) = UNAVAILABLE.iter().find(|(n, _)| Some(*n) == declared) {
+            return Some(Promise {
+                models: Vec::new(),
+                source: Source::Declared,
+                unavailable: Some(name),
             });
         }
         let mut models: Vec<Model> = h
@@ -77,11 +104,15 @@ impl Promise {
         (!h.expect.is_empty()).then_some(Promise {
             models,
             source: Source::Expect,
+            unavailable: None,
         })
     }
 
     /// How a report names it: `tso`, or `@expect` for a file's expectations.
     pub fn name(&self) -> String {
+        if let Some(name) = self.unavailable {
+            return name.into();
+        }
         match (self.source, &self.models) {
             (Source::Expect, _) => "@expect".into(),
             _ => self
@@ -144,6 +175,12 @@ pub struct Kept {
 }
 
 impl Kept {
+    /// Why the promise is undecided when no check could decide it (its
+    /// model is not available), if so.
+    pub fn reason(&self) -> Option<&'static str> {
+        self.promise.unavailable_reason()
+    }
+
     /// Whether the row of `outcome` breaks the promise: `Some(true)` for a
     /// violation on a history that breaks it, `Some(false)` for a
     /// consistent verdict or an allowed violation (the promise kept),
@@ -201,6 +238,14 @@ pub fn decide_with(
     asked: &[Outcome],
     mut check: impl FnMut(Model) -> Outcome,
 ) -> Kept {
+    if promise.unavailable.is_some() {
+        // no model to hold the history to: no verdict, whatever it violates
+        return Kept {
+            promise,
+            status: Status::Unknown,
+            extra: Vec::new(),
+        };
+    }
     let any_violation = asked.iter().any(|o| o.verdict() == Verdict::Violation);
     let mut verdicts = Vec::with_capacity(promise.models.len());
     let mut extra = Vec::new();
@@ -289,6 +334,36 @@ mod tests {
         let k = decide(&h, Promise::flag(Model::Tso), &asked, &Options::default());
         assert_eq!(k.status, Status::Unneeded);
         assert!(k.extra.is_empty());
+    }
+
+    /// A run that promises ARMv8 (ARM O3 cores) has no model to be held
+    /// to: its promise is unknown, with the reason, even where the history
+    /// violates SC.
+    #[test]
+    fn an_unavailable_promise_is_unknown_with_its_reason() {
+        let mut h = history("t0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n");
+        h.meta.push(("expected_model".into(), "armv8".into()));
+        let p = Promise::of(&h, None).expect("armv8 is a promise");
+        assert_eq!(p.name(), "armv8");
+        assert!(p.models.is_empty());
+        let asked = check_gradual(&h, &[Model::Sc, Model::Cc]);
+        assert_eq!(asked[0].verdict(), Verdict::Violation);
+        let k = decide(&h, p, &asked, &Options::default());
+        assert_eq!(k.status, Status::Unknown);
+        assert_eq!(k.reason(), Some("the ARMv8 model is not available"));
+        assert_eq!(k.breaks(&asked[0]), None);
+        assert!(k.extra.is_empty());
+        // --promise still wins; an unknown name is no promise
+        assert_eq!(
+            Promise::of(&h, Some(Model::Tso)).unwrap().models,
+            vec![Model::Tso]
+        );
+        h.meta
+            .iter_mut()
+            .find(|(k, _)| k == "expected_model")
+            .expect("pushed above")
+            .1 = "armv9".into();
+        assert_eq!(Promise::of(&h, None), None);
     }
 
     /// `@expect` promises its strongest expected-to-hold models; the

@@ -80,30 +80,59 @@ impl Run {
     pub fn promised_model(&self) -> Option<Model> {
         promised_model(&self.cpus)
     }
+
+    /// The promise by name, `armv8` included (see [`promise`]).
+    pub fn promise(&self) -> Option<&'static str> {
+        promise(&self.cpus)
+    }
+
+    /// The ISA of every core (`X86`, `Arm`: the type of its `isa` child
+    /// without `ISA`), or `mixed`; `None` when no core names one.
+    pub fn isa(&self) -> Option<&str> {
+        let first = self.cpus.first()?.isa.as_deref()?;
+        Some(
+            if self.cpus.iter().all(|c| c.isa.as_deref() == Some(first)) {
+                first
+            } else {
+                "mixed"
+            },
+        )
+    }
 }
 
-/// The model a configuration promises: SC for cores that perform one
-/// blocking access at a time (`TimingSimpleCPU`, `AtomicSimpleCPU`), the
-/// ISA's TSO for x86 cores with a store buffer and out-of-order or
-/// pipelined loads (`X86O3CPU`, `X86MinorCPU`); none for another ISA's
-/// pipelined cores, KVM, or cores of different models. An O3 core with
-/// `needsTSO=false` still promises x86's TSO: gem5 then does not keep it
-/// (a configuration mutant).
-pub fn promised_model(cpus: &[config::Cpu]) -> Option<Model> {
+/// The model a configuration promises, by name: `sc` for cores that
+/// perform one blocking access at a time (`TimingSimpleCPU`,
+/// `AtomicSimpleCPU`, of any ISA: `ArmTimingSimpleCPU` too), the ISA's
+/// model for cores with a store buffer and out-of-order or pipelined loads:
+/// `tso` for x86 (`X86O3CPU`, `X86MinorCPU`), `armv8` for ARM (`ArmO3CPU`,
+/// `ArmMinorCPU`; a model memconform does not have, so the promise is
+/// `unknown`: [`memconform_core::check::promise::UNAVAILABLE`]); none for
+/// another ISA's pipelined cores, KVM, or cores of different models. An O3
+/// core with `needsTSO=false` still promises x86's TSO: gem5 then does not
+/// keep it (a configuration mutant). `ArmMinorCPU` promises no more than
+/// ARMv8: its loads pass older stores waiting in its store buffer
+/// (docs/design/gem5.md §12).
+pub fn promise(cpus: &[config::Cpu]) -> Option<&'static str> {
     let first = cpus.first()?;
     if cpus.iter().any(|c| c.model != first.model) {
         return None;
     }
     let m = first.model.as_str();
+    let pipelined = m.ends_with("O3CPU") || m.ends_with("MinorCPU");
     if m.ends_with("TimingSimpleCPU") || m.ends_with("AtomicSimpleCPU") {
-        Some(Model::Sc)
-    } else if first.isa.as_deref() == Some("X86")
-        && (m.ends_with("O3CPU") || m.ends_with("MinorCPU"))
-    {
-        Some(Model::Tso)
+        Some(Model::Sc.name())
+    } else if pipelined && first.isa.as_deref() == Some("X86") {
+        Some(Model::Tso.name())
+    } else if pipelined && first.isa.as_deref() == Some("Arm") {
+        Some("armv8")
     } else {
         None
     }
+}
+
+/// [`promise`] when it is a model memconform decides.
+pub fn promised_model(cpus: &[config::Cpu]) -> Option<Model> {
+    promise(cpus).and_then(Model::from_name)
 }
 
 /// A run's histories: the tester's history, with each operation's origin.

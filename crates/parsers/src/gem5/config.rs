@@ -441,6 +441,8 @@ pub enum Protocol {
     MesiTwoLevel,
     MoesiHammer,
     MoesiAmdBase,
+    /// ARM's CHI (the protocol of gem5's `build_opts/ARM`).
+    Chi,
     Unknown,
 }
 
@@ -452,6 +454,7 @@ impl Protocol {
             Protocol::MesiTwoLevel => "MESI_Two_Level",
             Protocol::MoesiHammer => "MOESI_hammer",
             Protocol::MoesiAmdBase => "MOESI_AMD_Base",
+            Protocol::Chi => "CHI",
             Protocol::Unknown => "unknown",
         }
     }
@@ -464,7 +467,9 @@ impl Protocol {
 ///   `l2_select_num_bits` (and neither MOESI_CMP_token's `N_tokens` nor
 ///   MESI_Three_Level's `L0Cache_Controller`);
 /// * MOESI_hammer: an L1 with `L2cache` and `no_mig_atomic`, a Directory with `probeFilter`;
-/// * MI_example: an L1 with `cacheMemory` and no `L2Cache_Controller`.
+/// * MI_example: an L1 with `cacheMemory` and no `L2Cache_Controller`;
+/// * CHI: a `Cache_Controller` (CHI's one cache machine, `CHI-cache.sm`)
+///   with `is_HN`, and a `Memory_Controller`.
 pub fn protocol(c: &Config) -> Protocol {
     let l1s = c.sections_of_type("L1Cache_Controller");
     let l1_with = |keys: &[&str]| l1s.iter().any(|s| keys.iter().all(|k| c.has(s, k)));
@@ -492,6 +497,13 @@ pub fn protocol(c: &Config) -> Protocol {
     }
     if l1_with(&["cacheMemory"]) && !any_of_type("L2Cache_Controller") {
         return Protocol::MiExample;
+    }
+    if c.sections_of_type("Cache_Controller")
+        .iter()
+        .any(|s| c.has(s, "is_HN"))
+        && any_of_type("Memory_Controller")
+    {
+        return Protocol::Chi;
     }
     Protocol::Unknown
 }

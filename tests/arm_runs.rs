@@ -1,0 +1,151 @@
+//! gem5 SE runs on ARM cores recognised: the cores' ISA (an `isa` child of
+//! type `ArmISA`), their model (`BaseO3CPU` with an `ArmISA` is
+//! `ArmO3CPU`), the protocol (CHI, `build_opts/ARM`'s), and the promise:
+//! SC for in-order blocking cores (`ArmTimingSimpleCPU`,
+//! `ArmAtomicSimpleCPU`), ARMv8 for out-of-order and pipelined ones
+//! (`ArmO3CPU`, `ArmMinorCPU`), which memconform cannot decide yet, so
+//! their answers are `unknown` with that reason, never a verdict.
+//!
+//! The runs in `tests/data/gem5/arm/` are synthetic: a minimal hand-made
+//! `config.ini` (the sections memconform reads, as gem5 v24 names them)
+//! beside the output of the aarch64 client run under qemu (see
+//! tests/data/README.md); no gem5 ARM run is bundled yet.
+
+mod common;
+
+use common::{check_every_model, memconform, meta, root};
+use memconform::check::promise::Status;
+use memconform::check::Verdict;
+use memconform::models::Model;
+use memconform_parsers::gem5::config::{cpus, parse_config_ini};
+
+fn arm_run(name: &str) -> std::path::PathBuf {
+    root().join("tests/data/gem5/arm").join(name)
+}
+
+/// An ARM O3 run promises ARMv8: every history's promise is unknown, for
+/// that reason, whatever the asked models say; nothing counts as broken.
+#[test]
+fn an_arm_o3_run_promises_armv8_and_its_answers_are_unknown() {
+    let checked = check_every_model(&arm_run("synthetic-o3-n2"));
+    assert_eq!(checked.len(), 8);
+    for c in &checked {
+        assert_eq!(meta(c, "protocol"), "CHI");
+        assert_eq!(meta(c, "cpu_type"), "ArmO3CPU");
+        assert_eq!(meta(c, "cpu_isa"), "Arm");
+        assert_eq!(meta(c, "isa"), "aarch64", "the client's own header");
+        assert_eq!(meta(c, "expected_model"), "armv8");
+        let k = c.promise.as_ref().expect("a promise");
+        assert_eq!(k.promise.name(), "armv8");
+        assert_eq!(k.status, Status::Unknown);
+        assert_eq!(k.reason(), Some("the ARMv8 model is not available"));
+        assert!(c.undecided());
+        assert!(!c.broken());
+        // the asked models are still decided
+        assert!(c.outcomes.iter().all(|o| o.verdict() != Verdict::Unknown));
+        assert!(c
+            .notes
+            .iter()
+            .any(|n| n.contains("2 x ArmO3CPU, promises armv8")
+                && n.contains("the ARMv8 model is not available")));
+    }
+}
+
+/// An ARM Timing run promises SC, and its promise is decided by SC's
+/// verdict on each history.
+#[test]
+fn an_arm_timing_run_promises_sc() {
+    let checked = check_every_model(&arm_run("synthetic-timing-n2"));
+    assert_eq!(checked.len(), 8);
+    for c in &checked {
+        assert_eq!(meta(c, "cpu_type"), "ArmTimingSimpleCPU");
+        assert_eq!(meta(c, "cpu_isa"), "Arm");
+        assert_eq!(meta(c, "expected_model"), "sc");
+        let k = c.promise.as_ref().expect("a promise");
+        let sc = c.outcomes.iter().find(|o| o.model == Model::Sc).unwrap();
+        let expected = match sc.verdict() {
+            Verdict::Consistent => Status::Kept,
+            Verdict::Violation => Status::Broken,
+            Verdict::Unknown => Status::Unknown,
+        };
+        assert_eq!(k.status, expected);
+        assert_eq!(k.reason(), None);
+    }
+}
+
+/// The command line says why: PROMISE armv8, every history unknown with
+/// the reason, exit status 6 (nothing broken, some answer unknown).
+#[test]
+fn check_prints_the_reason_and_exits_unknown() {
+    let dir = arm_run("synthetic-o3-n2");
+    let out = memconform(&["check", dir.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(6), "{text}");
+    assert!(text.contains("armv8"), "{text}");
+    assert!(text.contains("the ARMv8 model is not available"), "{text}");
+    assert!(text.contains("2 x ArmO3CPU"), "{text}");
+}
+
+/// A config.ini of two CPUs of C++ type `ty`, each with an `isa` child of
+/// type `isa` (none when empty).
+fn two_cpus(ty: &str, isa: &str) -> Vec<u8> {
+    let mut s = String::new();
+    for i in 0..2 {
+        s.push_str(&format!("[system.cpu{i}]\ntype={ty}\n\n"));
+        if !isa.is_empty() {
+            s.push_str(&format!("[system.cpu{i}.isa]\ntype={isa}\n\n"));
+        }
+    }
+    s.into_bytes()
+}
+
+/// Each CPU model's promise (gem5 v24's `ArmCPU.py`, `X86CPU.py` names):
+/// a core that performs one blocking access at a time promises SC on any
+/// ISA; a pipelined or out-of-order one its ISA's model.
+#[test]
+fn each_cpu_model_promises_its_model() {
+    let cases = [
+        (
+            "BaseTimingSimpleCPU",
+            "ArmISA",
+            "ArmTimingSimpleCPU",
+            Some("sc"),
+        ),
+        (
+            "BaseAtomicSimpleCPU",
+            "ArmISA",
+            "ArmAtomicSimpleCPU",
+            Some("sc"),
+        ),
+        ("BaseO3CPU", "ArmISA", "ArmO3CPU", Some("armv8")),
+        // Minor: a load passes older stores in its store buffer
+        // (docs/design/gem5.md §12): no more than ARMv8
+        ("BaseMinorCPU", "ArmISA", "ArmMinorCPU", Some("armv8")),
+        (
+            "BaseNonCachingSimpleCPU",
+            "ArmISA",
+            "ArmNonCachingSimpleCPU",
+            None,
+        ),
+        ("BaseO3CPU", "X86ISA", "X86O3CPU", Some("tso")),
+        ("BaseMinorCPU", "X86ISA", "X86MinorCPU", Some("tso")),
+        ("BaseO3CPU", "RiscvISA", "RiscvO3CPU", None),
+        ("BaseO3CPU", "", "O3CPU", None),
+    ];
+    for (ty, isa, model, promise) in cases {
+        let c = parse_config_ini(&two_cpus(ty, isa)).unwrap();
+        let cs = cpus(&c);
+        assert_eq!(cs[0].model, model);
+        assert_eq!(memconform::gem5::promise(&cs), promise, "{model}");
+        assert_eq!(
+            memconform::gem5::promised_model(&cs).map(|m| m.name()),
+            promise.filter(|p| *p != "armv8"),
+            "{model}"
+        );
+    }
+    // cores of two models promise nothing
+    let mut mixed = two_cpus("BaseO3CPU", "ArmISA");
+    mixed.extend(b"[system.cpu2]\ntype=BaseTimingSimpleCPU\n[system.cpu2.isa]\ntype=ArmISA\n");
+    let c = parse_config_ini(&mixed).unwrap();
+    assert_eq!(memconform::gem5::promise(&cpus(&c)), None);
+}
