@@ -868,6 +868,14 @@ fn certify(
             return;
         }
     }
+    // windows of program order around the cycle, each checked (and
+    // certified) as a history of its own: its violation is one of `h`
+    if first.is_ok() {
+        if let Some(w) = certify_on_window(h, m, v, opts, deadline) {
+            *v = w;
+            return;
+        }
+    }
     // shrink with the engines (no validation inside, no gradual chain: the
     // model itself stays violated), check the projection, certify there
     let sub_opts = Options {
@@ -964,6 +972,67 @@ fn certify_on_core(h: &History, v: &mut Violation, sm: Option<StoreModel>) -> Op
         core.n_thread_ops(),
         h.n_thread_ops()
     ))
+}
+
+/// The half-widths of the program-order windows [`certify_on_window`] tries.
+const WINDOWS: [usize; 4] = [16, 64, 256, 1024];
+
+/// `m`'s violation of a window of `h` around `v`'s cycle
+/// ([`shrink::window_core`], widened until one keeps `m` violated or
+/// passes [`DERIVE_MAX_OPS`]), checked there with its own certificate
+/// validated (the validator first checks the window is a projection of
+/// `h`; every model is monotone, so it is a violation of `h`), in `h`'s
+/// operations: it replaces `v`, whose derived edges the validator could
+/// not re-derive on its own operations. `None` when no window does.
+fn certify_on_window(
+    h: &History,
+    m: Model,
+    v: &Violation,
+    opts: &Options,
+    deadline: Option<Instant>,
+) -> Option<Violation> {
+    let mut last = 0;
+    for w in WINDOWS {
+        let (sub, origin) = shrink::window_core(h, v, w)?;
+        if sub.n() > DERIVE_MAX_OPS || sub.n() >= h.n() {
+            return None;
+        }
+        if sub.n() == last {
+            continue; // the threads end within the smaller window
+        }
+        last = sub.n();
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        validate::projection(h, &sub, &origin).ok()?;
+        let o = check_gradual_with(
+            &sub,
+            &[m],
+            &Options {
+                gradual: false,
+                validate: true,
+                timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+                ..*opts
+            },
+        )
+        .pop()?;
+        if o.invalid.is_some() {
+            return None;
+        }
+        let Some(found) = o.violation() else { continue };
+        let Some(how) = found.certified_by.as_deref() else {
+            continue;
+        };
+        let mut w_v = mapped(found, &origin);
+        w_v.certified_by = Some(format!(
+            "{how}, a window of {} of its {} operations around the engines' cycle ({}), whose own certificate replaces it",
+            sub.n_thread_ops(),
+            h.n_thread_ops(),
+            found.pattern.name()
+        ));
+        return Some(w_v);
+    }
+    None
 }
 
 /// `v`, a violation of a history, in the operations of its sub-history

@@ -766,6 +766,58 @@ pub fn certificate_core(h: &History, v: &Violation) -> Option<(History, Vec<OpId
     Some(restrict(h, &keep, &finals))
 }
 
+/// The sub-history of `h` around `v`'s cycle: in each thread the cycle
+/// visits, its operations from `w` before the first it names to `w` after
+/// the last; in each other thread, `w` either side of the same span of
+/// its progress (its operations' share of its length); with what
+/// well-formedness needs (as [`certificate_core`]);
+/// with its origin. `None` when `v` has no cycle. A violation found only
+/// through derived edges whose premises lie near the cycle in program
+/// order (a store buffer's reordering, a stale read) is one of this
+/// window; the caller checks that it is.
+pub fn window_core(h: &History, v: &Violation, w: usize) -> Option<(History, Vec<OpId>)> {
+    let named = named_ops(v);
+    if named.is_empty() {
+        return None;
+    }
+    let mut span: FxMap<usize, (OpId, OpId)> = FxMap::default();
+    for &o in &named {
+        if let Some(t) = h.ops[o].thread {
+            let e = span.entry(t).or_insert((o, o));
+            *e = (e.0.min(o), e.1.max(o));
+        }
+    }
+    // the span as fractions of each thread's length: the other threads'
+    // operations at the same progress (a history with no clock: progress is
+    // the best guess of "at the same time")
+    let frac = |t: usize, o: OpId| {
+        let ops = &h.threads[t].ops;
+        (o - ops.start) as f64 / ops.len().max(1) as f64
+    };
+    let (f_lo, f_hi) = span
+        .iter()
+        .fold((1.0f64, 0.0f64), |(a, b), (&t, &(lo, hi))| {
+            (a.min(frac(t, lo)), b.max(frac(t, hi)))
+        });
+    let mut todo = named;
+    for (t, th) in h.threads.iter().enumerate() {
+        let ops = &th.ops;
+        let (lo, hi) = span.get(&t).copied().unwrap_or_else(|| {
+            let at = |f: f64| (ops.start + (f * ops.len() as f64) as usize).min(ops.end.max(1) - 1);
+            (at(f_lo), at(f_hi))
+        });
+        if ops.is_empty() {
+            continue;
+        }
+        todo.extend(lo.saturating_sub(w).max(ops.start)..(hi + w + 1).min(ops.end));
+    }
+    let mut keep = vec![false; h.n()];
+    let kept = close_named(h, todo, |_| true, &mut keep);
+    let mut finals = vec![true; h.finals.len()];
+    close_finals(h, &final_writers(h), &keep, kept.into_iter(), &mut finals);
+    Some(restrict(h, &keep, &finals))
+}
+
 /// The operations one premise search of [`st_premise`] visits at most
 /// (a store-order edge's premise is near its writes, or it is a chain of
 /// derived edges no `po`/`wr` path shows).
