@@ -13,7 +13,7 @@ use memconform_core::models::Model;
 use memconform_ingest::{discover, Checked, Reading};
 use memconform_report::html::HtmlReport;
 use memconform_report::shrunk::{shrink_checked, shrink_outcomes};
-use memconform_report::{brief, Output};
+use memconform_report::{brief, Inputs, Output};
 use memconform_report::{contradicts_expectation, rows, write_csv, write_json, write_text};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -320,8 +320,15 @@ pub fn run(args: CheckArgs) -> i32 {
         in_progress: false,
         promise: args.promise,
     };
+    let (files, mut errors) = discover(&args.paths);
+    // no output over an input: -o, and every file --shrink, --html and
+    // --dot write (a gem5 run directory is an input as a whole; a
+    // directory only searched is not, the files found in it are)
+    memconform_report::protect(&Inputs::new().with(&files));
     for dir in [&args.shrink, &args.dot].into_iter().flatten() {
-        if let Err(e) = std::fs::create_dir_all(dir) {
+        if let Err(e) =
+            memconform_report::refuse_input(dir).and_then(|()| std::fs::create_dir_all(dir))
+        {
             say!("memconform: cannot create {}: {e}", shown(dir));
             return exit::INPUT_ERROR;
         }
@@ -342,7 +349,6 @@ pub fn run(args: CheckArgs) -> i32 {
     let example_budget = budget(args.shrink_timeout.unwrap_or(10.0));
     let mut shrunk_names = std::collections::HashSet::new();
     let mut shrunk = 0usize;
-    let (files, mut errors) = discover(&args.paths);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     {
         // Ctrl-C, SIGTERM, SIGHUP: the histories in flight end `unknown`
@@ -358,30 +364,15 @@ pub fn run(args: CheckArgs) -> i32 {
 
     // -o: written to a temporary file beside it and renamed over it only
     // when every write succeeded, so old results survive a failed run;
-    // never over one of the inputs
+    // never over one of the inputs (refused by `Output::create`)
     let sink_out = match &args.out {
-        Some(path) => {
-            if let Ok(target) = std::fs::canonicalize(path) {
-                let is_input = files
-                    .iter()
-                    .chain(&args.paths)
-                    .any(|f| std::fs::canonicalize(f).is_ok_and(|f| f == target));
-                if is_input {
-                    say!(
-                        "memconform: refusing to write the results over an input: {}",
-                        shown(path)
-                    );
-                    return exit::INPUT_ERROR;
-                }
+        Some(path) => match Output::create(path) {
+            Ok(o) => Sink::File(o),
+            Err(e) => {
+                say!("memconform: cannot create {}: {e}", shown(path));
+                return exit::INPUT_ERROR;
             }
-            match Output::create(path) {
-                Ok(o) => Sink::File(o),
-                Err(e) => {
-                    say!("memconform: cannot create {}: {e}", shown(path));
-                    return exit::INPUT_ERROR;
-                }
-            }
-        }
+        },
         None => Sink::Stdout(io::stdout().lock()),
     };
     let mut out = BufWriter::new(sink_out);

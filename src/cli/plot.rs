@@ -164,6 +164,13 @@ pub fn run(args: PlotArgs) -> i32 {
             kind.name()
         ));
     }
+    // -o never over one of the CSVs
+    memconform_report::protect(&memconform_report::Inputs::new().with(&args.files));
+    if let Some(out) = &args.out {
+        if let Err(e) = memconform_report::refuse_input(out) {
+            return fail(format!("cannot write {}: {e}", super::shown(out)));
+        }
+    }
     let svg = if kind.of_kill_matrix() {
         read_kill_matrix(&args.files).and_then(|km| plot_mutation::render_svg(&km, &opts))
     } else {
