@@ -320,7 +320,8 @@ pub fn run(args: CheckArgs) -> i32 {
         in_progress: false,
         promise: args.promise,
     };
-    let (files, mut errors) = discover(&args.paths);
+    let found = discover(&args.paths);
+    let (files, mut errors) = (found.inputs, found.errors);
     // no output over an input: -o, and every file --shrink, --html and
     // --dot write (a gem5 run directory is an input as a whole; a
     // directory only searched is not, the files found in it are)
@@ -385,7 +386,12 @@ pub fn run(args: CheckArgs) -> i32 {
     let mut header = true;
     let mut write_failed: Option<io::Error> = None;
     let mut last_file: Option<PathBuf> = None;
-    let mut warnings: Vec<String> = Vec::new();
+    // what the walk passed over (a symlink loop), said once
+    let mut warnings: Vec<String> = found
+        .notes
+        .into_iter()
+        .map(|n| format!("note: {n}"))
+        .collect();
     // the summary: a line per run, written when its last history is in
     let summary = matches!(args.format, Format::Summary);
     let widths = brief::Widths::for_inputs(files.iter().map(|f| f.as_path()));
