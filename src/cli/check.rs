@@ -385,6 +385,8 @@ pub fn run(args: CheckArgs) -> i32 {
     let mut internal: Vec<String> = Vec::new();
     let mut header = true;
     let mut write_failed: Option<io::Error> = None;
+    // the --shrink, --html and --dot files that could not be written
+    let mut unwritten: Vec<String> = Vec::new();
     let mut last_file: Option<PathBuf> = None;
     // what the walk passed over (a symlink loop), said once
     let mut warnings: Vec<String> = found
@@ -480,6 +482,14 @@ pub fn run(args: CheckArgs) -> i32 {
                             shrunk += written.iter().filter(|n| n.starts_with("shrunk")).count();
                             notes.extend(written);
                         }
+                        // a report file not written (refused over an input,
+                        // a full disk): an output error, not only a note
+                        unwritten.extend(
+                            notes
+                                .iter()
+                                .filter(|n| n.starts_with("cannot write"))
+                                .cloned(),
+                        );
                     }
                     if summary && c.broken() && wants_example(&tally, last_file.as_deref(), file) {
                         example = brief::example(file, &c, &opts, example_budget);
@@ -654,9 +664,12 @@ pub fn run(args: CheckArgs) -> i32 {
         );
         return super::signals::code(sig);
     }
+    for u in &unwritten {
+        say!("error: {u}");
+    }
     if !internal.is_empty() {
         exit::INTERNAL
-    } else if !errors.is_empty() {
+    } else if !errors.is_empty() || !unwritten.is_empty() {
         exit::INPUT_ERROR
     } else if args.expect && unexpected > 0 {
         exit::UNEXPECTED

@@ -103,10 +103,7 @@ impl Walk {
         let mut stack: Vec<(PathBuf, Id, Vec<Entry>)> = Vec::new();
         let entries = self.enter(&root, root_id);
         stack.push((root, root_id, entries));
-        loop {
-            let Some((dir, dir_id, entries)) = stack.last_mut() else {
-                break;
-            };
+        while let Some((dir, dir_id, entries)) = stack.last_mut() {
             let Some(e) = entries.pop() else {
                 let id = *dir_id;
                 self.open.remove(&id);
