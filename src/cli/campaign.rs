@@ -196,8 +196,9 @@ pub(crate) fn report(args: &DirArgs) -> i32 {
     }
 }
 
-/// What `mutate report` reads in campaign `dir`: its settings, mutants,
-/// patches, event logs and runs (every file under `runs/`).
+/// What `mutate report` and `mutate slurm` read in campaign `dir`: its
+/// settings, mutants, patches, event logs and runs (every file under
+/// `runs/`), which their outputs must not touch.
 fn campaign_inputs(dir: &std::path::Path) -> memconform_report::Inputs {
     let mut inputs = memconform_report::Inputs::new();
     for name in [
@@ -563,6 +564,8 @@ fn max_array_size() -> Option<usize> {
 
 /// `mutate slurm`: writes the scripts and submits the array and the merge job.
 pub(crate) fn slurm(args: &SlurmArgs) -> i32 {
+    // the scripts go beside the campaign, never over it
+    memconform_report::protect(&campaign_inputs(&args.dir));
     let c = match Campaign::open(&args.dir) {
         Ok(c) => c,
         Err(e) => {

@@ -87,20 +87,6 @@ pub fn run(args: CompareArgs) -> i32 {
         }
         _ => {}
     }
-    if let [a, b] = &args.files[..] {
-        // A against itself: every row would be matched with itself
-        let id = |p: &std::path::Path| {
-            use std::os::unix::fs::MetadataExt;
-            std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
-        };
-        if a.as_os_str() != "-" && id(a).is_some() && id(a) == id(b) {
-            return fail(format!(
-                "{} and {} are the same file: compare two runs (or one CSV with --variant-column)",
-                super::shown(a),
-                super::shown(b)
-            ));
-        }
-    }
     let mut extra = args.key.columns();
     if let Some(v) = &args.variant_column {
         extra.push(v.clone());

@@ -861,7 +861,10 @@ mod tests {
     /// The table `summarize` prints for `files` (name, text) read as one,
     /// rows read twice counted once.
     fn table(files: &[(&str, &str)]) -> Result<(String, Option<String>), CsvError> {
-        let mut res = Results::default();
+        let mut res = Results {
+            extra: vec!["model".to_string()],
+            ..Results::default()
+        };
         for (name, text) in files {
             read_one(&mut res, name, text.as_bytes())?;
         }

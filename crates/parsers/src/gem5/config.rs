@@ -706,6 +706,27 @@ pub fn ports(c: &Config) -> Vec<String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_tester_is_named_in_words() {
+        let t = Tester::RubyRandom {
+            cpus: 8,
+            checks: 100,
+            wakeup_frequency: 10,
+            check_flush: false,
+        };
+        assert_eq!(
+            t.to_string(),
+            "Ruby random tester, 8 CPUs, 100 checks, wakeup every 10 cycles"
+        );
+        let m = Tester::MemTest {
+            cpus: 1,
+            max_loads: 1000,
+            percent_reads: 65,
+        };
+        assert_eq!(m.to_string(), "MemTest, 1 CPU, 1000 loads, 65% reads");
+        assert_eq!(Tester::Other { cpus: 2 }.to_string(), "2 CPUs");
+    }
+
     fn read(run: &str, file: &str) -> Vec<u8> {
         std::fs::read(crate::gem5::runs::mi_example(run).join(file)).unwrap()
     }
