@@ -1310,3 +1310,118 @@ fn a_runs_process_group_goes_with_its_runner_and_its_run() {
     assert!(said, "no log says the child was stopped");
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Trust, round 3, class 5: a campaign whose last event a crash tore, at
+/// any byte, is still read (`status`, `report`: the torn event's mutant
+/// pending) and resumed (the mutant run again, done once; the log whole).
+#[test]
+fn a_crash_at_any_byte_of_the_last_event_leaves_the_campaign_resumable_and_reportable() {
+    let (base, root) = fresh("torn-log");
+    // one survivor: a quick campaign whose last event is its MutantDone
+    let m = four_mutants(&root).swap_remove(1);
+    let dir = base.join("campaign");
+    let c = Campaign::init(&dir, settings(&root), vec![m.clone()]).unwrap();
+    assert_eq!(run_all(&c), 1);
+    let log = dir.join("events-0.jsonl");
+    let whole = std::fs::read(&log).unwrap();
+    let last = whole[..whole.len() - 1]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    assert!(String::from_utf8_lossy(&whole[last..]).contains("mutant_done"));
+    let bin = env!("CARGO_BIN_EXE_memconform");
+    // every cut inside the last event (not the whole file: that is done)
+    for cut in last..whole.len() {
+        std::fs::write(&log, &whole[..cut]).unwrap();
+        let c = Campaign::open(&dir).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        let s = State::of(&c).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        assert!(!s.status.contains_key(&m.id), "cut at {cut}: still done");
+        let text = memconform::mutate::report::write_all(&s)
+            .unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        assert!(
+            text.contains("1 mutants, 0 done, 1 pending"),
+            "cut at {cut}: {text}"
+        );
+        // the commands, at a few cuts (a process each)
+        if cut == last || cut + 1 == whole.len() || cut == (last + whole.len()) / 2 {
+            for command in ["status", "report"] {
+                let o = Command::new(bin)
+                    .args(["mutate", command, dir.to_str().unwrap()])
+                    .output()
+                    .unwrap();
+                // 6: a mutant still pending, not an error
+                assert_eq!(
+                    o.status.code(),
+                    Some(if command == "report" { 6 } else { 0 }),
+                    "cut at {cut}: mutate {command}: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
+            }
+        }
+    }
+    // resumed from three cuts: the torn event's mutant runs again, once
+    for cut in [last + 1, (last + whole.len()) / 2, whole.len() - 1] {
+        std::fs::write(&log, &whole[..cut]).unwrap();
+        let c = Campaign::open(&dir).unwrap();
+        assert_eq!(run_all(&c), 1, "cut at {cut}");
+        let bytes = std::fs::read(&log).unwrap();
+        assert!(bytes.ends_with(b"\n"));
+        let events = c.events().unwrap();
+        let done = events
+            .iter()
+            .filter(|e| matches!(e, Event::MutantDone { mutant, .. } if *mutant == m.id))
+            .count();
+        assert_eq!(done, 1, "cut at {cut}");
+        // every line of the log parses: nothing was glued to the torn bytes
+        for (i, l) in bytes.split(|&b| b == b'\n').enumerate() {
+            if !l.is_empty() {
+                assert!(
+                    serde_json::from_slice::<serde_json::Value>(l).is_ok(),
+                    "cut at {cut}: line {} does not parse",
+                    i + 1
+                );
+            }
+        }
+        assert_eq!(State::of(&c).unwrap().status[&m.id], Status::Survived);
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Trust, round 3, classes 2 and 8: `mutate report` never writes over
+/// what it reads (a report file made a symlink to the mutants), and a seed
+/// listed twice is refused, at init and in a hand-edited campaign.toml.
+#[test]
+fn the_report_never_overwrites_the_campaign_and_a_seed_twice_is_refused() {
+    let (base, root) = fresh("report-guard");
+    let mut twice = settings(&root);
+    twice.seeds = vec![1, 2, 1];
+    let e = Campaign::init(&base.join("twice"), twice, four_mutants(&root))
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("seed 1 given twice"), "{e}");
+    let dir = base.join("campaign");
+    Campaign::init(&dir, settings(&root), four_mutants(&root)).unwrap();
+    let mutants = std::fs::read(dir.join("mutants.jsonl")).unwrap();
+    std::os::unix::fs::symlink(dir.join("mutants.jsonl"), dir.join("report.txt")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["mutate", "report", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("one of the inputs"), "{e}");
+    assert_eq!(std::fs::read(dir.join("mutants.jsonl")).unwrap(), mutants);
+    // campaign.toml edited by hand: a seed twice
+    let toml = dir.join("campaign.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let edited = text.replace(
+        "seeds = [\n    1,\n    2,\n]",
+        "seeds = [\n    1,\n    2,\n    2,\n]",
+    );
+    assert_ne!(edited, text, "{text}");
+    std::fs::write(&toml, edited).unwrap();
+    let e = Campaign::open(&dir).err().expect("refused");
+    assert!(e.to_string().contains("seed 2 twice"), "{e}");
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -175,6 +175,8 @@ fn print_out(command: &str, text: &str, code: i32) -> i32 {
 /// prints the text one. Exit 0 when every mutant is done, 6 while some are
 /// pending.
 pub(crate) fn report(args: &DirArgs) -> i32 {
+    // the reports go beside what they are made from, never over it
+    memconform_report::protect(&campaign_inputs(&args.dir));
     let done = Campaign::open(&args.dir).and_then(|c| {
         let s = State::of(&c)?;
         let text = memconform_mutate::report::write_all(&s)?;
@@ -192,6 +194,32 @@ pub(crate) fn report(args: &DirArgs) -> i32 {
             exit::INPUT_ERROR
         }
     }
+}
+
+/// What `mutate report` and `mutate slurm` read in campaign `dir`: its
+/// settings, mutants, patches, event logs and runs (every file under
+/// `runs/`), which their outputs must not touch.
+fn campaign_inputs(dir: &std::path::Path) -> memconform_report::Inputs {
+    let mut inputs = memconform_report::Inputs::new();
+    for name in [
+        "campaign.toml",
+        "mutants.jsonl",
+        "base.patch",
+        "patches",
+        "runs",
+    ] {
+        inputs.add(&dir.join(name));
+    }
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let n = e.file_name();
+            let n = n.to_string_lossy();
+            if n.starts_with("events-") && n.ends_with(".jsonl") {
+                inputs.add(&e.path());
+            }
+        }
+    }
+    inputs
 }
 
 #[derive(Args)]
@@ -536,6 +564,8 @@ fn max_array_size() -> Option<usize> {
 
 /// `mutate slurm`: writes the scripts and submits the array and the merge job.
 pub(crate) fn slurm(args: &SlurmArgs) -> i32 {
+    // the scripts go beside the campaign, never over it
+    memconform_report::protect(&campaign_inputs(&args.dir));
     let c = match Campaign::open(&args.dir) {
         Ok(c) => c,
         Err(e) => {

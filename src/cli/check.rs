@@ -13,7 +13,7 @@ use memconform_core::models::Model;
 use memconform_ingest::{discover, Checked, Reading};
 use memconform_report::html::HtmlReport;
 use memconform_report::shrunk::{shrink_checked, shrink_outcomes};
-use memconform_report::{brief, Output};
+use memconform_report::{brief, Inputs, Output};
 use memconform_report::{contradicts_expectation, rows, write_csv, write_json, write_text};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -320,8 +320,16 @@ pub fn run(args: CheckArgs) -> i32 {
         in_progress: false,
         promise: args.promise,
     };
+    let found = discover(&args.paths);
+    let (files, mut errors) = (found.inputs, found.errors);
+    // no output over an input: -o, and every file --shrink, --html and
+    // --dot write (a gem5 run directory is an input as a whole; a
+    // directory only searched is not, the files found in it are)
+    memconform_report::protect(&Inputs::new().with(&files));
     for dir in [&args.shrink, &args.dot].into_iter().flatten() {
-        if let Err(e) = std::fs::create_dir_all(dir) {
+        if let Err(e) =
+            memconform_report::refuse_input(dir).and_then(|()| std::fs::create_dir_all(dir))
+        {
             say!("memconform: cannot create {}: {e}", shown(dir));
             return exit::INPUT_ERROR;
         }
@@ -342,7 +350,6 @@ pub fn run(args: CheckArgs) -> i32 {
     let example_budget = budget(args.shrink_timeout.unwrap_or(10.0));
     let mut shrunk_names = std::collections::HashSet::new();
     let mut shrunk = 0usize;
-    let (files, mut errors) = discover(&args.paths);
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     {
         // Ctrl-C, SIGTERM, SIGHUP: the histories in flight end `unknown`
@@ -358,30 +365,15 @@ pub fn run(args: CheckArgs) -> i32 {
 
     // -o: written to a temporary file beside it and renamed over it only
     // when every write succeeded, so old results survive a failed run;
-    // never over one of the inputs
+    // never over one of the inputs (refused by `Output::create`)
     let sink_out = match &args.out {
-        Some(path) => {
-            if let Ok(target) = std::fs::canonicalize(path) {
-                let is_input = files
-                    .iter()
-                    .chain(&args.paths)
-                    .any(|f| std::fs::canonicalize(f).is_ok_and(|f| f == target));
-                if is_input {
-                    say!(
-                        "memconform: refusing to write the results over an input: {}",
-                        shown(path)
-                    );
-                    return exit::INPUT_ERROR;
-                }
+        Some(path) => match Output::create(path) {
+            Ok(o) => Sink::File(o),
+            Err(e) => {
+                say!("memconform: cannot create {}: {e}", shown(path));
+                return exit::INPUT_ERROR;
             }
-            match Output::create(path) {
-                Ok(o) => Sink::File(o),
-                Err(e) => {
-                    say!("memconform: cannot create {}: {e}", shown(path));
-                    return exit::INPUT_ERROR;
-                }
-            }
-        }
+        },
         None => Sink::Stdout(io::stdout().lock()),
     };
     let mut out = BufWriter::new(sink_out);
@@ -393,8 +385,15 @@ pub fn run(args: CheckArgs) -> i32 {
     let mut internal: Vec<String> = Vec::new();
     let mut header = true;
     let mut write_failed: Option<io::Error> = None;
+    // the --shrink, --html and --dot files that could not be written
+    let mut unwritten: Vec<String> = Vec::new();
     let mut last_file: Option<PathBuf> = None;
-    let mut warnings: Vec<String> = Vec::new();
+    // what the walk passed over (a symlink loop), said once
+    let mut warnings: Vec<String> = found
+        .notes
+        .into_iter()
+        .map(|n| format!("note: {n}"))
+        .collect();
     // the summary: a line per run, written when its last history is in
     let summary = matches!(args.format, Format::Summary);
     let widths = brief::Widths::for_inputs(files.iter().map(|f| f.as_path()));
@@ -483,6 +482,14 @@ pub fn run(args: CheckArgs) -> i32 {
                             shrunk += written.iter().filter(|n| n.starts_with("shrunk")).count();
                             notes.extend(written);
                         }
+                        // a report file not written (refused over an input,
+                        // a full disk): an output error, not only a note
+                        unwritten.extend(
+                            notes
+                                .iter()
+                                .filter(|n| n.starts_with("cannot write"))
+                                .cloned(),
+                        );
                     }
                     if summary && c.broken() && wants_example(&tally, last_file.as_deref(), file) {
                         example = brief::example(file, &c, &opts, example_budget);
@@ -657,9 +664,12 @@ pub fn run(args: CheckArgs) -> i32 {
         );
         return super::signals::code(sig);
     }
+    for u in &unwritten {
+        say!("error: {u}");
+    }
     if !internal.is_empty() {
         exit::INTERNAL
-    } else if !errors.is_empty() {
+    } else if !errors.is_empty() || !unwritten.is_empty() {
         exit::INPUT_ERROR
     } else if args.expect && unexpected > 0 {
         exit::UNEXPECTED

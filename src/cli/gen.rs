@@ -123,7 +123,7 @@ pub fn run(args: GenArgs) -> i32 {
         let mut meta = vec![
             (
                 "memory".to_string(),
-                format!("{memory:?}").to_lowercase(),
+                memory_name(memory).to_string(),
                 Pos::default(),
             ),
             ("seed".to_string(), seed.to_string(), Pos::default()),
@@ -135,7 +135,7 @@ pub fn run(args: GenArgs) -> i32 {
                 Pos::default(),
             ));
         }
-        let name = format!("gen-{}-{seed}", format!("{memory:?}").to_lowercase());
+        let name = format!("gen-{}-{seed}", memory_name(memory));
         if args.format == Format::Axe {
             let mut comments = vec![name];
             comments.extend(meta.iter().map(|(k, v, _)| format!("{k} {v}")));
@@ -193,4 +193,13 @@ pub fn run(args: GenArgs) -> i32 {
 /// for a closed pipe, else 2 with the error).
 fn written_or_exit(written: io::Result<()>) -> Result<(), i32> {
     written.map_err(|e| super::write_failed("gen", "the histories", &e))
+}
+
+/// The memory's name in `@memory` and history names (`sc`, `tso`, `pso`).
+fn memory_name(m: Memory) -> &'static str {
+    match m {
+        Memory::Sc => "sc",
+        Memory::Tso => "tso",
+        Memory::Pso => "pso",
+    }
 }

@@ -34,19 +34,11 @@ pub struct MergeArgs {
 
 /// Runs `merge`; returns the exit code.
 pub fn run(args: MergeArgs) -> i32 {
+    // -o never over one of the parts
+    memconform_report::protect(&memconform_report::Inputs::new().with(&args.files));
     if let Some(out) = &args.out {
-        if let Ok(target) = std::fs::canonicalize(out) {
-            if args
-                .files
-                .iter()
-                .any(|f| std::fs::canonicalize(f).is_ok_and(|f| f == target))
-            {
-                say!(
-                    "memconform merge: refusing to write over an input: {}",
-                    super::shown(out)
-                );
-                return exit::INPUT_ERROR;
-            }
+        if let Err(e) = memconform_report::refuse_input(out) {
+            return super::write_failed("merge", &super::shown(out), &e);
         }
     }
     let bytes = match merge(&args.files) {

@@ -56,6 +56,9 @@ gem5 only (tester check, protocol panic, deadlock or crash, no violation), survi
 unknown; unviable mutants are not drawn (the legend counts them). seeds-to-kill takes each \
 mutant's seeds in ascending seed value; k runs to the most seeds any mutant ran.
 
+A history × model read twice (a merge given with its parts, overlapping shards) is drawn once, \
+with a note; twice with different verdicts is an error. -o never names an input.
+
 Exit status: 0 ok, 2 bad input (reported as file:line: message) or an unwritable output (-o \
 is then left as it was), 141 standard output closed early (a broken pipe).
 
@@ -164,10 +167,23 @@ pub fn run(args: PlotArgs) -> i32 {
             kind.name()
         ));
     }
+    // -o never over one of the CSVs
+    memconform_report::protect(&memconform_report::Inputs::new().with(&args.files));
+    if let Some(out) = &args.out {
+        if let Err(e) = memconform_report::refuse_input(out) {
+            return fail(format!("cannot write {}: {e}", super::shown(out)));
+        }
+    }
     let svg = if kind.of_kill_matrix() {
         read_kill_matrix(&args.files).and_then(|km| plot_mutation::render_svg(&km, &opts))
     } else {
-        read_results(&args.files, &[]).and_then(|res| render_svg(&res, &opts))
+        read_results(&args.files, &[]).and_then(|mut res| {
+            // rows that arrive twice (a merge and its parts) count once
+            if let Some(note) = res.count_once()? {
+                say!("memconform plot: note: {note}");
+            }
+            render_svg(&res, &opts)
+        })
     };
     let svg = match svg {
         Ok(s) => s,

@@ -130,17 +130,11 @@ pub fn run(args: ShrinkArgs) -> i32 {
         allow_damage: args.allow_damage,
         ..Reading::default()
     };
+    // -o never over the input (a gem5 run directory: nor into it)
+    memconform_report::protect(&memconform_report::Inputs::new().with([&args.input]));
     if let Some(out) = &args.out {
-        let same = std::fs::canonicalize(out)
-            .ok()
-            .zip(std::fs::canonicalize(&args.input).ok())
-            .is_some_and(|(a, b)| a == b);
-        if same {
-            say!(
-                "memconform shrink: refusing to write over the input: {}",
-                shown(out)
-            );
-            return exit::INPUT_ERROR;
+        if let Err(e) = memconform_report::refuse_input(out) {
+            return super::write_failed("shrink", &shown(out), &e);
         }
     }
     let picked = match pick_violation(&args.input, args.model, &opts, &reading, args.index) {

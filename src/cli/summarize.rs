@@ -26,6 +26,10 @@ ccv, ... already caught), median and p95 (nearest rank) of time_ms, mean coverag
 cells and, when present, mean kernel_coverage. Groups are sorted numerically where values are \
 numbers, models weakest first.
 
+A history × model read twice (the same file, index, variant, seed and size: a merge given with \
+its parts, overlapping shards) counts once, with a note; twice with different verdicts is an \
+error. One file given twice is refused.
+
 Exit status: 0 ok, 2 bad input (reported as file:line: message) or an output that cannot be \
 written, 141 standard output closed early (a broken pipe, e.g. `| head`).
 
@@ -81,13 +85,22 @@ pub fn run(args: SummarizeArgs) -> i32 {
             return exit::INPUT_ERROR;
         }
     }
-    let res = match read_results(&args.files, &by) {
+    let mut res = match read_results(&args.files, &by) {
         Ok(r) => r,
         Err(e) => {
             say!("memconform summarize: {e}");
             return exit::INPUT_ERROR;
         }
     };
+    // rows that arrive twice (a merge and its parts) count once
+    match res.count_once() {
+        Ok(None) => {}
+        Ok(Some(note)) => say!("memconform summarize: note: {note}"),
+        Err(e) => {
+            say!("memconform summarize: {e}");
+            return exit::INPUT_ERROR;
+        }
+    }
     let summary = summarize(&res, &by);
     let mut out = BufWriter::new(io::stdout().lock());
     let written = match args.format {

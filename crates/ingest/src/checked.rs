@@ -326,11 +326,7 @@ pub fn check_run(
             let mut notes = std::mem::take(&mut ing.notes);
             notes.insert(
                 0,
-                format!(
-                    "gem5 run: protocol {}, {:?}",
-                    run.protocol.name(),
-                    run.tester
-                ),
+                format!("gem5 run: protocol {}, {}", run.protocol.name(), run.tester),
             );
             if let Some(p) = &run.panic {
                 notes.push(format!("gem5 stopped: {}", without_pointers(p)));

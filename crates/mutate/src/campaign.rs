@@ -507,6 +507,11 @@ impl Campaign {
         if settings.seeds.is_empty() {
             return Err(err("no seeds: a campaign needs at least one"));
         }
+        if let Some(s) = seed_twice(&settings.seeds) {
+            return Err(err(format!(
+                "seed {s} given twice: each seed runs once per mutant"
+            )));
+        }
         for m in &settings.models {
             Model::from_name(m).ok_or_else(|| err(format!("unknown model `{m}`")))?;
         }
@@ -576,6 +581,12 @@ impl Campaign {
         let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
         let settings: Settings =
             toml::from_str(&text).map_err(|e| err(format!("{}: {e}", shown(&path))))?;
+        if let Some(s) = seed_twice(&settings.seeds) {
+            return Err(err(format!(
+                "{}: seed {s} twice in `seeds`: each seed runs once per mutant",
+                shown(&path)
+            )));
+        }
         let path = dir.join("mutants.jsonl");
         let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
         let mut mutants = Vec::new();
@@ -634,20 +645,19 @@ impl Campaign {
         logs.sort();
         let mut out = Vec::new();
         for log in logs {
-            let f = File::open(&log).map_err(|e| io_err(&log, e))?;
-            let lines: Vec<String> = BufReader::new(f)
-                .lines()
-                .collect::<Result<_, _>>()
-                .map_err(|e| io_err(&log, e))?;
+            let bytes = fs::read(&log).map_err(|e| io_err(&log, e))?;
+            let lines = whole_lines(&bytes);
             let n = lines.len();
             let mut events = Vec::with_capacity(n);
             for (i, line) in lines.into_iter().enumerate() {
-                match serde_json::from_str(&line) {
+                match serde_json::from_slice(line) {
                     Ok(e) => {
-                        let at = serde_json::from_str::<At>(&line).ok().and_then(|a| a.at);
+                        let at = serde_json::from_slice::<At>(line).ok().and_then(|a| a.at);
                         events.push((at, e));
                     }
-                    Err(_) if i + 1 == n => {} // cut by a crash: not done
+                    // a crash mid-write that left a newline (a file system
+                    // that grew the file before its bytes): not done
+                    Err(_) if i + 1 == n => {}
                     Err(e) => return Err(err(format!("{}:{}: {e}", shown(&log), i + 1))),
                 }
             }
@@ -826,18 +836,34 @@ pub struct RunOptions<'a> {
     pub progress: &'a (dyn Fn(&str) + Sync),
 }
 
+/// The whole lines of an event log (each ends with `\n`, which is left
+/// out): the bytes after the last `\n` are an event a crash cut (its line
+/// was never acknowledged), whatever they hold, and are not a line.
+fn whole_lines(bytes: &[u8]) -> Vec<&[u8]> {
+    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    bytes[..whole]
+        .split_inclusive(|&b| b == b'\n')
+        .map(|l| &l[..l.len() - 1])
+        .collect()
+}
+
 /// The append-only log of one shard: a line per event, synced.
 struct Log {
     file: Mutex<File>,
 }
 
 impl Log {
+    /// Opens the log for appending, first cut back to its last whole line:
+    /// an event a crash tore (no `\n` at its end) is removed, never glued
+    /// to the next one (see [`whole_lines`]). The shard's lock is held.
     fn open(path: &Path) -> Result<Log, Error> {
         let file = OpenOptions::new()
             .create(true)
+            .read(true)
             .append(true)
             .open(path)
             .map_err(|e| io_err(path, e))?;
+        cut_torn_tail(&file).map_err(|e| io_err(path, e))?;
         Ok(Log {
             file: Mutex::new(file),
         })
@@ -862,6 +888,48 @@ impl Log {
             .and_then(|()| f.sync_data())
             .map_err(|e| err(format!("cannot write the event log: {e}")))
     }
+}
+
+/// The first seed that `seeds` lists a second time.
+fn seed_twice(seeds: &[u64]) -> Option<u64> {
+    let mut seen = HashSet::new();
+    seeds.iter().copied().find(|&s| !seen.insert(s))
+}
+
+/// A command's end as people read it: `exit 3`, or `ended by a signal`
+/// (no exit status).
+fn exit_text(code: Option<i32>) -> String {
+    match code {
+        Some(c) => format!("exit {c}"),
+        None => "ended by a signal".to_string(),
+    }
+}
+
+/// Truncates `file` after its last `\n` (to nothing without one), synced:
+/// what follows is a torn event.
+fn cut_torn_tail(file: &File) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let len = file.metadata()?.len();
+    let mut f = file;
+    // back from the end in blocks to the last newline
+    let mut end = len;
+    let mut buf = vec![0u8; 4096];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let chunk = &mut buf[..(end - start) as usize];
+        f.seek(SeekFrom::Start(start))?;
+        f.read_exact(chunk)?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            end = start + i as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    if end < len {
+        file.set_len(end)?;
+        file.sync_data()?;
+    }
+    Ok(())
 }
 
 /// A private copy of the user's gem5 tree.
@@ -1801,7 +1869,8 @@ fn run_baseline(
     }
     if code != Some(0) {
         return Err(err(format!(
-            "the baseline does not build (exit {code:?} after {secs:.0} s; {}):\n{}",
+            "the baseline does not build ({} after {secs:.0} s; {}):\n{}",
+            exit_text(code),
             shown(&build_log),
             tail(&build_log, 20)
         )));
@@ -2199,7 +2268,7 @@ fn prepare_mutant(
             o,
             m,
             Status::Unviable,
-            &format!("unviable (build exit {code:?})"),
+            &format!("unviable (build {})", exit_text(code)),
         );
     }
     Ok(Prepared::Built)
@@ -2400,5 +2469,71 @@ mod phase_tests {
         assert_eq!((p.regenerate_s, p.compile_s, p.link_s), (20.0, 0.0, 20.0));
         // no step line at all (not SCons): no phases
         assert!(BuildPhases::of(5.0, None, None, None).is_none());
+    }
+}
+
+#[cfg(test)]
+mod log_tests {
+    use super::{whole_lines, Event, Log, Status};
+
+    fn parsed(bytes: &[u8]) -> Vec<Event> {
+        whole_lines(bytes)
+            .into_iter()
+            .map(|l| serde_json::from_slice(l).expect("a whole line parses"))
+            .collect()
+    }
+
+    /// A log cut at every byte of its last event is opened, cut back to its
+    /// whole lines, appended to, and read: the torn event is gone, the
+    /// earlier ones and the new one are there, every line parses.
+    #[test]
+    fn a_crash_at_any_byte_of_the_last_event_leaves_a_log_that_appends_and_reads() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("events-0.jsonl");
+        let log = Log::open(&path).unwrap();
+        log.push(&Event::Started { slots: 1, cores: 2 }).unwrap();
+        log.push(&Event::MutantDone {
+            mutant: "ADS-0001-é".into(),
+            status: Status::Survived,
+        })
+        .unwrap();
+        drop(log);
+        let whole = std::fs::read(&path).unwrap();
+        let last = whole[..whole.len() - 1]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .unwrap()
+            + 1;
+        for cut in last..=whole.len() {
+            std::fs::write(&path, &whole[..cut]).unwrap();
+            // read as it lies: the torn event is not there
+            let before = parsed(&std::fs::read(&path).unwrap());
+            assert_eq!(before.len(), if cut == whole.len() { 2 } else { 1 });
+            let log = Log::open(&path).unwrap();
+            log.push(&Event::Started { slots: 3, cores: 3 }).unwrap();
+            drop(log);
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(bytes.ends_with(b"\n"), "cut at {cut}");
+            let after = parsed(&bytes);
+            assert_eq!(after.len(), before.len() + 1, "cut at {cut}");
+            assert!(
+                matches!(after.last(), Some(Event::Started { slots: 3, .. })),
+                "cut at {cut}"
+            );
+            // every line whole: nothing glued to the torn bytes
+            assert_eq!(
+                whole_lines(&bytes).len(),
+                bytes.iter().filter(|&&b| b == b'\n').count()
+            );
+        }
+    }
+
+    #[test]
+    fn the_bytes_after_the_last_newline_are_no_line() {
+        assert!(whole_lines(b"").is_empty());
+        assert!(whole_lines(b"{\"a\"").is_empty());
+        assert_eq!(whole_lines(b"x\ny"), [b"x"]);
+        assert_eq!(whole_lines(b"x\ny\n"), [&b"x"[..], b"y"]);
+        assert_eq!(whole_lines(b"\n\xc3"), [b""]);
     }
 }

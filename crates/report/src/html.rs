@@ -477,8 +477,9 @@ pub struct HtmlReport {
 }
 
 impl HtmlReport {
-    /// A report into `dir` (created if missing).
+    /// A report into `dir` (created if missing); refused in a protected input directory ([`crate::protect`]).
     pub fn create(dir: &Path) -> io::Result<HtmlReport> {
+        crate::refuse_input(dir)?;
         std::fs::create_dir_all(dir)?;
         Ok(HtmlReport {
             dir: dir.to_path_buf(),

@@ -26,7 +26,7 @@ use memconform_core::check::Verdict;
 use memconform_core::models::Model;
 use memconform_ingest::Checked;
 
-pub use output::{write_atomic, Output};
+pub use output::{protect, refuse_input, write_atomic, Inputs, Output};
 pub use row::{Row, COLUMNS};
 
 pub use memconform_parsers::text::{path_text, printable, printable_lines, shown_path};

@@ -62,6 +62,14 @@ pub fn merge(parts: &[PathBuf]) -> Result<Vec<u8>, MergeError> {
         }
     }
     let mut out = Vec::new();
+    if rows.is_empty() {
+        // header-only parts (shards given no input): a header-only merge,
+        // as `check -f csv` writes for no history, so the merge stays a
+        // results CSV that merges, summarizes and plots again
+        out.extend_from_slice(crate::COLUMNS.join(",").as_bytes());
+        out.push(b'\n');
+        return Ok(out);
+    }
     write_csv(&mut out, &rows, true).map_err(|e| MergeError(e.to_string()))?;
     Ok(out)
 }

@@ -114,6 +114,78 @@ impl Results {
     }
 }
 
+impl Results {
+    /// Keeps each history × model once: a row that reached the table again
+    /// — the same history (file, index, variant, seed and size) and model,
+    /// from a merge given with its parts, one file under two names, or
+    /// overlapping shards — is dropped (the first kept), and the note
+    /// returned says how many and where the first was. An error when the
+    /// two disagree on the verdict (runs of different options: merge them
+    /// first, or read them apart).
+    pub fn count_once(&mut self) -> Result<Option<String>, CsvError> {
+        type Key = (String, usize, String, String, usize, usize, usize, Model);
+        let key = |r: &Rec| -> Key {
+            (
+                r.file.to_string(),
+                r.index,
+                r.variant.to_string(),
+                r.seed.to_string(),
+                r.ops,
+                r.threads,
+                r.writes,
+                r.model,
+            )
+        };
+        let mut first: HashMap<Key, usize> = HashMap::with_capacity(self.rows.len());
+        let mut keep = vec![true; self.rows.len()];
+        let mut again: Option<(usize, usize)> = None;
+        let mut n = 0usize;
+        for (i, r) in self.rows.iter().enumerate() {
+            match first.entry(key(r)) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(i);
+                }
+                std::collections::hash_map::Entry::Occupied(o) => {
+                    let f = &self.rows[*o.get()];
+                    if f.verdict != r.verdict {
+                        return Err(CsvError::new(
+                            &self.files[r.source],
+                            Some(r.line),
+                            format!(
+                                "{} {} is {} here and {} at {}:{}: the same history checked                                  twice, with different results (memconform merge keeps the                                  last; or read them apart)",
+                                r.location(),
+                                r.model,
+                                r.verdict.name(),
+                                f.verdict.name(),
+                                self.files[f.source],
+                                f.line
+                            ),
+                        ));
+                    }
+                    keep[i] = false;
+                    n += 1;
+                    again.get_or_insert((*o.get(), i));
+                }
+            }
+        }
+        let Some((f, r)) = again else {
+            return Ok(None);
+        };
+        let (f, r) = (&self.rows[f], &self.rows[r]);
+        let note = format!(
+            "{n} row{} read twice (the same history and model; e.g. {}:{} again at {}:{}: a merge              with its parts, a file under two names, overlapping shards?): each counted once",
+            if n == 1 { "" } else { "s" },
+            self.files[f.source],
+            f.line,
+            self.files[r.source],
+            r.line
+        );
+        let mut k = keep.into_iter();
+        self.rows.retain(|_| k.next().unwrap_or(true));
+        Ok(Some(note))
+    }
+}
+
 /// Position of a model name in memconform's order (cc, ccv, …, pso); other
 /// names after, in alphabetical order.
 pub fn model_rank(name: &str) -> usize {
@@ -421,7 +493,8 @@ pub fn csv_io(e: csv::Error) -> io::Error {
     }
     match e.into_kind() {
         csv::ErrorKind::Io(e) => e,
-        k => io::Error::other(format!("{k:?}")),
+        // `is_io_error` said it is one
+        _ => io::Error::other("a CSV write failed"),
     }
 }
 
@@ -784,6 +857,72 @@ mod csv_fuzz;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table `summarize` prints for `files` (name, text) read as one,
+    /// rows read twice counted once.
+    fn table(files: &[(&str, &str)]) -> Result<(String, Option<String>), CsvError> {
+        let mut res = Results {
+            extra: vec!["model".to_string()],
+            ..Results::default()
+        };
+        for (name, text) in files {
+            read_one(&mut res, name, text.as_bytes())?;
+        }
+        let note = res.count_once()?;
+        let mut out = Vec::new();
+        summarize(&res, &["model".to_string()])
+            .write_table(&mut out)
+            .unwrap();
+        Ok((String::from_utf8(out).unwrap(), note))
+    }
+
+    #[test]
+    fn a_merge_with_its_parts_counts_each_row_once() {
+        let head = "file,index,variant,model,verdict\n";
+        let p0 = format!("{head}a.hist,0,,sc,violation\na.hist,1,,sc,consistent\n");
+        let p1 = format!("{head}b.hist,0,,sc,consistent\n");
+        let merged = format!(
+            "{head}a.hist,0,,sc,violation\na.hist,1,,sc,consistent\nb.hist,0,,sc,consistent\n"
+        );
+        // the merge alone is the evidence
+        let (alone, none) = table(&[("merged.csv", &merged)]).unwrap();
+        assert_eq!(none, None);
+        let (both, note) = table(&[
+            ("part-0.csv", &p0),
+            ("part-1.csv", &p1),
+            ("merged.csv", &merged),
+        ])
+        .unwrap();
+        assert_eq!(both, alone);
+        let note = note.expect("a note");
+        assert!(note.starts_with("3 rows read twice"), "{note}");
+        assert!(
+            note.contains("part-0.csv:2 again at merged.csv:2"),
+            "{note}"
+        );
+        // overlapping shards: the overlap once
+        let (overlap, note) =
+            table(&[("p0.csv", &p0), ("p0-again.csv", &p0), ("p1.csv", &p1)]).unwrap();
+        assert_eq!(overlap, alone);
+        assert!(note.unwrap().starts_with("2 rows read twice"));
+        // another variant of the same file is another run: both count
+        let other = format!("{head}a.hist,0,fixed,sc,consistent\n");
+        let (_, note) = table(&[("p0.csv", &p0), ("other.csv", &other)]).unwrap();
+        assert_eq!(note, None);
+    }
+
+    #[test]
+    fn the_same_history_with_another_verdict_is_an_error_at_its_line() {
+        let head = "file,index,model,verdict\n";
+        let a = format!("{head}a.hist,0,sc,violation\n");
+        let b = format!("{head}x.hist,3,sc,consistent\na.hist,0,sc,unknown\n");
+        let e = table(&[("a.csv", &a), ("b.csv", &b)]).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("b.csv", Some(3)), "{e}");
+        assert!(
+            e.message.contains("unknown here and violation at a.csv:2"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn percentiles_by_nearest_rank() {

@@ -282,14 +282,22 @@ fn controllers(config: &Config) -> Vec<(String, usize)> {
 pub fn compare_configs(ini: &Config, json: &Config) -> Option<String> {
     let describe = |c: &Config| {
         format!(
-            "{}, {:?}, {} CPUs, controllers {:?}",
+            "{}, {}, {} CPUs, controllers {}",
             config::protocol(c).name(),
             config::tester(c),
             config::cpus(c).len(),
             {
                 let mut v = controllers(c);
                 v.sort();
-                v
+                if v.is_empty() {
+                    "none".to_string()
+                } else {
+                    // `L1Cache × 4, Directory × 1`
+                    v.iter()
+                        .map(|(m, n)| format!("{m} × {n}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
             }
         )
     };

@@ -19,7 +19,7 @@ use memconform_core::certificate::Violation;
 pub fn origin_text(g: &super::tester::Origin, trace: Option<&str>) -> String {
     let a = &g.access;
     let how = match g.resolution {
-        Some(r) if r != super::tester::Resolution::Latest => format!(" [{r:?}]"),
+        Some(r) if r != super::tester::Resolution::Latest => format!(" [{r}]"),
         _ => String::new(),
     };
     let trace = trace.map(|t| format!("{t}:")).unwrap_or_default();

@@ -666,6 +666,18 @@ pub enum Resolution {
     NoWrite,
 }
 
+impl std::fmt::Display for Resolution {
+    /// How messages name it: `latest`, `stale`, `ambiguous`, `no write`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Resolution::Latest => "latest",
+            Resolution::Stale => "stale",
+            Resolution::Ambiguous => "ambiguous",
+            Resolution::NoWrite => "no write",
+        })
+    }
+}
+
 /// One history operation's origin in the trace.
 #[derive(Debug, Clone)]
 pub struct Origin {

@@ -529,6 +529,40 @@ pub enum Tester {
     Other { cpus: u32 },
 }
 
+impl std::fmt::Display for Tester {
+    /// The tester as messages name it: `Ruby random tester, 8 CPUs, 100
+    /// checks, wakeup every 10 cycles`, `MemTest, 4 CPUs, 1000 loads, 65%
+    /// reads`, `2 CPUs` (no tester: the run's own programs).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cpus = |n: u32| format!("{n} CPU{}", if n == 1 { "" } else { "s" });
+        match self {
+            Tester::RubyRandom {
+                cpus: n,
+                checks,
+                wakeup_frequency,
+                check_flush,
+            } => {
+                write!(
+                f,
+                "Ruby random tester, {}, {checks} checks, wakeup every {wakeup_frequency} cycles{}",
+                cpus(*n),
+                if *check_flush { ", flushes checked" } else { "" }
+            )
+            }
+            Tester::MemTest {
+                cpus: n,
+                max_loads,
+                percent_reads,
+            } => write!(
+                f,
+                "MemTest, {}, {max_loads} loads, {percent_reads}% reads",
+                cpus(*n)
+            ),
+            Tester::Other { cpus: n } => f.write_str(&cpus(*n)),
+        }
+    }
+}
+
 /// The number in a key, 0 when absent or malformed.
 fn num<T: std::str::FromStr + Default>(c: &Config, section: &str, key: &str) -> T {
     c.get(section, key)
@@ -683,6 +717,27 @@ pub fn ports(c: &Config) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tester_is_named_in_words() {
+        let t = Tester::RubyRandom {
+            cpus: 8,
+            checks: 100,
+            wakeup_frequency: 10,
+            check_flush: false,
+        };
+        assert_eq!(
+            t.to_string(),
+            "Ruby random tester, 8 CPUs, 100 checks, wakeup every 10 cycles"
+        );
+        let m = Tester::MemTest {
+            cpus: 1,
+            max_loads: 1000,
+            percent_reads: 65,
+        };
+        assert_eq!(m.to_string(), "MemTest, 1 CPU, 1000 loads, 65% reads");
+        assert_eq!(Tester::Other { cpus: 2 }.to_string(), "2 CPUs");
+    }
 
     fn read(run: &str, file: &str) -> Vec<u8> {
         std::fs::read(crate::gem5::runs::mi_example(run).join(file)).unwrap()

@@ -162,7 +162,10 @@ fn entry(line: &str) -> Result<(String, Vec<f64>), (usize, String)> {
             None => {
                 return Err((
                     col,
-                    format!("expected a number for statistic {name}, found {token:?}"),
+                    format!(
+                        "expected a number for statistic {name}, found `{}`",
+                        crate::text::printable(token)
+                    ),
                 ))
             }
         }
