@@ -477,6 +477,7 @@ fn rmw_history(seed: u64) -> RawHistory {
                     .into_iter()
                     .map(|kind| RawOp {
                         kind,
+                        ann: Default::default(),
                         ticks: None,
                         pos: Default::default(),
                     })

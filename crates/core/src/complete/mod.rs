@@ -11,6 +11,7 @@ mod enumerate;
 mod frontier;
 pub mod interleave;
 pub mod linearize;
+pub mod ob;
 mod sat;
 mod saturate;
 

@@ -4,7 +4,7 @@
 
 use crate::certificate::validate::StoreModel;
 use crate::history::History;
-use crate::models::{cc, ccm, ccv, cm, pso, sc, tso, wccm, wsc, Checked, Model, Spec};
+use crate::models::{armv8, cc, ccm, ccv, cm, pso, rmo, sc, tso, wccm, wsc, Checked, Model, Spec};
 
 /// How a model is defined.
 #[derive(Clone, Copy)]
@@ -45,7 +45,8 @@ pub struct Facts {
     pub store: Option<Store>,
     /// `n×n` bit matrices its dense form holds at once (memory estimate).
     pub dense_matrices: u64,
-    /// Frontier slots per lane of its sparse form (memory estimate).
+    /// Frontier slots per lane of its sparse form (memory estimate); 0:
+    /// it has no sparse form (dense only).
     pub sparse_slots: u64,
 }
 
@@ -67,7 +68,7 @@ use Model::*;
 /// ignore RMW atomicity and `@final`).
 /// Sparse slots: CC's frontiers and, while CC is checked, its past frontiers;
 /// three graphs' worth for TSO, PSO and wCCM.
-pub const FACTS: [Facts; 9] = [
+pub const FACTS: [Facts; 11] = [
     Facts {
         model: Cc,
         name: "cc",
@@ -181,6 +182,32 @@ pub const FACTS: [Facts; 9] = [
         store: Some(Store::Ww(StoreModel::Pso)),
         dense_matrices: 14,
         sparse_slots: 3,
+    },
+    Facts {
+        model: Rmo,
+        name: "rmo",
+        source: "consistency-framework-2k §4.2",
+        definition: Definition::Graphs(rmo::spec),
+        // none proved: RMO allows load-load hazards (CoRR), which every
+        // causal model forbids (implications §9)
+        chain: &[],
+        implies: &[],
+        store: Some(Store::Ww(StoreModel::Rmo)),
+        dense_matrices: 14,
+        sparse_slots: 0,
+    },
+    Facts {
+        model: Armv8,
+        name: "armv8",
+        source: "herd7 aarch64.cat (ARMv8 ARM B2.3), without dob",
+        // the internal graph; `ob` is checked by its own search
+        // (models::armv8::decide)
+        definition: Definition::Graphs(armv8::spec),
+        chain: &[],
+        implies: &[],
+        store: Some(Store::Ww(StoreModel::Armv8)),
+        dense_matrices: 14,
+        sparse_slots: 0,
     },
 ];
 
