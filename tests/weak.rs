@@ -85,6 +85,14 @@ fn rmo_and_armv8_agree_with_brute_force_on_random_annotated_histories() {
         let text = w_to_hist(&b, true);
         let h = hist(&text);
         let want = w_verdicts(&b);
+        // the table's implications on annotated histories (implications §10)
+        assert!(!want.armv8 || want.rmo, "ARMv8 ⇒ RMO refuted by\n{text}");
+        if Model::Sc.check(&h).is_ok() {
+            assert!(want.armv8, "SC ⇒ ARMv8 refuted by\n{text}");
+        }
+        if Model::Tso.check(&h).is_ok() {
+            assert!(want.rmo, "TSO ⇒ RMO refuted by\n{text}");
+        }
         for (m, want) in [(Model::Rmo, want.rmo), (Model::Armv8, want.armv8)] {
             let (got, pattern) = pipeline_pattern(&h, m, &text);
             if let Some(p) = pattern {

@@ -65,7 +65,10 @@ use Model::*;
 /// ⇒ PSO (consistency-framework-2k §4.2). wCCM implies none of the others
 /// (it accepts a read of a po-later own write), PSO none (message passing
 /// is PSO only), and no polynomial model implies SC, TSO or PSO (they
-/// ignore RMW atomicity and `@final`).
+/// ignore RMW atomicity and `@final`). The weak ISAs (implications §10):
+/// SC ⇒ ARMv8 ⇒ RMO and TSO ⇒ RMO; nothing else implies them (PSO leaves
+/// `F.st` out, TSO ignores release-acquire), and they imply nothing else
+/// (RMO allows CoRR, ARMv8 allows LB).
 /// Sparse slots: CC's frontiers and, while CC is checked, its past frontiers;
 /// three graphs' worth for TSO, PSO and wCCM.
 pub const FACTS: [Facts; 11] = [
@@ -149,8 +152,9 @@ pub const FACTS: [Facts; 11] = [
         // wsc-saturation Lemma 3, then wSC's (implications §5)
         chain: &[Cc, Ccv, Cm, Ccm, Wsc],
         // an SC witness is a TSO and a PSO witness; wCCM through CCM or TSO
-        // (implications §5)
-        implies: &[Tso, Pso, Wccm],
+        // (implications §5); an SC witness is an RMO and an ARMv8 one
+        // (implications §10)
+        implies: &[Tso, Pso, Wccm, Rmo, Armv8],
         store: Some(Store::Ww(StoreModel::Sc)),
         dense_matrices: 8,
         sparse_slots: 1,
@@ -166,8 +170,8 @@ pub const FACTS: [Facts; 11] = [
         // checking Lemma 3 (implications §7)
         chain: &[Cc, Wccm],
         // CCv: implications §6; a TSO witness is a PSO witness:
-        // implications §8
-        implies: &[Ccv, Pso],
+        // implications §8; and an RMO witness: implications §10
+        implies: &[Ccv, Pso, Rmo],
         store: Some(Store::Ww(StoreModel::Tso)),
         dense_matrices: 14,
         sparse_slots: 3,
@@ -204,7 +208,8 @@ pub const FACTS: [Facts; 11] = [
         // (models::armv8::decide)
         definition: Definition::Graphs(armv8::spec),
         chain: &[],
-        implies: &[],
+        // an ARMv8 witness is an RMO witness (implications §10)
+        implies: &[Rmo],
         store: Some(Store::Ww(StoreModel::Armv8)),
         dense_matrices: 14,
         sparse_slots: 0,

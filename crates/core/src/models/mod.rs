@@ -99,6 +99,23 @@ impl Model {
     /// The models with a store order, decided by saturation and completion.
     pub const STORE: [Model; 5] = [Model::Sc, Model::Tso, Model::Pso, Model::Rmo, Model::Armv8];
 
+    /// The models checked when none is named (`--models all`): every model
+    /// but the weak ISAs' (RMO, ARMv8), which run when named.
+    pub const DEFAULT: [Model; 9] = [
+        Model::Cc,
+        Model::Ccv,
+        Model::Cm,
+        Model::Ccm,
+        Model::Wccm,
+        Model::Wsc,
+        Model::Sc,
+        Model::Tso,
+        Model::Pso,
+    ];
+
+    /// The weak ISAs' models (`--models weak`).
+    pub const WEAK: [Model; 2] = [Model::Rmo, Model::Armv8];
+
     /// Every model.
     pub const EVERY: [Model; 11] = [
         Model::Cc,
@@ -131,7 +148,9 @@ impl Model {
             .find(|m| m.name().eq_ignore_ascii_case(s))
     }
 
-    /// The acyclicity graphs of a store-order model (SC, TSO, PSO).
+    /// The acyclicity graphs of a store-order model (SC, TSO, PSO, RMO; for
+    /// ARMv8 its internal graph only: `ob` is checked by
+    /// [`crate::complete::ob`]).
     pub fn spec(self, h: &History) -> Option<Spec> {
         match self.facts().definition {
             Definition::Graphs(spec) => Some(spec(h)),
