@@ -349,7 +349,7 @@ impl History {
             .sum()
     }
 
-    /// The operation as text, e.g. `t1:W(x,2)` or `init:W(x,0)`.
+    /// The operation as text, e.g. `t1:W(x,2)`, `t0:R.acq(y,1)` or `init:W(x,0)`.
     pub fn describe(&self, o: OpId) -> String {
         let mut s = String::new();
         self.describe_into(&mut s, o);
@@ -369,14 +369,17 @@ impl History {
         let (tok, values, half) = match (op.kind, op.rmw) {
             (OpKind::Fence, _) => {
                 out.push('F');
+                out.push_str(op.ann.suffix());
                 return;
             }
-            (OpKind::Read, Some(w)) => ("U(", [Some(op.value), Some(self.ops[w].value)], ".r"),
-            (OpKind::Write, Some(r)) => ("U(", [Some(self.ops[r].value), Some(op.value)], ".w"),
-            (OpKind::Read, None) => ("R(", [Some(op.value), None], ""),
-            (OpKind::Write, None) => ("W(", [Some(op.value), None], ""),
+            (OpKind::Read, Some(w)) => ("U", [Some(op.value), Some(self.ops[w].value)], ".r"),
+            (OpKind::Write, Some(r)) => ("U", [Some(self.ops[r].value), Some(op.value)], ".w"),
+            (OpKind::Read, None) => ("R", [Some(op.value), None], ""),
+            (OpKind::Write, None) => ("W", [Some(op.value), None], ""),
         };
         out.push_str(tok);
+        out.push_str(op.ann.suffix());
+        out.push('(');
         out.push_str(var);
         for v in values.into_iter().flatten() {
             out.push(',');
