@@ -108,13 +108,8 @@ fn oracle_verdicts(x: &XHistory, w: &WHistory) -> [Option<bool>; N] {
     ]
 }
 
-/// Both verdict vectors of `x`, checked to agree where the oracle answers.
-fn verdicts(x: &XHistory) -> (Verdicts, [Option<bool>; N]) {
-    verdicts_of(x, &annotated(x), &brute::x_to_hist(x))
-}
-
-/// [`verdicts`] of the history `text` (annotated as `w`, as the older
-/// models see it `x`).
+/// Both verdict vectors of the history `text` (annotated as `w`, as the
+/// older models see it `x`), checked to agree where the oracle answers.
 fn verdicts_of(x: &XHistory, w: &WHistory, text: &str) -> (Verdicts, [Option<bool>; N]) {
     let got = crate_verdicts(&parse(text));
     let want = oracle_verdicts(x, w);
@@ -145,7 +140,10 @@ fn check_implications_of(x: &XHistory, w: &WHistory, text: &str) -> Verdicts {
     for v in [got.map(Some), want] {
         for (p, m) in refuted(&v) {
             let (p, m) = (Model::EVERY[p], Model::EVERY[m]);
-            assert!(!p.implies(m), "{p} ⇒ {m} is in the table, refuted by\n{text}");
+            assert!(
+                !p.implies(m),
+                "{p} ⇒ {m} is in the table, refuted by\n{text}"
+            );
         }
     }
     got

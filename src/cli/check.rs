@@ -248,7 +248,10 @@ pub(crate) fn parse_model(s: &str) -> Result<Vec<Model>, String> {
     }
     Model::from_name(s).map(|m| vec![m]).ok_or_else(|| {
         let names: Vec<&str> = Model::EVERY.iter().map(|m| m.name()).collect();
-        format!("unknown model `{s}` (known: {}, all, weak)", names.join(", "))
+        format!(
+            "unknown model `{s}` (known: {}, all, weak)",
+            names.join(", ")
+        )
     })
 }
 

@@ -272,7 +272,8 @@ pub fn w_verdicts(h: &WHistory) -> WVerdicts {
             }
             last[x] = Some(prev);
         }
-        let co = |a: usize, b: usize| write(a) && write(b) && g.var[a] == g.var[b] && pos[a] < pos[b];
+        let co =
+            |a: usize, b: usize| write(a) && write(b) && g.var[a] == g.var[b] && pos[a] < pos[b];
         let fr = |r: usize, w: usize| read(r) && rf[r].is_some_and(|s| co(s, w));
         let rf_rel = |w: usize, r: usize| rf[r] == Some(w);
         let finals_ok = h.finals.iter().all(|&(x, v)| {
@@ -298,9 +299,8 @@ pub fn w_verdicts(h: &WHistory) -> WVerdicts {
             let loc = rel_of(&|a, b| {
                 (po_loc(a, b) && !(read(a) && read(b))) || rf_rel(a, b) || co(a, b) || fr(a, b)
             });
-            let mm = rel_of(&|a, b| {
-                po_rmo(a, b) || (rf_rel(a, b) && ext(a, b)) || co(a, b) || fr(a, b)
-            });
+            let mm =
+                rel_of(&|a, b| po_rmo(a, b) || (rf_rel(a, b) && ext(a, b)) || co(a, b) || fr(a, b));
             if acyclic(&loc) && acyclic(&mm) {
                 out.rmo = true;
             }
@@ -309,7 +309,14 @@ pub fn w_verdicts(h: &WHistory) -> WVerdicts {
             let internal = rel_of(&|a, b| po_loc(a, b) || rf_rel(a, b) || co(a, b) || fr(a, b));
             // po; [L]; coi
             let l_coi = |a: usize, b: usize| {
-                (0..n).any(|l| rel(l) && po(a, l) && g.thread[a].is_some() && access(a) && co(l, b) && same_thread(l, b))
+                (0..n).any(|l| {
+                    rel(l)
+                        && po(a, l)
+                        && g.thread[a].is_some()
+                        && access(a)
+                        && co(l, b)
+                        && same_thread(l, b)
+                })
             };
             let ob = rel_of(&|a, b| {
                 (rf_rel(a, b) && ext(a, b))
@@ -386,7 +393,11 @@ fn w_shape(
             WOp::U(x, TBD, written[x], a)
         } else if roll < fences + 47 {
             written[x] += 1;
-            WOp::W(x, written[x], if annotate { WAnn::Rel } else { WAnn::Plain })
+            WOp::W(
+                x,
+                written[x],
+                if annotate { WAnn::Rel } else { WAnn::Plain },
+            )
         } else {
             let a = if annotate {
                 [WAnn::Acq, WAnn::AcqPc][rng.below(2) as usize]
@@ -469,9 +480,12 @@ pub fn w_to_hist(h: &WHistory, partial_fences: bool) -> String {
     out
 }
 
+/// A parsed history: its name, its `@expect` verdicts, its operations.
+pub type WFixture = (String, Vec<(String, bool)>, WHistory);
+
 /// Reads the thread lines and `@final`/`@expect` of `.hist` text in the
 /// annotated syntax (histories separated by `---`): name, expectations, history.
-pub fn w_parse(text: &str) -> Vec<(String, Vec<(String, bool)>, WHistory)> {
+pub fn w_parse(text: &str) -> Vec<WFixture> {
     let mut out = Vec::new();
     for chunk in text.split("\n---") {
         let mut vars: Vec<String> = Vec::new();
@@ -581,7 +595,8 @@ pub fn w_random_run(seed: u64, max_ops: usize) -> WHistory {
                     continue;
                 }
                 let blocked = (0..i).any(|j| {
-                    !done[t][j] && (in_order || (var_of(op).is_some() && var_of(&th[j]) == var_of(op)))
+                    !done[t][j]
+                        && (in_order || (var_of(op).is_some() && var_of(&th[j]) == var_of(op)))
                 });
                 if !blocked {
                     ready.push((t, i));
@@ -677,7 +692,8 @@ fn w_litmus_shape(rng: &mut SplitMix64, max_ops: usize) -> WHistory {
             th.push(match rng.below(9) {
                 0 => {
                     written[x] += 1;
-                    let a = [WAnn::Plain, WAnn::Acq, WAnn::Rel, WAnn::AcqRel][rng.below(4) as usize];
+                    let a =
+                        [WAnn::Plain, WAnn::Acq, WAnn::Rel, WAnn::AcqRel][rng.below(4) as usize];
                     WOp::U(x, 0, written[x], a)
                 }
                 1..=4 => {

@@ -936,10 +936,7 @@ fn op(input: &str) -> Res<'_, (&str, RawOpKind, Ann, Ticks)> {
             },
         ),
         map(
-            terminated(
-                pair(char('F'), annotation('F')),
-                peek(alt((gap, tag("@")))),
-            ),
+            terminated(pair(char('F'), annotation('F')), peek(alt((gap, tag("@"))))),
             |(_, ann)| (RawOpKind::Fence, ann),
         ),
     ));
@@ -1290,11 +1287,13 @@ pub(crate) mod tests {
             cpu3.ops,
             vec![
                 RawOp {
+                    ann: Ann::None,
                     kind: RawOpKind::Fence,
                     ticks: Some((1, 2)),
                     pos: p(8, 10)
                 },
                 RawOp {
+                    ann: Ann::None,
                     kind: RawOpKind::Rmw {
                         var: "0x1f".into(),
                         old: 1,
@@ -1831,6 +1830,7 @@ pub(crate) mod tests {
                     pos: Pos::default(),
                     ops: vec![
                         RawOp {
+                            ann: Ann::None,
                             kind: RawOpKind::Rmw {
                                 var: "0x1f40".into(),
                                 old: 0,
@@ -1840,6 +1840,7 @@ pub(crate) mod tests {
                             pos: Pos::default(),
                         },
                         RawOp {
+                            ann: Ann::None,
                             kind: RawOpKind::Fence,
                             ticks: None,
                             pos: Pos::default(),

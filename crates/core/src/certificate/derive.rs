@@ -168,8 +168,7 @@ pub(crate) enum Pi {
     PoLocLlh,
     /// RMO's `po-rmo`: the pairs fences order
     PoRmo,
-    /// ARMv8's `ob`: no program order of the framework's kind (its `bob`
-    /// and `aob` are checked by the validator; derivations use `G_loc`)
+    /// ARMv8's `bob ∪ aob` (printed `bob` and `aob`)
     Ob,
 }
 
@@ -199,7 +198,10 @@ impl Pi {
         match self {
             Pi::PoLocLlh => return !super::validate::po_loc_llh(h, a, b),
             Pi::PoRmo => return !super::validate::rmo_po(h, a, b),
-            Pi::Ob => return true,
+            Pi::Ob => {
+                return !(super::validate::armv8_bob(h, a, b)
+                    || super::validate::armv8_aob(h, a, b))
+            }
             _ => {}
         }
         if !matches!(self, Pi::Po | Pi::PoLoc) && (partial(a) || partial(b)) {
@@ -293,7 +295,8 @@ impl Pi {
             return kept;
         }
         // no pair with a partial fence (see `relaxed`)
-        for o in (0..n).filter(|&o| h.ops[o].kind == OpKind::Fence && h.ops[o].ann.partial_fence()) {
+        for o in (0..n).filter(|&o| h.ops[o].kind == OpKind::Fence && h.ops[o].ann.partial_fence())
+        {
             for a in 0..n {
                 kept.bits[a * w + o / 64] &= !(1 << (o % 64));
             }
@@ -1195,8 +1198,10 @@ fn store(d: &mut Deriver, model: StoreModel) -> Vec<usize> {
             d.closure(Pi::PoLocLlh, false, None),
             d.closure(Pi::PoRmo, true, None),
         ],
-        // ob is no framework graph: its store-order pairs are derived in G_loc
-        StoreModel::Armv8 => vec![d.closure(Pi::PoLoc, false, None)],
+        StoreModel::Armv8 => vec![
+            d.closure(Pi::PoLoc, false, None),
+            d.closure(Pi::Ob, true, None),
+        ],
     };
     let ww = |a, b| (a, b, Class::Rel(Rel::St));
     let mut work: Vec<Key> = Vec::new();
@@ -1574,7 +1579,7 @@ fn store_direct(h: &History, v: &Violation, model: StoreModel) -> Option<Vec<Jus
         StoreModel::Tso => &[(Pi::PoLoc, false), (Pi::PpoTso, true)],
         StoreModel::Pso => &[(Pi::PoLoc, false), (Pi::PoPso, true)],
         StoreModel::Rmo => &[(Pi::PoLocLlh, false), (Pi::PoRmo, true)],
-        StoreModel::Armv8 => &[(Pi::PoLoc, false)],
+        StoreModel::Armv8 => &[(Pi::PoLoc, false), (Pi::Ob, true)],
     };
     // the ww pairs, and the rw edges (r, w2, w1) over them
     let n = h.n();
@@ -2030,7 +2035,7 @@ impl Checker<'_> {
             at = s.to;
             let (x, y) = (s.from, s.to);
             let base = |c: &mut Checker, pi: Pi, external: bool| -> bool {
-                if s.rel == pi.rel() {
+                if s.rel == pi.rel() || (pi == Pi::Ob && s.rel == Rel::Aob) {
                     c.pi(pi, x, y)
                 } else if s.rel == if external { Rel::Wre } else { Rel::Wr } {
                     h.rf(y) == Some(x) && (!external || wre(h, x, y))
@@ -2077,7 +2082,7 @@ impl Checker<'_> {
                     }
                     Rel::Rw => self.find(x, y, &[Rule::RwWw], j.seq, None).is_some(),
                     _ => match self.model {
-                        Some(StoreModel::Sc | StoreModel::Armv8) if g > 0 => false,
+                        Some(StoreModel::Sc) if g > 0 => false,
                         Some(m) => {
                             let (pi, external) = Family::Store(m, g).base();
                             base(self, pi, external)

@@ -56,9 +56,8 @@ fn fenced(h: &History, a: OpId, b: OpId) -> bool {
     };
     h.po_before(a, b)
         && h.threads[t].ops.clone().any(|f| {
-            fence_kind(h, f).is_some_and(|k| {
-                h.po_before(a, f) && h.po_before(f, b) && fence_orders(h, k, a, b)
-            })
+            fence_kind(h, f)
+                .is_some_and(|k| h.po_before(a, f) && h.po_before(f, b) && fence_orders(h, k, a, b))
         })
 }
 
@@ -85,8 +84,10 @@ pub(crate) fn armv8_bob(h: &History, a: OpId, b: OpId) -> bool {
     if oa.thread.is_none() || oa.var.is_none() || ob.var.is_none() || !h.po_before(a, b) {
         return false;
     }
-    let acquire = |o: &crate::history::Op| o.kind == OpKind::Read && matches!(o.ann, Ann::Acq | Ann::AcqRel);
-    let release = |o: &crate::history::Op| o.kind == OpKind::Write && matches!(o.ann, Ann::Rel | Ann::AcqRel);
+    let acquire =
+        |o: &crate::history::Op| o.kind == OpKind::Read && matches!(o.ann, Ann::Acq | Ann::AcqRel);
+    let release =
+        |o: &crate::history::Op| o.kind == OpKind::Write && matches!(o.ann, Ann::Rel | Ann::AcqRel);
     let acquire_pc = oa.kind == OpKind::Read && oa.ann == Ann::AcqPc;
     (release(oa) && acquire(ob)) || acquire(oa) || acquire_pc || release(ob) || fenced(h, a, b)
 }
@@ -709,13 +710,7 @@ pub fn violation_in(h: &History, v: &Violation, store: Option<StoreModel>) -> Re
             Rel::Aob if pi == Pi::Ob => armv8_aob(h, a, b),
             _ => false,
         };
-        // ARMv8's ob holds only the external parts of co and fr
-        let ob_part = match s.rel {
-            Rel::St | Rel::Rmw | Rel::Final => armv8_co_edge(h, a, b),
-            Rel::Rw => armv8_fr_edge(h, a, b),
-            _ => true,
-        };
-        let ok = ok && (pi != Pi::Ob || ob_part);
+
         if !ok {
             return Err(format!(
                 "{} -{}-> {} is not a {} edge of {}",

@@ -710,12 +710,8 @@ fn run<'a>(
                     memory: opts.max_memory,
                 };
                 // dense saturation and closures stop at their checkpoints
-                crate::budget::within(deadline, || match m {
-                    // ob is no framework graph: its own search (models::armv8)
-                    Model::Armv8 => crate::complete::ob::decide(h, limits),
-                    _ => decide(h, &spec, opts.engine, limits),
-                })
-                .unwrap_or_else(crate::complete::Decision::timed_out)
+                crate::budget::within(deadline, || decide(h, &spec, opts.engine, limits))
+                    .unwrap_or_else(crate::complete::Decision::timed_out)
             };
             if m == Model::Pso && path == Path::Sparse && scale::pso_undecided(&d) {
                 r.verdict = Verdict::Unknown;
@@ -746,7 +742,7 @@ fn run<'a>(
                             .map(rejected);
                     }
                     r.store_order = Some(StoreOrder::total(h, &order));
-                    if opts.kernel && path == Path::Dense && m != Model::Armv8 {
+                    if opts.kernel && path == Path::Dense {
                         let spec = m.spec(h).expect("a store-order model");
                         r.kernel = kernel(h, &spec, deadline);
                     }

@@ -29,11 +29,7 @@ impl Model {
             Definition::Check(check) => return check(h),
             Definition::Graphs(spec) => spec(h),
         };
-        let decided = match self {
-            Model::Armv8 => complete::ob::decide(h, Limits::NONE),
-            _ => complete::decide(h, &spec, complete::Engine::Auto, Limits::NONE),
-        };
-        match decided.result {
+        match complete::decide(h, &spec, complete::Engine::Auto, Limits::NONE).result {
             Ok(complete::Completion::Found { order, .. }) => Ok(Some(StoreOrder::total(h, &order))),
             Ok(_) => Err(Violation::cycle(Pattern::NoStoreOrder, Vec::new())),
             Err(v) => Err(v),

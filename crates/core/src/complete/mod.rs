@@ -11,7 +11,6 @@ mod enumerate;
 mod frontier;
 pub mod interleave;
 pub mod linearize;
-pub mod ob;
 mod sat;
 mod saturate;
 

@@ -78,8 +78,7 @@ impl History {
                     &mut writer,
                     &vars,
                     ti,
-                    token,
-                    op.ann,
+                    (token, op.ann),
                     op.ticks,
                     op.pos,
                 )?;
@@ -194,7 +193,15 @@ impl History {
                     AxeOpKind::Rmw { loc, old, new } => Token::Rmw(var_ids[&loc.addr], old, new),
                     AxeOpKind::Fence => Token::Fence,
                 };
-                push_op(&mut ops, &mut writer, &vars, ti, token, Ann::None, None, op.pos)?;
+                push_op(
+                    &mut ops,
+                    &mut writer,
+                    &vars,
+                    ti,
+                    (token, Ann::None),
+                    None,
+                    op.pos,
+                )?;
             }
             threads.push(Thread {
                 name: t.name(),
@@ -370,8 +377,7 @@ fn push_op(
     writer: &mut HashMap<(VarId, u64), OpId>,
     vars: &[String],
     thread: usize,
-    token: Token,
-    ann: Ann,
+    (token, ann): (Token, Ann),
     ticks: Option<(u64, u64)>,
     pos: Pos,
 ) -> Result<(), HistoryError> {

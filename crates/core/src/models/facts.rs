@@ -65,7 +65,7 @@ use Model::*;
 /// ⇒ PSO (consistency-framework-2k §4.2). wCCM implies none of the others
 /// (it accepts a read of a po-later own write), PSO none (message passing
 /// is PSO only), and no polynomial model implies SC, TSO or PSO (they
-/// ignore RMW atomicity and `@final`). The weak ISAs (implications §10):
+/// ignore RMW atomicity and `@final`). The weak ISAs (implications §12):
 /// SC ⇒ ARMv8 ⇒ RMO and TSO ⇒ RMO; nothing else implies them (PSO leaves
 /// `F.st` out, TSO ignores release-acquire), and they imply nothing else
 /// (RMO allows CoRR, ARMv8 allows LB).
@@ -153,7 +153,7 @@ pub const FACTS: [Facts; 11] = [
         chain: &[Cc, Ccv, Cm, Ccm, Wsc],
         // an SC witness is a TSO and a PSO witness; wCCM through CCM or TSO
         // (implications §5); an SC witness is an RMO and an ARMv8 one
-        // (implications §10)
+        // (implications §12)
         implies: &[Tso, Pso, Wccm, Rmo, Armv8],
         store: Some(Store::Ww(StoreModel::Sc)),
         dense_matrices: 8,
@@ -170,7 +170,7 @@ pub const FACTS: [Facts; 11] = [
         // checking Lemma 3 (implications §7)
         chain: &[Cc, Wccm],
         // CCv: implications §6; a TSO witness is a PSO witness:
-        // implications §8; and an RMO witness: implications §10
+        // implications §8; and an RMO witness: implications §12
         implies: &[Ccv, Pso, Rmo],
         store: Some(Store::Ww(StoreModel::Tso)),
         dense_matrices: 14,
@@ -193,7 +193,7 @@ pub const FACTS: [Facts; 11] = [
         source: "consistency-framework-2k §4.2",
         definition: Definition::Graphs(rmo::spec),
         // none proved: RMO allows load-load hazards (CoRR), which every
-        // causal model forbids (implications §9)
+        // causal model forbids (implications §12)
         chain: &[],
         implies: &[],
         store: Some(Store::Ww(StoreModel::Rmo)),
@@ -204,11 +204,9 @@ pub const FACTS: [Facts; 11] = [
         model: Armv8,
         name: "armv8",
         source: "herd7 aarch64.cat (ARMv8 ARM B2.3), without dob",
-        // the internal graph; `ob` is checked by its own search
-        // (models::armv8::decide)
         definition: Definition::Graphs(armv8::spec),
         chain: &[],
-        // an ARMv8 witness is an RMO witness (implications §10)
+        // an ARMv8 witness is an RMO witness (implications §12)
         implies: &[Rmo],
         store: Some(Store::Ww(StoreModel::Armv8)),
         dense_matrices: 14,

@@ -148,9 +148,7 @@ impl Model {
             .find(|m| m.name().eq_ignore_ascii_case(s))
     }
 
-    /// The acyclicity graphs of a store-order model (SC, TSO, PSO, RMO; for
-    /// ARMv8 its internal graph only: `ob` is checked by
-    /// [`crate::complete::ob`]).
+    /// The acyclicity graphs of a store-order model (SC, TSO, PSO, RMO, ARMv8).
     pub fn spec(self, h: &History) -> Option<Spec> {
         match self.facts().definition {
             Definition::Graphs(spec) => Some(spec(h)),
