@@ -71,7 +71,8 @@ pub struct CheckArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
 
-    /// Models to check, comma-separated (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso, or all).
+    /// Models to check, comma-separated (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso, rmo,
+    /// armv8; all: the first nine; weak: rmo and armv8).
     #[arg(long, short, value_delimiter = ',', default_value = "all", value_parser = parse_model)]
     models: Vec<Vec<Model>>,
 
