@@ -36,6 +36,9 @@ fn every_rel() -> Vec<Rel> {
         Rel::PoPso,
         Rel::Rmw,
         Rel::Final,
+        Rel::PoRmo,
+        Rel::Bob,
+        Rel::Aob,
     ];
     for r in all {
         match r {
@@ -52,7 +55,10 @@ fn every_rel() -> Vec<Rel> {
             | Rel::Wre
             | Rel::PoPso
             | Rel::Rmw
-            | Rel::Final => {}
+            | Rel::Final
+            | Rel::PoRmo
+            | Rel::Bob
+            | Rel::Aob => {}
         }
     }
     all.to_vec()

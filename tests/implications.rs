@@ -10,13 +10,16 @@ mod brute;
 
 use std::path::Path;
 
-use brute::{BHistory, Kind, XHistory, XOp};
+use brute::{BHistory, Kind, WAnn, WFence, WHistory, WOp, XHistory, XOp};
 use memconform::history::History;
 use memconform::ingest::load_bytes;
 use memconform::models::Model;
 
+/// How many models there are.
+const N: usize = Model::EVERY.len();
+
 /// Verdicts in [`Model::EVERY`] order.
-type Verdicts = [bool; 9];
+type Verdicts = [bool; N];
 
 fn parse(text: &str) -> History {
     load_bytes(text.as_bytes(), Path::new("x.hist"))
@@ -29,14 +32,37 @@ fn crate_verdicts(h: &History) -> Verdicts {
     Model::EVERY.map(|m| m.check(h).is_ok())
 }
 
+/// An extended history as an annotated one (no annotation, full fences).
+fn annotated(x: &XHistory) -> WHistory {
+    WHistory {
+        threads: x
+            .threads
+            .iter()
+            .map(|t| {
+                t.iter()
+                    .map(|&o| match o {
+                        XOp::R(y, v) => WOp::R(y, v, WAnn::Plain),
+                        XOp::W(y, v) => WOp::W(y, v, WAnn::Plain),
+                        XOp::U(y, a, b) => WOp::U(y, a, b, WAnn::Plain),
+                        XOp::F => WOp::F(WFence::Full),
+                    })
+                    .collect()
+            })
+            .collect(),
+        finals: x.finals.clone(),
+    }
+}
+
 /// The oracle's verdicts: SC, TSO and PSO by the axe store-buffer machines
 /// (tests/brute/ops.rs); the polynomial models by tests/brute on the history
 /// as they see it (docs/hist-format.md): `U(x,a,b)` as `R(x,a) W(x,b)`, a
 /// fence dropped, `@final` ignored unless it observes a value never written
 /// (then every model is violated). wCCM's `ppo` is closed through fences,
 /// which the plain oracle cannot express: `None` for wCCM on a history with
-/// a fence.
-fn oracle_verdicts(x: &XHistory) -> [Option<bool>; 9] {
+/// a fence. RMO and ARMv8 by tests/brute/weak.rs on `w`, the history with
+/// its annotations and fence kinds (`x` is it as the older models see it:
+/// annotations ignored, partial fences left out).
+fn oracle_verdicts(x: &XHistory, w: &WHistory) -> [Option<bool>; N] {
     let ops = x.threads.iter().flatten();
     let written = |var: usize, v: u64| {
         v == 0
@@ -66,6 +92,7 @@ fn oracle_verdicts(x: &XHistory) -> [Option<bool>; 9] {
     let s = brute::x_operational(x);
     let fence = ops.clone().any(|&o| o == XOp::F);
     let poly = |b: bool| Some(b && !thin_final);
+    let weak = brute::w_verdicts(w);
     [
         poly(p.cc),
         poly(p.ccv),
@@ -76,14 +103,16 @@ fn oracle_verdicts(x: &XHistory) -> [Option<bool>; 9] {
         Some(s.sc),
         Some(s.tso),
         Some(s.pso),
+        Some(weak.rmo),
+        Some(weak.armv8),
     ]
 }
 
-/// Both verdict vectors of `x`, checked to agree where the oracle answers.
-fn verdicts(x: &XHistory) -> (Verdicts, [Option<bool>; 9]) {
-    let text = brute::x_to_hist(x);
-    let got = crate_verdicts(&parse(&text));
-    let want = oracle_verdicts(x);
+/// Both verdict vectors of the history `text` (annotated as `w`, as the
+/// older models see it `x`), checked to agree where the oracle answers.
+fn verdicts_of(x: &XHistory, w: &WHistory, text: &str) -> (Verdicts, [Option<bool>; N]) {
+    let got = crate_verdicts(&parse(text));
+    let want = oracle_verdicts(x, w);
     for (i, m) in Model::EVERY.into_iter().enumerate() {
         if let Some(w) = want[i] {
             assert_eq!(got[i], w, "{m}: crate {} oracle {w} on\n{text}", got[i]);
@@ -93,23 +122,27 @@ fn verdicts(x: &XHistory) -> (Verdicts, [Option<bool>; 9]) {
 }
 
 /// The pairs `(P, M)` of one verdict vector that refute `P ⇒ M`.
-fn refuted(v: &[Option<bool>; 9]) -> impl Iterator<Item = (usize, usize)> + '_ {
-    (0..9).flat_map(move |p| {
-        (0..9).filter_map(move |m| (v[p] == Some(true) && v[m] == Some(false)).then_some((p, m)))
+fn refuted(v: &[Option<bool>; N]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    (0..N).flat_map(move |p| {
+        (0..N).filter_map(move |m| (v[p] == Some(true) && v[m] == Some(false)).then_some((p, m)))
     })
 }
 
 /// Panics if `x` refutes an implication of the table, by either verdicts;
 /// the crate's verdicts.
 fn check_implications(x: &XHistory) -> Verdicts {
-    let (got, want) = verdicts(x);
+    check_implications_of(x, &annotated(x), &brute::x_to_hist(x))
+}
+
+/// [`check_implications`] of the history `text` (see [`verdicts_of`]).
+fn check_implications_of(x: &XHistory, w: &WHistory, text: &str) -> Verdicts {
+    let (got, want) = verdicts_of(x, w, text);
     for v in [got.map(Some), want] {
         for (p, m) in refuted(&v) {
             let (p, m) = (Model::EVERY[p], Model::EVERY[m]);
             assert!(
                 !p.implies(m),
-                "{p} ⇒ {m} is in the table, refuted by\n{}",
-                brute::x_to_hist(x)
+                "{p} ⇒ {m} is in the table, refuted by\n{text}"
             );
         }
     }
@@ -118,7 +151,7 @@ fn check_implications(x: &XHistory) -> Verdicts {
 
 /// Counts, per model, the histories it holds on.
 #[derive(Default)]
-struct Held([usize; 9]);
+struct Held([usize; N]);
 
 impl Held {
     fn add(&mut self, v: Verdicts) {
@@ -356,8 +389,12 @@ const COUNTEREXAMPLES: &str = concat!(
 /// [`Model::EVERY`] order) and operations.
 struct Fixture {
     name: String,
-    expect: [Option<bool>; 9],
+    expect: [Option<bool>; N],
+    /// as the older models see it: annotations ignored, `F.ld`, `F.st` left out
     history: XHistory,
+    /// with its annotations and fence kinds
+    weak: WHistory,
+    text: String,
 }
 
 /// Parses the `.hist` subset the fixtures use (`R`, `W`, `U`, `F`,
@@ -365,6 +402,7 @@ struct Fixture {
 /// numbered in order of appearance.
 fn parse_fixtures(text: &str) -> Vec<Fixture> {
     let mut out = Vec::new();
+    let mut weak = brute::w_parse(text).into_iter();
     for block in text.split("\n---") {
         let mut vars: Vec<String> = Vec::new();
         let mut var = |name: &str| match vars.iter().position(|v| v == name) {
@@ -376,11 +414,16 @@ fn parse_fixtures(text: &str) -> Vec<Fixture> {
         };
         let mut f = Fixture {
             name: String::new(),
-            expect: [None; 9],
+            expect: [None; N],
             history: XHistory {
                 threads: Vec::new(),
                 finals: Vec::new(),
             },
+            weak: WHistory {
+                threads: Vec::new(),
+                finals: Vec::new(),
+            },
+            text: block.to_string(),
         };
         for line in block.lines() {
             let line = line.split('#').next().unwrap().trim();
@@ -409,11 +452,14 @@ fn parse_fixtures(text: &str) -> Vec<Fixture> {
             let (_, ops) = line.split_once(':').expect("a thread line");
             let thread = ops
                 .split_whitespace()
+                .filter(|tok| !matches!(*tok, "F.ld" | "F.st"))
                 .map(|tok| {
                     if tok == "F" {
                         return XOp::F;
                     }
-                    let args: Vec<&str> = tok[2..tok.len() - 1].split(',').collect();
+                    // an annotation (`R.acq(`) means nothing to the older models
+                    let open = tok.find('(').expect("an access");
+                    let args: Vec<&str> = tok[open + 1..tok.len() - 1].split(',').collect();
                     let x = var(args[0]);
                     let n = |i: usize| args[i].parse::<u64>().unwrap();
                     match &tok[..1] {
@@ -427,6 +473,9 @@ fn parse_fixtures(text: &str) -> Vec<Fixture> {
             f.history.threads.push(thread);
         }
         if !f.history.threads.is_empty() {
+            let (name, _, w) = weak.next().expect("the same histories");
+            assert_eq!(name, f.name);
+            f.weak = w;
             out.push(f);
         }
     }
@@ -442,14 +491,14 @@ fn every_non_implication_has_a_bundled_counterexample() {
     let fixtures = parse_fixtures(&text);
     let crate_histories = memconform::ingest::load_file(Path::new(COUNTEREXAMPLES)).unwrap();
     assert_eq!(fixtures.len(), crate_histories.len());
-    let mut witness: Vec<Vec<Option<String>>> = vec![vec![None; 9]; 9];
+    let mut witness: Vec<Vec<Option<String>>> = vec![vec![None; N]; N];
     for (f, h) in fixtures.iter().zip(&crate_histories) {
         assert_eq!(h.name.as_deref(), Some(f.name.as_str()));
         let expect = f
             .expect
-            .map(|e| e.unwrap_or_else(|| panic!("{}: all nine verdicts", f.name)));
+            .map(|e| e.unwrap_or_else(|| panic!("{}: all {N} verdicts", f.name)));
         assert_eq!(crate_verdicts(h), expect, "{}: crate", f.name);
-        let (got, want) = verdicts(&f.history);
+        let (got, want) = verdicts_of(&f.history, &f.weak, &f.text);
         assert_eq!(got, expect, "{}: crate (as generated)", f.name);
         for (i, w) in want.iter().enumerate() {
             assert!(
@@ -459,7 +508,7 @@ fn every_non_implication_has_a_bundled_counterexample() {
                 Model::EVERY[i]
             );
         }
-        check_implications(&f.history);
+        check_implications_of(&f.history, &f.weak, &f.text);
         for (p, m) in refuted(&expect.map(Some)) {
             witness[p][m].get_or_insert_with(|| f.name.clone());
         }
@@ -655,7 +704,7 @@ fn explore_smallest_counterexamples() {
     let max = [bound("IMPLICATIONS_OPS", 6), bound("IMPLICATIONS_XOPS", 4)];
     // per kind (plain, extended) and pair (P, M): (size, text) of the smallest
     type Best = Vec<Vec<Option<(usize, String)>>>;
-    let mut best: Vec<Best> = vec![vec![vec![None; 9]; 9]; 2];
+    let mut best: Vec<Best> = vec![vec![vec![None; N]; N]; 2];
     let mut count = 0usize;
     for extended in [false, true] {
         let best = &mut best[extended as usize];
@@ -682,8 +731,8 @@ fn explore_smallest_counterexamples() {
             eprintln!("extended {extended} ops {ops}: {count} histories");
         }
     }
-    for p in 0..9 {
-        for m in 0..9 {
+    for p in 0..N {
+        for m in 0..N {
             let (pm, mm) = (Model::EVERY[p], Model::EVERY[m]);
             for (kind, best) in ["plain", "extended"].iter().zip(&best) {
                 match &best[p][m] {

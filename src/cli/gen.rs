@@ -162,6 +162,7 @@ pub fn run(args: GenArgs) -> i32 {
                         .into_iter()
                         .map(|kind| RawOp {
                             kind,
+                            ann: Default::default(),
                             ticks: None,
                             pos: Pos::default(),
                         })

@@ -121,8 +121,9 @@ pub(crate) fn shown(p: &std::path::Path) -> std::borrow::Cow<'_, str> {
     about = "Check that memory histories conform to memory models.",
     long_about = "Check that histories of shared-memory runs (reads and writes per thread, \
 each value written once) conform to memory models: the causal models CC, CCv, CM; the \
-saturation models CCM, wCCM and wSC that approximate SC and TSO in polynomial time; and SC, \
-TSO and PSO, decided by saturation and a completion engine. Inputs: gem5 output directories \
+saturation models CCM, wCCM and wSC that approximate SC and TSO in polynomial time; SC, \
+TSO and PSO, decided by saturation and a completion engine; and, when named, the weak ISAs' \
+RMO and ARMv8 (without dependencies: weaker than ARMv8, so its violations are real). Inputs: gem5 output directories \
 (Ruby random tester, MemTest, the SE-mode client), .hist files, axe traces. Every violation \
 comes with a certificate: a short cycle of labelled edges (po, wr, rw, cf, pww, st, ...) over \
 the operations, with their positions in the input (for gem5: ports, ticks, trace lines and \

@@ -63,7 +63,8 @@ pub struct WatchArgs {
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<String>,
 
-    /// Models to check, comma-separated (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso, or all).
+    /// Models to check, comma-separated (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso, rmo,
+    /// armv8; all: the first nine; weak: rmo and armv8).
     #[arg(long, short, value_delimiter = ',', default_value = "all", value_parser = parse_model)]
     models: Vec<Vec<Model>>,
 

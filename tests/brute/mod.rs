@@ -20,6 +20,12 @@ mod ops;
 #[allow(unused_imports)]
 pub use ops::*;
 
+// Annotated histories (acquire, release, fence kinds): RMO and ARMv8 by
+// store-order enumeration; see weak.rs.
+mod weak;
+#[allow(unused_imports)]
+pub use weak::*;
+
 // ---------------------------------------------------------------------------
 // Public API
 // ---------------------------------------------------------------------------

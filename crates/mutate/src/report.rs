@@ -38,7 +38,7 @@ const MATRIX_HEAD: [&str; 16] = [
 pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let mut head: Vec<&str> = MATRIX_HEAD.to_vec();
-    head.extend(Model::EVERY.iter().map(|m| m.name()));
+    head.extend(Model::DEFAULT.iter().map(|m| m.name()));
     head.extend(["decided_by", "pattern", "memconform_only"]);
     w.write_record(&head)?;
     let c = s.campaign;
@@ -76,7 +76,7 @@ pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
                         format!("{:.2}", r.check_s),
                     ]);
                     row.extend(
-                        Model::EVERY
+                        Model::DEFAULT
                             .iter()
                             .map(|m| r.verdicts.get(m.name()).cloned().unwrap_or_default()),
                     );
@@ -95,7 +95,7 @@ pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
                     ]);
                     row.extend(std::iter::repeat_n(
                         String::new(),
-                        2 + Model::EVERY.len() + 3,
+                        2 + Model::DEFAULT.len() + 3,
                     ));
                 }
             }

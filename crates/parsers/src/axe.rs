@@ -582,6 +582,7 @@ impl AxeTrace {
                         .iter()
                         .map(|op| RawOp {
                             kind: raw_kind(op.kind),
+                            ann: Default::default(),
                             ticks: None,
                             pos: op.pos,
                         })

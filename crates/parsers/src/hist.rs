@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till, take_while};
 use nom::character::complete::{char, digit1, hex_digit1, satisfy, space0, space1};
-use nom::combinator::{eof, map, opt, peek, recognize, value};
+use nom::combinator::{eof, map, opt, peek, recognize};
 use nom::multi::separated_list1;
 use nom::sequence::{pair, preceded, terminated, tuple};
 use nom::{Err, IResult, Offset, Parser};
@@ -42,10 +42,65 @@ pub enum RawOpKind {
     Fence,
 }
 
+/// An operation's ARMv8 annotation: the suffix after its letter (`R.acq(x,1)`,
+/// `F.ld`). Only these combinations parse: `R` takes `.acq` or `.acqpc`, `W`
+/// takes `.rel`, `U` takes `.acq`, `.rel` or `.acqrel`, `F` takes `.ld` or
+/// `.st`; anything else is an error at the suffix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Ann {
+    /// no suffix: a plain access, or a full fence (DMB ISH)
+    #[default]
+    None,
+    /// `.acq`: load-acquire (LDAR; on `U`, LDAXR … STXR)
+    Acq,
+    /// `.acqpc`: RCpc load-acquire (LDAPR)
+    AcqPc,
+    /// `.rel`: store-release (STLR; on `U`, LDXR … STLXR)
+    Rel,
+    /// `.acqrel`: on `U` only, LDAXR … STLXR (or LDADDAL and kin)
+    AcqRel,
+    /// `.ld`: `F.ld`, DMB ISHLD (orders earlier reads before later accesses)
+    Ld,
+    /// `.st`: `F.st`, DMB ISHST (orders earlier writes before later writes)
+    St,
+}
+
+impl Ann {
+    /// The suffix as written, with its dot (empty for [`Ann::None`]).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Ann::None => "",
+            Ann::Acq => ".acq",
+            Ann::AcqPc => ".acqpc",
+            Ann::Rel => ".rel",
+            Ann::AcqRel => ".acqrel",
+            Ann::Ld => ".ld",
+            Ann::St => ".st",
+        }
+    }
+
+    /// Whether an operation whose half reads is an acquire (`A`: LDAR, LDAXR).
+    pub fn acquire(self) -> bool {
+        matches!(self, Ann::Acq | Ann::AcqRel)
+    }
+
+    /// Whether an operation whose half writes is a release (`L`: STLR, STLXR).
+    pub fn release(self) -> bool {
+        matches!(self, Ann::Rel | Ann::AcqRel)
+    }
+
+    /// Whether a fence is partial (`F.ld`, `F.st`).
+    pub fn partial_fence(self) -> bool {
+        matches!(self, Ann::Ld | Ann::St)
+    }
+}
+
 /// One operation token with its optional timing `@issue-complete`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawOp {
     pub kind: RawOpKind,
+    /// Its ARMv8 annotation (`.acq`, `.rel`, `.ld`, ...), [`Ann::None`] if none.
+    pub ann: Ann,
     /// `(issue tick, completion tick)`
     pub ticks: Option<(u64, u64)>,
     /// Position of the token's first character.
@@ -554,11 +609,12 @@ fn write_history(out: &mut String, h: &RawHistory) -> std::fmt::Result {
 
 /// Writes one operation token, e.g. `U(x,1,2)@10-20`.
 fn write_op(out: &mut String, op: &RawOp) -> std::fmt::Result {
+    let a = op.ann.suffix();
     match &op.kind {
-        RawOpKind::Read { var, value } => write!(out, "R({var},{value})")?,
-        RawOpKind::Write { var, value } => write!(out, "W({var},{value})")?,
-        RawOpKind::Rmw { var, old, new } => write!(out, "U({var},{old},{new})")?,
-        RawOpKind::Fence => out.push('F'),
+        RawOpKind::Read { var, value } => write!(out, "R{a}({var},{value})")?,
+        RawOpKind::Write { var, value } => write!(out, "W{a}({var},{value})")?,
+        RawOpKind::Rmw { var, old, new } => write!(out, "U{a}({var},{old},{new})")?,
+        RawOpKind::Fence => write!(out, "F{a}")?,
     }
     if let Some((issue, complete)) = op.ticks {
         write!(out, "@{issue}-{complete}")?;
@@ -773,24 +829,92 @@ fn var_value<'a>(close_what: &'static str) -> impl FnMut(&'a str) -> Res<'a, (St
     )
 }
 
-/// One operation token with its timing; returns its start (for the position).
-fn op(input: &str) -> Res<'_, (&str, RawOpKind, Ticks)> {
+/// The annotation after an operation's letter (`.acq`, `.rel`, `.ld`, ...),
+/// checked against what that letter takes: a misplaced one (a release on a
+/// read, `.ld` on a write) is an error at its dot.
+fn annotation(letter: char) -> impl FnMut(&str) -> Res<'_, Ann> {
+    move |input: &str| {
+        let Some(after) = input.strip_prefix('.') else {
+            return Ok((input, Ann::None));
+        };
+        let takes = match letter {
+            'R' => "`.acq` (LDAR) or `.acqpc` (LDAPR)",
+            'W' => "`.rel` (STLR)",
+            'U' => "`.acq`, `.rel` or `.acqrel`",
+            _ => "`.ld` (DMB ISHLD) or `.st` (DMB ISHST)",
+        };
+        let Ok((rest, word)) = ident(after) else {
+            return fail(
+                after,
+                format!("expected an annotation after `{letter}.`: {letter} takes {takes}"),
+            );
+        };
+        let ann = match word {
+            "acq" => Ann::Acq,
+            "acqpc" => Ann::AcqPc,
+            "rel" => Ann::Rel,
+            "acqrel" => Ann::AcqRel,
+            "ld" => Ann::Ld,
+            "st" => Ann::St,
+            _ => {
+                return fail(
+                    input,
+                    format!(
+                        "unknown annotation `.{}`: {letter} takes {takes}",
+                        shorten(word)
+                    ),
+                )
+            }
+        };
+        let fits = match letter {
+            'R' => matches!(ann, Ann::Acq | Ann::AcqPc),
+            'W' => ann == Ann::Rel,
+            'U' => matches!(ann, Ann::Acq | Ann::Rel | Ann::AcqRel),
+            _ => ann.partial_fence(),
+        };
+        if !fits {
+            let what = match ann {
+                Ann::Acq | Ann::AcqPc => "an acquire annotates a read",
+                Ann::Rel => "a release annotates a write",
+                Ann::AcqRel => "`.acqrel` annotates a read-modify-write `U`",
+                _ => "a fence kind annotates a fence `F`",
+            };
+            return fail(
+                input,
+                format!("`{letter}{}`: {what}; {letter} takes {takes}", ann.suffix()),
+            );
+        }
+        Ok((rest, ann))
+    }
+}
+
+/// One operation token with its annotation and timing; returns its start
+/// (for the position).
+fn op(input: &str) -> Res<'_, (&str, RawOpKind, Ann, Ticks)> {
     let kind = alt((
-        preceded(
-            tag("W("),
-            map(var_value("`)` to close `W(var,value`"), |(var, value)| {
-                RawOpKind::Write { var, value }
-            }),
+        map(
+            tuple((
+                char('W'),
+                annotation('W'),
+                char('('),
+                var_value("`)` to close `W(var,value`"),
+            )),
+            |(_, ann, _, (var, value))| (RawOpKind::Write { var, value }, ann),
         ),
-        preceded(
-            tag("R("),
-            map(var_value("`)` to close `R(var,value`"), |(var, value)| {
-                RawOpKind::Read { var, value }
-            }),
+        map(
+            tuple((
+                char('R'),
+                annotation('R'),
+                char('('),
+                var_value("`)` to close `R(var,value`"),
+            )),
+            |(_, ann, _, (var, value))| (RawOpKind::Read { var, value }, ann),
         ),
-        preceded(
-            tag("U("),
-            map(
+        map(
+            tuple((
+                char('U'),
+                annotation('U'),
+                char('('),
                 tuple((
                     preceded(space0, var),
                     preceded(space0, comma("`,` after the variable")),
@@ -799,19 +923,24 @@ fn op(input: &str) -> Res<'_, (&str, RawOpKind, Ticks)> {
                     terminated(number, space0),
                     close("`)` to close `U(var,old,new`"),
                 )),
-                |(v, _, old, _, new, _)| RawOpKind::Rmw {
-                    var: canonical_var(v).into_owned(),
-                    old,
-                    new,
-                },
-            ),
+            )),
+            |(_, ann, _, (v, _, old, _, new, _))| {
+                (
+                    RawOpKind::Rmw {
+                        var: canonical_var(v).into_owned(),
+                        old,
+                        new,
+                    },
+                    ann,
+                )
+            },
         ),
-        value(
-            RawOpKind::Fence,
-            terminated(char('F'), peek(alt((gap, tag("@"))))),
+        map(
+            terminated(pair(char('F'), annotation('F')), peek(alt((gap, tag("@"))))),
+            |(_, ann)| (RawOpKind::Fence, ann),
         ),
     ));
-    let (rest, (kind, ticks)) = match pair(kind, timing)(input) {
+    let (rest, ((kind, ann), ticks)) = match pair(kind, timing)(input) {
         Err(Err::Error(LineErr { msg: None, .. }))
             if !input.starts_with(|c: char| c.is_ascii()) =>
         {
@@ -829,14 +958,14 @@ fn op(input: &str) -> Res<'_, (&str, RawOpKind, Ticks)> {
                 input,
                 format!(
                     "unknown operation `{}`: expected W(var,value), R(var,value), \
-                     U(var,old,new) or F",
+                     U(var,old,new) or F (with an annotation: R.acq(var,value), F.ld, ...)",
                     shorten(token)
                 ),
             );
         }
         other => other?,
     };
-    Ok((rest, (input, kind, ticks)))
+    Ok((rest, (input, kind, ann, ticks)))
 }
 
 /// Parses a thread line `name: op op ...` into `hist`.
@@ -863,8 +992,9 @@ fn thread_line<'a>(line: &'a str, hist: &mut RawHistory, at: &impl Fn(&str) -> P
         pos: at(name),
         ops: ops
             .into_iter()
-            .map(|(start, kind, ticks)| RawOp {
+            .map(|(start, kind, ann, ticks)| RawOp {
                 kind,
+                ann,
                 ticks,
                 pos: at(start),
             })
@@ -1157,11 +1287,13 @@ pub(crate) mod tests {
             cpu3.ops,
             vec![
                 RawOp {
+                    ann: Ann::None,
                     kind: RawOpKind::Fence,
                     ticks: Some((1, 2)),
                     pos: p(8, 10)
                 },
                 RawOp {
+                    ann: Ann::None,
                     kind: RawOpKind::Rmw {
                         var: "0x1f".into(),
                         old: 1,
@@ -1698,6 +1830,7 @@ pub(crate) mod tests {
                     pos: Pos::default(),
                     ops: vec![
                         RawOp {
+                            ann: Ann::None,
                             kind: RawOpKind::Rmw {
                                 var: "0x1f40".into(),
                                 old: 0,
@@ -1707,6 +1840,7 @@ pub(crate) mod tests {
                             pos: Pos::default(),
                         },
                         RawOp {
+                            ann: Ann::None,
                             kind: RawOpKind::Fence,
                             ticks: None,
                             pos: Pos::default(),

@@ -593,11 +593,13 @@ fn token(h: &History, o: OpId, value: &dyn Fn(OpId) -> String) -> String {
     let var = op
         .var
         .map_or(String::new(), |x| printable(&h.vars[x]).into_owned());
+    // ARMv8's annotation as `.hist` writes it (`W.rel`, `R.acq`, `F.ld`)
+    let a = op.ann.suffix();
     match (op.kind, op.rmw) {
-        (OpKind::Fence, _) => "F".into(),
-        (OpKind::Read, Some(w)) => format!("U({var},{},{})", value(o), value(w)),
-        (OpKind::Read, None) => format!("R({var},{})", value(o)),
-        (OpKind::Write, _) => format!("W({var},{})", value(o)),
+        (OpKind::Fence, _) => format!("F{a}"),
+        (OpKind::Read, Some(w)) => format!("U{a}({var},{},{})", value(o), value(w)),
+        (OpKind::Read, None) => format!("R{a}({var},{})", value(o)),
+        (OpKind::Write, _) => format!("W{a}({var},{})", value(o)),
     }
 }
 

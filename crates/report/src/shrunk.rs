@@ -187,6 +187,7 @@ fn raw(original: &History, s: &Shrunk, input: &str) -> RawHistory {
                 .filter(|&o| !second_half(h, o))
                 .map(|o| RawOp {
                     kind: h.raw_kind(o),
+                    ann: h.ops[o].ann,
                     ticks: if t.timed { h.ops[o].ticks } else { None },
                     pos: z,
                 })

@@ -249,7 +249,9 @@ pub fn window(h: &History, layout: &Layout, keys: &[OpId], radius: usize) -> Win
 /// The colour of a relation's arrows.
 pub fn colour(rel: Rel) -> &'static str {
     match rel {
-        Rel::Po | Rel::Ppo | Rel::PoLoc | Rel::PoPso => "#475569",
+        Rel::Po | Rel::Ppo | Rel::PoLoc | Rel::PoPso | Rel::PoRmo | Rel::Bob | Rel::Aob => {
+            "#475569"
+        }
         Rel::Wr | Rel::Wre => "#15803d",
         Rel::Rw => "#dc2626",
         Rel::Cf => "#ea580c",
@@ -277,6 +279,9 @@ pub fn meaning(rel: Rel) -> &'static str {
         Rel::PoPso => "PSO's preserved program order",
         Rel::Rmw => "store order forced by an RMW's atomicity",
         Rel::Final => "store order forced by a @final observation",
+        Rel::PoRmo => "RMO's preserved program order: the pairs a fence orders",
+        Rel::Bob => "ARMv8's barrier-ordered-before (fences, acquire, release)",
+        Rel::Aob => "ARMv8's atomic-ordered-before (an RMW's read before its write)",
     }
 }
 

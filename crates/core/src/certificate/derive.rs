@@ -164,11 +164,17 @@ pub(crate) enum Pi {
     PpoTso,
     /// PSO's `po-pso`
     PoPso,
+    /// RMO's `po-loc_llh = po-loc \ (R × R)`
+    PoLocLlh,
+    /// RMO's `po-rmo`: the pairs fences order
+    PoRmo,
+    /// ARMv8's `bob ∪ aob` (printed `bob` and `aob`)
+    Ob,
 }
 
 impl Pi {
     /// How many there are (`Pi as usize` indexes an array of them).
-    const COUNT: usize = 5;
+    const COUNT: usize = 8;
 
     fn rel(self) -> Rel {
         match self {
@@ -176,6 +182,9 @@ impl Pi {
             Pi::PoLoc => Rel::PoLoc,
             Pi::PpoW | Pi::PpoTso => Rel::Ppo,
             Pi::PoPso => Rel::PoPso,
+            Pi::PoLocLlh => Rel::PoLoc,
+            Pi::PoRmo => Rel::PoRmo,
+            Pi::Ob => Rel::Bob,
         }
     }
 
@@ -183,6 +192,21 @@ impl Pi {
     fn relaxed(self, h: &History, a: OpId, b: OpId) -> bool {
         let plain_w = |o: OpId| is_write(h, o) && h.ops[o].rmw.is_none();
         let plain_r = |o: OpId| is_read(h, o) && h.ops[o].rmw.is_none();
+        // a partial fence orders nothing these models relax (but PSO's
+        // `W→W`, which PSO leaves to full fences): it is absent
+        let partial = |o: OpId| h.ops[o].kind == OpKind::Fence && h.ops[o].ann.partial_fence();
+        match self {
+            Pi::PoLocLlh => return !super::validate::po_loc_llh(h, a, b),
+            Pi::PoRmo => return !super::validate::rmo_po(h, a, b),
+            Pi::Ob => {
+                return !(super::validate::armv8_bob(h, a, b)
+                    || super::validate::armv8_aob(h, a, b))
+            }
+            _ => {}
+        }
+        if !matches!(self, Pi::Po | Pi::PoLoc) && (partial(a) || partial(b)) {
+            return true;
+        }
         match self {
             Pi::Po => false,
             Pi::PoLoc => !same_var(h, a, b),
@@ -192,6 +216,7 @@ impl Pi {
                 let store = is_write(h, b) || h.ops[b].rmw.is_some();
                 plain_w(a) && (plain_r(b) || (store && h.ops[b].var != h.ops[a].var))
             }
+            Pi::PoLocLlh | Pi::PoRmo | Pi::Ob => unreachable!("answered above"),
         }
     }
 
@@ -204,6 +229,17 @@ impl Pi {
     fn matrix(self, h: &History) -> Bits {
         let n = h.n();
         let mut kept = Bits::new(n);
+        if matches!(self, Pi::PoLocLlh | Pi::PoRmo | Pi::Ob) {
+            // pairwise, by the validator's definitions (small histories only)
+            for a in 0..n {
+                for b in (h.vars.len()..n).filter(|&b| h.po_before(a, b)) {
+                    if !self.relaxed(h, a, b) {
+                        kept.set(a, b);
+                    }
+                }
+            }
+            return kept;
+        }
         let w = kept.w;
         // the masks this relation's rows drop (only those it needs)
         let mask = |needed: bool, f: &dyn Fn(OpId) -> bool| {
@@ -257,6 +293,14 @@ impl Pi {
         }
         if matches!(self, Pi::Po | Pi::PoLoc) {
             return kept;
+        }
+        // no pair with a partial fence (see `relaxed`)
+        for o in (0..n).filter(|&o| h.ops[o].kind == OpKind::Fence && h.ops[o].ann.partial_fence())
+        {
+            for a in 0..n {
+                kept.bits[a * w + o / 64] &= !(1 << (o % 64));
+            }
+            kept.bits[o * w..(o + 1) * w].fill(0);
         }
         let mut m = kept.clone();
         let w = m.w;
@@ -458,11 +502,15 @@ impl Family {
             Pattern::CyclicSt => Family::Wsc,
             Pattern::CyclicSc => Family::Store(StoreModel::Sc, 0),
             Pattern::CyclicUniproc => match store {
-                Some(StoreModel::Tso) => Family::Store(StoreModel::Tso, 0),
+                Some(m @ (StoreModel::Tso | StoreModel::Rmo | StoreModel::Armv8)) => {
+                    Family::Store(m, 0)
+                }
                 _ => Family::Store(StoreModel::Pso, 0),
             },
             Pattern::CyclicTso => Family::Store(StoreModel::Tso, 1),
             Pattern::CyclicPso => Family::Store(StoreModel::Pso, 1),
+            Pattern::CyclicRmo => Family::Store(StoreModel::Rmo, 1),
+            Pattern::CyclicOb => Family::Store(StoreModel::Armv8, 1),
             Pattern::ThinAirRead | Pattern::ThinAirFinal | Pattern::NoStoreOrder => return None,
         })
     }
@@ -474,7 +522,10 @@ impl Family {
             Family::Co | Family::Cm | Family::Ccm | Family::Wsc => (Pi::Po, false),
             Family::Wccm(pi) => (pi, true),
             Family::Store(StoreModel::Sc, _) => (Pi::Po, false),
+            Family::Store(StoreModel::Rmo, 0) => (Pi::PoLocLlh, false),
             Family::Store(_, 0) => (Pi::PoLoc, false),
+            Family::Store(StoreModel::Rmo, _) => (Pi::PoRmo, true),
+            Family::Store(StoreModel::Armv8, _) => (Pi::Ob, true),
             Family::Store(StoreModel::Tso, _) => (Pi::PpoTso, true),
             Family::Store(_, _) => (Pi::PoPso, true),
         }
@@ -1143,6 +1194,14 @@ fn store(d: &mut Deriver, model: StoreModel) -> Vec<usize> {
             d.closure(Pi::PoLoc, false, None),
             d.closure(Pi::PoPso, true, None),
         ],
+        StoreModel::Rmo => vec![
+            d.closure(Pi::PoLocLlh, false, None),
+            d.closure(Pi::PoRmo, true, None),
+        ],
+        StoreModel::Armv8 => vec![
+            d.closure(Pi::PoLoc, false, None),
+            d.closure(Pi::Ob, true, None),
+        ],
     };
     let ww = |a, b| (a, b, Class::Rel(Rel::St));
     let mut work: Vec<Key> = Vec::new();
@@ -1519,6 +1578,8 @@ fn store_direct(h: &History, v: &Violation, model: StoreModel) -> Option<Vec<Jus
         StoreModel::Sc => &[(Pi::Po, false)],
         StoreModel::Tso => &[(Pi::PoLoc, false), (Pi::PpoTso, true)],
         StoreModel::Pso => &[(Pi::PoLoc, false), (Pi::PoPso, true)],
+        StoreModel::Rmo => &[(Pi::PoLocLlh, false), (Pi::PoRmo, true)],
+        StoreModel::Armv8 => &[(Pi::PoLoc, false), (Pi::Ob, true)],
     };
     // the ww pairs, and the rw edges (r, w2, w1) over them
     let n = h.n();
@@ -1974,7 +2035,7 @@ impl Checker<'_> {
             at = s.to;
             let (x, y) = (s.from, s.to);
             let base = |c: &mut Checker, pi: Pi, external: bool| -> bool {
-                if s.rel == pi.rel() {
+                if s.rel == pi.rel() || (pi == Pi::Ob && s.rel == Rel::Aob) {
                     c.pi(pi, x, y)
                 } else if s.rel == if external { Rel::Wre } else { Rel::Wr } {
                     h.rf(y) == Some(x) && (!external || wre(h, x, y))

@@ -45,6 +45,12 @@ pub enum Rel {
     Rmw,
     /// a store-order pair forced by a `@final` observation
     Final,
+    /// RMO's preserved program order (the pairs fences order)
+    PoRmo,
+    /// ARMv8's barrier-ordered-before (aarch64.cat `bob`)
+    Bob,
+    /// ARMv8's atomic-ordered-before (aarch64.cat `aob`)
+    Aob,
 }
 
 impl Rel {
@@ -71,6 +77,9 @@ impl Rel {
             Rel::PoPso => "po-pso",
             Rel::Rmw => "rmw",
             Rel::Final => "final",
+            Rel::PoRmo => "po-rmo",
+            Rel::Bob => "bob",
+            Rel::Aob => "aob",
         }
     }
 }
@@ -111,6 +120,11 @@ pub enum Pattern {
     CyclicTso,
     /// PSO: every store order closes a cycle in `po-pso ∪ wre ∪ ww ∪ rw`.
     CyclicPso,
+    /// RMO: every store order closes a cycle in `po-rmo ∪ wre ∪ ww ∪ rw`.
+    CyclicRmo,
+    /// ARMv8: `ob = bob ∪ aob ∪ rfe ∪ coe ∪ fre` is cyclic with the store
+    /// order internal visibility forces.
+    CyclicOb,
     /// The completion search found no store order (no single cycle explains
     /// it); the validator confirms it by brute force ([`brute`]).
     NoStoreOrder,
@@ -136,12 +150,14 @@ impl Pattern {
             Pattern::CyclicUniproc => "CyclicUniproc",
             Pattern::CyclicTso => "CyclicTso",
             Pattern::CyclicPso => "CyclicPso",
+            Pattern::CyclicRmo => "CyclicRmo",
+            Pattern::CyclicOb => "CyclicOb",
             Pattern::NoStoreOrder => "NoStoreOrder",
         }
     }
 
     /// Every pattern.
-    pub const ALL: [Pattern; 17] = [
+    pub const ALL: [Pattern; 19] = [
         Pattern::CyclicCO,
         Pattern::WriteCOInitRead,
         Pattern::ThinAirRead,
@@ -158,6 +174,8 @@ impl Pattern {
         Pattern::CyclicUniproc,
         Pattern::CyclicTso,
         Pattern::CyclicPso,
+        Pattern::CyclicRmo,
+        Pattern::CyclicOb,
         Pattern::NoStoreOrder,
     ];
 

@@ -15,6 +15,105 @@ pub enum StoreModel {
     Sc,
     Tso,
     Pso,
+    /// RMO: `po-loc_llh` and `po-rmo` (the pairs fences order)
+    Rmo,
+    /// ARMv8 without `dob`: internal visibility and `ob` (aarch64.cat)
+    Armv8,
+}
+
+/// A fence's kind as `.hist` writes it: `F` full (DMB ISH), `F.ld` (DMB
+/// ISHLD: reads before everything), `F.st` (DMB ISHST: writes before writes).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FenceKind {
+    Full,
+    Ld,
+    St,
+}
+
+fn fence_kind(h: &History, f: OpId) -> Option<FenceKind> {
+    use memconform_parsers::hist::Ann;
+    (h.ops[f].kind == OpKind::Fence).then_some(match h.ops[f].ann {
+        Ann::Ld => FenceKind::Ld,
+        Ann::St => FenceKind::St,
+        _ => FenceKind::Full,
+    })
+}
+
+/// Whether a fence of `kind` orders the access `a` before the access `b`.
+fn fence_orders(h: &History, kind: FenceKind, a: OpId, b: OpId) -> bool {
+    match kind {
+        FenceKind::Full => true,
+        FenceKind::Ld => h.ops[a].kind == OpKind::Read,
+        FenceKind::St => h.ops[a].kind == OpKind::Write && h.ops[b].kind == OpKind::Write,
+    }
+}
+
+/// Whether `a` and `b` are accesses of one thread, `a po b`, with a fence
+/// between them that orders them (`po; [F]; po` restricted by kind).
+fn fenced(h: &History, a: OpId, b: OpId) -> bool {
+    let (Some(t), Some(_), Some(_)) = (h.ops[a].thread, h.ops[a].var, h.ops[b].var) else {
+        return false;
+    };
+    h.po_before(a, b)
+        && h.threads[t].ops.clone().any(|f| {
+            fence_kind(h, f)
+                .is_some_and(|k| h.po_before(a, f) && h.po_before(f, b) && fence_orders(h, k, a, b))
+        })
+}
+
+/// RMO's `po-rmo` pair (consistency-framework-2k §4.2 with `dp = ∅`): a fence orders it.
+pub(crate) fn rmo_po(h: &History, a: OpId, b: OpId) -> bool {
+    fenced(h, a, b)
+}
+
+/// RMO's `po-loc_llh` pair: `po-loc` but not read-read (load-load hazards).
+pub(crate) fn po_loc_llh(h: &History, a: OpId, b: OpId) -> bool {
+    let read = |o: OpId| h.ops[o].kind == OpKind::Read;
+    h.po_before(a, b)
+        && h.ops[a].var.is_some()
+        && h.ops[a].var == h.ops[b].var
+        && !(read(a) && read(b))
+}
+
+/// ARMv8's `bob` pair (aarch64.cat, without `po; [L]; coi`), for accesses
+/// `a po b` of one thread: `po; [dmb.full]; po`, `[L]; po; [A]`, `[R]; po;
+/// [dmb.ld]; po`, `[A | Q]; po`, `[W]; po; [dmb.st]; po; [W]`, `po; [L]`.
+pub(crate) fn armv8_bob(h: &History, a: OpId, b: OpId) -> bool {
+    use memconform_parsers::hist::Ann;
+    let (oa, ob) = (&h.ops[a], &h.ops[b]);
+    if oa.thread.is_none() || oa.var.is_none() || ob.var.is_none() || !h.po_before(a, b) {
+        return false;
+    }
+    let acquire =
+        |o: &crate::history::Op| o.kind == OpKind::Read && matches!(o.ann, Ann::Acq | Ann::AcqRel);
+    let release =
+        |o: &crate::history::Op| o.kind == OpKind::Write && matches!(o.ann, Ann::Rel | Ann::AcqRel);
+    let acquire_pc = oa.kind == OpKind::Read && oa.ann == Ann::AcqPc;
+    (release(oa) && acquire(ob)) || acquire(oa) || acquire_pc || release(ob) || fenced(h, a, b)
+}
+
+/// ARMv8's `aob` pair (aarch64.cat `rmw | rmw; rfi`): an RMW's read half
+/// before its write half, or before a read of its thread that reads it.
+pub(crate) fn armv8_aob(h: &History, a: OpId, b: OpId) -> bool {
+    match (h.ops[a].kind, h.ops[a].rmw) {
+        (OpKind::Read, Some(w)) => {
+            b == w || (h.rf(b) == Some(w) && h.ops[b].thread == h.ops[w].thread)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a store-order pair `a -co-> b` is an edge of ARMv8's `ob`:
+/// `coe`, or `coi` from a release (`po; [L]; coi`, see models::armv8).
+pub(crate) fn armv8_co_edge(h: &History, a: OpId, b: OpId) -> bool {
+    use memconform_parsers::hist::Ann;
+    let release = h.ops[a].kind == OpKind::Write && matches!(h.ops[a].ann, Ann::Rel | Ann::AcqRel);
+    h.ops[a].thread != h.ops[b].thread || release
+}
+
+/// Whether `r -fr-> w` is an edge of ARMv8's `ob` (`fre`).
+pub(crate) fn armv8_fr_edge(h: &History, r: OpId, w: OpId) -> bool {
+    h.ops[r].thread != h.ops[w].thread
 }
 
 fn is_plain_write(h: &History, o: OpId) -> bool {
@@ -25,9 +124,19 @@ fn is_plain_read(h: &History, o: OpId) -> bool {
     h.ops[o].kind == OpKind::Read && h.ops[o].rmw.is_none()
 }
 
+/// `F.ld` or `F.st`: absent for SC, TSO and PSO (it orders none of the
+/// pairs they relax but PSO's `W→W`, which PSO leaves to full fences).
+fn partial_fence(h: &History, o: OpId) -> bool {
+    h.ops[o].kind == OpKind::Fence && h.ops[o].ann.partial_fence()
+}
+
 /// Whether the program-order pair `(a, b)` is kept by the model itself (not
 /// through an intermediate operation).
 fn kept(h: &History, model: StoreModel, a: OpId, b: OpId) -> bool {
+    // a partial fence (`F.ld`, `F.st`) orders nothing SC, TSO or PSO see
+    if partial_fence(h, a) || partial_fence(h, b) {
+        return false;
+    }
     match model {
         StoreModel::Sc => true,
         StoreModel::Tso => !(is_plain_write(h, a) && is_plain_read(h, b)),
@@ -36,6 +145,8 @@ fn kept(h: &History, model: StoreModel, a: OpId, b: OpId) -> bool {
                 && h.ops[b].var != h.ops[a].var;
             !(is_plain_write(h, a) && (is_plain_read(h, b) || other_store))
         }
+        StoreModel::Rmo => rmo_po(h, a, b),
+        StoreModel::Armv8 => armv8_bob(h, a, b) || armv8_aob(h, a, b),
     }
 }
 
@@ -53,7 +164,7 @@ fn preserved(h: &History, model: StoreModel, a: OpId, b: OpId) -> bool {
     }
     let t = h.ops[b].thread.expect("po never ends at an initial write");
     h.threads[t].ops.clone().any(|c| {
-        let barrier = !is_plain_write(h, c) && !is_plain_read(h, c);
+        let barrier = !is_plain_write(h, c) && !is_plain_read(h, c) && !partial_fence(h, c);
         barrier && kept(h, model, a, c) && h.po_before(a, c) && h.po_before(c, b)
     })
 }
@@ -294,7 +405,63 @@ pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Resul
         }
     };
     let plain_w = |o: OpId| is_plain_write(h, o);
+    // the pairs of one thread (and from initial writes) a relation keeps
+    let pairs = |keep: &dyn Fn(OpId, OpId) -> bool| -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for a in 0..n {
+            for b in h.vars.len()..n {
+                if (h.is_init(a) || h.ops[a].thread == h.ops[b].thread) && keep(a, b) {
+                    out.push((a, b));
+                }
+            }
+        }
+        out
+    };
+    let graph = |name: &str, parts: &[&[(usize, usize)]]| {
+        if acyclic(n, parts) {
+            Ok(())
+        } else {
+            Err(format!("{name} is cyclic under the witness store order"))
+        }
+    };
+    let wr: Vec<(usize, usize)> = (0..n)
+        .filter(|&r| h.ops[r].kind == OpKind::Read)
+        .map(|r| (h.rf(r).expect("checked above"), r))
+        .collect();
+    let external = |&(w, r): &(usize, usize)| !(h.po_before(w, r) || h.po_before(r, w));
+    let wre: Vec<(usize, usize)> = wr.iter().copied().filter(external).collect();
     match model {
+        StoreModel::Rmo => {
+            let llh = pairs(&|a, b| po_loc_llh(h, a, b));
+            graph("po-loc_llh ∪ wr ∪ ww ∪ rw", &[&llh, &wr, &common])?;
+            let mm = pairs(&|a, b| rmo_po(h, a, b));
+            graph("po-rmo ∪ wre ∪ ww ∪ rw", &[&mm, &wre, &common])
+        }
+        StoreModel::Armv8 => {
+            let loc = pairs(&|a, b| {
+                h.po_before(a, b) && h.ops[a].var.is_some() && h.ops[a].var == h.ops[b].var
+            });
+            graph("internal: po-loc ∪ rf ∪ co ∪ fr", &[&loc, &wr, &common])?;
+            let mut ob = pairs(&|a, b| armv8_bob(h, a, b) || armv8_aob(h, a, b));
+            ob.extend(wre.iter().copied());
+            // co and fr whole (not by consecutive pairs: only their
+            // external parts are in ob)
+            for ws in order {
+                for (i, &a) in ws.iter().enumerate() {
+                    for &b in &ws[i + 1..] {
+                        if armv8_co_edge(h, a, b) {
+                            ob.push((a, b));
+                        }
+                        for &r in h.readers(a) {
+                            if armv8_fr_edge(h, r, b) {
+                                ob.push((r, b));
+                            }
+                        }
+                    }
+                }
+            }
+            graph("external: ob = bob ∪ aob ∪ rfe ∪ coe ∪ fre", &[&ob])
+        }
         StoreModel::Sc => acyclic_with(
             "po ∪ wr ∪ ww ∪ rw",
             Program::new(h, |_| Some(0), |_, _| true, |_| Some([0, 0])),
@@ -304,6 +471,9 @@ pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Resul
             // classes: 0 = not a plain write; plain writes: 1 (TSO), 1 + x (PSO)
             let pso = model == StoreModel::Pso;
             let class = move |o: OpId| -> Option<usize> {
+                if partial_fence(h, o) {
+                    return None; // feeds no timeline: orders nothing
+                }
                 Some(match (plain_w(o), pso) {
                     (false, _) => 0,
                     (true, false) => 1,
@@ -534,8 +704,13 @@ pub fn violation_in(h: &History, v: &Violation, store: Option<StoreModel>) -> Re
             Rel::Ppo if pi == Pi::PpoTso => preserved(h, StoreModel::Tso, a, b),
             Rel::Ppo if pi == Pi::PpoW => derive::wccm_ppo(h, a, b),
             Rel::PoPso if pi == Pi::PoPso => preserved(h, StoreModel::Pso, a, b),
+            Rel::PoLoc if pi == Pi::PoLocLlh => po_loc_llh(h, a, b),
+            Rel::PoRmo if pi == Pi::PoRmo => rmo_po(h, a, b),
+            Rel::Bob if pi == Pi::Ob => armv8_bob(h, a, b),
+            Rel::Aob if pi == Pi::Ob => armv8_aob(h, a, b),
             _ => false,
         };
+
         if !ok {
             return Err(format!(
                 "{} -{}-> {} is not a {} edge of {}",
@@ -597,6 +772,7 @@ pub fn projection(h: &History, sub: &History, origin: &[OpId]) -> Result<(), Str
         let (a, b) = (&sub.ops[o], &h.ops[p]);
         let thread = |g: &History, t: Option<usize>| t.map(|t| g.threads[t].name.clone());
         let same = a.kind == b.kind
+            && a.ann == b.ann
             && var_name(sub, o) == var_name(h, p)
             && a.value == b.value
             && sub.is_init(o) == h.is_init(p)

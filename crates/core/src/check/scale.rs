@@ -70,14 +70,17 @@ impl Model {
         max_memory: u64,
     ) -> Path {
         let n = h.n();
-        let sparse = match scale {
-            Scale::Auto => {
-                n > DENSE_MAX_OPS
-                    || (n >= SPARSE_MIN_OPS && OPS_PER_LANE * lanes().lanes.len() <= n)
-            }
-            Scale::Dense => false,
-            Scale::Sparse => true,
-        };
+        // RMO and ARMv8 have no sparse form (`sparse_slots` 0): dense only
+        let has_sparse = self.facts().sparse_slots > 0;
+        let sparse = has_sparse
+            && match scale {
+                Scale::Auto => {
+                    n > DENSE_MAX_OPS
+                        || (n >= SPARSE_MIN_OPS && OPS_PER_LANE * lanes().lanes.len() <= n)
+                }
+                Scale::Dense => false,
+                Scale::Sparse => true,
+            };
         let (bytes, what) = if sparse {
             (self.sparse_bytes(h, lanes()), "sparse")
         } else {

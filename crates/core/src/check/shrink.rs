@@ -1026,6 +1026,7 @@ pub fn restrict(h: &History, ops: &[bool], finals: &[bool]) -> (History, Vec<OpI
             let kind = h.raw_kind(o);
             raw_ops.push(RawOp {
                 kind,
+                ann: op.ann,
                 ticks: op.ticks,
                 pos: op.pos,
             });

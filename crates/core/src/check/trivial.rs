@@ -26,7 +26,7 @@
 //! applies past [`MIN_DROPPED`] droppable threads: below, the history is
 //! checked as it is.
 
-use crate::certificate::validate::{self, StoreModel};
+use crate::certificate::validate;
 use crate::certificate::Violation;
 use crate::check::gradual::{mapped, store_model, Decision, Outcome, DERIVE_MAX_OPS};
 use crate::check::shrink::restrict;
@@ -167,12 +167,7 @@ impl Reduction {
         for &w in self.dropped.iter().filter(|&&w| h.is_write(w)) {
             order[h.var(w).expect("writes have a variable")].push(w);
         }
-        let sm = match m {
-            Model::Sc => Some(StoreModel::Sc),
-            Model::Tso => Some(StoreModel::Tso),
-            Model::Pso => Some(StoreModel::Pso),
-            _ => None,
-        };
+        let sm = store_model(m);
         if let (Some(sm), None) = (sm, &o.invalid) {
             o.invalid = validate::store_order(h, sm, &order).err();
         }

@@ -120,7 +120,7 @@ impl Dp<'_, '_> {
             }
             let mut rest = v.to_vec();
             rest[m / 64] &= !(1 << (m % 64));
-            if !self.coherent(&rest, m) {
+            if !self.atomic(&rest, m) || !self.coherent(&rest, m) {
                 continue;
             }
             let before = order.len();
@@ -133,6 +133,29 @@ impl Dp<'_, '_> {
         }
         self.memo.insert(v.to_vec(), false);
         false
+    }
+
+    /// RMW atomicity with `v` placed first within `V ∪ {v}`: no RMW write of
+    /// `v`'s variable placed above it (in `V`) reads from a write still to
+    /// be placed below it (or from the initial write): `v` would lie between
+    /// the two.
+    fn atomic(&self, v_set: &[u64], v: usize) -> bool {
+        let h = self.sat.history();
+        let wv = self.writes[v];
+        self.writes.iter().enumerate().all(|(i, &u)| {
+            if !Self::contains(v_set, i) || h.var(u) != h.var(wv) {
+                return true;
+            }
+            let Some(source) = h.ops[u].rmw.and_then(|r| h.rf(r)) else {
+                return true;
+            };
+            source == wv
+                || self
+                    .writes
+                    .iter()
+                    .position(|&w| w == source)
+                    .is_some_and(|j| Self::contains(v_set, j))
+        })
     }
 
     /// The coherence graphs `G[V, v]` (Definition 4) are acyclic: every write

@@ -1,7 +1,7 @@
 //! Building and validating a [`History`] from a parsed `.hist` history.
 
 use memconform_parsers::axe::{AxeOpKind, AxeTrace};
-use memconform_parsers::hist::{RawHistory, RawOp, RawOpKind, RawThread};
+use memconform_parsers::hist::{Ann, RawHistory, RawOp, RawOpKind, RawThread};
 use memconform_parsers::Pos;
 
 use super::fx::FxMap as HashMap;
@@ -9,7 +9,9 @@ use super::{History, Op, OpId, OpKind, Thread, VarId};
 use crate::relation::BitMatrix;
 
 /// Model names `@expect` may use.
-pub const KNOWN_MODELS: &[&str] = &["cc", "ccv", "cm", "ccm", "wccm", "wsc", "sc", "tso", "pso"];
+pub const KNOWN_MODELS: &[&str] = &[
+    "cc", "ccv", "cm", "ccm", "wccm", "wsc", "sc", "tso", "pso", "rmo", "armv8",
+];
 
 /// An input that is well formed but not a valid history.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +73,15 @@ impl History {
                     }
                     RawOpKind::Fence => Token::Fence,
                 };
-                push_op(&mut ops, &mut writer, &vars, ti, token, op.ticks, op.pos)?;
+                push_op(
+                    &mut ops,
+                    &mut writer,
+                    &vars,
+                    ti,
+                    (token, op.ann),
+                    op.ticks,
+                    op.pos,
+                )?;
             }
             threads.push(Thread {
                 name: t.name.clone(),
@@ -183,7 +193,15 @@ impl History {
                     AxeOpKind::Rmw { loc, old, new } => Token::Rmw(var_ids[&loc.addr], old, new),
                     AxeOpKind::Fence => Token::Fence,
                 };
-                push_op(&mut ops, &mut writer, &vars, ti, token, None, op.pos)?;
+                push_op(
+                    &mut ops,
+                    &mut writer,
+                    &vars,
+                    ti,
+                    (token, Ann::None),
+                    None,
+                    op.pos,
+                )?;
             }
             threads.push(Thread {
                 name: t.name(),
@@ -237,6 +255,7 @@ impl History {
                         .iter()
                         .map(|k| RawOp {
                             kind: k.clone(),
+                            ann: Default::default(),
                             ticks: None,
                             pos: Pos::default(),
                         })
@@ -336,6 +355,7 @@ fn initial_writes(nv: usize, more: usize, pos: Pos) -> Vec<Op> {
         var: Some(v),
         value: 0,
         rmw: None,
+        ann: Ann::None,
         ticks: None,
         pos,
     }));
@@ -357,7 +377,7 @@ fn push_op(
     writer: &mut HashMap<(VarId, u64), OpId>,
     vars: &[String],
     thread: usize,
-    token: Token,
+    (token, ann): (Token, Ann),
     ticks: Option<(u64, u64)>,
     pos: Pos,
 ) -> Result<(), HistoryError> {
@@ -387,6 +407,7 @@ fn push_op(
         var: None,
         value: 0,
         rmw: None,
+        ann,
         ticks,
         pos,
     };

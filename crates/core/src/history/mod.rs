@@ -10,6 +10,7 @@ mod build;
 
 pub use build::HistoryError;
 pub(crate) use memconform_parsers::fx;
+pub use memconform_parsers::hist::Ann;
 
 use crate::relation::BitMatrix;
 use memconform_parsers::Pos;
@@ -39,6 +40,9 @@ pub struct Op {
     pub value: u64,
     /// For the two halves of an RMW `U(x,old,new)`: the other half.
     pub rmw: Option<OpId>,
+    /// The ARMv8 annotation of its token (both halves of an RMW carry it):
+    /// acquire, RCpc acquire, release, or a partial fence's kind.
+    pub ann: Ann,
     /// `(issue, completion)` ticks, when the input gave them.
     pub ticks: Option<(u64, u64)>,
     /// Where the operation's token starts in the input.
@@ -116,6 +120,37 @@ impl History {
             },
             (OpKind::Fence, _) => RawOpKind::Fence,
         }
+    }
+
+    /// Whether `o` is an acquire read `A` (LDAR; an RMW's read half with
+    /// `.acq` or `.acqrel`).
+    #[inline]
+    pub fn is_acquire(&self, o: OpId) -> bool {
+        self.is_read(o) && self.ops[o].ann.acquire()
+    }
+
+    /// Whether `o` is an RCpc acquire read `Q` (LDAPR).
+    #[inline]
+    pub fn is_acquire_pc(&self, o: OpId) -> bool {
+        self.is_read(o) && self.ops[o].ann == Ann::AcqPc
+    }
+
+    /// Whether `o` is a release write `L` (STLR; an RMW's write half with
+    /// `.rel` or `.acqrel`).
+    #[inline]
+    pub fn is_release(&self, o: OpId) -> bool {
+        self.is_write(o) && self.ops[o].ann.release()
+    }
+
+    /// Whether `o` is a partial fence (`F.ld`, `F.st`).
+    #[inline]
+    pub fn is_partial_fence(&self, o: OpId) -> bool {
+        self.ops[o].kind == OpKind::Fence && self.ops[o].ann.partial_fence()
+    }
+
+    /// Whether any operation carries an annotation or is a partial fence.
+    pub fn annotated(&self) -> bool {
+        self.ops.iter().any(|op| op.ann != Ann::None)
     }
 
     /// Number of operations, initial writes included.
@@ -314,7 +349,7 @@ impl History {
             .sum()
     }
 
-    /// The operation as text, e.g. `t1:W(x,2)` or `init:W(x,0)`.
+    /// The operation as text, e.g. `t1:W(x,2)`, `t0:R.acq(y,1)` or `init:W(x,0)`.
     pub fn describe(&self, o: OpId) -> String {
         let mut s = String::new();
         self.describe_into(&mut s, o);
@@ -334,14 +369,17 @@ impl History {
         let (tok, values, half) = match (op.kind, op.rmw) {
             (OpKind::Fence, _) => {
                 out.push('F');
+                out.push_str(op.ann.suffix());
                 return;
             }
-            (OpKind::Read, Some(w)) => ("U(", [Some(op.value), Some(self.ops[w].value)], ".r"),
-            (OpKind::Write, Some(r)) => ("U(", [Some(self.ops[r].value), Some(op.value)], ".w"),
-            (OpKind::Read, None) => ("R(", [Some(op.value), None], ""),
-            (OpKind::Write, None) => ("W(", [Some(op.value), None], ""),
+            (OpKind::Read, Some(w)) => ("U", [Some(op.value), Some(self.ops[w].value)], ".r"),
+            (OpKind::Write, Some(r)) => ("U", [Some(self.ops[r].value), Some(op.value)], ".w"),
+            (OpKind::Read, None) => ("R", [Some(op.value), None], ""),
+            (OpKind::Write, None) => ("W", [Some(op.value), None], ""),
         };
         out.push_str(tok);
+        out.push_str(op.ann.suffix());
+        out.push('(');
         out.push_str(var);
         for v in values.into_iter().flatten() {
             out.push(',');

@@ -49,6 +49,8 @@ pub enum Kind {
     PlainR,
     /// The stores: the writes and both halves of every RMW.
     Store,
+    /// Every read and write (not a fence).
+    Any,
 }
 
 impl Kind {
@@ -61,6 +63,7 @@ impl Kind {
             Kind::PlainW => h.is_write(o) && !rmw,
             Kind::PlainR => h.is_read(o) && !rmw,
             Kind::Store => h.is_write(o) || rmw,
+            Kind::Any => h.is_write(o) || h.is_read(o),
         }
     }
 
@@ -130,9 +133,21 @@ pub struct Relaxed {
 }
 
 /// `(po \ relaxed)⁺` (consistency-framework-2k §4.2's `po-mm`): the closure
-/// orders a relaxed pair again through a fence or an RMW between them.
+/// orders a relaxed pair again through a full fence or an RMW between them.
+/// A partial fence (`F.ld`, `F.st`) is absent here: it orders none of the
+/// pairs SC, TSO and wCCM relax (only `W→R`), so for them that is exact;
+/// for PSO it drops `F.st`'s `W→W` (weaker: every violation is real).
 pub fn preserved(h: &History, relaxed: &[Relaxed]) -> BitMatrix {
     let mut kept = h.po().clone();
+    if h.ops.iter().any(|op| op.ann.partial_fence()) {
+        let partial = partial_fences(h);
+        let mut all = vec![0u64; h.n().div_ceil(64)];
+        for o in 0..h.n() {
+            all[o / 64] |= 1 << (o % 64);
+        }
+        kept = kept.minus_product(&all, &partial);
+        kept = kept.minus_product(&partial, &all);
+    }
     for r in relaxed {
         let (from, to) = (r.from.set(h), r.to.set(h));
         kept = match r.across {
@@ -143,9 +158,70 @@ pub fn preserved(h: &History, relaxed: &[Relaxed]) -> BitMatrix {
     kept.plus().expect("po is acyclic")
 }
 
+/// A fence's kind: which earlier accesses it orders before which later
+/// ones (herd7's `dmb.full`, `dmb.ld`, `dmb.st`; SPARC's `MEMBAR` masks).
+/// `None` for an operation that is no fence.
+pub fn fence_orders(h: &History, f: OpId) -> Option<(Kind, Option<Kind>)> {
+    use memconform_parsers::hist::Ann;
+    if h.ops[f].kind != crate::history::OpKind::Fence {
+        return None;
+    }
+    Some(match h.ops[f].ann {
+        // DMB ISHLD: earlier reads before every later access
+        Ann::Ld => (Kind::R, None),
+        // DMB ISHST: earlier writes before later writes
+        Ann::St => (Kind::W, Some(Kind::W)),
+        // DMB ISH (`F`): everything before everything (`None`: any access)
+        _ => (Kind::Any, None),
+    })
+}
+
+/// `fenced`: the pairs `(a, b)` of accesses of one thread with a fence `f`,
+/// `a po f po b`, that orders `a`'s kind before `b`'s ([`fence_orders`]);
+/// for the models that know fence kinds (RMO's `po-rmo`, ARMv8's `bob`).
+pub fn fenced(h: &History) -> BitMatrix {
+    let mut out = BitMatrix::new(h.n());
+    let access = |o: OpId| h.var(o).is_some();
+    for t in &h.threads {
+        let ops: Vec<OpId> = t.ops.clone().collect();
+        let fences: Vec<(OpId, (Kind, Option<Kind>))> = ops
+            .iter()
+            .filter_map(|&f| fence_orders(h, f).map(|k| (f, k)))
+            .collect();
+        if fences.is_empty() {
+            continue;
+        }
+        for &a in ops.iter().filter(|&&a| access(a)) {
+            for &(f, (before, after)) in &fences {
+                if !before.contains(h, a) || !h.po_before(a, f) {
+                    continue;
+                }
+                for &b in ops.iter().filter(|&&b| access(b) && h.po_before(f, b)) {
+                    if after.is_none_or(|k| k.contains(h, b)) {
+                        out.set(a, b);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The partial fences (`F.ld`, `F.st`) as a bit row over op ids.
+pub fn partial_fences(h: &History) -> Vec<u64> {
+    let mut out = vec![0u64; h.n().div_ceil(64)];
+    for o in (0..h.n()).filter(|&o| h.is_partial_fence(o)) {
+        out[o / 64] |= 1 << (o % 64);
+    }
+    out
+}
+
 /// Whether `relaxed` holds the pair `(a, b)` (its pairwise form, for the
-/// graphs at scale).
+/// graphs at scale); a pair with a partial fence is relaxed (see [`preserved`]).
 pub fn relaxes(h: &History, relaxed: &[Relaxed], a: OpId, b: OpId) -> bool {
+    if h.is_partial_fence(a) || h.is_partial_fence(b) {
+        return true;
+    }
     relaxed.iter().any(|r| {
         r.from.contains(h, a) && r.to.contains(h, b) && !(r.across && h.var(a) == h.var(b))
     })

@@ -4,7 +4,7 @@
 
 use crate::certificate::validate::StoreModel;
 use crate::history::History;
-use crate::models::{cc, ccm, ccv, cm, pso, sc, tso, wccm, wsc, Checked, Model, Spec};
+use crate::models::{armv8, cc, ccm, ccv, cm, pso, rmo, sc, tso, wccm, wsc, Checked, Model, Spec};
 
 /// How a model is defined.
 #[derive(Clone, Copy)]
@@ -45,7 +45,8 @@ pub struct Facts {
     pub store: Option<Store>,
     /// `n×n` bit matrices its dense form holds at once (memory estimate).
     pub dense_matrices: u64,
-    /// Frontier slots per lane of its sparse form (memory estimate).
+    /// Frontier slots per lane of its sparse form (memory estimate); 0:
+    /// it has no sparse form (dense only).
     pub sparse_slots: u64,
 }
 
@@ -64,10 +65,13 @@ use Model::*;
 /// ⇒ PSO (consistency-framework-2k §4.2). wCCM implies none of the others
 /// (it accepts a read of a po-later own write), PSO none (message passing
 /// is PSO only), and no polynomial model implies SC, TSO or PSO (they
-/// ignore RMW atomicity and `@final`).
+/// ignore RMW atomicity and `@final`). The weak ISAs (implications §12):
+/// SC ⇒ ARMv8 ⇒ RMO and TSO ⇒ RMO; nothing else implies them (PSO leaves
+/// `F.st` out, TSO ignores release-acquire), and they imply nothing else
+/// (RMO allows CoRR, ARMv8 allows LB).
 /// Sparse slots: CC's frontiers and, while CC is checked, its past frontiers;
 /// three graphs' worth for TSO, PSO and wCCM.
-pub const FACTS: [Facts; 9] = [
+pub const FACTS: [Facts; 11] = [
     Facts {
         model: Cc,
         name: "cc",
@@ -148,8 +152,9 @@ pub const FACTS: [Facts; 9] = [
         // wsc-saturation Lemma 3, then wSC's (implications §5)
         chain: &[Cc, Ccv, Cm, Ccm, Wsc],
         // an SC witness is a TSO and a PSO witness; wCCM through CCM or TSO
-        // (implications §5)
-        implies: &[Tso, Pso, Wccm],
+        // (implications §5); an SC witness is an RMO and an ARMv8 one
+        // (implications §12)
+        implies: &[Tso, Pso, Wccm, Rmo, Armv8],
         store: Some(Store::Ww(StoreModel::Sc)),
         dense_matrices: 8,
         sparse_slots: 1,
@@ -165,8 +170,8 @@ pub const FACTS: [Facts; 9] = [
         // checking Lemma 3 (implications §7)
         chain: &[Cc, Wccm],
         // CCv: implications §6; a TSO witness is a PSO witness:
-        // implications §8
-        implies: &[Ccv, Pso],
+        // implications §8; and an RMO witness: implications §12
+        implies: &[Ccv, Pso, Rmo],
         store: Some(Store::Ww(StoreModel::Tso)),
         dense_matrices: 14,
         sparse_slots: 3,
@@ -181,6 +186,31 @@ pub const FACTS: [Facts; 9] = [
         store: Some(Store::Ww(StoreModel::Pso)),
         dense_matrices: 14,
         sparse_slots: 3,
+    },
+    Facts {
+        model: Rmo,
+        name: "rmo",
+        source: "consistency-framework-2k §4.2",
+        definition: Definition::Graphs(rmo::spec),
+        // none proved: RMO allows load-load hazards (CoRR), which every
+        // causal model forbids (implications §12)
+        chain: &[],
+        implies: &[],
+        store: Some(Store::Ww(StoreModel::Rmo)),
+        dense_matrices: 14,
+        sparse_slots: 0,
+    },
+    Facts {
+        model: Armv8,
+        name: "armv8",
+        source: "herd7 aarch64.cat (ARMv8 ARM B2.3), without dob",
+        definition: Definition::Graphs(armv8::spec),
+        chain: &[],
+        // an ARMv8 witness is an RMO witness (implications §12)
+        implies: &[Rmo],
+        store: Some(Store::Ww(StoreModel::Armv8)),
+        dense_matrices: 14,
+        sparse_slots: 0,
     },
 ];
 

@@ -23,9 +23,12 @@
 //!   C. Enea, M. Erradi, *Boosting Sequential Consistency Checking using
 //!   Saturation* (ATVA 2020): wSC and the kernel.
 //! - `consistency-framework-2k`: P. Chini, P. Saivasan, *A Framework for
-//!   Consistency Algorithms* (FSTTCS 2020): SC, TSO, PSO as two acyclicity
-//!   graphs, decided in O*(2^k).
+//!   Consistency Algorithms* (FSTTCS 2020): SC, TSO, PSO and RMO as two
+//!   acyclicity graphs, decided in O*(2^k).
+//! - herd7's `aarch64.cat` (the ARMv8 ARM B2.3 axiomatic model): ARMv8,
+//!   without its dependency relation `dob`.
 
+pub mod armv8;
 pub mod cc;
 pub mod ccm;
 pub mod ccv;
@@ -34,6 +37,7 @@ pub mod common;
 pub mod facts;
 pub mod hbo;
 pub mod pso;
+pub mod rmo;
 pub mod sc;
 mod spec;
 mod store_order;
@@ -75,6 +79,10 @@ pub enum Model {
     Tso,
     /// partial store order
     Pso,
+    /// relaxed memory order (SPARC RMO; fences by kind)
+    Rmo,
+    /// ARMv8 without dependencies (weaker than ARMv8: its violations are real)
+    Armv8,
 }
 
 impl Model {
@@ -89,10 +97,11 @@ impl Model {
     ];
 
     /// The models with a store order, decided by saturation and completion.
-    pub const STORE: [Model; 3] = [Model::Sc, Model::Tso, Model::Pso];
+    pub const STORE: [Model; 5] = [Model::Sc, Model::Tso, Model::Pso, Model::Rmo, Model::Armv8];
 
-    /// Every model.
-    pub const EVERY: [Model; 9] = [
+    /// The models checked when none is named (`--models all`): every model
+    /// but the weak ISAs' (RMO, ARMv8), which run when named.
+    pub const DEFAULT: [Model; 9] = [
         Model::Cc,
         Model::Ccv,
         Model::Cm,
@@ -102,6 +111,24 @@ impl Model {
         Model::Sc,
         Model::Tso,
         Model::Pso,
+    ];
+
+    /// The weak ISAs' models (`--models weak`).
+    pub const WEAK: [Model; 2] = [Model::Rmo, Model::Armv8];
+
+    /// Every model.
+    pub const EVERY: [Model; 11] = [
+        Model::Cc,
+        Model::Ccv,
+        Model::Cm,
+        Model::Ccm,
+        Model::Wccm,
+        Model::Wsc,
+        Model::Sc,
+        Model::Tso,
+        Model::Pso,
+        Model::Rmo,
+        Model::Armv8,
     ];
 
     /// This model's facts.
@@ -121,7 +148,7 @@ impl Model {
             .find(|m| m.name().eq_ignore_ascii_case(s))
     }
 
-    /// The acyclicity graphs of a store-order model (SC, TSO, PSO).
+    /// The acyclicity graphs of a store-order model (SC, TSO, PSO, RMO, ARMv8).
     pub fn spec(self, h: &History) -> Option<Spec> {
         match self.facts().definition {
             Definition::Graphs(spec) => Some(spec(h)),

@@ -16,6 +16,9 @@ use super::{tso, ChainGraph};
 /// variable: for moderate sizes.
 pub fn graphs(h: &History, lanes: &Lanes, loc: bool) -> Vec<(Pattern, ChainGraph)> {
     let class = |o: OpId| -> Option<u32> {
+        if h.is_partial_fence(o) {
+            return None; // no node: orders nothing PSO sees
+        }
         let store = h.is_write(o) && h.ops[o].rmw.is_none();
         Some(if store {
             1 + h.var(o).expect("writes have a variable") as u32

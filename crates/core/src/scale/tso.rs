@@ -30,7 +30,8 @@ pub fn graphs(h: &History, lanes: &Lanes, loc: bool) -> Vec<(Pattern, ChainGraph
         h,
         lanes,
         &Shape {
-            class: &|o| Some(u32::from(store(o))),
+            // a partial fence is no node: it orders nothing TSO relaxes
+            class: &|o| (!h.is_partial_fence(o)).then(|| u32::from(store(o))),
             classes: 2,
             per_var: false,
             kept: &|a, b| !tso::relaxed(h, a, b),

@@ -27,7 +27,8 @@ fn ppo_graph(h: &History, lanes: &Lanes) -> ChainGraph {
         h,
         lanes,
         &Shape {
-            class: &|o| Some(u32::from(h.is_write(o))),
+            // a partial fence is no node: it orders nothing wCCM relaxes
+            class: &|o| (!h.is_partial_fence(o)).then(|| u32::from(h.is_write(o))),
             classes: 2,
             per_var: false,
             kept: &|a, b| !relaxes(h, &wccm::RELAXED, a, b),

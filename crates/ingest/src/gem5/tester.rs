@@ -782,6 +782,7 @@ pub fn to_history(accesses: &[Access], real_time: bool) -> (RawHistory, Vec<Orig
                                     value: value[i],
                                 }
                             },
+                            ann: Default::default(),
                             // log positions order the events exactly (gem5 is single-threaded)
                             ticks: Some((a.issue_line, a.complete_line)),
                             pos: Pos {
