@@ -323,11 +323,8 @@ fn bundled_pages() -> &'static [PathBuf] {
                 "--html",
                 dir.to_str().unwrap(),
             ]);
-            // the synthetic ARM O3 run promises ARMv8, which memconform
-            // cannot decide: its answers are unknown (exit 6)
-            let armv8 = input.ends_with("tests/data/gem5/arm/synthetic-o3-n2");
             assert!(
-                matches!(o.status.code(), Some(0 | 1)) || armv8 && o.status.code() == Some(6),
+                matches!(o.status.code(), Some(0 | 1)),
                 "{}: {}",
                 input.display(),
                 String::from_utf8_lossy(&o.stderr)

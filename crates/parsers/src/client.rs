@@ -62,7 +62,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::hist::{is_name, HistReader, RawHistory, RawOp, RawOpKind, RawThread};
+use crate::hist::{is_name, Ann, HistReader, RawHistory, RawOp, RawOpKind, RawThread};
 use crate::{ParseError, Pos};
 
 /// What every header line starts with (then `v<version>`).
@@ -159,14 +159,12 @@ pub enum ClientOpKind {
 }
 
 /// THE place where a client operation becomes an operation of the core's
-/// history (a `.hist` operation). The `.hist` format has no acquire,
-/// release or fence kinds yet, so the mapping is conservative, giving a
-/// history that allows at least what the client's program allows: an
-/// acquire or release is a plain read or write, DMB ISH (and `mfence`) is
-/// `F`, and DMB ISHLD/ISHST, weaker than `F`, are left out. A history
-/// checked this way never shows a violation the program's orderings would
-/// have allowed (SC and TSO do not depend on them; a weak model loses the
-/// constraints they add). When `.hist` gets the annotations, map them here.
+/// history (a `.hist` operation with its ARMv8 annotation): LDAR is
+/// `R.acq`, LDAPR `R.acqpc`, STLR `W.rel`, DMB ISH (and x86's `mfence`)
+/// `F`, DMB ISHLD `F.ld`, DMB ISHST `F.st`; an LDXR/STXR pair that
+/// succeeded is a plain `U` (neither half acquires nor releases). The older
+/// models read the annotations as the `.hist` format says (plain accesses,
+/// no partial fences).
 pub fn hist_op(op: &ClientOp) -> Option<RawOp> {
     let kind = match &op.kind {
         ClientOpKind::Read { var, value, .. } => RawOpKind::Read {
@@ -182,11 +180,22 @@ pub fn hist_op(op: &ClientOp) -> Option<RawOp> {
             old: *old,
             new: *new,
         },
-        ClientOpKind::Fence(FenceKind::Full) => RawOpKind::Fence,
-        ClientOpKind::Fence(FenceKind::Ld | FenceKind::St) => return None,
+        ClientOpKind::Fence(_) => RawOpKind::Fence,
+    };
+    let ann = match &op.kind {
+        ClientOpKind::Read { order, .. } | ClientOpKind::Write { order, .. } => match order {
+            Ordering::Plain => Ann::None,
+            Ordering::Acquire => Ann::Acq,
+            Ordering::AcquirePc => Ann::AcqPc,
+            Ordering::Release => Ann::Rel,
+        },
+        ClientOpKind::Rmw { .. } | ClientOpKind::Fence(FenceKind::Full) => Ann::None,
+        ClientOpKind::Fence(FenceKind::Ld) => Ann::Ld,
+        ClientOpKind::Fence(FenceKind::St) => Ann::St,
     };
     Some(RawOp {
         kind,
+        ann,
         ticks: None,
         pos: op.pos,
     })
