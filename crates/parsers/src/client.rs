@@ -2460,18 +2460,36 @@ t1: U(x,0,2) R(y,1)
             .meta
             .iter()
             .any(|(k, v, _)| k == "isa" && v == "aarch64"));
-        // the DMB ISHST/ISHLD are left out of the checked history (no `F`)
-        let kinds = |h: &RawHistory, t: usize| -> Vec<RawOpKind> {
-            h.threads[t].ops.iter().map(|o| o.kind.clone()).collect()
+        // the instructions reach the checked history as annotations: STLR
+        // `W.rel`, LDAR `R.acq`, DMB ISHST `F.st`, DMB ISHLD `F.ld`
+        let anns = |h: &RawHistory, t: usize| -> Vec<(RawOpKind, Ann)> {
+            h.threads[t]
+                .ops
+                .iter()
+                .map(|o| (o.kind.clone(), o.ann))
+                .collect()
         };
-        assert_eq!(kinds(&hs[1], 0).len(), 2);
-        assert_eq!(kinds(&hs[1], 1).len(), 3);
-        assert!(!kinds(&hs[1], 1).contains(&RawOpKind::Fence));
-        assert_eq!(kinds(&hs[0], 1)[1], RawOpKind::Fence);
-        // the raw text (a plain `.hist`) parses to the same threads
+        let sb = anns(&hs[0], 0);
+        assert_eq!((sb[0].1, sb[1].1), (Ann::Rel, Ann::Acq));
+        assert_eq!(anns(&hs[0], 1)[1], (RawOpKind::Fence, Ann::None));
+        assert_eq!(anns(&hs[1], 0).len(), 3);
+        assert_eq!(anns(&hs[1], 0)[1], (RawOpKind::Fence, Ann::St));
+        assert_eq!(anns(&hs[1], 1).len(), 4);
+        assert_eq!(anns(&hs[1], 1)[2], (RawOpKind::Fence, Ann::Ld));
+        // the raw text (a plain `.hist`, no `@arm` lines read) has the same
+        // accesses, without their annotations and partial fences
         let plain = parse_hist(ARM.as_bytes()).unwrap();
         for (p, c) in plain.iter().zip(&hs) {
-            assert_eq!(p.threads, c.threads);
+            for (pt, ct) in p.threads.iter().zip(&c.threads) {
+                let full: Vec<&RawOpKind> = ct
+                    .ops
+                    .iter()
+                    .filter(|o| !matches!(o.ann, Ann::Ld | Ann::St))
+                    .map(|o| &o.kind)
+                    .collect();
+                let text: Vec<&RawOpKind> = pt.ops.iter().map(|o| &o.kind).collect();
+                assert_eq!(text, full);
+            }
         }
         // the instructions, from the `@arm` lines
         let ops = client_ops(&plain[0], Isa::Aarch64).unwrap();
