@@ -590,6 +590,20 @@ t3: W(x4,2) W(x2,4) W(x1,1) W(x4,3) W(x2,7) W(x6,1) R(x0,2) R(x6,4) R(x2,7) W(x1
     validate::violation(&h, v).unwrap();
 }
 
+/// How `m`'s violation of `h` was certified (`None` when `m` holds);
+/// fails when the validator rejected it or could not certify it.
+fn certified_how(h: &History, m: Model, seed: u64) -> Option<String> {
+    let o = check_gradual_with(h, &[m], &Options::default())
+        .pop()
+        .unwrap();
+    if o.verdict() != Verdict::Violation {
+        return None;
+    }
+    assert!(o.invalid.is_none(), "seed {seed}: {:?}", o.invalid);
+    let how = o.violation().unwrap().certified_by.clone();
+    Some(how.unwrap_or_else(|| panic!("seed {seed}: not certified: {:?}", o.uncertified)))
+}
+
 /// At scale (over the validator's 2,000 operations), a PSO violation from
 /// one stale read is certified on the sub-history of the operations its
 /// certificate names, the reads that fire its store-order edges included
@@ -615,16 +629,10 @@ fn a_stale_read_at_scale_is_certified_on_its_certificates_operations() {
         let Ok(h) = History::from_threads(&program) else {
             continue;
         };
-        let o = check_gradual_with(&h, &[Model::Pso], &Options::default())
-            .pop()
-            .unwrap();
-        if o.verdict() != Verdict::Violation {
+        let Some(how) = certified_how(&h, Model::Pso, seed) else {
             continue;
-        }
+        };
         seen += 1;
-        assert!(o.invalid.is_none(), "seed {seed}: {:?}", o.invalid);
-        let how = o.violation().unwrap().certified_by.clone();
-        let how = how.unwrap_or_else(|| panic!("seed {seed}: not certified: {:?}", o.uncertified));
         // a cycle of base edges alone is checked on the history itself
         assert!(
             how.ends_with("on the history")
@@ -658,16 +666,10 @@ fn an_sc_violation_at_scale_is_certified_on_a_window_of_it() {
         let Ok(h) = History::from_threads(&threads(Memory::Tso, shape, seed)) else {
             continue;
         };
-        let o = check_gradual_with(&h, &[Model::Sc], &Options::default())
-            .pop()
-            .unwrap();
-        if o.verdict() != Verdict::Violation {
+        let Some(how) = certified_how(&h, Model::Sc, seed) else {
             continue;
-        }
+        };
         seen += 1;
-        assert!(o.invalid.is_none(), "seed {seed}: {:?}", o.invalid);
-        let how = o.violation().unwrap().certified_by.clone();
-        let how = how.unwrap_or_else(|| panic!("seed {seed}: not certified: {:?}", o.uncertified));
         assert!(!how.contains("shrunk"), "seed {seed}: {how}");
         windows += usize::from(how.contains("a window of"));
     }

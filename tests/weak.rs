@@ -231,17 +231,7 @@ fn the_older_models_see_no_partial_fence() {
     // F.ld and F.st order nothing SC, TSO and wCCM relax (W→R), and PSO
     // leaves them out (weaker, so its violations stay real): each model's
     // verdict with them is its verdict without them.
-    let models = [
-        Model::Cc,
-        Model::Ccv,
-        Model::Cm,
-        Model::Ccm,
-        Model::Wccm,
-        Model::Wsc,
-        Model::Sc,
-        Model::Tso,
-        Model::Pso,
-    ];
+    let models = Model::DEFAULT;
     let mut partial = 0;
     for seed in 0..800u64 {
         let b = w_random_history(seed, 8);

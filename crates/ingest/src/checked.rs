@@ -225,14 +225,8 @@ pub fn check_run(
     if let Some(client) = crate::gem5::client_run(&run)? {
         // an SE-mode run of the random client: its own histories, believed
         // only when the run's files agree on the program gem5 ran
+        let conflicts = client.conflicts(&run);
         let output = client.output;
-        let conflicts: Vec<String> = run
-            .findings
-            .conflicts
-            .iter()
-            .chain(&client.findings.conflicts)
-            .cloned()
-            .collect();
         let conflicts = &conflicts;
         let (histories, unfinished) = if reading.in_progress {
             crate::load::load_client_prefix(&output)?
@@ -505,17 +499,11 @@ pub fn pick_violation(
     if path.is_dir() {
         let run = crate::gem5::open_run(path)?;
         if let Some(client) = crate::gem5::client_run(&run)? {
+            let conflicts = client.conflicts(&run);
             let output = client.output;
             let hs = load_file(&output)?;
             let n = hs.len();
             // files that disagree: nothing to shrink, each history `unknown`
-            let conflicts: Vec<String> = run
-                .findings
-                .conflicts
-                .iter()
-                .chain(&client.findings.conflicts)
-                .cloned()
-                .collect();
             let distrusted = inconsistent(&conflicts, &[model])
                 .pop()
                 .and_then(|o| o.reason().map(str::to_string))

@@ -738,7 +738,6 @@ fn bits(c: &Config) -> Vec<u64> {
 /// write is kept. Returns it with, per operation of it, the operation of
 /// `h` it is; `None` when `v` names no operation.
 pub fn certificate_core(h: &History, v: &Violation) -> Option<(History, Vec<OpId>)> {
-    let mut keep = vec![false; h.n()];
     let mut todo = named_ops(v);
     if todo.is_empty() {
         return None;
@@ -760,10 +759,18 @@ pub fn certificate_core(h: &History, v: &Violation) -> Option<(History, Vec<OpId
     for s in v.cycle.iter().filter(|s| s.rel.is_store_order()) {
         todo.extend(st_premise(h, s.from, s.to, &mut paths));
     }
+    Some(closed_sub(h, todo))
+}
+
+/// The sub-history of the operations `todo` with what well-formedness needs
+/// ([`close_named`]) and the `@final` observations it keeps
+/// ([`close_finals`]), with its origin.
+fn closed_sub(h: &History, todo: Vec<OpId>) -> (History, Vec<OpId>) {
+    let mut keep = vec![false; h.n()];
     let kept = close_named(h, todo, |_| true, &mut keep);
     let mut finals = vec![true; h.finals.len()];
     close_finals(h, &final_writers(h), &keep, kept.into_iter(), &mut finals);
-    Some(restrict(h, &keep, &finals))
+    restrict(h, &keep, &finals)
 }
 
 /// The sub-history of `h` around `v`'s cycle: in each thread the cycle
@@ -802,20 +809,16 @@ pub fn window_core(h: &History, v: &Violation, w: usize) -> Option<(History, Vec
     let mut todo = named;
     for (t, th) in h.threads.iter().enumerate() {
         let ops = &th.ops;
-        let (lo, hi) = span.get(&t).copied().unwrap_or_else(|| {
-            let at = |f: f64| (ops.start + (f * ops.len() as f64) as usize).min(ops.end.max(1) - 1);
-            (at(f_lo), at(f_hi))
-        });
         if ops.is_empty() {
             continue;
         }
+        let (lo, hi) = span.get(&t).copied().unwrap_or_else(|| {
+            let at = |f: f64| (ops.start + (f * ops.len() as f64) as usize).min(ops.end - 1);
+            (at(f_lo), at(f_hi))
+        });
         todo.extend(lo.saturating_sub(w).max(ops.start)..(hi + w + 1).min(ops.end));
     }
-    let mut keep = vec![false; h.n()];
-    let kept = close_named(h, todo, |_| true, &mut keep);
-    let mut finals = vec![true; h.finals.len()];
-    close_finals(h, &final_writers(h), &keep, kept.into_iter(), &mut finals);
-    Some(restrict(h, &keep, &finals))
+    Some(closed_sub(h, todo))
 }
 
 /// The operations one premise search of [`st_premise`] visits at most
@@ -848,35 +851,22 @@ fn st_premise(h: &History, w1: OpId, w2: OpId, paths: &mut usize) -> Vec<OpId> {
     if let Some(r) = after.or(before) {
         return vec![r];
     }
-    // a path from `w1` to `w2` itself (a write before a later write)
-    if *paths > 0 {
-        *paths -= 1;
-        let p = co_path_within(h, w1, w2, ST_PATH_VISITS);
-        if !p.is_empty() {
-            return p;
-        }
-    }
-    for &r in h.readers(w2).iter().take(2) {
+    // a path from `w1` to `w2` itself (a write before a later write), else
+    // to (from) a reader; each search spent whether or not it finds one
+    let mut search = |a: OpId, b: OpId| {
         if *paths == 0 {
-            return Vec::new();
+            return None;
         }
         *paths -= 1;
-        let p = co_path_within(h, w1, r, ST_PATH_VISITS);
-        if !p.is_empty() {
-            return p;
-        }
-    }
-    for &r in h.readers(w1).iter().take(2) {
-        if *paths == 0 {
-            return Vec::new();
-        }
-        *paths -= 1;
-        let p = co_path_within(h, r, w2, ST_PATH_VISITS);
-        if !p.is_empty() {
-            return p;
-        }
-    }
-    Vec::new()
+        Some(co_path_within(h, a, b, ST_PATH_VISITS)).filter(|p| !p.is_empty())
+    };
+    let to_readers = h.readers(w2).iter().take(2).map(|&r| (w1, r));
+    let from_readers = h.readers(w1).iter().take(2).map(|&r| (r, w2));
+    std::iter::once((w1, w2))
+        .chain(to_readers)
+        .chain(from_readers)
+        .find_map(|(a, b)| search(a, b))
+        .unwrap_or_default()
 }
 
 /// The operations a certificate names: its cycle's, then its roles'.

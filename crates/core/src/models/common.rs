@@ -232,7 +232,6 @@ mod tests {
     use super::*;
     use crate::models::{pso, tso};
     use crate::relation::transitive_closure;
-    use memconform_parsers::hist::RawOpKind;
 
     /// `true` for (plain write, plain read).
     fn plain(h: &History, a: OpId, b: OpId) -> bool {
@@ -256,30 +255,7 @@ mod tests {
         for round in 0..60 {
             let threads = 1 + round % 4;
             let ops = 2 + round % 30;
-            let mut next = 1u64;
-            let program: Vec<Vec<RawOpKind>> = (0..threads)
-                .map(|_| {
-                    (0..ops)
-                        .map(|_| {
-                            seed ^= seed << 13;
-                            seed ^= seed >> 7;
-                            seed ^= seed << 17;
-                            let var = format!("x{}", seed % 3);
-                            next += 1;
-                            match (seed >> 8) % 5 {
-                                0 | 1 => RawOpKind::Write { var, value: next },
-                                2 => RawOpKind::Read { var, value: 0 },
-                                3 => RawOpKind::Rmw {
-                                    var,
-                                    old: 0,
-                                    new: next,
-                                },
-                                _ => RawOpKind::Fence,
-                            }
-                        })
-                        .collect()
-                })
-                .collect();
+            let program = super::random_program(&mut seed, threads, ops, 1);
             let h = History::from_threads(&program).unwrap();
             assert_eq!(tso::ppo(&h), relax_pairwise(&h, |a, b| plain(&h, a, b)));
             let pso_relaxed = |a: OpId, b: OpId| {
@@ -298,4 +274,42 @@ mod tests {
             }
         }
     }
+}
+
+/// A random program of `threads` threads of `ops` operations on three
+/// variables (writes, reads of 0, RMWs, fences; written values from
+/// `first + 1` up), drawn by xorshift from `seed`: the models' unit tests'
+/// inputs.
+#[cfg(test)]
+pub(crate) fn random_program(
+    seed: &mut u64,
+    threads: usize,
+    ops: usize,
+    first: u64,
+) -> Vec<Vec<memconform_parsers::hist::RawOpKind>> {
+    use memconform_parsers::hist::RawOpKind;
+    let mut next = first;
+    (0..threads)
+        .map(|_| {
+            (0..ops)
+                .map(|_| {
+                    *seed ^= *seed << 13;
+                    *seed ^= *seed >> 7;
+                    *seed ^= *seed << 17;
+                    let var = format!("x{}", *seed % 3);
+                    next += 1;
+                    match (*seed >> 8) % 5 {
+                        0 | 1 => RawOpKind::Write { var, value: next },
+                        2 => RawOpKind::Read { var, value: 0 },
+                        3 => RawOpKind::Rmw {
+                            var,
+                            old: 0,
+                            new: next,
+                        },
+                        _ => RawOpKind::Fence,
+                    }
+                })
+                .collect()
+        })
+        .collect()
 }

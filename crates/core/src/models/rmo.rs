@@ -80,7 +80,6 @@ pub fn po_rmo(h: &History) -> BitMatrix {
 mod tests {
     use super::*;
     use crate::models::common::preserved;
-    use memconform_parsers::hist::RawOpKind;
 
     /// With full fences only, `po-rmo` is the `Relaxed` table with all four
     /// rows: `(po \ RELAXED)⁺` between accesses of a thread (the table
@@ -90,30 +89,7 @@ mod tests {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         for round in 0..60 {
             let (threads, ops) = (1 + round % 3, 2 + round % 12);
-            let mut next = 0u64;
-            let program: Vec<Vec<RawOpKind>> = (0..threads)
-                .map(|_| {
-                    (0..ops)
-                        .map(|_| {
-                            seed ^= seed << 13;
-                            seed ^= seed >> 7;
-                            seed ^= seed << 17;
-                            let var = format!("x{}", seed % 3);
-                            next += 1;
-                            match (seed >> 8) % 5 {
-                                0 | 1 => RawOpKind::Write { var, value: next },
-                                2 => RawOpKind::Read { var, value: 0 },
-                                3 => RawOpKind::Rmw {
-                                    var,
-                                    old: 0,
-                                    new: next,
-                                },
-                                _ => RawOpKind::Fence,
-                            }
-                        })
-                        .collect()
-                })
-                .collect();
+            let program = crate::models::common::random_program(&mut seed, threads, ops, 0);
             let h = History::from_threads(&program).unwrap();
             let table = preserved(&h, &RELAXED);
             let fenced = po_rmo(&h);

@@ -39,6 +39,19 @@ pub struct ClientRun {
     pub findings: Findings,
 }
 
+impl ClientRun {
+    /// The disagreements of `run`'s own files, then of the client's output
+    /// with them: each makes every verdict `unknown`.
+    pub fn conflicts(&self, run: &Run) -> Vec<String> {
+        run.findings
+            .conflicts
+            .iter()
+            .chain(&self.findings.conflicts)
+            .cloned()
+            .collect()
+    }
+}
+
 /// The name of a run's file, for messages.
 fn name(path: &Path) -> String {
     path.file_name().map_or_else(

@@ -461,21 +461,10 @@ pub fn client_output(run: &Run) -> Option<PathBuf> {
     if !matches!(run.tester, Tester::Other { .. }) {
         return None;
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&run.dir)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_file()
-                && !p
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("config"))
-        })
-        .collect();
-    files.sort();
-    files.into_iter().find(|p| {
-        FileBytes::open(p).is_ok_and(|b| memconform_parsers::client::looks_like_client(&b))
-    })
+    client_run::candidates(&run.dir)
+        .into_iter()
+        .next()
+        .map(|(p, _)| p)
 }
 
 /// For a run without a tester (an SE-mode run): its client output, the
