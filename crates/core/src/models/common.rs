@@ -227,6 +227,44 @@ pub fn relaxes(h: &History, relaxed: &[Relaxed], a: OpId, b: OpId) -> bool {
     })
 }
 
+/// A random program of `threads` threads of `ops` operations on three
+/// variables (writes, reads of 0, RMWs, fences; written values from
+/// `first + 1` up), drawn by xorshift from `seed`: the models' unit tests'
+/// inputs.
+#[cfg(test)]
+pub(crate) fn random_program(
+    seed: &mut u64,
+    threads: usize,
+    ops: usize,
+    first: u64,
+) -> Vec<Vec<memconform_parsers::hist::RawOpKind>> {
+    use memconform_parsers::hist::RawOpKind;
+    let mut next = first;
+    (0..threads)
+        .map(|_| {
+            (0..ops)
+                .map(|_| {
+                    *seed ^= *seed << 13;
+                    *seed ^= *seed >> 7;
+                    *seed ^= *seed << 17;
+                    let var = format!("x{}", *seed % 3);
+                    next += 1;
+                    match (*seed >> 8) % 5 {
+                        0 | 1 => RawOpKind::Write { var, value: next },
+                        2 => RawOpKind::Read { var, value: 0 },
+                        3 => RawOpKind::Rmw {
+                            var,
+                            old: 0,
+                            new: next,
+                        },
+                        _ => RawOpKind::Fence,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,42 +312,4 @@ mod tests {
             }
         }
     }
-}
-
-/// A random program of `threads` threads of `ops` operations on three
-/// variables (writes, reads of 0, RMWs, fences; written values from
-/// `first + 1` up), drawn by xorshift from `seed`: the models' unit tests'
-/// inputs.
-#[cfg(test)]
-pub(crate) fn random_program(
-    seed: &mut u64,
-    threads: usize,
-    ops: usize,
-    first: u64,
-) -> Vec<Vec<memconform_parsers::hist::RawOpKind>> {
-    use memconform_parsers::hist::RawOpKind;
-    let mut next = first;
-    (0..threads)
-        .map(|_| {
-            (0..ops)
-                .map(|_| {
-                    *seed ^= *seed << 13;
-                    *seed ^= *seed >> 7;
-                    *seed ^= *seed << 17;
-                    let var = format!("x{}", *seed % 3);
-                    next += 1;
-                    match (*seed >> 8) % 5 {
-                        0 | 1 => RawOpKind::Write { var, value: next },
-                        2 => RawOpKind::Read { var, value: 0 },
-                        3 => RawOpKind::Rmw {
-                            var,
-                            old: 0,
-                            new: next,
-                        },
-                        _ => RawOpKind::Fence,
-                    }
-                })
-                .collect()
-        })
-        .collect()
 }
