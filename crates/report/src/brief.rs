@@ -644,13 +644,15 @@ pub fn totals(runs: &[Tally]) -> String {
         sum(|t| t.allowed),
         sum(|t| t.unknown),
     );
+    // the fourth answer: no model checked is violated or undecided
+    let consistent = histories - broken - allowed - unknown;
     let breaking_runs = runs.iter().filter(|t| t.broken > 0).count();
     let mut out = String::new();
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let _ = writeln!(
         out,
-        "{}, {}: {broken} {} promise (in {}), {allowed} allowed, {unknown} unknown",
+        "{}, {}: {broken} {} promise (in {}), {allowed} allowed, {unknown} unknown, {consistent} consistent",
         plural(runs.len(), "run", "runs"),
         plural(histories, "history", "histories"),
         if broken == 1 {
