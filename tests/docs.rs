@@ -26,11 +26,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The documents whose commands are run.
-const DOCUMENTS: [&str; 4] = [
+const DOCUMENTS: [&str; 8] = [
     "README.md",
     "docs/reference.md",
     "gem5-configs/README.md",
     "traces/README.md",
+    "docs/findings/README.md",
+    "docs/findings/moesi-amd-base-corepair-tso/README.md",
+    "docs/findings/moesi-amd-base-locked-rmw/README.md",
+    "docs/findings/moesi-amd-base-pr1117/README.md",
 ];
 
 /// What the scratch directory sees of the repository: the inputs, linked
