@@ -52,7 +52,7 @@ pub struct ShrinkArgs {
     #[arg(value_name = "INPUT")]
     input: PathBuf,
 
-    /// The violated model to keep (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso).
+    /// The violated model to keep (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso, rmo, armv8).
     #[arg(long, short, value_parser = parse_model)]
     model: Model,
 

@@ -232,7 +232,7 @@ pub const COLUMNS: [&str; 34] = [
 pub fn column_kind(column: &str) -> &'static str {
     match column {
         "model" | "decided_by" | "expected_model" => {
-            "a model (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso)"
+            "a model (cc, ccv, cm, ccm, wccm, wsc, sc, tso, pso, rmo, armv8)"
         }
         "verdict" => "consistent, violation or unknown",
         "pattern" => "a pattern",
