@@ -229,7 +229,11 @@ fn the_time_budget_gives_unknown_and_the_batch_goes_on() {
     let out = check_gradual_with(&big, &[Model::Pso], &opts);
     assert_eq!(out[0].verdict(), Verdict::Unknown, "{:?}", out[0].reason());
     assert!(
-        out[0].reason().unwrap_or("").contains("time"),
+        out[0]
+            .reason()
+            .map(|r| r.to_string())
+            .unwrap_or_default()
+            .contains("time"),
         "{:?}",
         out[0].reason()
     );
@@ -294,7 +298,11 @@ fn the_kernel_is_the_intersection_of_all_witnesses() {
                 .into_iter()
                 .filter(|o| validate::store_order(&h, sm, o).is_ok())
                 .collect();
-            let k = memconform::complete::kernel(&h, &m.spec(&h).unwrap(), None);
+            let k = memconform::complete::kernel(
+                &h,
+                &m.spec(&h).unwrap(),
+                &memconform::budget::Cancel::NEVER,
+            );
             if valid.is_empty() {
                 assert!(k.is_none(), "seed {seed} {m}: no witness, yet a kernel");
                 continue;
@@ -333,8 +341,8 @@ fn the_kernel_is_the_intersection_of_all_witnesses() {
 #[test]
 fn search_engines_stop_at_the_memory_limit() {
     let tight = Limits {
-        deadline: None,
         memory: 1,
+        ..Limits::NONE
     };
     // (enum's optimistic pass settles all these: its search's limit is
     // tested in src/complete/enumerate.rs)

@@ -452,6 +452,7 @@ fn seeded_saturation_without_g_loc_equals_with_it() {
 /// PSO.
 #[test]
 fn the_completion_without_its_trail_answers_as_with_it() {
+    use memconform::budget::Cancel;
     use memconform::certificate::Pattern;
     use memconform::complete::Scaled;
     use memconform::scale::{lanes, pso, sc, tso};
@@ -489,9 +490,9 @@ fn the_completion_without_its_trail_answers_as_with_it() {
                 let Ok(mut trailed) = Scaled::new(h, &l, graphs(), true, &[]) else {
                     continue;
                 };
-                let with = format!("{:?}", trailed.complete_within(None, u64::MAX));
+                let with = format!("{:?}", trailed.complete_within(&Cancel::NEVER, u64::MAX));
                 let mut untrailed = Scaled::new(h, &l, graphs(), true, &[]).unwrap();
-                match untrailed.complete_untrailed(None) {
+                match untrailed.complete_untrailed(&Cancel::NEVER) {
                     Some(without) => {
                         assert_eq!(format!("{without:?}"), with, "{model}\n{h:?}");
                         answered += 1;
@@ -525,8 +526,8 @@ fn wccm_on_two_threads_answers_as_on_one() {
         hs.extend(generated(seed, shape, seed % 2 == 0));
         for h in &hs {
             let l = lanes::lanes(h);
-            let one = wccm::check_on(h, &l, None, false);
-            let two = wccm::check_on(h, &l, None, true);
+            let one = wccm::check_on(h, &l, &memconform::budget::Cancel::NEVER, false);
+            let two = wccm::check_on(h, &l, &memconform::budget::Cancel::NEVER, true);
             assert_eq!(one, two, "{h:?}");
             match one {
                 Ok(_) => consistent += 1,

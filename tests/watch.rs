@@ -109,7 +109,11 @@ fn a_run_in_progress_keeps_its_violations_and_decides_no_consistency() {
     for c in check_file(&clean, &models, &Options::default(), &reading).unwrap() {
         for o in &c.outcomes {
             assert_eq!(o.verdict(), Verdict::Unknown, "{:?}", o.model);
-            assert!(o.reason().unwrap().contains("still being written"));
+            assert!(o
+                .reason()
+                .unwrap()
+                .to_string()
+                .contains("still being written"));
         }
     }
     let bug = root().join("traces/bug-mi5-n4-s1-rich");

@@ -266,10 +266,6 @@ pub(crate) fn parse_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
-fn memconform_default_max_memory() -> u64 {
-    memconform_core::check::scale::default_max_memory()
-}
-
 /// Where the results go: `-o FILE` (written whole, see [`Output`]) or
 /// standard output.
 enum Sink {
@@ -305,6 +301,9 @@ pub fn run(args: CheckArgs) -> i32 {
     models.sort();
     models.dedup();
 
+    // cancelled by the first signal (below): the histories in flight end
+    // `unknown`, "interrupted" by its name
+    let cancel = memconform_core::budget::Cancel::new();
     let opts = Options {
         engine: args.engine,
         timeout: (args.timeout > 0.0).then(|| std::time::Duration::from_secs_f64(args.timeout)),
@@ -313,7 +312,8 @@ pub fn run(args: CheckArgs) -> i32 {
         gradual: !args.no_gradual,
         max_memory: args
             .max_memory
-            .unwrap_or_else(memconform_default_max_memory),
+            .unwrap_or_else(memconform_ingest::limits::default_max_memory),
+        cancel: cancel.clone(),
         scale: match args.representation {
             Representation::Auto => memconform_core::check::scale::Scale::Auto,
             Representation::Dense => memconform_core::check::scale::Scale::Dense,
@@ -363,9 +363,9 @@ pub fn run(args: CheckArgs) -> i32 {
         // ("interrupted") and the batch stops with every row written; a
         // second signal ends at once (see `signals`)
         let stop = stop.clone();
-        super::signals::cooperate(move |_| {
+        super::signals::cooperate(move |sig| {
             stop.store(true, std::sync::atomic::Ordering::SeqCst);
-            memconform_core::budget::interrupt();
+            cancel.cancel(super::signals::name(sig));
         });
     }
     let progress = super::progress::Progress::new(&files);
@@ -828,14 +828,6 @@ impl Rendering<'_> {
             rows.iter_mut()
                 .filter(|r| r.variant.is_empty())
                 .for_each(|r| r.variant = v.into());
-        }
-        // the core names every interrupt Ctrl-C: name the signal that came
-        if let Some(sig) = super::signals::received() {
-            for r in rows.iter_mut() {
-                if let Some(rest) = r.reason.strip_prefix("interrupted (Ctrl-C)") {
-                    r.reason = format!("interrupted ({}){rest}", super::signals::name(sig)).into();
-                }
-            }
         }
         let internal = rows
             .iter()

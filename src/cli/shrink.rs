@@ -123,6 +123,7 @@ pub fn run(args: ShrinkArgs) -> i32 {
         engine: args.engine,
         timeout: budget(args.check_timeout),
         gradual: !args.no_gradual,
+        max_memory: memconform_ingest::limits::default_max_memory(),
         ..Options::default()
     };
     let reading = Reading {

@@ -129,6 +129,7 @@ pub fn run(args: WatchArgs) -> i32 {
     models.dedup();
     let opts = Options {
         timeout: (args.timeout > 0.0).then(|| Duration::from_secs_f64(args.timeout)),
+        max_memory: memconform_ingest::limits::default_max_memory(),
         ..Options::default()
     };
     let reading = Reading {

@@ -1,67 +1,138 @@
-//! The time budget of a check and the user's interrupt: every engine and
-//! model loop asks [`spent`], so a first Ctrl-C ends the histories in flight
-//! (their verdicts `unknown`, "interrupted") instead of waiting for them.
+//! What a check may spend, as its caller gives it: a [`Cancel`] token (the
+//! caller's cancellation and the time budget's deadline) and bytes of
+//! working memory ([`Limits`]). Nothing here is measured or global: the
+//! binary measures the machine's memory and turns signals into
+//! [`Cancel::cancel`] (docs/design/layers.md, "What crosses each boundary").
+//! Every engine loop asks [`Cancel::spent`] and returns when it is.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Records the user's interrupt (Ctrl-C): from now on every budget is spent.
-pub fn interrupt() {
-    INTERRUPTED.store(true, Ordering::SeqCst);
+/// A cancellation token with an optional deadline: spent once its holder
+/// cancels it (from any thread) or the deadline passes. Clones share the
+/// cancellation; [`Cancel::until`] gives one with another deadline.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel {
+    /// `None`: nobody can cancel this token (only its deadline ends it).
+    flag: Option<Arc<Flag>>,
+    deadline: Option<Instant>,
 }
 
-/// Whether the user interrupted the run.
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::Relaxed)
+/// The shared part of a [`Cancel`]: whether it was cancelled, and by whom.
+#[derive(Debug, Default)]
+struct Flag {
+    set: AtomicBool,
+    by: Mutex<Option<String>>,
 }
 
-/// Whether the budget ending at `deadline` is spent, or the run interrupted.
-#[inline]
-pub fn spent(deadline: Option<Instant>) -> bool {
-    interrupted() || deadline.is_some_and(|d| Instant::now() >= d)
+/// Why a [`Cancel`] is spent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// Its holder cancelled it; `by` is the name it gave (e.g. `Ctrl-C`).
+    Cancelled { by: String },
+    /// Its deadline passed.
+    Deadline,
 }
 
-/// Why a model was not run or not finished: the user's interrupt or the
-/// time budget (`what` says which part of the budget).
-pub fn reason(what: &str) -> String {
-    if interrupted() {
-        "interrupted (Ctrl-C) before this model finished".to_string()
-    } else {
-        what.to_string()
-    }
-}
-
-/// What one model's check may spend: a time budget and bytes of working
-/// memory (`--timeout`, `--max-memory`). Search engines whose memory grows
-/// with the search (forks, memo tables, visited states) stop at `memory`
-/// and answer `unknown`, never abort.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    pub deadline: Option<Instant>,
-    pub memory: u64,
-}
-
-impl Limits {
-    /// Neither time nor memory bounded (tests, the oracle).
-    pub const NONE: Limits = Limits {
+impl Cancel {
+    /// A token nobody cancels, without a deadline (tests, the oracle).
+    pub const NEVER: Cancel = Cancel {
+        flag: None,
         deadline: None,
-        memory: u64::MAX,
     };
 
-    /// Only a deadline.
-    pub fn time(deadline: Option<Instant>) -> Limits {
-        Limits {
-            deadline,
-            memory: u64::MAX,
+    /// A token its holder can cancel, without a deadline.
+    pub fn new() -> Cancel {
+        Cancel {
+            flag: Some(Arc::default()),
+            deadline: None,
         }
     }
 
-    /// Whether the time is spent or the run interrupted.
+    /// Cancels this token and every clone of it; `by` names who (the first
+    /// name given is kept). A token made by [`Cancel::NEVER`] ignores it.
+    pub fn cancel(&self, by: &str) {
+        if let Some(f) = &self.flag {
+            let mut who = f.by.lock().unwrap_or_else(|e| e.into_inner());
+            who.get_or_insert_with(|| by.to_string());
+            f.set.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// This token's cancellation with `deadline` (the earlier one, if it
+    /// has a deadline already).
+    pub fn until(&self, deadline: Option<Instant>) -> Cancel {
+        let deadline = match (self.deadline, deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Cancel {
+            flag: self.flag.clone(),
+            deadline,
+        }
+    }
+
+    /// The deadline, if any.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// Whether the holder cancelled the token.
+    #[inline]
+    pub fn cancelled(&self) -> bool {
+        self.flag
+            .as_ref()
+            .is_some_and(|f| f.set.load(Ordering::Relaxed))
+    }
+
+    /// Whether the token is spent: cancelled, or past its deadline. Costs
+    /// a clock read when there is a deadline: ask it per row or per
+    /// operation, not in inner loops.
     #[inline]
     pub fn spent(&self) -> bool {
-        spent(self.deadline)
+        self.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Why the token is spent, `None` while it is not; a cancellation
+    /// counts before the deadline.
+    pub fn stop(&self) -> Option<Stop> {
+        if let Some(f) = self.flag.as_ref().filter(|f| f.set.load(Ordering::SeqCst)) {
+            let by = f.by.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            return Some(Stop::Cancelled {
+                by: by.unwrap_or_default(),
+            });
+        }
+        self.deadline
+            .is_some_and(|d| Instant::now() >= d)
+            .then_some(Stop::Deadline)
+    }
+}
+
+/// What one model's check may spend: its token (the time budget and the
+/// caller's cancellation) and bytes of working memory (`--timeout`,
+/// `--max-memory`). Search engines whose memory grows with the search
+/// (forks, memo tables, visited states) stop at `memory` and answer
+/// `unknown`, never abort.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits<'c> {
+    pub cancel: &'c Cancel,
+    pub memory: u64,
+}
+
+impl Limits<'static> {
+    /// Neither time nor memory bounded, never cancelled (tests, the oracle).
+    pub const NONE: Limits<'static> = Limits {
+        cancel: &Cancel::NEVER,
+        memory: u64::MAX,
+    };
+}
+
+impl Limits<'_> {
+    /// Whether the time is spent or the check cancelled.
+    #[inline]
+    pub fn spent(&self) -> bool {
+        self.cancel.spent()
     }
 
     /// Whether `bytes` more of working memory pass the limit.
@@ -69,131 +140,6 @@ impl Limits {
     pub fn over(&self, bytes: u64) -> bool {
         bytes > self.memory
     }
-}
-
-thread_local! {
-    /// The deadline of the [`within`] running on this thread (`Some(None)`:
-    /// none, only an interrupt ends it), for [`checkpoint`].
-    static DEADLINE: std::cell::Cell<Option<Option<Instant>>> = const { std::cell::Cell::new(None) };
-}
-
-/// The unwinding payload of a spent budget (never a panic message).
-struct Expired;
-
-/// Runs `f` (a model's check on one thread) under `deadline`: a
-/// [`checkpoint`] inside it that finds the budget spent ends it, and the
-/// answer is `None`. Deep loops ask `checkpoint` instead of threading a
-/// deadline through every function.
-pub fn within<T>(deadline: Option<Instant>, f: impl FnOnce() -> T) -> Option<T> {
-    let outer = DEADLINE.replace(Some(deadline));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    DEADLINE.set(outer);
-    match result {
-        Ok(t) => Some(t),
-        Err(payload) if payload.is::<Expired>() => None,
-        Err(payload) => std::panic::resume_unwind(payload),
-    }
-}
-
-/// Ends the enclosing [`within`] when its budget is spent (or the user
-/// interrupted); outside one it does nothing. Costs a clock read: call it
-/// per row or per operation, not in inner loops.
-#[inline]
-pub fn checkpoint() {
-    if DEADLINE.get().is_some_and(spent) {
-        // not a panic: no message, no hook, caught by `within`
-        std::panic::resume_unwind(Box::new(Expired));
-    }
-}
-
-/// The most memory this process may use, in bytes: the smallest of the
-/// machine's memory (`MemTotal` of `/proc/meminfo`), the process's
-/// address-space and data limits (`RLIMIT_AS`, `RLIMIT_DATA`, as
-/// `/proc/self/limits` gives them: `ulimit -v`, `ulimit -d`, `prlimit`) and
-/// its cgroup's memory limit (cgroup v2 `memory.max`, v1
-/// `memory.limit_in_bytes`, of the cgroup `/proc/self/cgroup` names and
-/// every cgroup above it); `None` when none can be read.
-pub fn memory_ceiling() -> Option<u64> {
-    memory_ceiling_in(
-        std::path::Path::new("/proc"),
-        std::path::Path::new("/sys/fs/cgroup"),
-    )
-}
-
-/// [`memory_ceiling`] with `proc` for `/proc` and `cgroups` for
-/// `/sys/fs/cgroup` (tests give a made-up tree).
-pub fn memory_ceiling_in(proc: &std::path::Path, cgroups: &std::path::Path) -> Option<u64> {
-    let read = |p: std::path::PathBuf| std::fs::read_to_string(p).ok();
-    let total = read(proc.join("meminfo")).and_then(|s| {
-        s.lines()
-            .find_map(|l| l.strip_prefix("MemTotal:"))
-            .and_then(|l| l.split_whitespace().next())
-            .and_then(|kb| kb.parse::<u64>().ok())
-            .map(|kb| kb.saturating_mul(1024))
-    });
-    let limits = read(proc.join("self/limits")).unwrap_or_default();
-    // `Max address space   unlimited   unlimited   bytes`: the soft limit
-    let rlimit = |name: &str| {
-        limits
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|l| l.split_whitespace().next())
-            .and_then(|soft| soft.parse::<u64>().ok())
-    };
-    let cgroup = read(proc.join("self/cgroup"))
-        .and_then(|s| cgroup_limit(&s, cgroups, &|p| read(p.to_path_buf())));
-    [
-        total,
-        rlimit("Max address space"),
-        rlimit("Max data size"),
-        cgroup,
-    ]
-    .into_iter()
-    .flatten()
-    .min()
-}
-
-/// The smallest memory limit of the cgroups in `self_cgroup` (the text of
-/// `/proc/self/cgroup`) and their ancestors, under `root`: v2 (`0::/path`,
-/// `memory.max`; `max` is none) or v1 (`N:...memory...:/path`, the
-/// `memory` hierarchy's `memory.limit_in_bytes`; a value past 2^60 is
-/// none). `read` reads a file.
-fn cgroup_limit(
-    self_cgroup: &str,
-    root: &std::path::Path,
-    read: &dyn Fn(&std::path::Path) -> Option<String>,
-) -> Option<u64> {
-    let mut limits = Vec::new();
-    for line in self_cgroup.lines() {
-        let mut parts = line.splitn(3, ':');
-        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
-        else {
-            continue;
-        };
-        let (base, file) = if id == "0" && controllers.is_empty() {
-            (root.to_path_buf(), "memory.max")
-        } else if controllers.split(',').any(|c| c == "memory") {
-            (root.join("memory"), "memory.limit_in_bytes")
-        } else {
-            continue;
-        };
-        // the cgroup and each one above it, up to the hierarchy's root
-        let mut dir = base.join(path.trim_start_matches('/'));
-        loop {
-            if let Some(v) = read(&dir.join(file)) {
-                let v = v.trim();
-                if let Ok(n) = v.parse::<u64>() {
-                    if n < 1 << 60 {
-                        limits.push(n);
-                    }
-                }
-            }
-            if dir == base || !dir.pop() || !dir.starts_with(&base) {
-                break;
-            }
-        }
-    }
-    limits.into_iter().min()
 }
 
 /// Bytes for people: `1.5 GB`.
@@ -212,91 +158,30 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn a_checkpoint_ends_its_within_once_the_deadline_passes() {
-        let passed = Some(Instant::now());
-        let mut reached = 0;
-        let r = within(passed, || {
-            reached += 1;
-            checkpoint();
-            reached += 1;
-        });
-        assert_eq!((r, reached), (None, 1));
-        let later = Some(Instant::now() + Duration::from_secs(3600));
-        assert_eq!(
-            within(later, || {
-                checkpoint();
-                7
-            }),
-            Some(7)
-        );
-        // outside a `within`, and after one, nothing ends
-        checkpoint();
-        assert_eq!(within(None, || within(passed, checkpoint)), Some(None));
-        checkpoint();
-    }
-
-    /// A made-up `/proc` and `/sys/fs/cgroup`: the smallest limit wins.
-    #[test]
-    fn the_memory_ceiling_is_the_smallest_limit() {
-        let dir = std::env::temp_dir().join(format!("memconform-budget-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let (proc, cg) = (dir.join("proc"), dir.join("cgroup"));
-        let write = |p: std::path::PathBuf, text: &str| {
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
-        write(
-            proc.join("meminfo"),
-            "MemTotal:       16000000 kB\nMemFree: 1 kB\n",
-        );
-        let limits =
-            "Limit                     Soft Limit           Hard Limit           Units     \n\
-            Max data size             unlimited            unlimited            bytes     \n\
-            Max address space         unlimited            unlimited            bytes     \n";
-        write(proc.join("self/limits"), limits);
-        write(proc.join("self/cgroup"), "0::/\n");
-        // the machine's memory alone (the root's memory.max is absent)
-        assert_eq!(memory_ceiling_in(&proc, &cg), Some(16_000_000 * 1024));
-        // an address-space limit (`ulimit -v 400000`)
-        write(
-            proc.join("self/limits"),
-            &limits.replace(
-                "Max address space         unlimited",
-                "Max address space         409600000",
-            ),
-        );
-        assert_eq!(memory_ceiling_in(&proc, &cg), Some(409_600_000));
-        write(proc.join("self/limits"), limits);
-        // cgroup v2: the cgroup's own limit and its parent's, the smaller
-        write(proc.join("self/cgroup"), "0::/user.slice/job\n");
-        write(cg.join("user.slice/job/memory.max"), "max\n");
-        write(cg.join("user.slice/memory.max"), "2000000000\n");
-        assert_eq!(memory_ceiling_in(&proc, &cg), Some(2_000_000_000));
-        write(cg.join("user.slice/job/memory.max"), "1000000000\n");
-        assert_eq!(memory_ceiling_in(&proc, &cg), Some(1_000_000_000));
-        // cgroup v1: the memory hierarchy; "unlimited" is a huge number
-        write(
-            proc.join("self/cgroup"),
-            "5:cpu,cpuacct:/a\n4:memory:/docker/abc\n1:name=systemd:/\n",
-        );
-        write(
-            cg.join("memory/docker/abc/memory.limit_in_bytes"),
-            "9223372036854771712\n",
-        );
-        assert_eq!(memory_ceiling_in(&proc, &cg), Some(16_000_000 * 1024));
-        write(
-            cg.join("memory/docker/memory.limit_in_bytes"),
-            "3000000000\n",
-        );
-        assert_eq!(memory_ceiling_in(&proc, &cg), Some(3_000_000_000));
-        // nothing readable
-        assert_eq!(memory_ceiling_in(&dir.join("none"), &cg), None);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn other_panics_pass_through_within() {
-        let r = std::panic::catch_unwind(|| within(None, || panic!("a bug")));
-        assert!(r.is_err());
+    fn a_token_is_spent_once_cancelled_or_past_its_deadline() {
+        let c = Cancel::new();
+        assert!(!c.spent() && c.stop().is_none());
+        let later = c.until(Some(Instant::now() + Duration::from_secs(3600)));
+        let passed = c.until(Some(Instant::now()));
+        assert!(!later.spent());
+        assert_eq!(passed.stop(), Some(Stop::Deadline));
+        // the earlier deadline stays
+        assert_eq!(passed.until(later.deadline()).deadline(), passed.deadline());
+        // a cancellation reaches every clone, with the first name given
+        later.cancel("SIGTERM");
+        c.cancel("Ctrl-C");
+        for t in [&c, &later, &passed] {
+            assert!(t.spent());
+            assert_eq!(
+                t.stop(),
+                Some(Stop::Cancelled {
+                    by: "SIGTERM".into()
+                })
+            );
+        }
+        // tokens apart from it, and NEVER, are not
+        assert!(!Cancel::new().spent());
+        Cancel::NEVER.cancel("Ctrl-C");
+        assert!(!Cancel::NEVER.spent() && !Limits::NONE.spent());
     }
 }

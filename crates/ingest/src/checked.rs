@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use memconform_core::check::promise::{self, Kept, Promise, Status};
 use memconform_core::check::shrink::{target_of, NotViolated, Target};
-use memconform_core::check::{check_gradual_with, Options, Outcome, Verdict};
+use memconform_core::check::{check_gradual_with, Options, Outcome, UnknownReason, Verdict};
 use memconform_core::history::History;
 use memconform_core::models::Model;
 
@@ -293,7 +293,7 @@ pub fn check_run(
             } else if let Some(why) = &ing.over_budget {
                 models
                     .iter()
-                    .map(|&m| Outcome::unknown(m, why.clone()))
+                    .map(|&m| Outcome::unknown(m, UnknownReason::Input(why.clone())))
                     .collect()
             } else {
                 match &ing.damage {
@@ -376,7 +376,7 @@ fn inconsistent(conflicts: &[String], models: &[Model]) -> Vec<Outcome> {
     };
     models
         .iter()
-        .map(|&m| Outcome::unknown(m, reason.clone()))
+        .map(|&m| Outcome::unknown(m, UnknownReason::Input(reason.clone())))
         .collect()
 }
 
@@ -506,7 +506,7 @@ pub fn pick_violation(
             // files that disagree: nothing to shrink, each history `unknown`
             let distrusted = inconsistent(&conflicts, &[model])
                 .pop()
-                .and_then(|o| o.reason().map(str::to_string))
+                .and_then(|o| o.reason().map(|r| r.to_string()))
                 .filter(|_| !conflicts.is_empty());
             for mut h in hs
                 .into_iter()
@@ -562,7 +562,7 @@ pub fn pick_violation(
             } else {
                 inconsistent(&ing.inconsistent, &[model])
                     .pop()
-                    .and_then(|o| o.reason().map(str::to_string))
+                    .and_then(|o| o.reason().map(|r| r.to_string()))
             };
             let damaged = || {
                 ing.damage
@@ -659,7 +659,7 @@ fn check_damaged(
     if !damage.cut {
         return models
             .iter()
-            .map(|&m| Outcome::unknown(m, format!("damaged input: {damage}")))
+            .map(|&m| Outcome::unknown(m, UnknownReason::Damaged(damage.to_string())))
             .collect();
     }
     notes.push(
@@ -691,7 +691,7 @@ fn undecided(outcomes: Vec<Outcome>, why: &str) -> Vec<Outcome> {
         .map(|o| match o.verdict() {
             Verdict::Consistent => Outcome {
                 seconds: o.seconds,
-                ..Outcome::unknown(o.model, why.to_string())
+                ..Outcome::unknown(o.model, UnknownReason::Input(why.to_string()))
             },
             _ => o,
         })

@@ -9,11 +9,13 @@
 //! violations explained in gem5's terms — so that no report reads an input
 //! again. [`discover`] finds the inputs under the paths a user gives;
 //! [`watch`] checks a gem5 run again as gem5 writes it, to stop at the
-//! first violation.
+//! first violation. [`limits`] measures the memory the process may use
+//! (the core is given its limits, it measures none).
 
 pub mod checked;
 pub mod discover;
 pub mod gem5;
+pub mod limits;
 pub mod load;
 pub mod watch;
 

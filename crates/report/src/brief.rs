@@ -96,14 +96,16 @@ impl Glance {
             c.promise
                 .iter()
                 .find_map(|k| k.reason())
+                .map(str::to_string)
                 .or_else(|| {
                     c.promise
                         .iter()
                         .flat_map(|k| &k.extra)
                         .chain(&c.outcomes)
                         .find_map(|o| o.reason())
+                        .map(|r| r.to_string())
                 })
-                .map_or_else(|| "undecided".to_string(), |r| printable(r).into_owned())
+                .map_or_else(|| "undecided".to_string(), |r| printable(&r).into_owned())
         });
         Glance {
             index: h.index,

@@ -354,7 +354,7 @@ pub fn history_page(p: &Page<'_>) -> String {
             o.verdict().name(),
             o.decided_by,
             o.violation().map_or("", |v| v.pattern.name()),
-            escape(o.reason().unwrap_or(""))
+            escape(&o.reason().map(|r| r.to_string()).unwrap_or_default())
         );
     }
     out.push_str("</table></section>");

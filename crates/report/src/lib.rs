@@ -118,7 +118,8 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                 }),
                 reason: o
                     .reason()
-                    .or(o.uncertified.as_deref())
+                    .map(|r| r.to_string())
+                    .or_else(|| o.uncertified.clone())
                     .unwrap_or_default()
                     .into(),
                 damage: c.damage.as_deref().unwrap_or_default().into(),

@@ -5,39 +5,21 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
+use crate::budget::{Cancel, Limits};
 use crate::certificate::validate::{self, StoreModel};
 use crate::certificate::{Pattern, Violation};
-use crate::check::scale::{self, default_max_memory, Path, Scale};
+use crate::check::outcome::{mapped, MemoryLimit, Timeout, UnknownReason};
+// (where they were defined before `outcome`)
+pub use crate::check::outcome::{store_model, Decision, Outcome, Verdict, DERIVE_MAX_OPS};
+use crate::check::scale::{self, Path, Scale};
 use crate::check::shrink;
 use crate::complete::{decide, kernel, linearize, tick_order, Completion, Engine, Kernel};
 use crate::history::{History, OpId};
-use crate::models::{Model, Store, StoreOrder};
+use crate::models::{Model, StoreOrder};
 use crate::scale::lanes::{lanes, Lanes};
 
-/// A model's answer for one history.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Consistent,
-    Violation,
-    Unknown,
-}
-
-impl Verdict {
-    /// The CSV/text name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Consistent => "consistent",
-            Verdict::Violation => "violation",
-            Verdict::Unknown => "unknown",
-        }
-    }
-}
-
 /// How to check.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// The completion engine for SC/TSO/PSO.
     pub engine: Engine,
@@ -54,9 +36,19 @@ pub struct Options {
     /// Dense or sparse representation (by size, by default).
     pub scale: Scale,
     /// Memory budget per history and model, in bytes: past the estimate,
-    /// the verdict is `unknown` with the reason.
+    /// the verdict is `unknown` with the reason. The caller measures what
+    /// the machine allows (the binary: `memconform_ingest::limits`).
     pub max_memory: u64,
+    /// The caller's cancellation (the binary cancels it on a signal): the
+    /// models not finished when it is cancelled are `unknown`
+    /// ("interrupted"). Each history's time budget is a deadline added to
+    /// it ([`Cancel::until`]).
+    pub cancel: Cancel,
 }
+
+/// The memory budget per history and model when the caller measured none
+/// ([`Options::default`]).
+pub const DEFAULT_MAX_MEMORY: u64 = 4_000_000_000;
 
 impl Default for Options {
     fn default() -> Options {
@@ -67,130 +59,8 @@ impl Default for Options {
             kernel: false,
             gradual: true,
             scale: Scale::Auto,
-            max_memory: default_max_memory(),
-        }
-    }
-}
-
-/// What a check decided, with its evidence: the verdict and what backs
-/// it, typed (a consistent verdict never carries a certificate, a
-/// violation always does, an unknown one always says why).
-#[derive(Debug, Clone)]
-pub enum Decision {
-    /// The model holds. Its witness, when the model's own check decided
-    /// (not when a stronger model that implies it did): the partial store
-    /// order it computed (total for SC/TSO/PSO), and for SC found by the
-    /// interleaving engine, the interleaving.
-    Consistent {
-        store_order: Option<StoreOrder>,
-        interleaving: Option<Vec<OpId>>,
-    },
-    /// The model is violated: the certificate (of `decided_by`, the weakest
-    /// violated model of its chain).
-    Violation(Violation),
-    /// Undecided (a time or memory budget, damaged or disagreeing input, an
-    /// interrupted run): why.
-    Unknown(String),
-}
-
-/// The outcome of checking one model on one history.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub model: Model,
-    /// The verdict with its witness, certificate or reason.
-    pub decision: Decision,
-    /// The model whose check decided: `model` itself, a weaker model of its
-    /// gradual chain that was already violated, or (consistent) a stronger
-    /// model that holds and implies it ([`Model::implies`]).
-    pub decided_by: Model,
-    /// The completion engine that decided (SC/TSO/PSO past saturation).
-    pub engine: Option<Engine>,
-    /// Same-variable write pairs saturation left unordered (SC/TSO/PSO).
-    pub unordered_after_saturation: Option<usize>,
-    /// The kernel (pairs every witness orders alike; those saturation found).
-    pub kernel: Option<Kernel>,
-    /// An internal error: the validator rejected the certificate, or the
-    /// check panicked.
-    pub invalid: Option<String>,
-    /// A violation the validator could not confirm (too large to re-derive
-    /// or decide by brute force even after shrinking): why. Its
-    /// `certified` column is empty, not `yes`.
-    pub uncertified: Option<String>,
-    /// Seconds spent on the checks this outcome needed (shared checks count
-    /// for every outcome that needed them).
-    pub seconds: f64,
-}
-
-impl Outcome {
-    /// An undecided outcome of `model`, with the reason (nothing was checked).
-    pub fn unknown(model: Model, reason: String) -> Outcome {
-        Outcome::bare(model, Decision::Unknown(reason), model, 0.0)
-    }
-
-    /// `model` holds because `by`, which implies it, holds (no certificate
-    /// of its own).
-    fn implied(model: Model, by: Model, seconds: f64) -> Outcome {
-        let decision = Decision::Consistent {
-            store_order: None,
-            interleaving: None,
-        };
-        Outcome::bare(model, decision, by, seconds)
-    }
-
-    /// An outcome with a decision and nothing else.
-    pub fn bare(model: Model, decision: Decision, decided_by: Model, seconds: f64) -> Outcome {
-        Outcome {
-            model,
-            decision,
-            decided_by,
-            engine: None,
-            unordered_after_saturation: None,
-            kernel: None,
-            invalid: None,
-            uncertified: None,
-            seconds,
-        }
-    }
-
-    /// The verdict.
-    pub fn verdict(&self) -> Verdict {
-        match self.decision {
-            Decision::Consistent { .. } => Verdict::Consistent,
-            Decision::Violation(_) => Verdict::Violation,
-            Decision::Unknown(_) => Verdict::Unknown,
-        }
-    }
-
-    /// The certificate of a violation.
-    pub fn violation(&self) -> Option<&Violation> {
-        match &self.decision {
-            Decision::Violation(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    /// The store order of a consistent outcome, when its own check gave one.
-    pub fn store_order(&self) -> Option<&StoreOrder> {
-        match &self.decision {
-            Decision::Consistent { store_order, .. } => store_order.as_ref(),
-            _ => None,
-        }
-    }
-
-    /// The SC interleaving of a consistent outcome, when the interleaving
-    /// engine found it.
-    pub fn interleaving(&self) -> Option<&[OpId]> {
-        match &self.decision {
-            Decision::Consistent { interleaving, .. } => interleaving.as_deref(),
-            _ => None,
-        }
-    }
-
-    /// Why an outcome is unknown.
-    pub fn reason(&self) -> Option<&str> {
-        match &self.decision {
-            Decision::Unknown(r) => Some(r),
-            _ => None,
+            max_memory: DEFAULT_MAX_MEMORY,
+            cancel: Cancel::new(),
         }
     }
 }
@@ -204,7 +74,7 @@ struct Run {
     engine: Option<Engine>,
     unordered: Option<usize>,
     kernel: Option<Kernel>,
-    reason: Option<String>,
+    reason: Option<UnknownReason>,
     invalid: Option<String>,
     uncertified: Option<String>,
     /// A violation the validator has yet to see: it is certified when an
@@ -259,7 +129,8 @@ pub fn check_gradual_with(h: &History, models: &[Model], opts: &Options) -> Vec<
 
 /// [`check_gradual_with`] on `h` as it is.
 fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
-    let deadline = opts.timeout.map(|t| Instant::now() + t);
+    // the history's time budget, on the caller's cancellation
+    let cancel = &opts.cancel.until(opts.timeout.map(|t| Instant::now() + t));
     let lanes = std::cell::OnceCell::new();
     let lanes = || lanes.get_or_init(|| lanes_of(h));
     let mut memo: HashMap<Model, Run> = HashMap::new();
@@ -276,7 +147,7 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
         for s in Model::STORE.into_iter().filter(|s| models.contains(s)) {
             if zones_apply(h, s, opts) {
                 // the real-time view: SC decided exactly, in O(n log n)
-                let r = zones(h, opts, deadline);
+                let r = zones(h, opts, cancel);
                 memo.insert(s, r.clone());
                 if r.verdict == Verdict::Consistent && r.invalid.is_none() {
                     strong = Some((s, r));
@@ -287,7 +158,7 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
             }
             let witness = by_ticks(h, s, opts).or_else(|| {
                 (s == Model::Sc)
-                    .then(|| by_greedy(h, opts, deadline))
+                    .then(|| by_greedy(h, opts, cancel))
                     .flatten()
             });
             match witness {
@@ -299,7 +170,7 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
             }
         }
     }
-    let run = |m: Model| guarded(m, || run(h, &lanes, m, opts, deadline, !tried.contains(&m)));
+    let run = |m: Model| guarded(m, || run(h, &lanes, m, opts, cancel, !tried.contains(&m)));
     if let Some((s, r)) = &strong {
         memo.insert(*s, r.clone());
     }
@@ -335,7 +206,7 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
                     }
                 }
                 let r = memo.entry(weaker).or_insert_with(|| run(weaker));
-                settle(h, weaker, r, opts, deadline);
+                settle(h, weaker, r, opts, cancel);
                 secs += r.seconds;
                 if r.verdict == Verdict::Violation {
                     by = weaker;
@@ -357,7 +228,7 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
             // model is monotone).
             if chain.first() == Some(&Model::Cc) {
                 let r = memo.entry(Model::Cc).or_insert_with(|| run(Model::Cc));
-                settle(h, Model::Cc, r, opts, deadline);
+                settle(h, Model::Cc, r, opts, cancel);
                 secs += r.seconds;
             }
             let decided = chain.iter().find(|w| {
@@ -374,7 +245,7 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
                         .clone()
                         .expect("a violation has its certificate");
                     let own = r.seconds;
-                    if let Some(mut found) = weakest_on_core(h, m, &v, chain, opts, deadline) {
+                    if let Some(mut found) = weakest_on_core(h, m, &v, chain, opts, cancel) {
                         found.seconds += own;
                         out.push(found);
                         continue;
@@ -383,7 +254,7 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
             }
         }
         let r = memo.entry(by).or_insert_with(|| run(by));
-        settle(h, by, r, opts, deadline);
+        settle(h, by, r, opts, cancel);
         if by == m {
             secs += r.seconds;
         }
@@ -403,7 +274,7 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
                 r.violation
                     .expect("a violation is found with its certificate"),
             ),
-            Verdict::Unknown => Decision::Unknown(r.reason.unwrap_or_default()),
+            Verdict::Unknown => Decision::Unknown(r.reason.expect("an unknown run says why")),
         };
         out.push(Outcome {
             model: m,
@@ -441,21 +312,27 @@ fn weakest_on_core(
     v: &Violation,
     chain: &[Model],
     opts: &Options,
-    deadline: Option<Instant>,
+    cancel: &Cancel,
 ) -> Option<Outcome> {
     let t = Instant::now();
     let (core, origin) = shrink::certificate_core(h, v)?;
     if core.n() >= h.n() || (opts.validate && validate::projection(h, &core, &origin).is_err()) {
         return None;
     }
-    let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+    let left = cancel
+        .deadline()
+        .map(|d| d.saturating_duration_since(Instant::now()));
     let sub = Options {
         gradual: false,
         timeout: left.or(opts.timeout),
-        ..*opts
+        ..opts.clone()
     };
     let check = |w: Model, validate: bool| {
-        check_gradual_with(&core, &[w], &Options { validate, ..sub })
+        let opts = Options {
+            validate,
+            ..sub.clone()
+        };
+        check_gradual_with(&core, &[w], &opts)
             .pop()
             .expect("one outcome per model asked")
     };
@@ -507,13 +384,13 @@ fn zones_apply(h: &History, m: Model, opts: &Options) -> bool {
 }
 
 /// SC by per-variable zones (linearizability), its certificate validated.
-fn zones(h: &History, opts: &Options, deadline: Option<Instant>) -> Run {
+fn zones(h: &History, opts: &Options, cancel: &Cancel) -> Run {
     let t = Instant::now();
     let mut r = Run::consistent(Some(Engine::Zones));
-    if crate::budget::spent(deadline) {
+    if cancel.spent() {
         r.verdict = Verdict::Unknown;
         r.engine = None;
-        r.reason = Some(crate::budget::reason("time budget spent before this model"));
+        r.reason = Some(UnknownReason::stopped(cancel, Timeout::Before));
     } else {
         match linearize::decide(h) {
             Ok(order) => {
@@ -555,13 +432,13 @@ fn by_ticks(h: &History, m: Model, opts: &Options) -> Option<Run> {
 /// SC of a wide history by a greedy interleaving ([`greedy_sc`]), validated
 /// here: a witness decides SC and every model SC implies, so a valid wide
 /// history pays for that search alone.
-fn by_greedy(h: &History, opts: &Options, deadline: Option<Instant>) -> Option<Run> {
+fn by_greedy(h: &History, opts: &Options, cancel: &Cancel) -> Option<Run> {
     let t = Instant::now();
     if opts.kernel {
         return None;
     }
     let sm = store_model(Model::Sc)?;
-    let d = greedy_sc(h, Model::Sc, opts, deadline)?;
+    let d = greedy_sc(h, Model::Sc, opts, cancel)?;
     let Ok(Completion::Found {
         order,
         interleaving,
@@ -579,15 +456,6 @@ fn by_greedy(h: &History, opts: &Options, deadline: Option<Instant>) -> Option<R
         seconds: t.elapsed().as_secs_f64(),
         ..Run::consistent(Some(Engine::Interleave))
     })
-}
-
-/// The model the validator checks a total store order of `m` against, if
-/// `m` has one.
-pub fn store_model(m: Model) -> Option<StoreModel> {
-    match m.facts().store {
-        Some(Store::Ww(sm)) => Some(sm),
-        _ => None,
-    }
 }
 
 /// The validator's reason for rejecting a certificate, as an internal error.
@@ -608,7 +476,7 @@ fn guarded(m: Model, f: impl FnOnce() -> Run) -> Run {
 
 /// The run of `m` whose `part` (its check, or the validator on its
 /// violation) panicked: `unknown`, an internal error.
-fn panicked(m: Model, part: &str, payload: Box<dyn std::any::Any + Send>) -> Run {
+fn panicked(m: Model, part: &'static str, payload: Box<dyn std::any::Any + Send>) -> Run {
     let what = payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
@@ -616,7 +484,7 @@ fn panicked(m: Model, part: &str, payload: Box<dyn std::any::Any + Send>) -> Run
         .unwrap_or_else(|| "a panic".into());
     let mut r = Run::consistent(None);
     r.verdict = Verdict::Unknown;
-    r.reason = Some(format!("internal error: the {m} {part} panicked"));
+    r.reason = Some(UnknownReason::Internal { model: m, part });
     r.invalid = Some(format!("the {m} {part} panicked: {what}"));
     r
 }
@@ -637,12 +505,15 @@ fn greedy_sc(
     h: &History,
     m: Model,
     opts: &Options,
-    deadline: Option<Instant>,
+    cancel: &Cancel,
 ) -> Option<crate::complete::Decision> {
     if m != Model::Sc || opts.engine != Engine::Auto || h.threads.len() < GREEDY_THREADS {
         return None;
     }
-    let limits = crate::budget::Limits::time(deadline);
+    let limits = Limits {
+        cancel,
+        memory: u64::MAX,
+    };
     let found = crate::complete::interleave::greedy(h, limits, GREEDY_BACKTRACKS)?;
     Some(crate::complete::Decision {
         result: Ok(found),
@@ -662,7 +533,7 @@ fn run<'a>(
     lanes: &dyn Fn() -> &'a Lanes,
     m: Model,
     opts: &Options,
-    deadline: Option<Instant>,
+    cancel: &Cancel,
     ticks: bool,
 ) -> Run {
     let t = Instant::now();
@@ -670,7 +541,7 @@ fn run<'a>(
     let store_model = store_model(m);
     // the real-time view: SC is linearizability, decided per variable
     if zones_apply(h, m, opts) {
-        return zones(h, opts, deadline);
+        return zones(h, opts, cancel);
     }
     // a timed run (gem5): the ticks' store order first, if the validator takes it
     if let Some(r) = ticks.then(|| by_ticks(h, m, opts)).flatten() {
@@ -680,8 +551,11 @@ fn run<'a>(
         // the dense completion engines other than enum have no sparse form
         (Path::Sparse, Some(_)) if !matches!(opts.engine, Engine::Auto | Engine::Enum) => {
             match m.path(h, lanes, Scale::Dense, opts.max_memory) {
-                Path::TooLarge(why) => {
-                    Path::TooLarge(format!("{why}; at scale only --engine auto or enum run"))
+                Path::TooLarge(mut why) => {
+                    if let MemoryLimit::Estimate { dense_only, .. } = &mut why {
+                        *dense_only = true;
+                    }
+                    Path::TooLarge(why)
                 }
                 p => p,
             }
@@ -690,36 +564,33 @@ fn run<'a>(
     };
     if let Path::TooLarge(why) = path {
         r.verdict = Verdict::Unknown;
-        r.reason = Some(why);
+        r.reason = Some(UnknownReason::MemoryLimit(why));
     } else if let Some(sm) = store_model {
-        if crate::budget::spent(deadline) {
+        if cancel.spent() {
             r.verdict = Verdict::Unknown;
-            r.reason = Some(crate::budget::reason("time budget spent before this model"));
+            r.reason = Some(UnknownReason::stopped(cancel, Timeout::Before));
         } else {
             // (the gradual pipeline tried it already when `ticks` is off)
-            let greedy = ticks.then(|| greedy_sc(h, m, opts, deadline)).flatten();
+            let greedy = ticks.then(|| greedy_sc(h, m, opts, cancel)).flatten();
             let saturated = greedy.is_none();
             let d = if let Some(d) = greedy {
                 d
             } else if path == Path::Sparse {
-                scale::decide(h, lanes(), m, deadline, opts.max_memory)
+                scale::decide(h, lanes(), m, cancel, opts.max_memory)
             } else {
                 let spec = m.spec(h).expect("a store-order model");
-                let limits = crate::budget::Limits {
-                    deadline,
+                let limits = Limits {
+                    cancel,
                     memory: opts.max_memory,
                 };
-                // dense saturation and closures stop at their checkpoints
-                crate::budget::within(deadline, || decide(h, &spec, opts.engine, limits))
-                    .unwrap_or_else(crate::complete::Decision::timed_out)
+                decide(h, &spec, opts.engine, limits)
             };
             if m == Model::Pso && path == Path::Sparse && scale::pso_undecided(&d) {
                 r.verdict = Verdict::Unknown;
-                r.reason = Some(format!(
-                    "pso on {} operations: its own graphs would need about {} (over --max-memory), so it is decided only through a TSO witness, and this history has none",
-                    h.n(),
-                    crate::budget::human(crate::scale::pso::sparse_bytes(h, lanes()))
-                ));
+                r.reason = Some(UnknownReason::MemoryLimit(MemoryLimit::PsoWithoutTso {
+                    ops: h.n(),
+                    bytes: crate::scale::pso::sparse_bytes(h, lanes()),
+                }));
                 r.seconds = t.elapsed().as_secs_f64();
                 return r;
             }
@@ -744,7 +615,7 @@ fn run<'a>(
                     r.store_order = Some(StoreOrder::total(h, &order));
                     if opts.kernel && path == Path::Dense {
                         let spec = m.spec(h).expect("a store-order model");
-                        r.kernel = kernel(h, &spec, deadline);
+                        r.kernel = kernel(h, &spec, cancel);
                     }
                     r.interleaving = interleaving;
                 }
@@ -754,21 +625,21 @@ fn run<'a>(
                 }
                 Ok(Completion::OverMemory(what)) => {
                     r.verdict = Verdict::Unknown;
-                    r.reason = Some(format!(
-                        "{what}: over the {} memory limit (--max-memory); {} unordered write pairs left after saturation",
-                        crate::budget::human(opts.max_memory),
-                        d.unordered_after_saturation
-                    ));
+                    r.reason = Some(UnknownReason::MemoryLimit(MemoryLimit::Search {
+                        what,
+                        limit: opts.max_memory,
+                        unordered: d.unordered_after_saturation,
+                    }));
                 }
                 Ok(Completion::TimedOut) => {
                     r.verdict = Verdict::Unknown;
-                    r.reason = Some(crate::budget::reason(&match d.engine {
-                        Some(_) => format!(
-                            "timeout: {} unordered write pairs left after saturation",
-                            d.unordered_after_saturation
-                        ),
-                        None => "timeout: saturation did not finish".to_string(),
-                    }));
+                    let stage = match d.engine {
+                        Some(_) => Timeout::Completion {
+                            unordered: d.unordered_after_saturation,
+                        },
+                        None => Timeout::Saturation,
+                    };
+                    r.reason = Some(UnknownReason::stopped(cancel, stage));
                 }
                 Err(v) => {
                     r.verdict = Verdict::Violation;
@@ -778,9 +649,9 @@ fn run<'a>(
         }
     } else {
         let checked = if path == Path::Sparse {
-            scale::check(h, lanes(), m, deadline)
+            scale::check(h, lanes(), m, cancel)
         } else {
-            crate::budget::within(deadline, || m.check(h))
+            m.check_until(h, cancel)
         };
         match checked {
             Some(Ok(order)) => r.store_order = order,
@@ -790,9 +661,7 @@ fn run<'a>(
             }
             None => {
                 r.verdict = Verdict::Unknown;
-                r.reason = Some(crate::budget::reason(&format!(
-                    "timeout: {m} was stopped before it finished"
-                )));
+                r.reason = Some(UnknownReason::stopped(cancel, Timeout::Check(m)));
             }
         }
     }
@@ -805,7 +674,7 @@ fn run<'a>(
 /// ([`Run::pending`]); the time counts in the run's. A panic in the
 /// validator is this model's `unknown`, an internal error, as in
 /// [`guarded`].
-fn settle(h: &History, m: Model, r: &mut Run, opts: &Options, deadline: Option<Instant>) {
+fn settle(h: &History, m: Model, r: &mut Run, opts: &Options, cancel: &Cancel) {
     if !std::mem::take(&mut r.pending) {
         return;
     }
@@ -815,7 +684,7 @@ fn settle(h: &History, m: Model, r: &mut Run, opts: &Options, deadline: Option<I
         return;
     };
     let certified = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        certify(h, m, &mut v, r, opts, deadline);
+        certify(h, m, &mut v, r, opts, cancel);
         v
     }));
     match certified {
@@ -824,16 +693,6 @@ fn settle(h: &History, m: Model, r: &mut Run, opts: &Options, deadline: Option<I
     }
     r.seconds = seconds + t.elapsed().as_secs_f64();
 }
-
-/// Above this many operations (initial writes included) the validator
-/// does not re-derive a certificate's relations on the history itself but
-/// on a shrunk sub-history: its fixpoints hold a few `n×n` bit matrices
-/// per relation and cost about `n³/64` word operations each. Measured
-/// (release build): wCCM, the costliest, re-derived on 1,616 operations
-/// (`memconform gen --memory tso --threads 4 --ops 400 --faults 1 --seed
-/// 3`, a cycle of about 40 edges) in 0.9 s of the check's 0.9 s; shrinking
-/// 20,000 operations to a short cycle takes about 0.4 s.
-pub const DERIVE_MAX_OPS: usize = 2000;
 
 /// The validator's confirmation of `m`'s violation `v` of `h`, into `r`:
 /// `v.certified_by` when confirmed (with `v.justifications` on the history
@@ -844,14 +703,7 @@ pub const DERIVE_MAX_OPS: usize = 2000;
 /// projection of `h`, and every model is monotone, so a violation of the
 /// sub-history is one of `h`), then re-derived or decided by brute force
 /// there.
-fn certify(
-    h: &History,
-    m: Model,
-    v: &mut Violation,
-    r: &mut Run,
-    opts: &Options,
-    deadline: Option<Instant>,
-) {
+fn certify(h: &History, m: Model, v: &mut Violation, r: &mut Run, opts: &Options, cancel: &Cancel) {
     let sm = store_model(m);
     let first = match certify_here(h, v, sm) {
         Cert::Certified(how) => {
@@ -871,7 +723,7 @@ fn certify(
     // windows of program order around the cycle, each checked (and
     // certified) as a history of its own: its violation is one of `h`
     if first.is_ok() {
-        if let Some(w) = certify_on_window(h, m, v, opts, deadline) {
+        if let Some(w) = certify_on_window(h, m, v, opts, cancel) {
             *v = w;
             return;
         }
@@ -881,9 +733,10 @@ fn certify(
     let sub_opts = Options {
         validate: false,
         gradual: false,
-        ..*opts
+        ..opts.clone()
     };
-    let left = deadline
+    let left = cancel
+        .deadline()
         .map(|d| d.saturating_duration_since(Instant::now()))
         .unwrap_or(Duration::from_secs(30));
     let budget = left.min(shrink_budget(h, r.seconds));
@@ -955,9 +808,7 @@ fn certify(
         (Err(rejection), _) => r.invalid = Some(rejected(rejection)),
         (Ok(_), Cert::Rejected(e)) => r.invalid = Some(rejected(e)),
         (Ok(_), Cert::TooLarge(e)) => {
-            let why = format!("certificate not re-checked: {e}");
-            r.reason.get_or_insert_with(|| why.clone());
-            r.uncertified = Some(why);
+            r.uncertified = Some(format!("certificate not re-checked: {e}"));
         }
     }
 }
@@ -1022,7 +873,7 @@ fn certify_on_window(
     m: Model,
     v: &Violation,
     opts: &Options,
-    deadline: Option<Instant>,
+    cancel: &Cancel,
 ) -> Option<Violation> {
     let mut last = 0;
     for w in WINDOWS {
@@ -1034,7 +885,7 @@ fn certify_on_window(
             continue; // the threads end within the smaller window
         }
         last = sub.n();
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if cancel.spent() {
             return None;
         }
         validate::projection(h, &sub, &origin).ok()?;
@@ -1044,8 +895,10 @@ fn certify_on_window(
             &Options {
                 gradual: false,
                 validate: true,
-                timeout: deadline.map(|d| d.saturating_duration_since(Instant::now())),
-                ..*opts
+                timeout: cancel
+                    .deadline()
+                    .map(|d| d.saturating_duration_since(Instant::now())),
+                ..opts.clone()
             },
         )
         .pop()?;
@@ -1093,34 +946,6 @@ fn core_violation(v: &Violation, origin: &[OpId]) -> Option<Violation> {
         justifications: Vec::new(),
         certified_by: None,
     })
-}
-
-/// A sub-history's violation in the operations of the history it is a
-/// projection of (`origin[o]`: the history's operation `o` is).
-pub(crate) fn mapped(v: &Violation, origin: &[OpId]) -> Violation {
-    let step = |s: &crate::certificate::Step| crate::certificate::Step {
-        from: origin[s.from],
-        rel: s.rel,
-        to: origin[s.to],
-    };
-    Violation {
-        pattern: v.pattern,
-        cycle: v.cycle.iter().map(step).collect(),
-        ops: v.ops.iter().map(|&(o, role)| (origin[o], role)).collect(),
-        justifications: v
-            .justifications
-            .iter()
-            .map(|j| crate::certificate::Justification {
-                from: origin[j.from],
-                to: origin[j.to],
-                pivot: j.pivot.map(|p| origin[p]),
-                observer: j.observer.map(|o| origin[o]),
-                path: j.path.iter().map(step).collect(),
-                ..j.clone()
-            })
-            .collect(),
-        certified_by: None,
-    }
 }
 
 /// What the validator makes of a certificate on one history.
@@ -1182,14 +1007,15 @@ mod tests {
     fn a_panicking_check_is_an_internal_error_of_its_model() {
         let r = guarded(Model::Tso, || panic!("a bug"));
         assert_eq!(r.verdict, Verdict::Unknown);
-        assert!(r.reason.as_deref().unwrap().contains("internal error"));
+        assert!(r.reason.unwrap().to_string().contains("internal error"));
         assert!(r.invalid.as_deref().unwrap().contains("a bug"));
     }
 
-    /// Every dense model meets a budget checkpoint inside its loops: under a spent deadline it stops (issue 9, defect 9);
-    /// without one its result is unchanged.
+    /// Every dense model asks its token: under a spent one it stops (issue
+    /// 9, defect 9) — the store-order models inside saturation, the others
+    /// before they start; under none its result is unchanged.
     #[test]
-    fn dense_checks_stop_inside_their_loops_when_the_budget_is_spent() {
+    fn dense_checks_stop_when_the_budget_is_spent() {
         let shape = Shape {
             threads: 8,
             ops_per_thread: 25,
@@ -1197,12 +1023,38 @@ mod tests {
             write_ratio: 0.5,
         };
         let h = history(Memory::Tso, shape, 7);
-        let spent = Some(Instant::now());
+        let spent = Cancel::NEVER.until(Some(Instant::now()));
         for m in Model::EVERY {
-            let stopped = crate::budget::within(spent, || m.check(&h)).is_none();
-            assert!(stopped, "{m}");
-            let free = crate::budget::within(None, || m.check(&h)).expect("no deadline");
+            assert!(m.check_until(&h, &spent).is_none(), "{m}");
+            let free = m.check_until(&h, &Cancel::NEVER).expect("no deadline");
             assert_eq!(free.is_ok(), m.check(&h).is_ok(), "{m}");
         }
+    }
+
+    /// A check whose token its caller cancelled: the models not decided are
+    /// `unknown`, interrupted by the name the caller gave; a token apart
+    /// from it checks as before.
+    #[test]
+    fn a_cancelled_check_says_who_interrupted_it() {
+        let shape = Shape {
+            threads: 4,
+            ops_per_thread: 20,
+            vars: 2,
+            write_ratio: 0.5,
+        };
+        let h = history(Memory::Sc, shape, 3);
+        let opts = Options::default();
+        opts.cancel.cancel("SIGTERM");
+        for o in check_gradual_with(&h, &Model::EVERY, &opts) {
+            let why = o.reason().map(|r| r.to_string());
+            assert_eq!(
+                why.as_deref(),
+                Some("interrupted (SIGTERM) before this model finished"),
+                "{}",
+                o.model
+            );
+        }
+        let fresh = check_gradual_with(&h, &Model::EVERY, &Options::default());
+        assert!(fresh.iter().all(|o| o.verdict() == Verdict::Consistent));
     }
 }

@@ -12,7 +12,8 @@
 //! checked on its own only when an asked model it does not imply is
 //! violated, so that the violation can be told a bug or allowed.
 
-use crate::check::gradual::{check_gradual_with, Options, Outcome, Verdict};
+use crate::check::gradual::{check_gradual_with, Options};
+use crate::check::outcome::{Outcome, Verdict};
 use crate::history::History;
 use crate::models::Model;
 

@@ -3,10 +3,9 @@
 //! for D lanes), or neither when the estimate passes the memory budget —
 //! then the verdict is `unknown` with the reason, never an abort.
 
-use std::time::Instant;
-
-use crate::budget::human;
+use crate::budget::Cancel;
 use crate::certificate::Pattern;
+use crate::check::outcome::MemoryLimit;
 use crate::complete::{Completion, Decision, Engine, Scaled};
 use crate::history::History;
 use crate::models::{Model, StoreOrder};
@@ -45,8 +44,8 @@ pub enum Scale {
 pub enum Path {
     Dense,
     Sparse,
-    /// Over the memory budget: the reason.
-    TooLarge(String),
+    /// Over the memory budget: the estimate.
+    TooLarge(MemoryLimit),
 }
 
 impl Model {
@@ -87,11 +86,14 @@ impl Model {
             (self.dense_bytes(n), "dense")
         };
         if bytes > max_memory {
-            return Path::TooLarge(format!(
-                "{self} on {n} operations needs about {} with the {what} engine, over the {} memory limit (--max-memory)",
-                human(bytes),
-                human(max_memory)
-            ));
+            return Path::TooLarge(MemoryLimit::Estimate {
+                model: self,
+                ops: n,
+                bytes,
+                engine: what,
+                limit: max_memory,
+                dense_only: false,
+            });
         }
         if sparse {
             Path::Sparse
@@ -101,45 +103,28 @@ impl Model {
     }
 }
 
-/// The default memory limit per history: a quarter of the memory this
-/// process may use — the smallest of the machine's memory, its
-/// address-space and data limits (`ulimit -v`, `ulimit -d`) and its
-/// cgroup's limit ([`crate::budget::memory_ceiling`]) — or 4 GB when none
-/// can be read.
-///
-/// A quarter, not all: the budget is one model's check of one history,
-/// against an estimate of its main structures, while the process also
-/// holds the histories waiting in the batch and their parsed forms, the
-/// allocator's slack and, under an address-space limit, every thread's
-/// stack and malloc arena (reserved, not used); the checks of several
-/// histories run at once (`-j`). A quarter leaves that room on a machine
-/// of a few cores; `--max-memory` sets the budget exactly.
-pub fn default_max_memory() -> u64 {
-    crate::budget::memory_ceiling().map_or(4_000_000_000, |bytes| bytes / 4)
-}
-
 /// A polynomial model at scale: its partial store order, or a violation.
-/// `None` when the deadline passed first (CM checks it between observers).
+/// `None` when `cancel` is spent first (CM checks it between observers).
 pub fn check(
     h: &History,
     lanes: &Lanes,
     m: Model,
-    deadline: Option<Instant>,
+    cancel: &Cancel,
 ) -> Option<crate::models::Checked> {
     Some(match m {
         Model::Cc => sparse::cc::check(h, lanes).map(|_| None),
         Model::Ccv => sparse::ccv::check(h, lanes).map(|()| None),
-        Model::Cm => match sparse::cm::check(h, lanes, deadline) {
+        Model::Cm => match sparse::cm::check(h, lanes, cancel) {
             Ok(true) => Ok(None),
             Ok(false) => return None,
             Err(v) => Err(v),
         },
-        Model::Ccm => match sparse::ccm::check(h, lanes, deadline) {
+        Model::Ccm => match sparse::ccm::check(h, lanes, cancel) {
             Ok(Some(order)) => Ok(Some(order)),
             Ok(None) => return None,
             Err(v) => Err(v),
         },
-        Model::Wccm => match sparse::wccm::check(h, lanes, deadline) {
+        Model::Wccm => match sparse::wccm::check(h, lanes, cancel) {
             Ok(Some(order)) => Ok(Some(order)),
             Ok(None) => return None,
             Err(v) => Err(v),
@@ -160,13 +145,7 @@ pub fn check(
 /// their frontiers (a store sub-chain per lane and variable) fit in
 /// `max_memory`; past that, by a TSO witness (every TSO witness is a PSO
 /// witness: `po-pso ⊆ ppo`), and without one the caller reports `unknown`.
-pub fn decide(
-    h: &History,
-    lanes: &Lanes,
-    m: Model,
-    deadline: Option<Instant>,
-    max_memory: u64,
-) -> Decision {
+pub fn decide(h: &History, lanes: &Lanes, m: Model, cancel: &Cancel, max_memory: u64) -> Decision {
     // without G_loc where its consequences can be seeded
     let seeds = sparse::lanes::loc_seeds(h, lanes);
     let (loc, seeds) = (seeds.is_none(), seeds.as_deref().unwrap_or(&[]));
@@ -178,7 +157,7 @@ pub fn decide(
             lanes,
             &|| sparse::tso::graphs(h, lanes, loc),
             seeds,
-            deadline,
+            cancel,
             0,
             true,
         );
@@ -191,7 +170,7 @@ pub fn decide(
             lanes,
             &|| sparse::pso::graphs(h, lanes, loc),
             seeds,
-            deadline,
+            cancel,
             u64::MAX,
             false,
         );
@@ -201,7 +180,7 @@ pub fn decide(
         Model::Tso => sparse::tso::graphs(h, lanes, loc),
         _ => unreachable!("not a store-order model"),
     };
-    run(h, lanes, &graphs, seeds, deadline, u64::MAX, false)
+    run(h, lanes, &graphs, seeds, cancel, u64::MAX, false)
 }
 
 /// Saturates `graphs()` and completes the store order: first without the
@@ -213,7 +192,7 @@ fn run(
     lanes: &Lanes,
     graphs: &dyn Fn() -> Vec<(Pattern, ChainGraph)>,
     seeds: &[(u32, u32)],
-    deadline: Option<Instant>,
+    cancel: &Cancel,
     backtracks: u64,
     witness_only: bool,
 ) -> Decision {
@@ -223,12 +202,12 @@ fn run(
         Err(v) => return Decision::violated(v, witness_only),
     };
     let k = s.unordered_pairs();
-    let result = match s.complete_untrailed(deadline) {
+    let result = match s.complete_untrailed(cancel) {
         Some(result) => result,
         None => {
             drop(s);
             match saturated() {
-                Ok(mut s) => s.complete_within(deadline, backtracks),
+                Ok(mut s) => s.complete_within(cancel, backtracks),
                 Err(v) => return Decision::violated(v, witness_only),
             }
         }

@@ -119,7 +119,7 @@ pub fn target_of(h: &History, model: Model, opts: &Options) -> Result<Target, No
             model,
             verdict: o.verdict(),
             internal: o.invalid.is_some(),
-            reason: o.invalid.clone().or(o.reason().map(str::to_string)),
+            reason: o.invalid.clone().or(o.reason().map(|r| r.to_string())),
         })
     }
 }
@@ -371,7 +371,7 @@ impl<'a> Shrinker<'a> {
             target,
             opts: Options {
                 kernel: false,
-                ..*opts
+                ..opts.clone()
             },
             deadline,
             final_writer,
@@ -640,10 +640,10 @@ impl<'a> Shrinker<'a> {
                 Some("no operation".into()),
             ));
         }
-        let mut opts = self.opts;
+        let mut opts = self.opts.clone();
         if let Some(d) = self.deadline {
             let left = d.saturating_duration_since(Instant::now());
-            if left.is_zero() || crate::budget::interrupted() {
+            if left.is_zero() || opts.cancel.cancelled() {
                 self.timed_out = true;
                 return Err(Test::Loses(
                     Verdict::Unknown,
@@ -668,7 +668,7 @@ impl<'a> Shrinker<'a> {
                 if self.deadline.is_some_and(|d| Instant::now() >= d) {
                     self.timed_out = true;
                 }
-                Test::Loses(Verdict::Unknown, invalid.or(Some(reason)))
+                Test::Loses(Verdict::Unknown, invalid.or(Some(reason.to_string())))
             }
             (_, invalid) => {
                 if invalid.is_none() {
@@ -698,7 +698,7 @@ fn evaluate(h: &History, target: Target, opts: &Options, c: &Config) -> Evaluate
     let (sub, origin) = restrict(h, &c.ops, &c.finals);
     let direct = Options {
         gradual: false,
-        ..*opts
+        ..opts.clone()
     };
     let check = |m: Model| {
         check_gradual_with(&sub, &[m], &direct)

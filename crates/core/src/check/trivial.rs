@@ -28,7 +28,7 @@
 
 use crate::certificate::validate;
 use crate::certificate::Violation;
-use crate::check::gradual::{mapped, store_model, Decision, Outcome, DERIVE_MAX_OPS};
+use crate::check::outcome::{mapped, store_model, Decision, Outcome, DERIVE_MAX_OPS};
 use crate::check::shrink::restrict;
 use crate::history::{History, OpId, OpKind};
 use crate::models::{Model, StoreOrder};
@@ -97,7 +97,11 @@ impl Reduction {
 
     fn outcome(&self, h: &History, mut o: Outcome) -> Outcome {
         o.kernel = None;
-        let decision = std::mem::replace(&mut o.decision, Decision::Unknown(String::new()));
+        let placeholder = Decision::Consistent {
+            store_order: None,
+            interleaving: None,
+        };
+        let decision = std::mem::replace(&mut o.decision, placeholder);
         o.decision = match decision {
             Decision::Violation(v) => {
                 let mut v = mapped(&v, &self.origin);

@@ -12,14 +12,14 @@ use super::{Completion, Limits, Saturation};
 use crate::history::OpId;
 use crate::relation::{topological_order, BitMatrix};
 
-struct Dp<'a, 'h> {
+struct Dp<'a, 'h, 'c> {
     sat: &'a Saturation<'h>,
     /// the non-initial writes, by index
     writes: Vec<OpId>,
     /// `above[i]`: indices of writes the saturated order puts after write `i`
     above: Vec<Vec<usize>>,
     memo: HashMap<Vec<u64>, bool>,
-    limits: Limits,
+    limits: Limits<'c>,
     timed_out: bool,
     /// the memory limit stopped the search
     over_memory: bool,
@@ -80,7 +80,7 @@ pub fn complete(sat: &Saturation, limits: Limits) -> Completion {
     }
 }
 
-impl Dp<'_, '_> {
+impl Dp<'_, '_, '_> {
     fn contains(set: &[u64], i: usize) -> bool {
         set[i / 64] >> (i % 64) & 1 == 1
     }

@@ -139,8 +139,8 @@ mod tests {
             write_ratio: 0.5,
         };
         let tight = Limits {
-            deadline: None,
             memory: 1,
+            ..Limits::NONE
         };
         let (mut searched, mut found, mut exhausted) = (0, 0, 0);
         for seed in 0..400 {

@@ -15,9 +15,9 @@
 //! the derived pairs.
 
 use std::collections::HashMap;
-use std::time::Instant;
 
-use super::{expired, final_pairs, Completion};
+use super::{final_pairs, Completion};
+use crate::budget::Cancel;
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::{History, OpId};
 use crate::relation::chains::{Mark, NONE};
@@ -385,17 +385,17 @@ impl<'h> Scaled<'h> {
     /// pairs, each guessed first in the hint's orientation (so a valid
     /// history is usually settled in one pass, with local flips), undone
     /// from the trail on conflict.
-    pub fn complete(&mut self, deadline: Option<Instant>) -> Completion {
-        self.complete_within(deadline, u64::MAX)
+    pub fn complete(&mut self, cancel: &Cancel) -> Completion {
+        self.complete_within(cancel, u64::MAX)
     }
 
     /// [`Scaled::complete`], giving up (`TimedOut`) after `backtracks`
     /// returns to an earlier choice.
-    pub fn complete_within(&mut self, deadline: Option<Instant>, backtracks: u64) -> Completion {
+    pub fn complete_within(&mut self, cancel: &Cancel, backtracks: u64) -> Completion {
         self.set_trail(true);
         // the first pairs are those the hint leaves unordered, in its order
         let result = self
-            .search(Vec::new(), deadline, backtracks, true)
+            .search(Vec::new(), cancel, backtracks, true)
             .expect("a search with the trail goes back");
         self.set_trail(false);
         result
@@ -407,9 +407,9 @@ impl<'h> Scaled<'h> {
     /// holds half a choice and is of no further use (build it again and
     /// [`Scaled::complete_within`]). Where it answers, it answers as
     /// `complete_within` would: the same choices in the same order.
-    pub fn complete_untrailed(&mut self, deadline: Option<Instant>) -> Option<Completion> {
+    pub fn complete_untrailed(&mut self, cancel: &Cancel) -> Option<Completion> {
         self.set_trail(false);
-        self.search(Vec::new(), deadline, 0, false)
+        self.search(Vec::new(), cancel, 0, false)
     }
 
     /// Depth-first search with chronological backtracking over `pairs`
@@ -420,7 +420,7 @@ impl<'h> Scaled<'h> {
     fn search(
         &mut self,
         mut pairs: Vec<(OpId, OpId)>,
-        deadline: Option<Instant>,
+        cancel: &Cancel,
         mut backtracks: u64,
         trail: bool,
     ) -> Option<Completion> {
@@ -436,7 +436,7 @@ impl<'h> Scaled<'h> {
         let mut steps = 0u64;
         loop {
             steps += 1;
-            if steps.is_multiple_of(256) && expired(deadline) {
+            if steps.is_multiple_of(256) && cancel.spent() {
                 return Some(Completion::TimedOut);
             }
             while next < pairs.len() && {

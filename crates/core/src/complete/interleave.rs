@@ -15,7 +15,7 @@ pub fn applies(h: &History, spec: &Spec) -> bool {
     spec.graphs.len() == 1 && h.threads.iter().all(|t| !t.timed)
 }
 
-struct Search<'a, 'h> {
+struct Search<'a, 'h, 'c> {
     sat: &'a Saturation<'h>,
     h: &'h History,
     /// predecessors in the saturated order
@@ -26,7 +26,7 @@ struct Search<'a, 'h> {
     pending_reads: Vec<usize>,
     seen: HashSet<Vec<usize>>,
     trace: Vec<OpId>,
-    limits: Limits,
+    limits: Limits<'c>,
     timed_out: bool,
     /// the memory limit stopped the search
     over_memory: bool,
@@ -81,7 +81,7 @@ pub fn complete(sat: &Saturation, limits: Limits) -> Completion {
     }
 }
 
-impl Search<'_, '_> {
+impl Search<'_, '_, '_> {
     /// Whether every predecessor of `o` in the saturated order has run.
     fn ready(&self, o: OpId) -> bool {
         self.pred

@@ -15,10 +15,9 @@ mod sat;
 mod saturate;
 
 pub use frontier::Scaled;
-pub use saturate::{Conflict, Saturation};
+pub use saturate::{Blocked, Conflict, Saturation};
 
-use std::time::Instant;
-
+use crate::budget::Cancel;
 pub use crate::budget::Limits;
 use crate::certificate::Violation;
 use crate::history::{History, OpId};
@@ -85,7 +84,7 @@ pub enum Completion {
     },
     /// No store order extends the saturated one.
     Exhausted,
-    /// The deadline passed.
+    /// The deadline passed, or the caller cancelled.
     TimedOut,
     /// The search would pass the memory limit: what it would have held.
     OverMemory(String),
@@ -104,7 +103,8 @@ pub struct Decision {
 }
 
 impl Decision {
-    /// The deadline passed before saturation finished.
+    /// The deadline passed (or the caller cancelled) before saturation
+    /// finished.
     pub fn timed_out() -> Decision {
         Decision {
             result: Ok(Completion::TimedOut),
@@ -144,9 +144,12 @@ pub(crate) fn final_pairs(h: &History) -> impl Iterator<Item = (OpId, OpId)> + '
 
 /// Saturates, then completes with `engine` within `limits`.
 pub fn decide(h: &History, spec: &Spec, engine: Engine, limits: Limits) -> Decision {
-    let deadline = limits.deadline;
-    let sat = match Saturation::new(h, spec) {
-        Ok(s) => s,
+    if limits.spent() {
+        return Decision::timed_out();
+    }
+    let sat = match Saturation::until(h, spec, limits.cancel) {
+        Ok(Some(s)) => s,
+        Ok(None) => return Decision::timed_out(),
         Err(v) => return Decision::violated(v, false),
     };
     let unordered = sat.unordered_pairs();
@@ -169,7 +172,7 @@ pub fn decide(h: &History, spec: &Spec, engine: Engine, limits: Limits) -> Decis
     let result = match engine {
         Engine::Auto | Engine::Ticks | Engine::Zones => unreachable!("chosen above"),
         Engine::Enum => enumerate::complete(&sat, &unordered, limits),
-        Engine::Sat => sat::complete(&sat, &unordered, deadline),
+        Engine::Sat => sat::complete(&sat, &unordered, limits.cancel),
         Engine::Dp => dp::complete(&sat, limits),
         Engine::Interleave => {
             if interleave::applies(h, spec) {
@@ -178,6 +181,12 @@ pub fn decide(h: &History, spec: &Spec, engine: Engine, limits: Limits) -> Decis
                 enumerate::complete(&sat, &unordered, limits)
             }
         }
+    };
+    // a search whose saturation was stopped (its token spent) sees
+    // conflicts that are none: it exhausted nothing
+    let result = match result {
+        Completion::Exhausted if limits.spent() => Completion::TimedOut,
+        r => r,
     };
     Decision {
         result: Ok(result),
@@ -240,8 +249,8 @@ pub struct Kernel {
 
 /// Computes the kernel with the SAT engine (each unordered pair's reverse
 /// under an assumption); `None` if inconsistent or out of time.
-pub fn kernel(h: &History, spec: &Spec, deadline: Option<Instant>) -> Option<Kernel> {
-    let sat = Saturation::new(h, spec).ok()?;
+pub fn kernel(h: &History, spec: &Spec, cancel: &Cancel) -> Option<Kernel> {
+    let sat = Saturation::until(h, spec, cancel).ok()??;
     let unordered = sat.unordered_pairs();
     let non_init = unordered
         .iter()
@@ -251,16 +260,10 @@ pub fn kernel(h: &History, spec: &Spec, deadline: Option<Instant>) -> Option<Ker
     let forced = if unordered.is_empty() {
         0
     } else {
-        sat::kernel(&sat, &unordered, deadline)?
+        sat::kernel(&sat, &unordered, cancel)?
     };
     Some(Kernel {
         pairs: by_saturation + forced,
         by_saturation,
     })
-}
-
-/// Whether the deadline has passed.
-#[inline]
-pub(crate) fn expired(deadline: Option<Instant>) -> bool {
-    crate::budget::spent(deadline)
 }

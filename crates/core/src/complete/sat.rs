@@ -5,12 +5,12 @@
 //! answers many queries under assumptions (the SC-kernel).
 
 use std::collections::HashMap;
-use std::time::Instant;
 
 use rustsat::solvers::{Solve, SolveIncremental, SolverResult};
 use rustsat::types::{Clause, Lit, TernaryVal};
 
-use super::{expired, Completion, Saturation};
+use super::{Completion, Saturation};
+use crate::budget::Cancel;
 use crate::history::OpId;
 use crate::relation::{shortest_cycle, topological_order, BitMatrix};
 
@@ -20,16 +20,16 @@ use crate::relation::{shortest_cycle, topological_order, BitMatrix};
 /// 7.7 GB before the first solve.
 pub const TRIANGLE_CLAUSES: usize = 1 << 20;
 
-/// BatSat's callbacks: it stops when the time budget is spent (or the user
-/// interrupts), asked at every conflict.
+/// BatSat's callbacks: it stops when the token is spent (the time budget,
+/// or the caller cancelled), asked at every conflict.
 #[derive(Default)]
 pub struct Budget {
-    deadline: Option<Instant>,
+    cancel: Cancel,
 }
 
 impl batsat::Callbacks for Budget {
     fn stop(&self) -> bool {
-        expired(self.deadline)
+        self.cancel.spent()
     }
 }
 
@@ -52,11 +52,11 @@ pub enum Answer {
 
 impl<'a, 'h> Lazy<'a, 'h> {
     /// The encoding over the given unordered pairs, with RMW atomicity;
-    /// `None` when the deadline passes while it is built.
+    /// `None` when `cancel` is spent while it is built.
     pub fn new(
         sat: &'a Saturation<'h>,
         pairs: &[(OpId, OpId)],
-        deadline: Option<Instant>,
+        cancel: &Cancel,
     ) -> Option<Lazy<'a, 'h>> {
         let h = sat.history();
         let mut lazy = Lazy {
@@ -69,7 +69,7 @@ impl<'a, 'h> Lazy<'a, 'h> {
             solver: rustsat_batsat::Solver::default(),
             ww: BitMatrix::new(h.n()),
         };
-        lazy.solver.batsat_mut().cb_mut().deadline = deadline;
+        lazy.solver.batsat_mut().cb_mut().cancel = cancel.clone();
         // No triangle within a variable: most cycles of a tournament are
         // such triangles, so these clauses save most lazy rounds (up to
         // TRIANGLE_CLAUSES of them).
@@ -77,7 +77,7 @@ impl<'a, 'h> Lazy<'a, 'h> {
         'vars: for x in 0..h.vars.len() {
             let ws = h.writes_of(x);
             for (i, &a) in ws.iter().enumerate() {
-                if expired(deadline) {
+                if cancel.spent() {
                     return None;
                 }
                 for (j, &b) in ws.iter().enumerate().skip(i + 1) {
@@ -146,11 +146,11 @@ impl<'a, 'h> Lazy<'a, 'h> {
 
     /// Searches a store order under `assumptions`, adding cycle clauses until
     /// a model is acyclic in every graph (then `self.ww` holds its choices).
-    pub fn solve(&mut self, assumptions: &[Lit], deadline: Option<Instant>) -> Answer {
+    pub fn solve(&mut self, assumptions: &[Lit], cancel: &Cancel) -> Answer {
         let h = self.sat.history();
         let n = h.n();
         loop {
-            if expired(deadline) {
+            if cancel.spent() {
                 return Answer::TimedOut;
             }
             match self
@@ -228,11 +228,11 @@ impl<'a, 'h> Lazy<'a, 'h> {
 }
 
 /// Completes the saturated order with a SAT solver.
-pub fn complete(sat: &Saturation, pairs: &[(OpId, OpId)], deadline: Option<Instant>) -> Completion {
-    let Some(mut lazy) = Lazy::new(sat, pairs, deadline) else {
+pub fn complete(sat: &Saturation, pairs: &[(OpId, OpId)], cancel: &Cancel) -> Completion {
+    let Some(mut lazy) = Lazy::new(sat, pairs, cancel) else {
         return Completion::TimedOut;
     };
-    match lazy.solve(&[], deadline) {
+    match lazy.solve(&[], cancel) {
         Answer::Sat => Completion::Found {
             order: lazy.order(),
             interleaving: None,
@@ -245,13 +245,9 @@ pub fn complete(sat: &Saturation, pairs: &[(OpId, OpId)], deadline: Option<Insta
 /// The kernel: how many of `pairs` (unordered by saturation) are ordered the
 /// same way in every witness (wsc-saturation §4), each reverse tested under
 /// an assumption. `None` if the history has no witness or time runs out.
-pub fn kernel(
-    sat: &Saturation,
-    pairs: &[(OpId, OpId)],
-    deadline: Option<Instant>,
-) -> Option<usize> {
-    let mut lazy = Lazy::new(sat, pairs, deadline)?;
-    if !matches!(lazy.solve(&[], deadline), Answer::Sat) {
+pub fn kernel(sat: &Saturation, pairs: &[(OpId, OpId)], cancel: &Cancel) -> Option<usize> {
+    let mut lazy = Lazy::new(sat, pairs, cancel)?;
+    if !matches!(lazy.solve(&[], cancel), Answer::Sat) {
         return None;
     }
     let mut forced = 0;
@@ -264,7 +260,7 @@ pub fn kernel(
             lazy.before(a, b)
         }
         .expect("an unordered pair");
-        match lazy.solve(&[reverse], deadline) {
+        match lazy.solve(&[reverse], cancel) {
             Answer::Unsat => forced += 1,
             Answer::Sat => {}
             Answer::TimedOut => return None,

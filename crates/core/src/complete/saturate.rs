@@ -2,6 +2,7 @@
 //! (SC, TSO, PSO): the wSC rules of wsc-saturation §3 generalised to several
 //! acyclicity graphs sharing one store order, plus RMW atomicity and `@final`.
 
+use crate::budget::Cancel;
 use crate::certificate::{Rel, Violation};
 use crate::history::{History, OpId};
 use crate::models::Spec;
@@ -26,6 +27,8 @@ pub struct Saturation<'h> {
     /// made at its label's first edge), for certificates; `None` in search
     /// copies.
     log: Option<[Option<BitMatrix>; LOGGED.len()]>,
+    /// Asked every 1024 worklist steps: once spent, saturation stops.
+    cancel: Cancel,
 }
 
 /// A conflict: adding `a -rel-> b` to graph `graph` closes a cycle.
@@ -37,12 +40,30 @@ pub struct Conflict {
     pub rel: Rel,
 }
 
+/// Why a pair could not be added: a conflict, or the saturation's token
+/// was spent first (the saturation is then of no further use).
+#[derive(Debug, Clone, Copy)]
+pub enum Blocked {
+    Conflict(Conflict),
+    Stopped,
+}
+
 const LOGGED: [Rel; 4] = [Rel::St, Rel::Rmw, Rel::Final, Rel::Rw];
 
 impl<'h> Saturation<'h> {
     /// Closes each graph's fixed relations and saturates; a cycle is a
     /// violation with its certificate.
     pub fn new(h: &'h History, spec: &Spec) -> Result<Saturation<'h>, Violation> {
+        Ok(Saturation::until(h, spec, &Cancel::NEVER)?.expect("never cancelled"))
+    }
+
+    /// [`Saturation::new`] under `cancel`, which it and its forks ask as
+    /// they saturate: `Ok(None)` when it is spent first.
+    pub fn until(
+        h: &'h History,
+        spec: &Spec,
+        cancel: &Cancel,
+    ) -> Result<Option<Saturation<'h>>, Violation> {
         crate::models::common::no_thin_air(h)?;
         let n = h.n();
         let mut hb = Vec::with_capacity(spec.graphs.len());
@@ -70,6 +91,7 @@ impl<'h> Saturation<'h> {
             rmw_by_source,
             work: Vec::new(),
             log: Some([None, None, None, None]),
+            cancel: cancel.clone(),
         };
         for hb in &s.hb {
             for w in (0..n).filter(|&w| h.is_write(w)) {
@@ -78,8 +100,11 @@ impl<'h> Saturation<'h> {
         }
         s.work
             .extend(super::final_pairs(h).map(|(w, last)| (w, last, Rel::Final)));
-        s.run().map_err(|c| s.explain(spec, c))?;
-        Ok(s)
+        match s.run() {
+            Ok(()) => Ok(Some(s)),
+            Err(Blocked::Stopped) => Ok(None),
+            Err(Blocked::Conflict(c)) => Err(s.explain(spec, c)),
+        }
     }
 
     /// A copy for search: no certificate log.
@@ -91,6 +116,7 @@ impl<'h> Saturation<'h> {
             rmw_by_source: self.rmw_by_source.clone(),
             work: Vec::new(),
             log: None,
+            cancel: self.cancel.clone(),
         }
     }
 
@@ -135,19 +161,20 @@ impl<'h> Saturation<'h> {
     }
 
     /// Adds the store-order pair `a ww b` (and its consequences) and saturates.
-    pub fn decide(&mut self, a: OpId, b: OpId) -> Result<(), Conflict> {
+    pub fn decide(&mut self, a: OpId, b: OpId) -> Result<(), Blocked> {
         self.work.push((a, b, Rel::St));
         self.run()
     }
 
     /// Runs the worklist to the fixpoint.
-    fn run(&mut self) -> Result<(), Conflict> {
+    fn run(&mut self) -> Result<(), Blocked> {
         let h = self.h;
         let mut steps = 0u32;
         while let Some((a, b, rel)) = self.work.pop() {
             steps = steps.wrapping_add(1);
-            if steps.is_multiple_of(1024) {
-                crate::budget::checkpoint();
+            if steps.is_multiple_of(1024) && self.cancel.spent() {
+                self.work.clear();
+                return Err(Blocked::Stopped);
             }
             if rel != Rel::Rw {
                 // a store-order pair: RMW atomicity, then rw edges, then the graphs
@@ -184,12 +211,12 @@ impl<'h> Saturation<'h> {
                     .is_err()
                 {
                     self.work.clear();
-                    return Err(Conflict {
+                    return Err(Blocked::Conflict(Conflict {
                         graph: i,
                         a,
                         b,
                         rel,
-                    });
+                    }));
                 }
             }
         }

@@ -51,7 +51,6 @@ impl<'a> Causality<'a> {
 /// rule 2, `(w, r) ∈ hb_o`, `(w′, r) ∈ wr`, `w ≠ w′`, `(r, o) ∈ π*` ⇒ `(w, w′) ∈ hb_o`;
 /// a cycle is a violation (closed at an initial write: the init-read pattern).
 pub fn local_hb(h: &History, c: &Causality, o: OpId) -> Result<BitMatrix, Violation> {
-    crate::budget::checkpoint();
     let with_o = |row: &[u64]| {
         let mut set = row.to_vec();
         set[o / 64] |= 1 << (o % 64);

@@ -53,10 +53,7 @@ pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
     }
     let mut out = BitMatrix::new(n);
     let mut succs: Vec<usize> = Vec::new();
-    for (i, &a) in order.iter().rev().enumerate() {
-        if i.is_multiple_of(64) {
-            crate::budget::checkpoint();
-        }
+    for &a in order.iter().rev() {
         succs.clear();
         succs.extend(rel.succ(a));
         // Nearest successors first: their rows cover the farther ones.
@@ -379,9 +376,6 @@ pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
     let mut row = vec![0u64; n.div_ceil(64)];
     let mut outside: Vec<usize> = Vec::new();
     for (c, members) in comps.iter().enumerate() {
-        if c.is_multiple_of(64) {
-            crate::budget::checkpoint();
-        }
         row.iter_mut().for_each(|w| *w = 0);
         outside.clear();
         for &m in members {

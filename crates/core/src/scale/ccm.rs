@@ -20,7 +20,7 @@ use super::{cc, cm, first_other_write, sc, store_order, write_frontiers};
 pub fn check(
     h: &History,
     lanes: &Lanes,
-    deadline: Option<std::time::Instant>,
+    deadline: &crate::budget::Cancel,
 ) -> Result<Option<StoreOrder>, Violation> {
     let mut hb = cc::check(h, lanes)?;
     let rule = Rule2 {

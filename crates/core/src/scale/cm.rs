@@ -18,7 +18,7 @@ use super::{cc, Frontier};
 pub fn check(
     h: &History,
     lanes: &Lanes,
-    deadline: Option<std::time::Instant>,
+    deadline: &crate::budget::Cancel,
 ) -> Result<bool, Violation> {
     let mut co = cc::check(h, lanes)?;
     let rule = Rule2 {

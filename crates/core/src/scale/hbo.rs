@@ -62,7 +62,7 @@ pub(crate) fn local_hbs(
     co: &mut Frontier,
     observers: impl Iterator<Item = Observer>,
     rule: &Rule2,
-    deadline: Option<std::time::Instant>,
+    deadline: &crate::budget::Cancel,
     mut derived: Option<&mut Vec<(u32, u32)>>,
 ) -> Result<bool, Violation> {
     co.set_trail(true);
@@ -70,7 +70,7 @@ pub(crate) fn local_hbs(
     let mut work: Vec<(u32, u32)> = Vec::new();
     let mut drops: Vec<(u32, usize, u32, u32)> = Vec::new();
     for ob in observers {
-        if crate::budget::spent(deadline) {
+        if deadline.spent() {
             co.set_trail(false);
             return Ok(false);
         }

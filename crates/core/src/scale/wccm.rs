@@ -328,7 +328,7 @@ fn hb_pi_scaled(
     obs: impl Iterator<Item = Observer>,
     pattern: Pattern,
     next_break: &[u32],
-    deadline: Option<std::time::Instant>,
+    deadline: &crate::budget::Cancel,
 ) -> Result<Option<Vec<(u32, u32)>>, Violation> {
     let rule = Rule2 {
         rel: Rel::Wpww,
@@ -363,7 +363,7 @@ fn hb_pi_and_cfe(
     runs: &[Vec<u32>],
     next_ext: &[u32],
     pattern: Pattern,
-    deadline: Option<std::time::Instant>,
+    deadline: &crate::budget::Cancel,
 ) -> Result<Option<HbPiPairs>, Violation> {
     let ppo = pattern == Pattern::CyclicWpwwPpo;
     let g = if ppo {
@@ -440,7 +440,7 @@ fn po_loc_write_read(h: &History, lanes: &Lanes) -> Vec<(u32, u32, Rel)> {
 pub fn check(
     h: &History,
     lanes: &Lanes,
-    deadline: Option<std::time::Instant>,
+    deadline: &crate::budget::Cancel,
 ) -> Result<Option<StoreOrder>, Violation> {
     check_on(h, lanes, deadline, two_cores(h))
 }
@@ -450,7 +450,7 @@ pub fn check(
 pub fn check_on(
     h: &History,
     lanes: &Lanes,
-    deadline: Option<std::time::Instant>,
+    deadline: &crate::budget::Cancel,
     parallel: bool,
 ) -> Result<Option<StoreOrder>, Violation> {
     no_thin_air(h)?;
