@@ -355,6 +355,11 @@ pub struct Run {
     /// `None` when its `stats.txt` had none (or for a mutant's run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fired: Option<Vec<String>>,
+    /// A baseline run's transition coverage per controller type: taken of
+    /// those the protocol declares (§4, coverage); `None` when its
+    /// `stats.txt` had no counters (or for a mutant's run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Vec<coverage::Summary>>,
 }
 
 impl Run {
@@ -1569,6 +1574,7 @@ pub fn judge(
         pattern,
         check_error,
         fired: None,
+        coverage: None,
     }
 }
 
@@ -1684,6 +1690,10 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
             cov.len()
         ));
     }
+    write_atomic(
+        &c.dir.join(MUTANT_COVERAGE),
+        mutant_coverage_csv(c, &baseline).as_bytes(),
+    )?;
     let slowest = baseline.iter().map(|(_, r)| r.run_s).fold(0.0, f64::max);
     let limit = c
         .settings
@@ -1805,6 +1815,23 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
     Ok(finished.into_inner())
 }
 
+/// The file listing each mutant's transitions and the baseline seeds that
+/// took them ([`mutant_coverage_csv`]).
+pub const MUTANT_COVERAGE: &str = "mutant-coverage.csv";
+
+/// Per mutant, each transition its edit needs and the clean baseline seeds
+/// that took it (§4, coverage; see [`coverage::mutants_csv`]).
+pub fn mutant_coverage_csv(c: &Campaign, baseline: &[(u64, Run)]) -> String {
+    let fired: Vec<(u64, Option<BTreeSet<String>>)> = baseline
+        .iter()
+        .filter(|(_, r)| r.outcome == "survived")
+        .map(|(s, r)| (*s, r.fired.as_ref().map(|f| f.iter().cloned().collect())))
+        .collect();
+    let seeds: Vec<(u64, Option<&BTreeSet<String>>)> =
+        fired.iter().map(|(s, f)| (*s, f.as_ref())).collect();
+    coverage::mutants_csv(&c.mutants, &seeds)
+}
+
 /// The transitions the clean baseline seeds took, all together; `None` when
 /// one of them has no counters to tell (then every mutant runs).
 pub fn baseline_coverage(baseline: &[(u64, Run)]) -> Option<BTreeSet<String>> {
@@ -1885,6 +1912,17 @@ fn run_baseline(
     (o.progress)(&format!("baseline built in {secs:.0} s"));
     let mut out = Vec::new();
     let limit = s.run_timeout_s.unwrap_or(3600);
+    // the transitions the protocol declares, from the tree the baseline built
+    let declared = match crate::slicc::load_protocol(&slot.root, &s.protocol) {
+        Ok(p) => Some(coverage::declared(&p)),
+        Err(e) => {
+            (o.progress)(&format!(
+                "baseline coverage: the transitions {} declares are unknown ({e})",
+                s.protocol
+            ));
+            None
+        }
+    };
     // the seeds `-j` at a time (gem5 runs on one core; no mutant is being
     // built yet), logged in seed order
     let dir = &dir;
@@ -1894,8 +1932,19 @@ fn run_baseline(
             let Some(mut run) = run? else {
                 return Ok(out);
             };
-            run.fired = coverage::fired(&dir.join(format!("s{seed}")).join("stats.txt"))
-                .map(|f| f.into_iter().collect());
+            let outdir = dir.join(format!("s{seed}"));
+            if let Ok(counts) = coverage::read_counts(&outdir.join("stats.txt")) {
+                run.fired = Some(counts.fired().into_iter().collect());
+                // the seed's coverage table, beside its output
+                let table =
+                    coverage::Table::new(&counts, declared.as_ref(), 1, Some(s.protocol.clone()));
+                write_atomic(
+                    &outdir.join("coverage.txt"),
+                    table.text(declared.is_some()).as_bytes(),
+                )?;
+                write_atomic(&outdir.join("coverage.csv"), table.csv().as_bytes())?;
+                run.coverage = Some(table.summary());
+            }
             (o.progress)(&format!(
                 "baseline seed {seed}: {} ({:.1} s)",
                 run.outcome, run.run_s
