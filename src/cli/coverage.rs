@@ -19,9 +19,9 @@ protocol's SLICC declares: a header over {S,I} and {Load,Store} declares four. A
 never taken is code no run executed: a mutant there cannot be killed by these runs (a campaign \
 calls it no_coverage), and a bug there cannot be found by them.
 
-The protocol is the one config.ini describes (MI_example, MESI_Two_Level, MOESI_hammer, \
-MOESI_AMD_Base, CHI, by their controllers), else --protocol, else the one .slicc of \
---protocol-dir. Stalls (headers with z_stall) return before gem5 counts them: they are \
+The protocol is --protocol's (an error when a run's config.ini describes another), else the \
+one config.ini describes (MI_example, MESI_Two_Level, MOESI_hammer, MOESI_AMD_Base, CHI, by \
+their controllers), else the one .slicc of --protocol-dir. Stalls (headers with z_stall) return before gem5 counts them: they are \
 listed apart and left out of `declared`. Several runs sum their counts (of one protocol); of \
 several dumps in one stats.txt each counter keeps its largest count.
 
