@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use memconform::mutate::campaign::{self, Campaign, Event, RunOptions, State, Status};
-use memconform::mutate::Mutant;
+use memconform::mutate::{coverage, Mutant};
 use stand_in::{four_mutants, fresh, mutant, run_all, settings, PROTOCOL_FILE};
 
 #[test]
@@ -370,6 +370,96 @@ fn a_mutant_no_baseline_seed_reaches_is_no_coverage_and_not_built() {
     assert_eq!(run_all(&c), 1);
     let s = State::of(&c).unwrap();
     assert_eq!(s.status[&unreached.id], Status::Timeout);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Each baseline seed's coverage table is written beside its output, the
+/// report has a coverage line per seed, and `mutant-coverage.csv` lists
+/// each mutant's transitions with the seeds that took them. The stand-in
+/// tree's protocol is an invented one (an L1Cache of 5 counted transitions
+/// and 2 stalls); the replayed MI_example run took 4 of them.
+#[test]
+fn each_baseline_seed_records_its_coverage() {
+    let (base, root) = fresh("campaign-baseline-coverage");
+    let dir = root.join("src/mem/ruby/protocol");
+    std::fs::write(
+        dir.join("MI_example.slicc"),
+        "protocol \"MI_example\";\ninclude \"Toy-cov.sm\";\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Toy-cov.sm"),
+        "// invented for this test, not a gem5 file\n\
+         machine(MachineType:L1Cache, \"stand-in cache\") {\n\
+         state_declaration(State, desc=\"s\") { I, desc=\"i\"; IS, desc=\"is\"; M, desc=\"m\"; }\n\
+         enumeration(Event, desc=\"e\") { Load, desc=\"l\"; Store, desc=\"s\"; Fwd_GETX, desc=\"f\"; Data, desc=\"d\"; }\n\
+         transition(I, {Load, Store}, IS) { }\n\
+         transition(IS, Data, M) { }\n\
+         transition(M, {Load, Fwd_GETX}) { }\n\
+         transition(IS, {Load, Store}) { z_stall; }\n\
+         }\n",
+    )
+    .unwrap();
+    stand_in::sh(
+        &root,
+        "git add -A && git -c user.name=t -c user.email=t@t commit -qm protocol",
+    );
+    let mut m = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
+    m.fires = Some(vec!["L1Cache.M.Load".into(), "Directory.M.PUTX".into()]);
+    let c = Campaign::init(&base.join("campaign"), settings(&root), vec![m.clone()]).unwrap();
+    assert_eq!(run_all(&c), 1);
+    let s = State::of(&c).unwrap();
+    // clean-n2-s1-rich took L1Cache I.Load, I.Store, IS.Data, M.Fwd_GETX (not
+    // M.Load), and 7 Directory transitions the invented protocol lacks
+    let want = vec![
+        coverage::Summary {
+            machine: "L1Cache".into(),
+            taken: 4,
+            declared: Some(5),
+        },
+        coverage::Summary {
+            machine: "Directory".into(),
+            taken: 0,
+            declared: Some(0),
+        },
+    ];
+    for (seed, r) in &s.baseline {
+        assert_eq!(r.coverage.as_ref(), Some(&want), "seed {seed}");
+        let out = c.dir.join("runs/baseline").join(format!("s{seed}"));
+        let table = std::fs::read_to_string(out.join("coverage.txt")).unwrap();
+        assert!(
+            table.contains("not taken (1):\n  L1Cache.M.Load\n"),
+            "{table}"
+        );
+        assert!(
+            table.contains("note: Directory took 7 transitions its SLICC does not declare"),
+            "{table}"
+        );
+        let csv = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+        assert!(csv.contains("\nL1Cache,M,Load,0,true,false\n"), "{csv}");
+        assert!(csv.contains("\nL1Cache,IS,Store,0,true,true\n"), "{csv}");
+        assert!(
+            csv.contains("\nDirectory,M,PUTX,464,false,false\n"),
+            "{csv}"
+        );
+    }
+    let text = memconform::mutate::report::write_all(&s).unwrap();
+    for seed in [1, 2] {
+        let line = format!(
+            "coverage, seed {seed}: 4/5 (80%) transitions: L1Cache 4/5 (80%), Directory 0/0\n"
+        );
+        assert!(text.contains(&line), "{line} not in\n{text}");
+    }
+    let listed = std::fs::read_to_string(c.dir.join("mutant-coverage.csv")).unwrap();
+    assert_eq!(
+        listed,
+        format!(
+            "mutant_id,op,class,transition,taken_by,taken\n\
+             {id},ADS,tier1,L1Cache.M.Load,,no\n\
+             {id},ADS,tier1,Directory.M.PUTX,1 2,yes\n",
+            id = m.id
+        )
+    );
     let _ = std::fs::remove_dir_all(&base);
 }
 

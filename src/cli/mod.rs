@@ -13,6 +13,7 @@ macro_rules! say {
 mod campaign;
 mod check;
 mod compare;
+mod coverage;
 mod gen;
 pub(crate) mod guard;
 mod merge;
@@ -154,6 +155,8 @@ enum Command {
     Mutate(mutate::MutateArgs),
     /// Run gem5 and check its output directory as gem5 writes it; stop it at the first violation.
     Watch(watch::WatchArgs),
+    /// Protocol transitions gem5 runs took (stats.txt) against those the protocol's SLICC declares.
+    Coverage(coverage::CoverageArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -180,5 +183,6 @@ pub fn run() -> i32 {
         Command::Mutate(args) => mutate::run(args),
         Command::Shrink(args) => shrink::run(args),
         Command::Watch(args) => watch::run(args),
+        Command::Coverage(args) => coverage::run(args),
     }
 }

@@ -739,7 +739,7 @@ struct MachineInfo<'a> {
 
 /// Whether a transition is a `z_stall` one (SLICC returns ProtocolStall
 /// before running any of its actions).
-fn stalls(t: &Transition) -> bool {
+pub(crate) fn stalls(t: &Transition) -> bool {
     t.actions.items.iter().any(|a| a.name == "z_stall")
 }
 

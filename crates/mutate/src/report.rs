@@ -204,6 +204,9 @@ pub fn text(s: &State) -> String {
             ""
         }
     );
+    for (seed, r) in &s.baseline {
+        let _ = writeln!(out, "coverage, seed {seed}: {}", coverage_of(r));
+    }
     let _ = writeln!(
         out,
         "\nsummary: killed {}, survived {}, timeout {}, unviable {}, unknown {}, no coverage {}; \
@@ -385,6 +388,17 @@ pub fn text(s: &State) -> String {
     out
 }
 
+/// A baseline run's transition coverage in words (§4, coverage): taken of
+/// declared per controller type, or the transitions taken alone when the
+/// protocol's files could not be read (or the log predates the summary).
+fn coverage_of(r: &Run) -> String {
+    match (&r.coverage, &r.fired) {
+        (Some(c), _) => crate::coverage::summary_line(c),
+        (None, Some(f)) => format!("{} transitions taken (declared unknown)", f.len()),
+        (None, None) => "no transition counters (gem5 did not write them)".to_string(),
+    }
+}
+
 /// The per-mutant table: status, what killed it (the first killing
 /// seed's outcome), seeds run, and wall seconds for build, runs and checks.
 fn per_mutant(out: &mut String, s: &State) {
@@ -442,7 +456,8 @@ pub fn ids_with(s: &State, status: Status) -> String {
 
 /// Writes every report into the campaign directory (each file whole:
 /// `report.txt`, `kill-matrix.csv`, `histories.csv`, `killed.txt`,
-/// `survived.txt`, `timeout.txt`, `unviable.txt`, `no-coverage.txt`);
+/// `survived.txt`, `timeout.txt`, `unviable.txt`, `no-coverage.txt`,
+/// `mutant-coverage.csv`);
 /// returns the text report.
 pub fn write_all(s: &State) -> Result<String, crate::campaign::Error> {
     use crate::campaign::write_atomic;
@@ -506,6 +521,10 @@ pub fn write_all(s: &State) -> Result<String, crate::campaign::Error> {
         }
     }
     write_atomic(&dir.join("histories.csv"), &histories)?;
+    write_atomic(
+        &dir.join(crate::campaign::MUTANT_COVERAGE),
+        crate::campaign::mutant_coverage_csv(s.campaign, &s.baseline).as_bytes(),
+    )?;
     for (name, st) in [
         ("killed.txt", Status::Killed),
         ("survived.txt", Status::Survived),

@@ -1,0 +1,312 @@
+//! A mutation campaign (docs/design/campaigns.md §6–§7): a directory holding the
+//! settings (`campaign.toml`), the mutants (`mutants.jsonl`,
+//! `patches/ID.diff`) and append-only event logs (`events-K.jsonl`, one per
+//! shard). Every mutant is built and run with the user's own gem5 tree and
+//! commands, in private copies ("slots": `git clone --shared` of the user's
+//! tree, its uncommitted changes applied), never in the user's tree; each
+//! run is checked by memconform on its real-time view and classified by the
+//! first matching outcome. Resuming replays the logs: a mutant without its
+//! `mutant_done` event starts again from its patch, nothing done is redone.
+
+mod log;
+mod outcome;
+mod phases;
+mod process;
+mod runner;
+mod shard;
+mod slot;
+mod state;
+
+pub use log::*;
+pub use outcome::*;
+pub use phases::*;
+pub use process::*;
+pub use runner::*;
+pub use shard::*;
+pub use slot::*;
+pub use state::*;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::sha256_hex;
+use serde::{Deserialize, Serialize};
+
+use super::{coverage, Mutant};
+use memconform_core::check::{Options, Verdict};
+use memconform_core::models::Model;
+
+/// The settings of a campaign (`campaign.toml`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// The protocol mutated (e.g. `MI_example`).
+    pub protocol: String,
+    /// The user's gem5 tree (a git clone): read, never written.
+    pub gem5_root: PathBuf,
+    /// Its `HEAD` when the campaign began; slots check it out.
+    pub base_commit: String,
+    /// The user's build command, run by `sh -c` at a slot's root
+    /// (e.g. `scons build/NULL/gem5.opt -j2`).
+    pub build: String,
+    /// The binary the build makes, relative to a slot's root.
+    pub gem5: String,
+    /// A command run by `sh -c` at a slot's root after a mutant's patch and
+    /// before its build (`{gem5_root}`: the slot), e.g. gem5's own SLICC
+    /// front end (`gem5-configs/slicc_check.py`); a failure makes the
+    /// mutant unviable without a build.
+    #[serde(default)]
+    pub precheck: Option<String>,
+    /// A build directory of the user's tree (relative) copied into each
+    /// new slot so that its first build is incremental (e.g. `build/NULL`).
+    #[serde(default)]
+    pub seed_build_dir: Option<String>,
+    /// The run command template, run by `sh -c` at a slot's root: `{gem5}`,
+    /// `{gem5_root}` (the slot), `{outdir}`, `{seed}`, `{mutant}`.
+    pub run: String,
+    /// The seeds every mutant runs (until the first kill, unless `all_seeds`).
+    pub seeds: Vec<u64>,
+    /// Seconds a build may take.
+    pub build_timeout_s: u64,
+    /// Seconds a slot's first build may take: it redoes what the copied
+    /// build directory cannot reuse (gem5 recompiles every file that embeds
+    /// its absolute path: about 70 minutes on 2 cores).
+    #[serde(default = "first_build_timeout")]
+    pub first_build_timeout_s: u64,
+    /// Seconds a run may take; by default max(60, 3 × the slowest baseline run).
+    #[serde(default)]
+    pub run_timeout_s: Option<u64>,
+    /// The models memconform checks (names; default all).
+    pub models: Vec<String>,
+    /// Run every seed of a mutant (kill rates), not only up to the first kill.
+    #[serde(default)]
+    pub all_seeds: bool,
+    /// Skip (as `no_coverage`) a mutant whose transitions no baseline seed
+    /// took, read from the baseline's `stats.txt` (see [`super::coverage`]).
+    #[serde(default = "yes")]
+    pub coverage: bool,
+    /// Check each mutant's run while gem5 writes it and stop gem5 at the
+    /// first violation that counts (see `memconform watch`). Faster, but a
+    /// stopped run does not show whether gem5's own checks would have
+    /// caught the bug later: it is never counted as memconform-only.
+    #[serde(default)]
+    pub stop_at_violation: bool,
+}
+
+/// Six hours, the default limit of a slot's first build.
+pub fn first_build_timeout() -> u64 {
+    6 * 3600
+}
+
+/// `true`, as a serde default.
+fn yes() -> bool {
+    true
+}
+
+/// A campaign error: what and where, for the user.
+#[derive(Debug)]
+pub struct Error(pub String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn err(what: impl Into<String>) -> Error {
+    Error(what.into())
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> Error {
+    err(format!("{}: {e}", shown(path)))
+}
+
+/// `p` as messages show it (see `report::shown_path`).
+fn shown(p: &Path) -> std::borrow::Cow<'_, str> {
+    memconform_report::shown_path(p)
+}
+
+/// A campaign directory.
+pub struct Campaign {
+    pub dir: PathBuf,
+    pub settings: Settings,
+    pub mutants: Vec<Mutant>,
+}
+
+/// Runs `git` in `dir`; its standard output, or an error with its message.
+fn git(dir: &Path, args: &[&str]) -> Result<String, Error> {
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| err(format!("cannot run git: {e}")))?;
+    if !o.status.success() {
+        return Err(err(format!(
+            "git {} in {}: {}",
+            args.join(" "),
+            shown(dir),
+            String::from_utf8_lossy(&o.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// Writes `bytes` to `path` whole (a temporary file renamed over it).
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    memconform_report::write_atomic(path, bytes).map_err(|e| io_err(path, e))
+}
+
+/// Writes mutant `m`'s patch (`patches/ID.diff`) into campaign `dir`.
+fn write_patch(dir: &Path, m: &Mutant) -> Result<(), Error> {
+    write_atomic(
+        &dir.join("patches").join(format!("{}.diff", m.id)),
+        m.patch.as_bytes(),
+    )
+}
+
+/// Writes campaign `dir`'s `mutants.jsonl` whole: a line per mutant.
+fn write_mutants(dir: &Path, mutants: &[Mutant]) -> Result<(), Error> {
+    let mut lines = String::new();
+    for m in mutants {
+        lines.push_str(&serde_json::to_string(m).expect("a mutant serialises"));
+        lines.push('\n');
+    }
+    write_atomic(&dir.join("mutants.jsonl"), lines.as_bytes())
+}
+
+impl Campaign {
+    /// Creates a campaign in `dir` (new or empty): records the user's
+    /// `HEAD` and uncommitted changes (`base.patch`), the settings and the
+    /// mutants with their patches.
+    pub fn init(
+        dir: &Path,
+        mut settings: Settings,
+        mutants: Vec<Mutant>,
+    ) -> Result<Campaign, Error> {
+        if dir.exists()
+            && fs::read_dir(dir)
+                .map_err(|e| io_err(dir, e))?
+                .next()
+                .is_some()
+        {
+            return Err(err(format!(
+                "{}: not empty; a campaign starts in a new directory (`mutate run` resumes one)",
+                shown(dir)
+            )));
+        }
+        if settings.seeds.is_empty() {
+            return Err(err("no seeds: a campaign needs at least one"));
+        }
+        if let Some(s) = seed_twice(&settings.seeds) {
+            return Err(err(format!(
+                "seed {s} given twice: each seed runs once per mutant"
+            )));
+        }
+        for m in &settings.models {
+            Model::from_name(m).ok_or_else(|| err(format!("unknown model `{m}`")))?;
+        }
+        let root = &settings.gem5_root;
+        settings.base_commit = git(root, &["rev-parse", "HEAD"])?.trim().to_string();
+        let base_patch = git(root, &["diff", "HEAD", "--binary"])?;
+        let mut seen = HashSet::new();
+        for m in &mutants {
+            if !seen.insert(&m.id) {
+                return Err(err(format!("mutant id {} twice", m.id)));
+            }
+        }
+        fs::create_dir_all(dir.join("patches")).map_err(|e| io_err(dir, e))?;
+        write_atomic(&dir.join("base.patch"), base_patch.as_bytes())?;
+        let toml = toml::to_string_pretty(&settings).map_err(|e| err(e.to_string()))?;
+        write_atomic(&dir.join("campaign.toml"), toml.as_bytes())?;
+        for m in &mutants {
+            write_patch(dir, m)?;
+        }
+        write_mutants(dir, &mutants)?;
+        Ok(Campaign {
+            dir: dir.to_path_buf(),
+            settings,
+            mutants,
+        })
+    }
+
+    /// Adds `mutants` to the campaign in `dir` (ids it has already are left
+    /// out, but take a catalogue name they lack): their patches, then
+    /// `mutants.jsonl` rewritten whole. Refused while a `mutate run` holds
+    /// any shard (shards are a function of the sorted ids: a runner's share
+    /// would shift under it). Returns the campaign and the ids added.
+    pub fn add(dir: &Path, mutants: Vec<Mutant>) -> Result<(Campaign, Vec<String>), Error> {
+        use std::fs::TryLockError;
+        let mut c = Campaign::open(dir)?;
+        // hold every shard's lock while the list changes
+        let mut held = Vec::new();
+        for (_, path) in shard_locks(dir)? {
+            let f = File::open(&path).map_err(|e| io_err(&path, e))?;
+            match f.try_lock() {
+                Ok(()) => held.push(f),
+                Err(TryLockError::WouldBlock) => {
+                    return Err(err(format!(
+                        "{} is being run by {} (its lock: {}): add mutants when it ends \
+                         or after stopping it (the next `mutate run` resumes)",
+                        shown(dir),
+                        holder_of(&path),
+                        shown(&path)
+                    )))
+                }
+                Err(TryLockError::Error(e)) => return Err(io_err(&path, e)),
+            }
+        }
+        let added = crate::merge(&mut c.mutants, mutants);
+        for m in c.mutants.iter().filter(|m| added.contains(&m.id)) {
+            write_patch(dir, m)?;
+        }
+        c.mutants.sort_by(|a, b| a.id.cmp(&b.id));
+        write_mutants(dir, &c.mutants)?;
+        drop(held);
+        Ok((c, added))
+    }
+
+    /// Opens the campaign in `dir`.
+    pub fn open(dir: &Path) -> Result<Campaign, Error> {
+        let path = dir.join("campaign.toml");
+        let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        let settings: Settings =
+            toml::from_str(&text).map_err(|e| err(format!("{}: {e}", shown(&path))))?;
+        if let Some(s) = seed_twice(&settings.seeds) {
+            return Err(err(format!(
+                "{}: seed {s} twice in `seeds`: each seed runs once per mutant",
+                shown(&path)
+            )));
+        }
+        let path = dir.join("mutants.jsonl");
+        let text = fs::read_to_string(&path).map_err(|e| io_err(&path, e))?;
+        let mut mutants = Vec::new();
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let mut m: Mutant = serde_json::from_str(line)
+                .map_err(|e| err(format!("{}:{}: {e}", shown(&path), i + 1)))?;
+            m.join_catalogue_names();
+            mutants.push(m);
+        }
+        Ok(Campaign {
+            dir: dir.to_path_buf(),
+            settings,
+            mutants,
+        })
+    }
+}
+
+/// The first seed that `seeds` lists a second time.
+fn seed_twice(seeds: &[u64]) -> Option<u64> {
+    let mut seen = HashSet::new();
+    seeds.iter().copied().find(|&s| !seen.insert(s))
+}

@@ -1,0 +1,273 @@
+//! How a gem5 run ended and what it is worth (docs/design/campaigns.md §7):
+//! its exit kind read from its status and output, memconform's verdicts on
+//! it, the outcome and a mutant's final status.
+
+use super::*;
+
+/// What ended a gem5 run, read from its exit status and output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitKind {
+    /// Exit 0 (the tester completed).
+    Clean,
+    /// The tester's own check failed (`Action/check failure`; MemTest's
+    /// `read of … returns …, expected …`).
+    TesterCheck,
+    /// The protocol stopped itself: `Invalid transition`, a SLICC assert
+    /// (`Runtime Error at X.sm:N`).
+    ProtocolPanic,
+    /// `Deadlock detected` (the tester) or `Possible Deadlock detected`.
+    Deadlock,
+    /// The run passed its time limit and was killed.
+    Timeout,
+    /// Any other non-zero exit or signal.
+    Crash,
+    /// memconform stopped the run at a violation it found while gem5 ran
+    /// (`stop_at_violation`): how gem5 would have ended is not known.
+    Stopped,
+}
+
+impl ExitKind {
+    /// The CSV name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExitKind::Clean => "clean",
+            ExitKind::TesterCheck => "tester_check",
+            ExitKind::ProtocolPanic => "protocol_panic",
+            ExitKind::Deadlock => "deadlock",
+            ExitKind::Timeout => "timeout",
+            ExitKind::Crash => "crash",
+            ExitKind::Stopped => "stopped",
+        }
+    }
+
+    /// How a run ended, from its exit code (`None`: killed by a signal) and
+    /// its output (docs/design/campaigns.md §7, the evidence column).
+    pub fn classify(code: Option<i32>, output: &str) -> ExitKind {
+        if output.contains(STOP_MARK) {
+            ExitKind::Stopped
+        } else if code == Some(124) || code == Some(137) && output.contains(TIMEOUT_MARK) {
+            ExitKind::Timeout
+        } else if output.contains("Action/check failure")
+            || (output.contains("read of")
+                && output.contains("returns")
+                && output.contains("expected"))
+        {
+            ExitKind::TesterCheck
+        } else if output.contains("Invalid transition") || output.contains("Runtime Error at") {
+            ExitKind::ProtocolPanic
+        } else if output.contains("Deadlock detected") {
+            ExitKind::Deadlock
+        } else if code == Some(0) {
+            ExitKind::Clean
+        } else {
+            ExitKind::Crash
+        }
+    }
+}
+
+/// Written to a run's log by the runner when it kills the run.
+pub(super) const TIMEOUT_MARK: &str = "memconform: timed out";
+
+/// Written to a run's log by the runner when it stops the run at a
+/// violation (`stop_at_violation`).
+pub(super) const STOP_MARK: &str = "memconform: stopped at a violation";
+
+/// One gem5 run and memconform's verdicts on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// The first matching outcome (§7): `violation:<model>`, an exit kind
+    /// other than clean, `unknown`, or `survived`.
+    pub outcome: String,
+    pub exit_kind: ExitKind,
+    pub exit_code: Option<i32>,
+    /// Seconds gem5 ran, and memconform checked.
+    pub run_s: f64,
+    pub check_s: f64,
+    /// Per model: consistent, violation or unknown (empty when nothing
+    /// could be checked: `check_error` says why).
+    pub verdicts: BTreeMap<String, String>,
+    /// The weakest model violated and its pattern, when one is.
+    #[serde(default)]
+    pub decided_by: String,
+    #[serde(default)]
+    pub pattern: String,
+    #[serde(default)]
+    pub check_error: String,
+    /// A baseline run's transition counters that fired (`Machine.State.Event`),
+    /// `None` when its `stats.txt` had none (or for a mutant's run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fired: Option<Vec<String>>,
+    /// A baseline run's transition coverage per controller type: taken of
+    /// those the protocol declares (§4, coverage); `None` when its
+    /// `stats.txt` had no counters (or for a mutant's run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Vec<coverage::Summary>>,
+}
+
+impl Run {
+    /// Whether the run kills the mutant (a timeout is reported apart).
+    pub fn kills(&self) -> bool {
+        !matches!(self.outcome.as_str(), "survived" | "unknown" | "timeout")
+    }
+}
+
+/// A mutant's final status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Killed,
+    Survived,
+    Timeout,
+    /// It did not build (or its patch did not apply).
+    Unviable,
+    /// No baseline seed took one of its transitions: it would run exactly
+    /// as the baseline (not built, not run).
+    NoCoverage,
+    /// Some run's verdict stayed unknown and nothing killed it.
+    Unknown,
+}
+
+impl Status {
+    /// The CSV name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Killed => "killed",
+            Status::Survived => "survived",
+            Status::Timeout => "timeout",
+            Status::Unviable => "unviable",
+            Status::NoCoverage => "no_coverage",
+            Status::Unknown => "unknown",
+        }
+    }
+}
+
+/// A command's end as people read it: `exit 3`, or `ended by a signal`
+/// (no exit status).
+pub(super) fn exit_text(code: Option<i32>) -> String {
+    match code {
+        Some(c) => format!("exit {c}"),
+        None => "ended by a signal".to_string(),
+    }
+}
+
+/// Checks a run's output directory with memconform (real-time view as
+/// well) and classifies the run (§7: a violation first, then how gem5
+/// ended, then unknown, else survived). Where the run's configuration
+/// promises a model (an SE run: SC for blocking in-order cores, TSO for
+/// x86 O3), only violations of it and of the models it implies count. The history rows (`check`'s CSV,
+/// `variant` = the mutant) go to `rows_csv`, for `summarize`, `compare`
+/// and `plot`.
+pub fn judge(
+    outdir: &Path,
+    code: Option<i32>,
+    output: &str,
+    models: &[Model],
+    run_s: f64,
+    variant: &str,
+    rows_csv: &Path,
+) -> Run {
+    let exit_kind = ExitKind::classify(code, output);
+    let t = Instant::now();
+    let opts = Options::default();
+    let mut verdicts: BTreeMap<String, String> = BTreeMap::new();
+    let (mut decided_by, mut pattern, mut check_error) =
+        (String::new(), String::new(), String::new());
+    let mut violated: Option<Model> = None;
+    match memconform_ingest::check_file(
+        outdir,
+        models,
+        &opts,
+        &memconform_ingest::Reading {
+            real_time: true,
+            // a run stopped at a violation is read as what it is: cut
+            in_progress: exit_kind == ExitKind::Stopped,
+            ..Default::default()
+        },
+    ) {
+        Ok(checked) => {
+            let mut csv = Vec::new();
+            for c in &checked {
+                let mut rows = memconform_report::rows(outdir, c);
+                rows.iter_mut().for_each(|r| r.variant = variant.into());
+                let header = csv.is_empty();
+                let _ = memconform_report::write_csv(&mut csv, &rows, header);
+            }
+            if let Err(e) = write_atomic(rows_csv, &csv) {
+                check_error = e.0;
+            }
+            for c in &checked {
+                // a run's configuration promises a model: violating a
+                // model on a history that keeps the promise is what its
+                // cores may do (store buffering), not a kill
+                for (_, o) in c.outcomes.iter().enumerate().filter(|&(i, _)| {
+                    c.breaks(i) != Some(false) || c.outcomes[i].verdict() == Verdict::Consistent
+                }) {
+                    let name = o.model.name().to_string();
+                    let v = o.verdict().name();
+                    // per model, a violation in either view beats the rest
+                    let e = verdicts.entry(name).or_insert_with(|| v.to_string());
+                    if v == "violation" || (v == "unknown" && e == "consistent") {
+                        *e = v.to_string();
+                    }
+                    if o.verdict() == Verdict::Violation {
+                        let weakest = o.decided_by;
+                        if violated.is_none_or(|w| {
+                            Model::EVERY.iter().position(|&m| m == weakest)
+                                < Model::EVERY.iter().position(|&m| m == w)
+                        }) {
+                            violated = Some(weakest);
+                            pattern = o
+                                .violation()
+                                .map_or(String::new(), |v| v.pattern.name().to_string());
+                        }
+                    }
+                }
+            }
+        }
+        Err(e) => check_error = e.to_string(),
+    }
+    if let Some(w) = violated {
+        decided_by = w.name().to_string();
+    }
+    let outcome = if let Some(w) = violated {
+        format!("violation:{}", w.name())
+    } else if exit_kind != ExitKind::Clean {
+        exit_kind.name().to_string()
+    } else if !check_error.is_empty() || verdicts.values().any(|v| v == "unknown") {
+        "unknown".to_string()
+    } else {
+        "survived".to_string()
+    };
+    Run {
+        outcome,
+        exit_kind,
+        exit_code: code,
+        run_s,
+        check_s: t.elapsed().as_secs_f64(),
+        verdicts,
+        decided_by,
+        pattern,
+        check_error,
+        fired: None,
+        coverage: None,
+    }
+}
+
+/// The text of a run's log and gem5's own output files in `outdir`.
+pub(super) fn run_output(log: &Path, outdir: &Path) -> String {
+    let mut text = fs::read_to_string(log).unwrap_or_default();
+    for f in ["simout.txt", "simerr.txt", "simout", "simerr"] {
+        if let Ok(t) = fs::read_to_string(outdir.join(f)) {
+            text.push_str(&t);
+        }
+    }
+    text
+}
+
+/// The last `n` lines of a file.
+pub(super) fn tail(path: &Path, n: usize) -> String {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}

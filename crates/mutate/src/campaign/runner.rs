@@ -1,0 +1,831 @@
+//! The runner (docs/design/campaigns.md §6): the baseline, then each
+//! mutant of a shard on the slots and cores given, every step logged.
+
+use super::*;
+
+/// How `run` goes: slots, shard, progress.
+pub struct RunOptions<'a> {
+    /// Private gem5 copies, each building and running one mutant at a time.
+    pub slots: usize,
+    /// Cores the campaign may keep busy (`-j`, at least `slots`): each slot
+    /// uses one; the baseline's seeds, and with `all_seeds` a mutant's,
+    /// run side by side on the free ones.
+    pub cores: usize,
+    /// This process's shard `(k, n)`.
+    pub shard: (usize, usize),
+    /// Where slots live (default: `DIR/slots`).
+    pub slot_dir: Option<PathBuf>,
+    /// Set (e.g. by Ctrl-C) to stop after the steps in flight.
+    pub stop: &'a AtomicBool,
+    /// A line per finished step, for the user.
+    pub progress: &'a (dyn Fn(&str) + Sync),
+}
+
+/// Runs the campaign's shard: the baseline first (once per campaign), then
+/// every mutant without a `mutant_done` event. Returns how many mutants
+/// this call finished. The shard's lock is taken first (see [`ShardLock`]):
+/// a shard another process runs is an error naming it.
+pub fn run(c: &Campaign, o: &RunOptions<'_>) -> Result<usize, Error> {
+    let lock = ShardLock::take(c, o.shard).map_err(|e| match e {
+        LockError::Busy(why) => err(why),
+        LockError::Io(e) => e,
+    })?;
+    run_locked(c, o, &lock)
+}
+
+/// [`run`] with the shard's lock already held (`mutate run` takes it
+/// first, to tell a busy shard from other errors).
+pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<usize, Error> {
+    if lock.shard.0 != o.shard.0 {
+        return Err(err(format!(
+            "the lock held is shard {}'s, not shard {}'s",
+            lock.shard.0, o.shard.0
+        )));
+    }
+    let (k, n) = o.shard;
+    let models: Vec<Model> = c
+        .settings
+        .models
+        .iter()
+        .map(|m| Model::from_name(m).ok_or_else(|| err(format!("unknown model `{m}`"))))
+        .collect::<Result<_, _>>()?;
+    let log = Log::open(&c.dir.join(format!("events-{k}.jsonl")))?;
+    log.push(&Event::Started {
+        slots: o.slots.max(1),
+        cores: o.cores.max(o.slots).max(1),
+    })?;
+    let events = c.events()?;
+    let done: HashSet<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::MutantDone { mutant, .. } => Some(mutant.as_str()),
+            _ => None,
+        })
+        .collect();
+    let todo: Vec<&Mutant> = c
+        .shard(k, n)
+        .into_iter()
+        .filter(|m| !done.contains(m.id.as_str()))
+        .collect();
+    let slot_dir = o.slot_dir.clone().unwrap_or_else(|| c.dir.join("slots"));
+    // the baseline: the first slot, unmutated (shards running at once may
+    // each run it: the last run of a seed counts)
+    let baseline: Vec<(u64, Run)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Baseline { seed, run } => Some((*seed, run.clone())),
+            _ => None,
+        })
+        .collect::<BTreeMap<u64, Run>>()
+        .into_iter()
+        .collect();
+    let baseline = if baseline.is_empty() {
+        let slot = Slot::prepare(c, slot_dir.join(format!("{k}-0")), o)?;
+        let b = run_baseline(c, &slot, &models, &log, o, (k, n))?;
+        if o.stop.load(Ordering::Relaxed) {
+            return Ok(0);
+        }
+        b
+    } else {
+        baseline
+    };
+    let clean: Vec<u64> = baseline
+        .iter()
+        .filter(|(_, r)| r.outcome == "survived")
+        .map(|(s, _)| *s)
+        .collect();
+    if clean.is_empty() {
+        return Err(err(format!(
+            "no baseline seed ended clean and consistent ({}): fix the build or run command first",
+            baseline
+                .iter()
+                .map(|(s, r)| format!("seed {s}: {}", r.outcome))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let covered = if c.settings.coverage {
+        baseline_coverage(&baseline)
+    } else {
+        None
+    };
+    if let Some(cov) = &covered {
+        (o.progress)(&format!(
+            "baseline coverage: {} transitions taken",
+            cov.len()
+        ));
+    }
+    write_atomic(
+        &c.dir.join(MUTANT_COVERAGE),
+        mutant_coverage_csv(c, &baseline).as_bytes(),
+    )?;
+    let slowest = baseline.iter().map(|(_, r)| r.run_s).fold(0.0, f64::max);
+    let limit = c
+        .settings
+        .run_timeout_s
+        .unwrap_or_else(|| 60u64.max((3.0 * slowest).ceil() as u64));
+    let queue = Mutex::new(todo.into_iter());
+    let cores = Cores::new(o.cores.max(o.slots).max(1));
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let failure: Mutex<Option<Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for s in 0..o.slots.max(1) {
+            let (queue, finished, failure, log, models, clean, covered, cores) = (
+                &queue, &finished, &failure, &log, &models, &clean, &covered, &cores,
+            );
+            let slot_root = slot_dir.join(format!("{k}-{s}"));
+            scope.spawn(move || {
+                // this slot's core, given back when it has no mutant left
+                let _core = Taken::one(cores);
+                let slot = match Slot::prepare(c, slot_root, o) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        *failure.lock().expect("lock") = Some(e);
+                        return;
+                    }
+                };
+                let here = Here { slot: &slot, cores };
+                // a mutant's end: counted; false ends the slot (stopped, failed)
+                let report = |r: Result<bool, Error>| match r {
+                    Ok(true) => {
+                        finished.fetch_add(1, Ordering::Relaxed);
+                        true
+                    }
+                    Ok(false) => false,
+                    Err(e) => {
+                        *failure.lock().expect("lock") = Some(e);
+                        o.stop.store(true, Ordering::Relaxed);
+                        false
+                    }
+                };
+                std::thread::scope(|behind| {
+                    // the previous mutant's runs, going on (on a core of
+                    // their own, from a copy of its binary) while this slot
+                    // builds the next mutant
+                    let mut running: Option<
+                        std::thread::ScopedJoinHandle<'_, Result<bool, Error>>,
+                    > = None;
+                    let join =
+                        |h: Option<std::thread::ScopedJoinHandle<'_, Result<bool, Error>>>| {
+                            h.is_none_or(|h| {
+                                report(h.join().unwrap_or_else(|_| Err(err("a run panicked"))))
+                            })
+                        };
+                    loop {
+                        if o.stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let Some(m) = queue.lock().expect("lock").next() else {
+                            break;
+                        };
+                        let prepared = prepare_mutant(c, &here, m, covered.as_ref(), log, o);
+                        if !join(running.take()) {
+                            return;
+                        }
+                        let built = match prepared {
+                            Err(e) => {
+                                report(Err(e));
+                                break;
+                            }
+                            Ok(Prepared::Finished(done)) => {
+                                if report(Ok(done)) {
+                                    continue;
+                                }
+                                break;
+                            }
+                            Ok(Prepared::Built) => m,
+                        };
+                        if cores.try_take(1) == 0 {
+                            // no spare core: the runs here, then the next build
+                            if !report(run_built(
+                                c, &here, None, built, models, clean, limit, log, o,
+                            )) {
+                                break;
+                            }
+                            continue;
+                        }
+                        let bin = match slot.keep_binary(c, &built.id) {
+                            Ok(bin) => bin,
+                            Err(e) => {
+                                cores.give(1);
+                                report(Err(e));
+                                break;
+                            }
+                        };
+                        running = Some(behind.spawn(move || {
+                            let r = run_built(
+                                c,
+                                &here,
+                                Some(&bin),
+                                built,
+                                models,
+                                clean,
+                                limit,
+                                log,
+                                o,
+                            );
+                            let _ = fs::remove_file(here.slot.root.join(&bin));
+                            cores.give(1);
+                            r
+                        }));
+                    }
+                    join(running.take());
+                });
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().expect("lock") {
+        return Err(e);
+    }
+    Ok(finished.into_inner())
+}
+
+/// The file listing each mutant's transitions and the baseline seeds that
+/// took them ([`mutant_coverage_csv`]).
+pub const MUTANT_COVERAGE: &str = "mutant-coverage.csv";
+
+/// Per mutant, each transition its edit needs and the clean baseline seeds
+/// that took it (§4, coverage; see [`coverage::mutants_csv`]).
+pub fn mutant_coverage_csv(c: &Campaign, baseline: &[(u64, Run)]) -> String {
+    let fired: Vec<(u64, Option<BTreeSet<String>>)> = baseline
+        .iter()
+        .filter(|(_, r)| r.outcome == "survived")
+        .map(|(s, r)| (*s, r.fired.as_ref().map(|f| f.iter().cloned().collect())))
+        .collect();
+    let seeds: Vec<(u64, Option<&BTreeSet<String>>)> =
+        fired.iter().map(|(s, f)| (*s, f.as_ref())).collect();
+    coverage::mutants_csv(&c.mutants, &seeds)
+}
+
+/// The transitions the clean baseline seeds took, all together; `None` when
+/// one of them has no counters to tell (then every mutant runs).
+pub fn baseline_coverage(baseline: &[(u64, Run)]) -> Option<BTreeSet<String>> {
+    let mut out = BTreeSet::new();
+    for (_, r) in baseline.iter().filter(|(_, r)| r.outcome == "survived") {
+        out.extend(r.fired.as_ref()?.iter().cloned());
+    }
+    Some(out)
+}
+
+/// Builds the unmutated slot and runs every seed; each seed's run is logged.
+pub(super) fn run_baseline(
+    c: &Campaign,
+    slot: &Slot,
+    models: &[Model],
+    log: &Log,
+    o: &RunOptions<'_>,
+    (k, n): (usize, usize),
+) -> Result<Vec<(u64, Run)>, Error> {
+    let s = &c.settings;
+    // shards that run at once each run the baseline: each in its own
+    // directory, or one would remove a run another is writing
+    let dir = match n {
+        1 => c.dir.join("runs").join("baseline"),
+        _ => c
+            .dir
+            .join("runs")
+            .join("baseline")
+            .join(format!("shard-{k}")),
+    };
+    fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+    let build_log = dir.join("build.log");
+    (o.progress)(&format!(
+        "baseline: building (the first build of a slot may recompile files that embed their path; log: {})",
+        shown(&build_log)
+    ));
+    let limit = slot.build_limit(s);
+    let Ended {
+        code,
+        secs,
+        stopped,
+        timed_out,
+        ..
+    } = run_command(
+        &slot.command(&s.build),
+        &slot.root,
+        &build_log,
+        limit,
+        o.stop,
+        None,
+    )?;
+    if stopped {
+        return Ok(Vec::new());
+    }
+    if timed_out {
+        return Err(err(format!(
+            "the baseline build timed out after {limit} s ({}); raise --build-timeout \
+             (and --first-build-timeout for a slot's first build) in campaign.toml \
+             (build_timeout_s, first_build_timeout_s) and run again: the build resumes",
+            shown(&build_log)
+        )));
+    }
+    if code != Some(0) {
+        return Err(err(format!(
+            "the baseline does not build ({} after {secs:.0} s; {}):\n{}",
+            exit_text(code),
+            shown(&build_log),
+            tail(&build_log, 20)
+        )));
+    }
+    slot.mark_built("base")?;
+    // kept for configuration mutants in slots that build no base
+    let from = slot.root.join(&s.gem5);
+    let kept = base_binary(c);
+    let bytes = fs::read(&from).map_err(|e| io_err(&from, e))?;
+    write_atomic(&kept, &bytes)?;
+    set_executable(&kept)?;
+    (o.progress)(&format!("baseline built in {secs:.0} s"));
+    let mut out = Vec::new();
+    let limit = s.run_timeout_s.unwrap_or(3600);
+    // the transitions the protocol declares, from the tree the baseline built
+    let declared = match crate::slicc::load_protocol(&slot.root, &s.protocol) {
+        Ok(p) => Some(coverage::declared(&p)),
+        Err(e) => {
+            (o.progress)(&format!(
+                "baseline coverage: the transitions {} declares are unknown ({e})",
+                s.protocol
+            ));
+            None
+        }
+    };
+    // the seeds `-j` at a time (gem5 runs on one core; no mutant is being
+    // built yet), logged in seed order
+    let dir = &dir;
+    for group in s.seeds.chunks(o.cores.max(o.slots).max(1)) {
+        let runs = run_seeds(c, slot, None, "baseline", &[], group, dir, models, limit, o);
+        for (&seed, run) in group.iter().zip(runs) {
+            let Some(mut run) = run? else {
+                return Ok(out);
+            };
+            let outdir = dir.join(format!("s{seed}"));
+            if let Ok(counts) = coverage::read_counts(&outdir.join("stats.txt")) {
+                run.fired = Some(counts.fired().into_iter().collect());
+                // the seed's coverage table, beside its output
+                let table =
+                    coverage::Table::new(&counts, declared.as_ref(), 1, Some(s.protocol.clone()));
+                write_atomic(
+                    &outdir.join("coverage.txt"),
+                    table.text(declared.is_some()).as_bytes(),
+                )?;
+                write_atomic(&outdir.join("coverage.csv"), table.csv().as_bytes())?;
+                run.coverage = Some(table.summary());
+            }
+            (o.progress)(&format!(
+                "baseline seed {seed}: {} ({:.1} s)",
+                run.outcome, run.run_s
+            ));
+            log.push(&Event::Baseline {
+                seed,
+                run: run.clone(),
+            })?;
+            out.push((seed, run));
+        }
+    }
+    Ok(out)
+}
+
+/// One seed of `mutant` (or the baseline) in `slot`: run, check, classify.
+/// `None` when stopped.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_seed(
+    c: &Campaign,
+    slot: &Slot,
+    bin: Option<&Path>,
+    mutant: &str,
+    params: &[String],
+    seed: u64,
+    dir: &Path,
+    models: &[Model],
+    limit: u64,
+    o: &RunOptions<'_>,
+) -> Result<Option<Run>, Error> {
+    let outdir = dir.join(format!("s{seed}"));
+    if outdir.exists() {
+        fs::remove_dir_all(&outdir).map_err(|e| io_err(&outdir, e))?;
+    }
+    fs::create_dir_all(&outdir).map_err(|e| io_err(&outdir, e))?;
+    let outdir = outdir.canonicalize().map_err(|e| io_err(&outdir, e))?;
+    let root = slot.seen_root()?;
+    let command = fill(
+        &c.settings.run,
+        &bin.map_or_else(|| root.join(&c.settings.gem5), |b| root.join(b)),
+        &root,
+        &outdir,
+        seed,
+        mutant,
+        params,
+    );
+    let log = outdir.join("run.log");
+    // a mutant's run, with stop_at_violation: watched while gem5 writes it
+    let mut watch = (c.settings.stop_at_violation && mutant != "baseline").then(|| {
+        memconform_ingest::watch::Watch::new(
+            &outdir,
+            models,
+            Options::default(),
+            memconform_ingest::Reading {
+                real_time: true,
+                ..Default::default()
+            },
+        )
+    });
+    let Ended {
+        code,
+        secs,
+        stopped,
+        ..
+    } = run_command(
+        &slot.command(&command),
+        &slot.root,
+        &log,
+        limit,
+        o.stop,
+        watch.as_mut(),
+    )?;
+    if stopped {
+        // a run cut short: nothing of it counts, and it runs again on resume
+        let _ = fs::remove_dir_all(&outdir);
+        return Ok(None);
+    }
+    let text = run_output(&log, &outdir);
+    let rows = dir.join(format!("s{seed}.csv"));
+    Ok(Some(judge(
+        &outdir, code, &text, models, secs, mutant, &rows,
+    )))
+}
+
+/// [`run_seed`] for each seed of `group`, side by side (a thread each),
+/// results in `group`'s order.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_seeds(
+    c: &Campaign,
+    slot: &Slot,
+    bin: Option<&Path>,
+    mutant: &str,
+    params: &[String],
+    group: &[u64],
+    dir: &Path,
+    models: &[Model],
+    limit: u64,
+    o: &RunOptions<'_>,
+) -> Vec<Result<Option<Run>, Error>> {
+    if let [seed] = group {
+        return vec![run_seed(
+            c, slot, bin, mutant, params, *seed, dir, models, limit, o,
+        )];
+    }
+    std::thread::scope(|scope| {
+        let running: Vec<_> = group
+            .iter()
+            .map(|&seed| {
+                scope.spawn(move || {
+                    run_seed(c, slot, bin, mutant, params, seed, dir, models, limit, o)
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|r| r.join().unwrap_or_else(|_| Err(err("a run panicked"))))
+            .collect()
+    })
+}
+
+/// A core taken from [`Cores`], given back when dropped.
+pub(super) struct Taken<'a>(&'a Cores, usize);
+
+impl<'a> Taken<'a> {
+    pub(super) fn one(cores: &'a Cores) -> Taken<'a> {
+        Taken(cores, cores.try_take(1))
+    }
+}
+
+impl Drop for Taken<'_> {
+    fn drop(&mut self) {
+        self.0.give(self.1);
+    }
+}
+
+/// Where a mutant runs: its slot, and the campaign's cores.
+#[derive(Clone, Copy)]
+pub(super) struct Here<'a> {
+    pub(super) slot: &'a Slot,
+    pub(super) cores: &'a Cores,
+}
+
+/// The cores a campaign keeps busy (`RunOptions::cores`): taken and given
+/// back by slots and by seeds run side by side.
+pub struct Cores {
+    free: Mutex<usize>,
+}
+
+impl Cores {
+    pub fn new(n: usize) -> Cores {
+        Cores {
+            free: Mutex::new(n),
+        }
+    }
+
+    /// Takes up to `n` free cores; how many it took.
+    pub fn try_take(&self, n: usize) -> usize {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        let k = n.min(*free);
+        *free -= k;
+        k
+    }
+
+    /// Gives `n` cores back.
+    pub fn give(&self, n: usize) {
+        *self.free.lock().unwrap_or_else(|e| e.into_inner()) += n;
+    }
+}
+
+/// Whether gem5 started simulating in a run (`Starting simulation...`,
+/// gem5's message as its event queue starts): a configuration it could
+/// not build (a `--param` naming no object) stops before.
+pub(super) fn simulated(outdir: &Path) -> bool {
+    const STARTED: &[u8] = b"Starting simulation";
+    ["run.log", "simout.txt", "simerr.txt"].iter().any(|f| {
+        fs::read(outdir.join(f)).is_ok_and(|b| b.windows(STARTED.len()).any(|w| w == STARTED))
+    })
+}
+
+/// Ends a mutant before its runs (no coverage, unviable): logged as done,
+/// with the reason on the progress line.
+pub(super) fn finish_early(
+    log: &Log,
+    o: &RunOptions<'_>,
+    m: &Mutant,
+    status: Status,
+    why: &str,
+) -> Result<bool, Error> {
+    log.push(&Event::MutantDone {
+        mutant: m.id.clone(),
+        status,
+    })?;
+    (o.progress)(&format!("{} {}: {why}", m.id, m.op));
+    Ok(true)
+}
+
+/// What [`prepare_mutant`] left: a mutant done (no coverage, unviable:
+/// `Ok(true)`; stopped: `Ok(false)`), or one built in the slot, its runs to
+/// come.
+pub(super) enum Prepared {
+    Finished(bool),
+    Built,
+}
+
+/// Patches and builds one mutant (none of it when the baseline never
+/// reaches its edit: `no_coverage`); logs each step.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn prepare_mutant(
+    c: &Campaign,
+    here: &Here<'_>,
+    m: &Mutant,
+    covered: Option<&BTreeSet<String>>,
+    log: &Log,
+    o: &RunOptions<'_>,
+) -> Result<Prepared, Error> {
+    let finish_early = |log: &Log, o: &RunOptions<'_>, m: &Mutant, st: Status, why: &str| {
+        finish_early(log, o, m, st, why).map(Prepared::Finished)
+    };
+    if covered.is_some_and(|cov| !coverage::covered(m.fires.as_deref(), cov)) {
+        return finish_early(
+            log,
+            o,
+            m,
+            Status::NoCoverage,
+            "no coverage (no baseline seed takes its transitions)",
+        );
+    }
+    let s = &c.settings;
+    let slot = here.slot;
+    slot.reset(c)?;
+    let dir = c.dir.join("runs").join(&m.id);
+    fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+    if m.is_config() {
+        // no patch: the slot's base build, else the baseline's binary, else
+        // the base rebuilt (a SLICC mutant was the slot's last build)
+        let kept = base_binary(c);
+        if !slot.built_base() {
+            if kept.is_file() {
+                let to = slot.root.join(&s.gem5);
+                if let Some(parent) = to.parent() {
+                    fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+                }
+                fs::copy(&kept, &to).map_err(|e| io_err(&to, e))?;
+                slot.mark_built("base")?;
+                (o.progress)(&format!("{} {}: the baseline's binary", m.id, m.op));
+            } else {
+                (o.progress)(&format!("{} {}: rebuilding the base", m.id, m.op));
+            }
+        }
+    } else if let Err(why) = slot.apply(c, m) {
+        log.push(&Event::Built {
+            mutant: m.id.clone(),
+            ok: false,
+            wall_s: 0.0,
+            log_tail: format!("the patch does not apply: {why}"),
+            phases: None,
+        })?;
+        return finish_early(log, o, m, Status::Unviable, "unviable (patch)");
+    }
+    if let Some(pre) = s.precheck.as_ref().filter(|_| !m.is_config()) {
+        let root = slot.seen_root()?;
+        let pre = fill(pre, &root.join(&s.gem5), &root, &dir, 0, &m.id, &[]);
+        let pre_log = dir.join("precheck.log");
+        let Ended {
+            code,
+            secs,
+            stopped,
+            ..
+        } = run_command(
+            &slot.command(&pre),
+            &slot.root,
+            &pre_log,
+            s.build_timeout_s,
+            o.stop,
+            None,
+        )?;
+        if stopped {
+            return Ok(Prepared::Finished(false));
+        }
+        if code != Some(0) {
+            log.push(&Event::Built {
+                mutant: m.id.clone(),
+                ok: false,
+                wall_s: secs,
+                log_tail: format!("the pre-check rejects it: {}", tail(&pre_log, 5)),
+                phases: None,
+            })?;
+            return finish_early(log, o, m, Status::Unviable, "unviable (pre-check)");
+        }
+    }
+    let build_log = dir.join("build.log");
+    let build_limit = slot.build_limit(s);
+    let Ended {
+        code,
+        secs,
+        stopped,
+        timed_out,
+        phases,
+    } = if m.is_config() && slot.built_base() {
+        Ended {
+            code: Some(0),
+            secs: 0.0,
+            phases: None,
+            stopped: false,
+            timed_out: false,
+        }
+    } else {
+        run_command(
+            &slot.command(&s.build),
+            &slot.root,
+            &build_log,
+            build_limit,
+            o.stop,
+            None,
+        )?
+    };
+    if stopped {
+        return Ok(Prepared::Finished(false));
+    }
+    if timed_out {
+        // not a verdict on the mutant: it is `unknown`, with the reason
+        log.push(&Event::Built {
+            mutant: m.id.clone(),
+            ok: false,
+            wall_s: secs,
+            log_tail: format!("the build timed out after {build_limit} s"),
+            phases,
+        })?;
+        return finish_early(
+            log,
+            o,
+            m,
+            Status::Unknown,
+            &format!(
+                "unknown (the build timed out after {build_limit} s; see {})",
+                shown(&build_log)
+            ),
+        );
+    }
+    let ok = code == Some(0);
+    if ok {
+        slot.mark_built(if m.is_config() { "base" } else { &m.id })?;
+    }
+    log.push(&Event::Built {
+        mutant: m.id.clone(),
+        ok,
+        wall_s: secs,
+        log_tail: if ok {
+            String::new()
+        } else {
+            tail(&build_log, 20)
+        },
+        phases,
+    })?;
+    if !ok {
+        return finish_early(
+            log,
+            o,
+            m,
+            Status::Unviable,
+            &format!("unviable (build {})", exit_text(code)),
+        );
+    }
+    Ok(Prepared::Built)
+}
+
+/// Runs a built mutant's seeds (until the first kill; every seed with
+/// `all_seeds`) and logs each run and the mutant's end. `bin`: a copy of
+/// the mutant's binary in the slot the runs use while the slot builds the
+/// next mutant (else the slot's own build). `Ok(false)` when stopped before
+/// its end (it will start again on resume).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_built(
+    c: &Campaign,
+    here: &Here<'_>,
+    bin: Option<&Path>,
+    m: &Mutant,
+    models: &[Model],
+    seeds: &[u64],
+    limit: u64,
+    log: &Log,
+    o: &RunOptions<'_>,
+) -> Result<bool, Error> {
+    let s = &c.settings;
+    let slot = here.slot;
+    let dir = c.dir.join("runs").join(&m.id);
+    let mut status = Status::Survived;
+    let mut next = 0;
+    let mut done = false;
+    while next < seeds.len() && !done {
+        // with all_seeds every seed runs: those the free cores allow side by side
+        let extra = if s.all_seeds {
+            here.cores.try_take(seeds.len() - next - 1)
+        } else {
+            0
+        };
+        let group = &seeds[next..next + 1 + extra];
+        next += group.len();
+        let runs = run_seeds(
+            c, slot, bin, &m.id, &m.params, group, &dir, models, limit, o,
+        );
+        here.cores.give(extra);
+        for (&seed, run) in group.iter().zip(runs) {
+            let Some(run) = run? else {
+                return Ok(false);
+            };
+            if m.is_config()
+                && run.exit_kind != ExitKind::Clean
+                && !simulated(&dir.join(format!("s{seed}")))
+            {
+                // gem5 stopped before simulating: the parameter does not apply
+                // to this configuration (no such object), which is no kill
+                log.push(&Event::Ran {
+                    mutant: m.id.clone(),
+                    seed,
+                    run,
+                })?;
+                return finish_early(
+                    log,
+                    o,
+                    m,
+                    Status::Unviable,
+                    &format!(
+                        "unviable (gem5 did not start simulating with --param {}; see {})",
+                        m.params.join(" --param "),
+                        shown(&dir.join(format!("s{seed}")).join("run.log"))
+                    ),
+                );
+            }
+            let kills = run.kills();
+            if kills {
+                status = Status::Killed;
+            } else if run.outcome == "timeout" && status != Status::Killed {
+                status = Status::Timeout;
+            } else if run.outcome == "unknown" && status == Status::Survived {
+                status = Status::Unknown;
+            }
+            (o.progress)(&format!("{} {} seed {seed}: {}", m.id, m.op, run.outcome));
+            let survived = run.outcome == "survived";
+            log.push(&Event::Ran {
+                mutant: m.id.clone(),
+                seed,
+                run,
+            })?;
+            // only a killing seed's output is worth keeping
+            if survived {
+                let _ = fs::remove_dir_all(dir.join(format!("s{seed}")));
+            }
+            if kills && !s.all_seeds {
+                done = true;
+                break;
+            }
+        }
+    }
+    log.push(&Event::MutantDone {
+        mutant: m.id.clone(),
+        status,
+    })?;
+    Ok(true)
+}

@@ -1,0 +1,63 @@
+//! A campaign's state replayed from its logs (docs/design/campaigns.md §8).
+
+use super::*;
+
+/// The campaign's state from its logs: per mutant, its status (if done)
+/// and its runs (the last per seed).
+pub struct State<'c> {
+    pub campaign: &'c Campaign,
+    pub baseline: Vec<(u64, Run)>,
+    pub status: HashMap<String, Status>,
+    pub runs: HashMap<String, BTreeMap<u64, Run>>,
+    pub build_s: HashMap<String, f64>,
+    /// Where each build's time went, where its output said.
+    pub build_phases: HashMap<String, BuildPhases>,
+    /// Each `mutate run` whose log lines carry their times.
+    pub sessions: Vec<Session>,
+}
+
+impl<'c> State<'c> {
+    /// Replays the logs.
+    pub fn of(c: &'c Campaign) -> Result<State<'c>, Error> {
+        let mut s = State {
+            campaign: c,
+            baseline: Vec::new(),
+            status: HashMap::new(),
+            runs: HashMap::new(),
+            build_s: HashMap::new(),
+            build_phases: HashMap::new(),
+            sessions: Vec::new(),
+        };
+        // the logs, read once: the events replayed, the sessions timed
+        let logs = c.timed_events()?;
+        s.sessions = sessions_of(&logs);
+        for e in logs.into_iter().flatten().map(|(_, e)| e) {
+            match e {
+                Event::Baseline { seed, run } => {
+                    // shards running at once may each run it: the last counts
+                    s.baseline.retain(|(b, _)| *b != seed);
+                    s.baseline.push((seed, run));
+                }
+                Event::Built {
+                    mutant,
+                    wall_s,
+                    phases,
+                    ..
+                } => {
+                    if let Some(p) = phases {
+                        s.build_phases.insert(mutant.clone(), p);
+                    }
+                    s.build_s.insert(mutant, wall_s);
+                }
+                Event::Ran { mutant, seed, run } => {
+                    s.runs.entry(mutant).or_default().insert(seed, run);
+                }
+                Event::MutantDone { mutant, status } => {
+                    s.status.insert(mutant, status);
+                }
+                Event::Started { .. } => {}
+            }
+        }
+        Ok(s)
+    }
+}
