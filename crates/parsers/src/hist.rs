@@ -1596,8 +1596,9 @@ pub(crate) mod tests {
         );
     }
 
-    /// Issue 23: hex addresses are numbers, so `0xA`, `0xa` and `0x0a` are
-    /// one variable, spelt `0xa`; each operation keeps its own position.
+    /// Hex addresses are numbers (docs/hist-format.md, *Operations*), so
+    /// `0xA`, `0xa` and `0x0a` are one variable, spelt `0xa`; each operation
+    /// keeps its own position.
     #[test]
     fn hex_addresses_in_one_spelling() {
         let hs =
@@ -1636,8 +1637,8 @@ pub(crate) mod tests {
         assert_round_trip(&hs);
     }
 
-    /// Issue 23: directives that contradict each other in one history are
-    /// errors at the second, naming the first — also when they repeat the
+    /// Directives that contradict each other in one history are errors
+    /// (docs/hist-format.md, *Errors*) at the second, naming the first — also when they repeat the
     /// same verdict or value (two histories run together read the same).
     #[test]
     fn conflicting_directives() {
@@ -1689,7 +1690,8 @@ pub(crate) mod tests {
         assert_eq!(hs[1].expect, vec![("sc".into(), true, p(7, 9))]);
     }
 
-    /// Issue 23: a byte order mark at the start is skipped; an invisible
+    /// A byte order mark at the start is skipped (docs/hist-format.md,
+    /// *Errors*); an invisible
     /// character anywhere else outside a comment is named where it is.
     #[test]
     fn invisible_characters() {
