@@ -252,7 +252,7 @@ fn coverage(model: Model, threads: usize, ops: usize) -> f64 {
 
 /// `scale MODEL`: one TSO-generated history per size (8 threads, 64
 /// variables) from 2·10⁴ to 10⁶ operations, decided by MODEL alone; prints
-/// seconds, the verdict and the growth per doubling (issue 8's curve).
+/// seconds, the verdict and the growth per doubling (docs/design/scale.md §7).
 fn scale(model: Model) {
     let opts = Options {
         gradual: false,

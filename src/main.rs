@@ -18,16 +18,6 @@ extern "C" {
     fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
 }
 
-/// `PR_SET_THP_DISABLE` of Linux's `prctl`: no transparent huge pages for
-/// this process.
-#[cfg(target_os = "linux")]
-const PR_SET_THP_DISABLE: std::ffi::c_int = 41;
-
-#[cfg(target_os = "linux")]
-extern "C" {
-    fn prctl(option: std::ffi::c_int, ...) -> std::ffi::c_int;
-}
-
 /// Turns transparent huge pages off for this process, unless
 /// `MIMALLOC_ALLOW_THP` is set: a fault on one zeroes 2 MB, and where
 /// memory is fragmented the kernel first compacts it. PSO's frontier table
@@ -38,17 +28,8 @@ extern "C" {
 pub(crate) fn no_huge_pages() {
     #[cfg(target_os = "linux")]
     if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
-        // SAFETY: a process attribute; a failure (an old kernel) only
-        // leaves huge pages on.
-        unsafe {
-            prctl(
-                PR_SET_THP_DISABLE,
-                1 as std::ffi::c_ulong,
-                0 as std::ffi::c_ulong,
-                0 as std::ffi::c_ulong,
-                0 as std::ffi::c_ulong,
-            )
-        };
+        // `PR_SET_THP_DISABLE`; a failure (an old kernel) only leaves huge pages on
+        let _ = nix::sys::prctl::set_thp_disable(true);
     }
 }
 

@@ -170,7 +170,7 @@ fn a_patch_for_another_base_file_is_refused_as_unviable() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
-/// Issue 21, part 5: a configuration mutant (a gem5 parameter, `--param`,
+/// A configuration mutant (docs/design/gem5.md §9) (a gem5 parameter, `--param`,
 /// no patch, no build) is judged like a SLICC mutant, in the same reports:
 /// the stand-in replays the MI-5 run for a parameter naming its bug, stops
 /// before simulating for one naming no object (unviable, not a kill), and
@@ -240,7 +240,7 @@ fn configuration_mutants_are_killed_survive_or_do_not_apply() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
-/// Issue 25, part 2: a slot's builds and runs see it at the user's tree's
+/// A slot's builds and runs (docs/design/campaigns.md §6) see it at the user's tree's
 /// path (a private mount namespace), so gem5's embedded absolute paths
 /// match the seeded build; where the machine allows no namespace, the
 /// campaign says so and builds at the slot's own path. The user's tree is
@@ -857,7 +857,7 @@ fn temporaries(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// Issue 23, part 4: one runner per shard. A second `mutate run` of the
+/// One runner per shard (docs/design/campaigns.md §6, item 7). A second `mutate run` of the
 /// same campaign is refused (exit 7, naming the first's pid) while the
 /// first runs, and so is one with another shard count; SIGTERM stops the
 /// first after its runs in flight (exit 143) with a whole event log and no

@@ -1,4 +1,4 @@
-//! Certificates a second program re-checks (issue 23, part 6): every
+//! Certificates a second program re-checks (docs/design/gradual.md §8): every
 //! derived edge of a cycle is re-derived from the history alone, rule by
 //! rule, by the validator's own definitions ([`derive`]); a violation with
 //! no cycle (`NoStoreOrder`) is decided by brute force. A wrong edge, a

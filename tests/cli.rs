@@ -496,8 +496,9 @@ fn each_input_is_checked_once_and_symlink_loops_end() {
     assert_eq!(out.lines().count(), 2, "one header, one row: {out}");
 }
 
-/// Issue 9, defect 11: a file name that is not UTF-8 keeps its bytes in the
-/// `file` column (`\xNN`), so two such files stay apart.
+/// A file name that is not UTF-8 keeps its bytes in the `file` column
+/// (`\xNN`, docs/reference.md, *Batches and outputs*), so two such files
+/// stay apart.
 #[test]
 fn file_names_that_are_not_utf8_are_written_without_loss() {
     use std::os::unix::ffi::OsStrExt;
@@ -541,7 +542,7 @@ fn history_names_cannot_inject_formulas_or_terminal_escapes() {
     assert!(!stdout(&o).contains('\u{1b}'), "{}", stdout(&o));
 }
 
-/// Issue 9, defect 16: the axe example of docs/hist-format.md is read, and
+/// The axe example of docs/hist-format.md (*axe traces*) is read, and
 /// its final value (never written) is a violation, not an input error.
 #[test]
 fn the_documented_axe_example_is_read_and_its_impossible_final_is_a_violation() {
@@ -570,7 +571,7 @@ fn the_documented_axe_example_is_read_and_its_impossible_final_is_a_violation() 
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
 }
 
-/// Issue 11: `check --shard K/N` over N processes and `merge` give the
+/// `check --shard K/N` (docs/reference.md, *Commands*) over N processes and `merge` give the
 /// unsharded results, every row once (times aside); merging is idempotent.
 #[test]
 fn sharded_checks_merge_into_the_unsharded_results() {
@@ -665,7 +666,8 @@ fn sharded_checks_merge_into_the_unsharded_results() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-// Issue 23, part 3: outputs, broken pipes, signals, control characters.
+// Outputs, broken pipes, signals, control characters (docs/reference.md,
+// *Batches and outputs* and *Exit status*).
 
 /// A fresh temporary directory for test `name`.
 fn fresh_dir(name: &str) -> PathBuf {
@@ -1038,7 +1040,7 @@ fn control_characters_in_input_paths_are_escaped_in_error_messages() {
 }
 
 // ---------------------------------------------------------------------------
-// Issue 23, part 2: names in `.hist` follow their documented meaning.
+// Names in `.hist` follow their documented meaning (docs/hist-format.md).
 
 /// `0xA`, `0xa` and `0x0a` are one address: a thread that writes 1 to
 /// `0xA` and reads 0 from `0x0a` violates every model (it was consistent,
@@ -1148,7 +1150,7 @@ fn issue23_invisible_characters_are_skipped_or_named() {
 }
 
 // ---------------------------------------------------------------------------
-// Issue 23, part 5: memory.
+// Memory (docs/design/gradual.md §7, docs/reference.md, *How big*).
 
 /// Under an address-space limit (`ulimit -v`), the default budget is a
 /// quarter of it: a history whose structures need more gets `unknown`
@@ -1255,7 +1257,7 @@ fn issue23_a_gem5_trace_past_the_budget_is_unknown() {
     );
 }
 
-/// Issue 23, part 5: 2,048 one-operation threads (writes and the reads of
+/// docs/reference.md, *How big*: 2,048 one-operation threads (writes and the reads of
 /// them) beside a store-buffering pair are decided — SC violated, TSO
 /// consistent — within a 10 MB budget, where the threads' lanes alone
 /// would need more (every verdict was `unknown`).

@@ -1,5 +1,5 @@
-//! Damaged gem5 input never gets a verdict it may not have (issue 9,
-//! defects 4–6): each bundled run is copied, damaged the way real runs get
+//! Damaged gem5 input never gets a verdict it may not have
+//! (docs/reference.md, *Damaged input*; docs/design/gem5.md §1): each bundled run is copied, damaged the way real runs get
 //! damaged (a cut, an out-of-range value, a negative tick, a lost line,
 //! reordered lines, a bad gzip), and checked through the command line; the
 //! undamaged copy still gets its verdict.
@@ -551,7 +551,7 @@ fn check_within_a_minute(args: &[&std::ffi::OsStr]) -> std::process::Output {
     child.wait_with_output().unwrap()
 }
 
-/// Issue 9, defect 7: a FIFO among the inputs, or as a run's `stats.txt` or
+/// A FIFO among the inputs (docs/reference.md, *Batches and outputs*), or as a run's `stats.txt` or
 /// trace, is refused without being opened (opening one blocks), and the
 /// other inputs are checked.
 #[cfg(unix)]
@@ -597,8 +597,8 @@ fn defect7_fifos_are_refused_not_waited_for() {
     let _ = std::fs::remove_dir_all(&inputs);
 }
 
-/// Issue 9, defect 9: a trace without newlines (a gzip bomb's output) is
-/// damage once a line passes 1 MiB, not an unbounded line buffer.
+/// A trace without newlines (a gzip bomb's output) is damage once a line
+/// passes 1 MiB (docs/design/gem5.md §1), not an unbounded line buffer.
 #[test]
 fn defect9_a_line_without_end_is_damage_not_unbounded_memory() {
     let run = Run::copy(CLEAN, "no-newline", true);
@@ -611,7 +611,8 @@ fn defect9_a_line_without_end_is_damage_not_unbounded_memory() {
 }
 
 // ---------------------------------------------------------------------------
-// Issue 23, part 1: a run directory whose parts disagree is not one run.
+// A run directory whose parts disagree is not one run (docs/reference.md,
+// *A run whose files disagree*).
 // Each test copies a bundled run and edits one of its files the way a stale
 // or foreign file gets there; no verdict may be built on it.
 

@@ -1,4 +1,4 @@
-//! `check --dot DIR` (issue 12, part 3): every file Graphviz's `dot` parses
+//! `check --dot DIR` (docs/reference.md, *Seeing a violation*): every file Graphviz's `dot` parses
 //! (skipped, saying so, where `dot` is absent), herd7-style (events by
 //! thread, labelled edges, the cycle bold red), with names that try to
 //! break out of their quotes.

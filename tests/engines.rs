@@ -337,7 +337,7 @@ fn the_kernel_is_the_intersection_of_all_witnesses() {
 
 /// The search engines whose memory grows with the search stop at the memory
 /// limit with `OverMemory` (then `unknown`), never past it; with the limit
-/// lifted, the same histories are decided (issue 9, defect 9).
+/// lifted, the same histories are decided (docs/design/gradual.md §7).
 #[test]
 fn search_engines_stop_at_the_memory_limit() {
     let tight = Limits {

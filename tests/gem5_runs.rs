@@ -265,7 +265,7 @@ fn a_violation_is_explained_with_ports_ticks_and_protocol_transitions() {
     assert!(text.contains("Action/check failure on port 1"), "{text}");
     assert!(text.contains("ProtocolTrace of line 0x6c0"), "{text}");
     assert!(text.contains("Directory"), "{text}");
-    // issue 9, defect 2: the excerpt's length is the caller's
+    // the excerpt's length is the caller's
     let listed = |t: &str| t.lines().filter(|l| l.contains(", line 0x")).count();
     let short = memconform::gem5::explain(&run, &ing, v, 3);
     assert!(short.contains(", the last 3:"), "{short}");
@@ -293,8 +293,8 @@ fn a_violation_is_explained_with_ports_ticks_and_protocol_transitions() {
     assert!(out.contains(", the last 2:"), "{out}");
 }
 
-/// Issue 9, defect 13: a run traced with RubyTest alone says which debug
-/// flags would list the protocol's transitions in its explanations.
+/// A run traced with RubyTest alone says which debug flags would list the
+/// protocol's transitions in its explanations (docs/design/gem5.md §5).
 #[test]
 fn a_violation_without_protocol_trace_says_which_flags_add_it() {
     let path = mi_example("bug-mi5-n2-s3-gztrunc");
@@ -475,8 +475,8 @@ fn a_runs_variant_comes_from_its_run_record_or_the_command_line() {
     assert!(out.contains(",other,"), "{out}");
 }
 
-/// Issue 23, part 4: what cannot be read of a run's other files is a
-/// warning, located, never silence: a `memconform-run.json` that is not
+/// What cannot be read of a run's other files (docs/reference.md, *gem5
+/// runs*) is a warning, located, never silence: a `memconform-run.json` that is not
 /// JSON or whose `variant` is not a string, a `--seed` that is no number.
 /// The run is still checked (without that column), the warning is a note
 /// of the text report and a line on stderr whatever the format.

@@ -1,9 +1,9 @@
-//! `check --html DIR` (issue 12, part 2), in a real browser: Debian's
+//! `check --html DIR` (docs/reference.md, *Seeing a violation*), in a real browser: Debian's
 //! `chromium` headless loads each page (no console message, the cycle's
 //! elements in the DOM it built), file and history names that are HTML are
 //! shown as text, never markup, and a 10⁵-operation history's page stays
 //! small; on every page of the bundled runs and histories no two labels
-//! of a timeline overlap and no arrow crosses a label (issue 38, item 8),
+//! of a timeline overlap and no arrow crosses a label (docs/design/figures.md §1),
 //! by the layout the SVG states and by the boxes chromium lays out. Tests
 //! that need chromium say so and pass where it is absent.
 

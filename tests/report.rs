@@ -312,8 +312,8 @@ fn bad_csv_is_reported_with_file_and_line() {
     );
 }
 
-/// Issue 9, defect 12: what a results CSV cannot hold is an error with its
-/// line, never a silent last-wins, a double count or an impossible value.
+/// What a results CSV cannot hold is an error with its line
+/// (docs/reference.md, *Reports and figures*), never a silent last-wins, a double count or an impossible value.
 #[test]
 fn impossible_results_are_errors_with_their_line() {
     let dir = temp_dir("impossible");

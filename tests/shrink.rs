@@ -1,4 +1,4 @@
-//! Shrinking (issue 12, part 1), checked from the outside: every shrunk
+//! Shrinking (docs/reference.md, *Minimal counterexamples*), checked from the outside: every shrunk
 //! counterexample is read back from its `.hist` text, re-checked, and each
 //! of its operations is removed by this file's own code (with the reads of
 //! its write, transitively; an RMW whole; the `@final`s of removed writes)

@@ -1,4 +1,4 @@
-//! A campaign as a real Slurm job array (issue 11): runs where
+//! A campaign as a real Slurm job array (docs/design/campaigns.md §9): runs where
 //! `MEMCONFORM_SLURM=1` (`.ci/slurm-up` starts a single-node Slurm and
 //! `.ci/run` sets it); elsewhere it says it was skipped. The campaign is
 //! the stand-in one of tests/campaign.rs (a stand-in for gem5 replaying
@@ -108,7 +108,7 @@ fn a_campaign_as_a_slurm_array_equals_the_local_run_and_resumes_a_lost_shard() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
-/// Issue 23, part 4: the generated scripts quote every path. A campaign
+/// The generated scripts quote every path (docs/design/campaigns.md §9). A campaign
 /// directory with a space, quotes and a `%` in its name: both scripts pass
 /// `sh -n`; a stand-in `sbatch` runs them under `sh` as Slurm would (task
 /// 0), and a stand-in `memconform` (itself at a path with a space) records

@@ -289,7 +289,9 @@ impl Write for Sink {
     }
 }
 
-/// Runs `check`; returns the exit code.
+/// Runs `check`; returns the exit code: the inputs found, the outputs
+/// opened, the batch checked and written history by history, the output
+/// put in place, the closing lines.
 pub fn run(args: CheckArgs) -> i32 {
     if let Some(j) = args.jobs {
         // Only fails if a pool exists already, which is then used as is.
@@ -297,29 +299,13 @@ pub fn run(args: CheckArgs) -> i32 {
             .num_threads(j.max(1))
             .build_global();
     }
-    let mut models: Vec<Model> = args.models.into_iter().flatten().collect();
+    let mut models: Vec<Model> = args.models.iter().flatten().copied().collect();
     models.sort();
     models.dedup();
-
     // cancelled by the first signal (below): the histories in flight end
     // `unknown`, "interrupted" by its name
     let cancel = memconform_core::budget::Cancel::new();
-    let opts = Options {
-        engine: args.engine,
-        timeout: (args.timeout > 0.0).then(|| std::time::Duration::from_secs_f64(args.timeout)),
-        validate: !args.no_validate,
-        kernel: args.kernel,
-        gradual: !args.no_gradual,
-        max_memory: args
-            .max_memory
-            .unwrap_or_else(memconform_ingest::limits::default_max_memory),
-        cancel: cancel.clone(),
-        scale: match args.representation {
-            Representation::Auto => memconform_core::check::scale::Scale::Auto,
-            Representation::Dense => memconform_core::check::scale::Scale::Dense,
-            Representation::Sparse => memconform_core::check::scale::Scale::Sparse,
-        },
-    };
+    let opts = options(&args, &cancel);
     let reading = Reading {
         real_time: args.real_time,
         allow_damage: args.allow_damage,
@@ -328,35 +314,14 @@ pub fn run(args: CheckArgs) -> i32 {
         promise: args.promise,
     };
     let found = discover(&args.paths);
-    let (files, mut errors) = (found.inputs, found.errors);
+    let (files, errors) = (found.inputs, found.errors);
     // no output over an input: -o, and every file --shrink, --html and
     // --dot write (a gem5 run directory is an input as a whole; a
     // directory only searched is not, the files found in it are)
     memconform_report::protect(&Inputs::new().with(&files));
-    for dir in [&args.shrink, &args.dot].into_iter().flatten() {
-        if let Err(e) =
-            memconform_report::refuse_input(dir).and_then(|()| std::fs::create_dir_all(dir))
-        {
-            say!("memconform: cannot create {}: {e}", shown(dir));
-            return exit::INPUT_ERROR;
-        }
-    }
-    let mut html = match args.html.as_deref().map(HtmlReport::create).transpose() {
-        Ok(r) => r,
-        Err(e) => {
-            say!(
-                "memconform: cannot create {}: {e}",
-                args.html.as_deref().map_or("".into(), shown)
-            );
-            return exit::INPUT_ERROR;
-        }
+    let Some(in_turn) = InTurn::create(&args) else {
+        return exit::INPUT_ERROR;
     };
-    let mut dot_names = std::collections::HashSet::new();
-    let budget = |secs: f64| (secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs));
-    let shrink_budget = budget(args.shrink_timeout.unwrap_or(60.0));
-    let example_budget = budget(args.shrink_timeout.unwrap_or(10.0));
-    let mut shrunk_names = std::collections::HashSet::new();
-    let mut shrunk = 0usize;
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     {
         // Ctrl-C, SIGTERM, SIGHUP: the histories in flight end `unknown`
@@ -383,38 +348,281 @@ pub fn run(args: CheckArgs) -> i32 {
         },
         None => Sink::Stdout(io::stdout().lock()),
     };
-    let mut out = BufWriter::new(sink_out);
-    let (mut violations, mut unforeseen, mut unexpected, mut histories, mut unknown) =
-        (0, 0, 0, 0usize, 0usize);
-    // per history: its promise broken (or, with none, a model violated), undecided
-    let (mut broken, mut undecided) = (0usize, 0usize);
-    let mut damaged = 0usize;
-    let mut internal: Vec<String> = Vec::new();
-    let mut header = true;
-    let mut write_failed: Option<io::Error> = None;
-    // the --shrink, --html and --dot files that could not be written
-    let mut unwritten: Vec<String> = Vec::new();
-    let mut last_file: Option<PathBuf> = None;
     // what the walk passed over (a symlink loop), said once
-    let mut warnings: Vec<String> = found
-        .notes
-        .into_iter()
-        .map(|n| format!("note: {n}"))
-        .collect();
-    // the summary: a line per run, written when its last history is in
-    let summary = matches!(args.format, Format::Summary);
-    let widths = brief::Widths::for_inputs(files.iter().map(|f| f.as_path()));
-    let mut tally: Option<brief::Tally> = None;
+    let notes = found.notes.into_iter().map(|n| format!("note: {n}"));
+    let mut batch = Batch {
+        out: BufWriter::new(sink_out),
+        write_failed: None,
+        header: true,
+        totals: Totals::default(),
+        errors,
+        warnings: notes.collect(),
+        last_file: None,
+        summary: matches!(args.format, Format::Summary),
+        widths: brief::Widths::for_inputs(files.iter().map(|f| f.as_path())),
+        tally: None,
+        tallies: Vec::new(),
+        in_turn,
+    };
+    check_batch(
+        &args, &files, &models, &opts, &reading, &stop, &progress, &mut batch,
+    );
+    progress.finish();
+    let Batch {
+        out,
+        write_failed,
+        totals,
+        errors,
+        warnings,
+        in_turn,
+        ..
+    } = batch;
+    if let Err(code) = finish_output(out, write_failed, totals.histories, args.out.as_deref()) {
+        return code;
+    }
+    closing(&args, models.len(), &totals, &errors, &warnings, in_turn)
+}
+
+/// The checking options `args` ask for.
+fn options(args: &CheckArgs, cancel: &memconform_core::budget::Cancel) -> Options {
+    Options {
+        engine: args.engine,
+        timeout: (args.timeout > 0.0).then(|| std::time::Duration::from_secs_f64(args.timeout)),
+        validate: !args.no_validate,
+        kernel: args.kernel,
+        gradual: !args.no_gradual,
+        max_memory: args
+            .max_memory
+            .unwrap_or_else(memconform_ingest::limits::default_max_memory),
+        cancel: cancel.clone(),
+        scale: match args.representation {
+            Representation::Auto => memconform_core::check::scale::Scale::Auto,
+            Representation::Dense => memconform_core::check::scale::Scale::Dense,
+            Representation::Sparse => memconform_core::check::scale::Scale::Sparse,
+        },
+    }
+}
+
+/// A duration of `secs` seconds (none for 0: no limit).
+fn budget(secs: f64) -> Option<std::time::Duration> {
+    (secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs))
+}
+
+/// The files written in turn, history by history, here (not on the
+/// workers): `--shrink`, `--html` and `--dot`.
+struct InTurn {
+    shrink: Option<PathBuf>,
+    html: Option<HtmlReport>,
+    dot: Option<PathBuf>,
+    dot_names: std::collections::HashSet<String>,
+    shrunk_names: std::collections::HashSet<String>,
+    /// Violations shrunk into `shrink`.
+    shrunk: usize,
+    shrink_budget: Option<std::time::Duration>,
+    /// The `--shrink`, `--html` and `--dot` files that could not be written.
+    unwritten: Vec<String>,
+}
+
+impl InTurn {
+    /// The directories of `--shrink` and `--dot` created and the HTML
+    /// report begun; None (said) when one cannot be.
+    fn create(args: &CheckArgs) -> Option<InTurn> {
+        for dir in [&args.shrink, &args.dot].into_iter().flatten() {
+            if let Err(e) =
+                memconform_report::refuse_input(dir).and_then(|()| std::fs::create_dir_all(dir))
+            {
+                say!("memconform: cannot create {}: {e}", shown(dir));
+                return None;
+            }
+        }
+        let html = match args.html.as_deref().map(HtmlReport::create).transpose() {
+            Ok(r) => r,
+            Err(e) => {
+                say!(
+                    "memconform: cannot create {}: {e}",
+                    args.html.as_deref().map_or("".into(), shown)
+                );
+                return None;
+            }
+        };
+        Some(InTurn {
+            shrink: args.shrink.clone(),
+            html,
+            dot: args.dot.clone(),
+            dot_names: Default::default(),
+            shrunk_names: Default::default(),
+            shrunk: 0,
+            shrink_budget: budget(args.shrink_timeout.unwrap_or(60.0)),
+            unwritten: Vec::new(),
+        })
+    }
+
+    /// Whether any file is written in turn.
+    fn any(&self) -> bool {
+        self.shrink.is_some() || self.html.is_some() || self.dot.is_some()
+    }
+
+    /// `c`'s shrunk counterexamples, HTML pages and DOT files written; the
+    /// notes they leave for its report.
+    fn write(&mut self, file: &std::path::Path, c: &Checked, opts: &Options) -> Vec<String> {
+        let mut notes = Vec::new();
+        let shrinks = shrink_outcomes(c, opts, self.shrink_budget);
+        if let Some(r) = &mut self.html {
+            notes.extend(r.add(file, c, &shrinks));
+        }
+        if let Some(dir) = &self.dot {
+            notes.extend(memconform_report::dot::write_dots(
+                file,
+                c,
+                &shrinks,
+                dir,
+                &mut self.dot_names,
+            ));
+        }
+        if let Some(dir) = &self.shrink {
+            let written = shrink_checked(file, c, &shrinks, dir, &mut self.shrunk_names);
+            self.shrunk += written.iter().filter(|n| n.starts_with("shrunk")).count();
+            notes.extend(written);
+        }
+        // a report file not written (refused over an input, a full disk):
+        // an output error, not only a note
+        self.unwritten.extend(
+            notes
+                .iter()
+                .filter(|n| n.starts_with("cannot write"))
+                .cloned(),
+        );
+        notes
+    }
+}
+
+/// What the batch adds up, history by history, for the closing lines and
+/// the exit code.
+#[derive(Default)]
+struct Totals {
+    histories: usize,
+    violations: usize,
+    unknown: usize,
+    /// Histories whose promise is broken (with none: a model violated).
+    broken: usize,
+    /// Histories whose answer is undecided.
+    undecided: usize,
+    damaged: usize,
+    internal: Vec<String>,
+    unforeseen: usize,
+    unexpected: usize,
+}
+
+impl Totals {
+    /// One history's report counted.
+    fn add(&mut self, r: &mut Rendered) {
+        self.histories += 1;
+        self.violations += r.violations;
+        self.unknown += r.unknown;
+        self.broken += r.broken as usize;
+        self.undecided += r.undecided as usize;
+        self.damaged += r.damaged as usize;
+        self.internal.append(&mut r.internal);
+        self.unforeseen += r.unforeseen;
+        self.unexpected += r.unexpected;
+    }
+}
+
+/// The sink's side of a batch: the output, what was counted, the summary's
+/// runs, the files written in turn.
+struct Batch {
+    out: BufWriter<Sink>,
+    /// The first failed write: nothing more is written after it.
+    write_failed: Option<io::Error>,
+    /// The CSV header is still to be written (every history's report
+    /// starts with one: the first one's is kept).
+    header: bool,
+    totals: Totals,
+    errors: Vec<memconform_ingest::InputError>,
+    /// Said on stderr at the end, once each.
+    warnings: Vec<String>,
+    /// The input of the last history written.
+    last_file: Option<PathBuf>,
+    /// `--format summary`: a line per run, written when its last history is in.
+    summary: bool,
+    widths: brief::Widths,
+    /// The summary's run being counted, and those written.
+    tally: Option<brief::Tally>,
+    tallies: Vec<brief::Tally>,
+    in_turn: InTurn,
+}
+
+impl Batch {
+    /// Writes `bytes` unless a write failed before; a failure stops the batch.
+    fn write(&mut self, bytes: &[u8], stop: &std::sync::atomic::AtomicBool) {
+        if self.write_failed.is_some() {
+            return;
+        }
+        if let Err(e) = self.out.write_all(bytes) {
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            self.write_failed = Some(e);
+        }
+    }
+
+    /// The summary's line of run `t` written (after the header, for the
+    /// first run) and kept for the totals.
+    fn close_run(&mut self, t: brief::Tally, stop: &std::sync::atomic::AtomicBool) {
+        let mut text = String::new();
+        if self.tallies.is_empty() {
+            text.push_str(&brief::header(&self.widths));
+        }
+        t.write(&mut text, &self.widths);
+        self.write(text.as_bytes(), stop);
+        self.tallies.push(t);
+    }
+
+    /// A history of a new input: the last input's progress done, this one's
+    /// warnings kept, the summary's run line of the last input written.
+    fn next_file(
+        &mut self,
+        r: &mut Rendered,
+        progress: &super::progress::Progress,
+        stop: &std::sync::atomic::AtomicBool,
+    ) {
+        if let Some(done) = &self.last_file {
+            progress.input_done(done);
+        }
+        self.last_file = Some(r.file.to_path_buf());
+        // what could not be read of a gem5 run's other files: in the
+        // notes, and once per input on stderr (any format)
+        self.warnings.append(&mut r.warnings);
+        if self.summary {
+            if let Some(t) = self.tally.replace(brief::Tally::new(r.file)) {
+                self.close_run(t, stop);
+            }
+        }
+    }
+}
+
+/// Checks the batch, each history's report written to `batch` in input
+/// order as it comes.
+#[allow(clippy::too_many_arguments)]
+fn check_batch(
+    args: &CheckArgs,
+    files: &[PathBuf],
+    models: &[Model],
+    opts: &Options,
+    reading: &Reading,
+    stop: &std::sync::atomic::AtomicBool,
+    progress: &super::progress::Progress,
+    batch: &mut Batch,
+) {
+    let example_budget = budget(args.shrink_timeout.unwrap_or(10.0));
+    let summary = batch.summary;
     // the runs whose summary shows all the counterexamples it will: their
     // broken histories need not reach the sink whole
     let shown_enough: std::sync::Mutex<std::collections::HashSet<PathBuf>> = Default::default();
-    let mut tallies: Vec<brief::Tally> = Vec::new();
     // enough histories per parallel step that small ones do not pay a
     // hand-off each (results still stream: a step is a few ms of work)
     let chunk = 64 * rayon::current_num_threads();
     // shrinking, HTML and DOT write files in turn, here; without them each
     // history's report is written where it was checked, in parallel
-    let in_turn = args.shrink.is_some() || html.is_some() || args.dot.is_some();
+    let in_turn = batch.in_turn.any();
     let how = Rendering {
         format: args.format,
         variant: args.variant.as_deref(),
@@ -423,15 +631,15 @@ pub fn run(args: CheckArgs) -> i32 {
     // reports held until it passed (not when whole histories wait in turn)
     let ahead = !in_turn && rayon::current_num_threads() > 1;
     run_batch(
-        &files,
-        &models,
-        &opts,
-        &reading,
+        files,
+        models,
+        opts,
+        reading,
         chunk,
         args.shard,
-        &stop,
+        stop,
         ahead,
-        &progress,
+        progress,
         |item| match item {
             // the summary shrinks a broken history's violation here, in turn
             Item::Checked(file, c) if !in_turn && summary && c.broken() => {
@@ -448,101 +656,49 @@ pub fn run(args: CheckArgs) -> i32 {
         },
         |ready| {
             let mut example = None;
-            let r = match ready {
+            let mut r = match ready {
                 Ready::Rendered(r) => r,
                 Ready::Broken(r, c) => {
-                    if wants_example(&tally, last_file.as_deref(), r.file) && write_failed.is_none()
+                    if wants_example(&batch.tally, batch.last_file.as_deref(), r.file)
+                        && batch.write_failed.is_none()
                     {
-                        example = brief::example(r.file, &c, &opts, example_budget);
+                        example = brief::example(r.file, &c, opts, example_budget);
                     }
                     r
                 }
                 Ready::Item(Item::Error(e)) => {
                     progress.input_done(&e.file);
-                    errors.push(e);
+                    batch.errors.push(e);
                     return;
                 }
                 // (after a failed write: only its file's progress and warnings)
-                Ready::Item(Item::Checked(file, c)) if write_failed.is_some() => {
+                Ready::Item(Item::Checked(file, c)) if batch.write_failed.is_some() => {
                     how.render(file, &c, Vec::new())
                 }
                 Ready::Item(Item::Checked(file, c)) => {
-                    let mut notes = Vec::new();
-                    if in_turn {
-                        // (in turn: for shrinking, HTML or DOT)
-                        let shrinks = shrink_outcomes(&c, &opts, shrink_budget);
-                        if let Some(r) = &mut html {
-                            notes.extend(r.add(file, &c, &shrinks));
-                        }
-                        if let Some(dir) = &args.dot {
-                            notes.extend(memconform_report::dot::write_dots(
-                                file,
-                                &c,
-                                &shrinks,
-                                dir,
-                                &mut dot_names,
-                            ));
-                        }
-                        if let Some(dir) = &args.shrink {
-                            let written =
-                                shrink_checked(file, &c, &shrinks, dir, &mut shrunk_names);
-                            shrunk += written.iter().filter(|n| n.starts_with("shrunk")).count();
-                            notes.extend(written);
-                        }
-                        // a report file not written (refused over an input,
-                        // a full disk): an output error, not only a note
-                        unwritten.extend(
-                            notes
-                                .iter()
-                                .filter(|n| n.starts_with("cannot write"))
-                                .cloned(),
-                        );
-                    }
-                    if summary && c.broken() && wants_example(&tally, last_file.as_deref(), file) {
-                        example = brief::example(file, &c, &opts, example_budget);
+                    // (in turn: for shrinking, HTML or DOT)
+                    let notes = if in_turn {
+                        batch.in_turn.write(file, &c, opts)
+                    } else {
+                        Vec::new()
+                    };
+                    if summary
+                        && c.broken()
+                        && wants_example(&batch.tally, batch.last_file.as_deref(), file)
+                    {
+                        example = brief::example(file, &c, opts, example_budget);
                     }
                     how.render(file, &c, notes)
                 }
             };
-            if last_file.as_deref() != Some(r.file) {
-                if let Some(done) = &last_file {
-                    progress.input_done(done);
-                }
-                last_file = Some(r.file.to_path_buf());
-                // what could not be read of a gem5 run's other files: in the
-                // notes, and once per input on stderr (any format)
-                warnings.extend(r.warnings);
-                if summary {
-                    let done = tally.replace(brief::Tally::new(r.file));
-                    if let Some(t) = done {
-                        if write_failed.is_none() {
-                            let mut text = String::new();
-                            if tallies.is_empty() {
-                                text.push_str(&brief::header(&widths));
-                            }
-                            t.write(&mut text, &widths);
-                            if let Err(e) = out.write_all(text.as_bytes()) {
-                                stop.store(true, std::sync::atomic::Ordering::SeqCst);
-                                write_failed = Some(e);
-                            }
-                        }
-                        tallies.push(t);
-                    }
-                }
+            if batch.last_file.as_deref() != Some(r.file) {
+                batch.next_file(&mut r, progress, stop);
             }
-            if write_failed.is_some() {
+            if batch.write_failed.is_some() {
                 return;
             }
-            histories += 1;
-            violations += r.violations;
-            unknown += r.unknown;
-            broken += r.broken as usize;
-            undecided += r.undecided as usize;
-            damaged += r.damaged as usize;
-            internal.extend(r.internal);
-            unforeseen += r.unforeseen;
-            unexpected += r.unexpected;
-            if let Some(t) = &mut tally {
+            batch.totals.add(&mut r);
+            if let Some(t) = &mut batch.tally {
                 t.add(&r.glance);
                 if let Some((e, closer)) = example {
                     t.add_example(e, closer);
@@ -557,34 +713,33 @@ pub fn run(args: CheckArgs) -> i32 {
             progress.history(r.broken);
             // every history's CSV starts with the header: the first one's is kept
             let text = match args.format {
-                Format::Csv if !r.text.is_empty() && !std::mem::take(&mut header) => r
+                Format::Csv if !r.text.is_empty() && !std::mem::take(&mut batch.header) => r
                     .text
                     .iter()
                     .position(|&b| b == b'\n')
                     .map_or(&r.text[..], |end| &r.text[end + 1..]),
                 _ => &r.text[..],
             };
-            if let Err(e) = out.write_all(text) {
-                stop.store(true, std::sync::atomic::Ordering::SeqCst);
-                write_failed = Some(e);
-            }
+            batch.write(text, stop);
         },
     );
-    if let Some(t) = tally.take().filter(|t| t.histories > 0) {
-        if write_failed.is_none() {
-            let mut text = String::new();
-            if tallies.is_empty() {
-                text.push_str(&brief::header(&widths));
-            }
-            t.write(&mut text, &widths);
-            write_failed = out.write_all(text.as_bytes()).err();
-        }
-        tallies.push(t);
+    if let Some(t) = batch.tally.take().filter(|t| t.histories > 0) {
+        batch.close_run(t, stop);
     }
-    if summary && write_failed.is_none() && histories > 0 {
-        write_failed = out.write_all(brief::totals(&tallies).as_bytes()).err();
+    if summary && batch.totals.histories > 0 {
+        let totals = brief::totals(&batch.tallies);
+        batch.write(totals.as_bytes(), stop);
     }
-    progress.finish();
+}
+
+/// The output flushed and put in place (`-o`: over the old file; left as
+/// it was when nothing was checked); on a failure, the exit code.
+fn finish_output(
+    out: BufWriter<Sink>,
+    write_failed: Option<io::Error>,
+    histories: usize,
+    path: Option<&std::path::Path>,
+) -> Result<(), i32> {
     let flushed = match write_failed {
         Some(e) => Err(e),
         None => out
@@ -592,7 +747,6 @@ pub fn run(args: CheckArgs) -> i32 {
             .map_err(|e| e.into_error())
             .and_then(|mut w| w.flush().map(|()| w)),
     };
-    let to_file = args.out.is_some();
     let finished = flushed.and_then(|w| match w {
         // nothing checked: the old file (if any) stays as it was
         Sink::File(o) if histories == 0 => {
@@ -602,33 +756,45 @@ pub fn run(args: CheckArgs) -> i32 {
         Sink::File(o) => o.commit(),
         Sink::Stdout(_) => Ok(()),
     });
-    if let Err(e) = finished {
-        // a closed pipe: exit 141 quietly, as a process SIGPIPE ends
-        if e.kind() == io::ErrorKind::BrokenPipe && !to_file {
-            return exit::BROKEN_PIPE;
-        }
-        say!(
-            "memconform: cannot write output{}: {e}",
-            args.out
-                .as_deref()
-                .map_or(String::new(), |d| format!(" {} (left as it was)", shown(d)))
-        );
-        return exit::INPUT_ERROR;
+    let Err(e) = finished else {
+        return Ok(());
+    };
+    // a closed pipe: exit 141 quietly, as a process SIGPIPE ends
+    if e.kind() == io::ErrorKind::BrokenPipe && path.is_none() {
+        return Err(exit::BROKEN_PIPE);
     }
-    let interrupted = super::signals::received();
+    say!(
+        "memconform: cannot write output{}: {e}",
+        path.map_or(String::new(), |d| format!(" {} (left as it was)", shown(d)))
+    );
+    Err(exit::INPUT_ERROR)
+}
 
-    for w in &warnings {
+/// The closing lines on stderr (warnings, errors, the counts, where the
+/// files went) and the exit code (docs/reference.md, *Exit status*).
+fn closing(
+    args: &CheckArgs,
+    models: usize,
+    t: &Totals,
+    errors: &[memconform_ingest::InputError],
+    warnings: &[String],
+    in_turn: InTurn,
+) -> i32 {
+    let interrupted = super::signals::received();
+    let summary = matches!(args.format, Format::Summary);
+    for w in warnings {
         say!("{w}");
     }
-    for e in &errors {
+    for e in errors {
         say!("error: {e}");
     }
-    for e in &internal {
+    for e in &t.internal {
         say!("internal error: {e}");
     }
-    if damaged > 0 {
+    if t.damaged > 0 {
         say!(
-            "memconform: {damaged} histories from damaged input{} (see the damage column)",
+            "memconform: {} histories from damaged input{} (see the damage column)",
+            t.damaged,
             if args.allow_damage {
                 ": the verdicts are their prefixes'"
             } else {
@@ -638,24 +804,26 @@ pub fn run(args: CheckArgs) -> i32 {
     }
     if matches!(args.format, Format::Report) || (!summary && io::stderr().is_terminal()) {
         say!(
-            "checked {histories} histories × {} models: {violations} violations, {unknown} unknown{}{}",
-            models.len(),
+            "checked {} histories × {models} models: {} violations, {} unknown{}{}",
+            t.histories,
+            t.violations,
+            t.unknown,
             if errors.is_empty() {
                 String::new()
             } else {
                 format!(", {} input errors", errors.len())
             },
             if args.expect {
-                format!(", {unexpected} verdicts differ from @expect")
+                format!(", {} verdicts differ from @expect", t.unexpected)
             } else {
                 String::new()
             }
         );
     }
     if let Some(dir) = &args.shrink {
-        say!("shrunk {shrunk} violations into {}", shown(dir));
+        say!("shrunk {} violations into {}", in_turn.shrunk, shown(dir));
     }
-    if let Some(r) = &html {
+    if let Some(r) = &in_turn.html {
         match r.finish() {
             Ok(index) => say!("HTML report: {}", shown(&index)),
             Err(e) => {
@@ -671,23 +839,26 @@ pub fn run(args: CheckArgs) -> i32 {
         );
         return super::signals::code(sig);
     }
-    for u in &unwritten {
+    for u in &in_turn.unwritten {
         say!("error: {u}");
     }
-    if !internal.is_empty() {
+    if !t.internal.is_empty() {
         exit::INTERNAL
-    } else if !errors.is_empty() || !unwritten.is_empty() {
+    } else if !errors.is_empty() || !in_turn.unwritten.is_empty() {
         exit::INPUT_ERROR
-    } else if args.expect && unexpected > 0 {
+    } else if args.expect && t.unexpected > 0 {
         exit::UNEXPECTED
-    } else if (args.expect && unforeseen > 0) || (!args.expect && broken > 0) {
+    } else if (args.expect && t.unforeseen > 0) || (!args.expect && t.broken > 0) {
         exit::VIOLATION
-    } else if undecided > 0 {
+    } else if t.undecided > 0 {
         if matches!(args.format, Format::Csv | Format::Json) && !io::stderr().is_terminal() {
-            say!("memconform: {unknown} verdicts unknown (see the reason column)");
+            say!(
+                "memconform: {} verdicts unknown (see the reason column)",
+                t.unknown
+            );
         }
         exit::UNKNOWN
-    } else if histories == 0 {
+    } else if t.histories == 0 {
         say!("memconform: nothing checked: no history in the inputs");
         exit::NOTHING_CHECKED
     } else {

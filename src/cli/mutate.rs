@@ -8,6 +8,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use super::exit;
 use memconform_mutate::single::{self, ApplyError, Query, Reverted, RECORD};
 use memconform_mutate::{self as mutate, catalogue, listing, slicc, Mutant, Options};
+use memconform_report::commands::shell_word;
 
 #[derive(Args)]
 pub struct MutateArgs {
@@ -312,18 +313,6 @@ fn list(args: ListArgs) -> i32 {
     {
         Ok(()) => exit::CONSISTENT,
         Err(e) => super::write_failed("mutate list", "the list", &e),
-    }
-}
-
-/// `s` as one shell word: as it is when plain, else single-quoted.
-fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@%~".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
     }
 }
 

@@ -16,6 +16,8 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
+use memconform_report::commands::shell_quote;
+
 use super::campaign::{write_atomic, Campaign, Error, Event};
 
 /// How the campaign is submitted.
@@ -49,11 +51,6 @@ pub struct Submission {
     pub of: usize,
     /// The merge job.
     pub merge: String,
-}
-
-/// Shell-quotes `s` ('...').
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// Whether `s` can stand in an `#SBATCH` line as it is: sbatch splits
@@ -105,7 +102,7 @@ fn output_line(c: &Campaign, pattern: &str) -> String {
         format!(
             "# output: `mutate slurm` gives it on sbatch's command line (a path with blanks or \
              quotes cannot be an #SBATCH line): sbatch --output={}",
-            quote(pattern).replace('\n', "\\n")
+            shell_quote(pattern).replace('\n', "\\n")
         )
     }
 }
@@ -143,8 +140,8 @@ pub fn array_script(c: &Campaign, o: &SlurmOptions) -> String {
     let _ = writeln!(
         s,
         "exec {} mutate run {} --shard \"$k/{}\" --slot-dir \"${{TMPDIR:-/tmp}}/memconform-{tag}-$k\"",
-        quote(&o.memconform.to_string_lossy()),
-        quote(&dir_s),
+        shell_quote(&o.memconform.to_string_lossy()),
+        shell_quote(&dir_s),
         o.shards
     );
     s
@@ -158,8 +155,8 @@ pub fn merge_script(c: &Campaign, o: &SlurmOptions) -> String {
          exec {} mutate report {}\n",
         job_name(&c.settings.protocol),
         output_line(c, &merge_output(c)),
-        quote(&o.memconform.to_string_lossy()),
-        quote(&campaign_dir(c))
+        shell_quote(&o.memconform.to_string_lossy()),
+        shell_quote(&campaign_dir(c))
     )
 }
 
@@ -364,7 +361,7 @@ mod tests {
 
     #[test]
     fn scripts_are_quoted() {
-        assert_eq!(quote("a b'c"), r"'a b'\''c'");
+        assert_eq!(shell_quote("a b'c"), r"'a b'\''c'");
         assert!(plain("/scratch/camp-1/slurm/x.out"));
         for odd in [
             "/a b", "/a'b", "/a\"b", "/a#b", "/a%b", "/a\\b", "/a\nb", "",

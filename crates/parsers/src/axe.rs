@@ -1318,6 +1318,7 @@ mod tests {
     use super::*;
     use crate::fuzz::mutate_each_byte;
     use crate::hist::{parse_hist, write_hist};
+    use crate::rng::Rng;
 
     /// The example of the format summary, every line kind with comments.
     const SUMMARY: &str = "# comment lines start with #\n\
@@ -2121,15 +2122,12 @@ mod tests {
     fn corrupted_bytes_never_panic() {
         let inputs = [SUMMARY.as_bytes(), MANUAL.as_bytes()];
         let replacements = b"<>{}[];:=@#\n\r \tM0x9fsync_\xff\xc3-";
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         let mut outcomes = [0usize; 2];
         for input in inputs {
             for i in 0..input.len() {
                 for _ in 0..4 {
-                    seed = seed
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(1_442_695_040_888_963_407);
-                    let b = replacements[(seed >> 33) as usize % replacements.len()];
+                    let b = replacements[rng.below(replacements.len())];
                     let mut bad = input.to_vec();
                     bad[i] = b;
                     outcomes[usize::from(parse_axe(&bad).is_ok())] += 1;
@@ -2200,7 +2198,7 @@ mod tests {
             b"final M[1] == 2",
         ];
         let replacements = b"<>{}[];:=@#\r \tMvx90_sync\xff-";
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut quick = 0;
         let mut check = |line_text: &[u8]| {
             let Some(q) = quick_line(line_text) else {
@@ -2222,7 +2220,7 @@ mod tests {
         };
         for &sample in samples {
             check(sample);
-            mutate_each_byte(sample, 16, replacements, &mut seed, |bad| {
+            mutate_each_byte(sample, 16, replacements, &mut rng, |bad| {
                 check(content(bad))
             });
         }
@@ -2248,11 +2246,11 @@ mod tests {
             b"0: M[0x1f] := 0x10\ncheck\ncheck# c\n\r\n0: v3 == 12345678901234567890\n",
         ];
         let replacements = b"<>{}[];:=@#\n\r \tMvx90_sync\xff-";
-        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
+        let mut rng = Rng::new(0x5851_f42d_4c95_7f2d);
         for input in inputs {
             let [a, b] = both_ways(input);
             assert_eq!(a, b, "{}", String::from_utf8_lossy(input));
-            mutate_each_byte(input, 6, replacements, &mut seed, |bad| {
+            mutate_each_byte(input, 6, replacements, &mut rng, |bad| {
                 let [x, y] = both_ways(bad);
                 assert_eq!(x, y, "{}", String::from_utf8_lossy(bad));
             });
@@ -2293,10 +2291,10 @@ mod tests {
         seed: u64,
         agree: impl Fn(&[u8]),
     ) {
-        let mut seed = seed;
+        let mut rng = Rng::new(seed);
         for input in inputs {
             agree(input);
-            mutate_each_byte(input, 6, replacements, &mut seed, &agree);
+            mutate_each_byte(input, 6, replacements, &mut rng, &agree);
         }
     }
 

@@ -1,30 +1,14 @@
 //! Test support: mutation of real inputs and a panic-counting loop, shared
 //! by the parser mutation tests (here and in the `memconform` crate, which
 //! turns on the `fuzz` feature for its tests). Deterministic: every run is a
-//! fixed seed of [`XorShift`].
+//! fixed seed of [`Rng`].
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
 use std::time::Instant;
 
-/// A small deterministic generator (xorshift64), for mangling inputs.
-pub struct XorShift(pub u64);
-
-impl XorShift {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// A number in `0..n` (0 when n is 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-}
+pub use crate::rng::Rng;
 
 /// Bytes a damaged input may gain: separators, digits, hex, signs, non-UTF-8.
 const ALPHABET: &[u8] = b" 0123456789abcdefx:,.-[]()\t\r\xff\xc3\x80";
@@ -42,14 +26,14 @@ const NUMBERS: [&str; 7] = [
 
 /// One random mutation of `input`: a byte changed, removed or inserted, a
 /// cut, a digit run replaced by an out-of-range number, a piece repeated.
-pub fn mutate(rng: &mut XorShift, input: &[u8]) -> Vec<u8> {
+pub fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
     mutate_with(rng, input, b"")
 }
 
 /// [`mutate`], the new bytes drawn half of the time from `extra` (the
 /// syntax of the format at hand) when it is not empty.
-pub fn mutate_with(rng: &mut XorShift, input: &[u8], extra: &[u8]) -> Vec<u8> {
-    let byte = |rng: &mut XorShift| {
+pub fn mutate_with(rng: &mut Rng, input: &[u8], extra: &[u8]) -> Vec<u8> {
+    let byte = |rng: &mut Rng| {
         if extra.is_empty() || rng.below(2) == 0 {
             ALPHABET[rng.below(ALPHABET.len())]
         } else {
@@ -97,7 +81,7 @@ pub fn mutate_with(rng: &mut XorShift, input: &[u8], extra: &[u8]) -> Vec<u8> {
 /// One to three random mutations of a whole file: a line dropped,
 /// repeated, swapped with another or moved, or bytes damaged by
 /// [`mutate_with`] (`extra`: bytes of the format's syntax).
-pub fn mutate_file(rng: &mut XorShift, input: &[u8], extra: &[u8]) -> Vec<u8> {
+pub fn mutate_file(rng: &mut Rng, input: &[u8], extra: &[u8]) -> Vec<u8> {
     let mut m = input.to_vec();
     for _ in 0..1 + rng.below(3) {
         let op = rng.below(6);
@@ -128,23 +112,20 @@ pub fn mutate_file(rng: &mut XorShift, input: &[u8], extra: &[u8]) -> Vec<u8> {
 }
 
 /// Calls `f` on mutations of `input`: at each byte, `per` insertions or
-/// replacements by a byte of `replacements` (an LCG stepping `seed`), then
-/// the byte's deletion.
+/// replacements by a byte of `replacements` (drawn from `rng`), then the
+/// byte's deletion.
 pub fn mutate_each_byte(
     input: &[u8],
     per: usize,
     replacements: &[u8],
-    seed: &mut u64,
+    rng: &mut Rng,
     mut f: impl FnMut(&[u8]),
 ) {
     for i in 0..input.len() {
         for _ in 0..per {
-            *seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let b = replacements[(*seed >> 33) as usize % replacements.len()];
+            let b = replacements[rng.below(replacements.len())];
             let mut bad = input.to_vec();
-            if *seed >> 62 == 0 {
+            if rng.below(4) == 0 {
                 bad.insert(i, b);
             } else {
                 bad[i] = b;
@@ -231,13 +212,13 @@ pub fn run(
     seeds: &[Vec<u8>],
     count: usize,
     seed: u64,
-    mutate: impl Fn(&mut XorShift, &[u8]) -> Vec<u8>,
+    mutate: impl Fn(&mut Rng, &[u8]) -> Vec<u8>,
     check: impl Fn(&[u8]) -> Parsed,
 ) -> Tally {
     assert!(!seeds.is_empty(), "{name}: no seed inputs");
     quiet_hook();
     let start = Instant::now();
-    let mut rng = XorShift(seed);
+    let mut rng = Rng::new(seed);
     let mut tally = Tally {
         inputs: count,
         ..Tally::default()

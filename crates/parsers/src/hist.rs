@@ -1596,8 +1596,9 @@ pub(crate) mod tests {
         );
     }
 
-    /// Issue 23: hex addresses are numbers, so `0xA`, `0xa` and `0x0a` are
-    /// one variable, spelt `0xa`; each operation keeps its own position.
+    /// Hex addresses are numbers (docs/hist-format.md, *Operations*), so
+    /// `0xA`, `0xa` and `0x0a` are one variable, spelt `0xa`; each operation
+    /// keeps its own position.
     #[test]
     fn hex_addresses_in_one_spelling() {
         let hs =
@@ -1636,8 +1637,8 @@ pub(crate) mod tests {
         assert_round_trip(&hs);
     }
 
-    /// Issue 23: directives that contradict each other in one history are
-    /// errors at the second, naming the first — also when they repeat the
+    /// Directives that contradict each other in one history are errors
+    /// (docs/hist-format.md, *Errors*) at the second, naming the first — also when they repeat the
     /// same verdict or value (two histories run together read the same).
     #[test]
     fn conflicting_directives() {
@@ -1689,7 +1690,8 @@ pub(crate) mod tests {
         assert_eq!(hs[1].expect, vec![("sc".into(), true, p(7, 9))]);
     }
 
-    /// Issue 23: a byte order mark at the start is skipped; an invisible
+    /// A byte order mark at the start is skipped (docs/hist-format.md,
+    /// *Errors*); an invisible
     /// character anywhere else outside a comment is named where it is.
     #[test]
     fn invisible_characters() {
@@ -1888,16 +1890,13 @@ pub(crate) mod tests {
         let mut inputs = vec![RICH.as_bytes().to_vec()];
         inputs.push(std::fs::read(LITMUS).unwrap()[..4000].to_vec());
         let replacements = b"()@,-=#:\n\r \tx0F9WRU_\xff\xc3";
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rng = crate::rng::Rng::new(0x2545_f491_4f6c_dd1d);
         let mut outcomes = [0usize; 2];
         for input in &inputs {
             for i in 0..input.len() {
-                // Every position with a few replacement bytes chosen by an LCG.
+                // Every position with a few replacement bytes drawn at random.
                 for _ in 0..4 {
-                    seed = seed
-                        .wrapping_mul(6_364_136_223_846_793_005)
-                        .wrapping_add(1_442_695_040_888_963_407);
-                    let b = replacements[(seed >> 33) as usize % replacements.len()];
+                    let b = replacements[rng.below(replacements.len())];
                     let mut bad = input.clone();
                     bad[i] = b;
                     outcomes[parse_hist(&bad).is_ok() as usize] += 1;

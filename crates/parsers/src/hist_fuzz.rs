@@ -11,7 +11,7 @@
 //! `cargo test -p memconform-parsers --release hist_fuzz -- --ignored --nocapture`.
 
 use crate::client::{looks_like_client, parse_client};
-use crate::fuzz::{mutate_file, run, Lines, Parsed, Tally, XorShift};
+use crate::fuzz::{mutate_file, run, Lines, Parsed, Rng, Tally};
 use crate::hist::tests::{assert_round_trip, RICH};
 use crate::hist::{canonical_var, parse_hist, RawHistory, RawOpKind};
 use crate::Pos;
@@ -272,7 +272,7 @@ fn client_file(src: &[u8]) -> Parsed {
 
 /// `n` mutated files per parser: 0 panics, invariants kept.
 fn fuzz(n: usize) -> [Tally; 2] {
-    let mutate = |rng: &mut XorShift, input: &[u8]| mutate_file(rng, input, SYNTAX);
+    let mutate = |rng: &mut Rng, input: &[u8]| mutate_file(rng, input, SYNTAX);
     let hist = run(
         "hist_fuzz .hist",
         &hist_seeds(),

@@ -16,6 +16,7 @@ pub mod gem5;
 pub mod hist;
 #[cfg(test)]
 mod hist_fuzz;
+pub mod rng;
 pub mod text;
 
 /// A 1-based position in a text file.

@@ -20,7 +20,9 @@ pub fn shrink_command(input: &Path, index: usize, model: Model) -> String {
     cmd
 }
 
-/// `s` as one shell word: as it is when it is plain, else single-quoted.
+/// `s` as one shell word: as it is when it is plain, else single-quoted
+/// ([`shell_quote`]). The shell quoting of every command memconform prints
+/// or writes.
 pub fn shell_word(s: &str) -> String {
     let plain = !s.is_empty()
         && s.chars()
@@ -28,8 +30,13 @@ pub fn shell_word(s: &str) -> String {
     if plain {
         s.to_string()
     } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
+        shell_quote(s)
     }
+}
+
+/// `s` single-quoted for a POSIX shell, each `'` written `'\''`.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// The command that checks the same history again: `memconform check

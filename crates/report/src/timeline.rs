@@ -10,7 +10,7 @@
 //! segment the axis keeps the order of every issue and completion tick
 //! (and so the real-time order of the intervals) but not their spacing.
 //!
-//! Nothing is drawn over a label (issue 38, item 8). Every text is in a
+//! Nothing is drawn over a label (docs/design/figures.md §1). Every text is in a
 //! monospace font and drawn `textLength` wide, so its box is known here;
 //! the events' labels go in lines above their rows, each where it meets no
 //! other; each arrow is the cheapest of a few hundred cubic curves between

@@ -100,7 +100,7 @@ mod tests {
     use super::*;
     use crate::certificate::validate::{self, StoreModel};
     use crate::complete::{dp, Saturation};
-    use crate::gen::{threads, Memory, Shape};
+    use crate::gen::{threads, Memory, Rng, Shape};
     use crate::history::History;
     use crate::models::Model;
     use memconform_parsers::hist::RawOpKind;
@@ -110,14 +110,11 @@ mod tests {
     /// from anywhere, so saturation leaves violations to the search.
     fn scrambled(memory: Memory, shape: Shape, seed: u64) -> History {
         let mut t = threads(memory, shape, seed);
-        let mut k = seed;
+        let mut rng = Rng::new(seed);
         for op in t.iter_mut().flatten() {
             if let RawOpKind::Read { value, .. } = op {
-                k = k
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                if (k >> 33).is_multiple_of(3) {
-                    *value = (k >> 40) % 4;
+                if rng.below(3) == 0 {
+                    *value = rng.below(4) as u64;
                 }
             }
         }

@@ -2,15 +2,8 @@
 //! (the same SimObject tree, nested), the protocol fingerprint of a Ruby
 //! system, and the tester that drove a run (docs/design/gem5.md §6).
 
-use std::borrow::Cow;
-
-use nom::branch::alt;
-use nom::bytes::complete::tag;
-use nom::character::complete::{char, digit1, multispace0, one_of};
-use nom::combinator::{opt, recognize, value};
-use nom::error::ErrorKind;
-use nom::sequence::{pair, preceded, tuple};
-use nom::{Err, IResult, Offset};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use crate::{ParseError, Pos};
 
@@ -107,223 +100,124 @@ pub fn parse_config_ini(src: &[u8]) -> Result<Config, ParseError> {
     Ok(config)
 }
 
-/// A JSON value; numbers keep their text (gem5 writes floats like
-/// `0.23500000000000001`, which config.ini repeats verbatim).
+/// A JSON value of config.json; numbers and booleans keep their text
+/// (gem5 writes floats like `0.23500000000000001` and `1.0`, which
+/// config.ini repeats verbatim).
 #[derive(Debug, Clone, PartialEq)]
 enum Json<'a> {
     Null,
-    Bool(bool),
-    Num(&'a str),
-    Str(Cow<'a, str>),
+    /// A number, `true` or `false`, as written.
+    Lit(&'a str),
+    Str(String),
     Arr(Vec<Json<'a>>),
-    Obj(Vec<(Cow<'a, str>, Json<'a>)>),
+    Obj(Vec<(String, Json<'a>)>),
 }
 
 /// Nesting deeper than this is refused (config.json nests about ten levels).
 const MAX_DEPTH: usize = 256;
 
-/// A JSON error: where and what.
-#[derive(Debug)]
-struct JsonErr<'a> {
-    at: &'a str,
-    msg: &'static str,
-}
+/// An object's members in file order, each value still unparsed.
+struct Members<'a>(Vec<(String, &'a RawValue)>);
 
-impl<'a> nom::error::ParseError<&'a str> for JsonErr<'a> {
-    fn from_error_kind(at: &'a str, _: ErrorKind) -> Self {
-        JsonErr {
-            at,
-            msg: "invalid JSON",
-        }
-    }
-    fn append(_: &'a str, _: ErrorKind, other: Self) -> Self {
-        other
-    }
-}
-
-type JRes<'a, T> = IResult<&'a str, T, JsonErr<'a>>;
-
-/// A failure (no backtracking) at `at`.
-fn jfail<'a, T>(at: &'a str, msg: &'static str) -> JRes<'a, T> {
-    Err(Err::Failure(JsonErr { at, msg }))
-}
-
-/// A JSON number (or Python's `NaN`, `Infinity`, `-Infinity`), as text.
-fn json_number(input: &str) -> JRes<'_, &str> {
-    alt((
-        recognize(tuple((
-            opt(char('-')),
-            digit1,
-            opt(pair(char('.'), digit1)),
-            opt(tuple((one_of("eE"), opt(one_of("+-")), digit1))),
-        ))),
-        tag("NaN"),
-        tag("Infinity"),
-        tag("-Infinity"),
-    ))(input)
-}
-
-/// A JSON string; borrowed unless it has escapes.
-fn json_string(input: &str) -> JRes<'_, Cow<'_, str>> {
-    let (body, _) = char('"')(input)?;
-    let plain = body
-        .find(|c: char| c == '"' || c == '\\' || c < ' ')
-        .unwrap_or(body.len());
-    if body[plain..].starts_with('"') {
-        return Ok((&body[plain + 1..], Cow::Borrowed(&body[..plain])));
-    }
-    let mut out = String::from(&body[..plain]);
-    let mut rest = &body[plain..];
-    loop {
-        let mut chars = rest.chars();
-        match chars.next() {
-            None => return jfail(input, "unterminated string"),
-            Some('"') => return Ok((chars.as_str(), Cow::Owned(out))),
-            Some('\\') => {
-                let esc = chars.as_str();
-                let (after, c) = json_escape(esc)?;
-                out.push(c);
-                rest = after;
+impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+    /// The members of a JSON object, in file order.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Members<'a>;
+            /// What serde_json names in its error when the value is no object.
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
             }
-            Some(c) if c < ' ' => return jfail(rest, "control character in a string"),
-            Some(c) => {
-                out.push(c);
-                rest = chars.as_str();
-            }
-        }
-    }
-}
-
-/// The character of an escape, after its backslash.
-fn json_escape(input: &str) -> JRes<'_, char> {
-    let simple = |c: char| match c {
-        '"' => Some('"'),
-        '\\' => Some('\\'),
-        '/' => Some('/'),
-        'b' => Some('\u{8}'),
-        'f' => Some('\u{c}'),
-        'n' => Some('\n'),
-        'r' => Some('\r'),
-        't' => Some('\t'),
-        _ => None,
-    };
-    let mut chars = input.chars();
-    match chars.next() {
-        Some('u') => {
-            let (rest, hi) = hex4(chars.as_str())?;
-            if (0xd800..0xdc00).contains(&hi) {
-                if let Ok((rest, lo)) = preceded(tag("\\u"), hex4)(rest) {
-                    if (0xdc00..0xe000).contains(&lo) {
-                        let code = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
-                        if let Some(c) = char::from_u32(code) {
-                            return Ok((rest, c));
-                        }
-                    }
+            /// The members, keys read and values kept as raw text.
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut members = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    members.push((key, map.next_value::<&'de RawValue>()?));
                 }
-                return Ok((rest, '\u{fffd}'));
+                Ok(Members(members))
             }
-            Ok((rest, char::from_u32(hi).unwrap_or('\u{fffd}')))
         }
-        Some(c) => match simple(c) {
-            Some(e) => Ok((chars.as_str(), e)),
-            None => jfail(input, "unknown escape in a string"),
-        },
-        None => jfail(input, "unterminated string"),
+        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
-/// Four hex digits.
-fn hex4(input: &str) -> JRes<'_, u32> {
-    let digits = input
-        .get(..4)
-        .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()));
-    match digits.and_then(|d| u32::from_str_radix(d, 16).ok()) {
-        Some(v) => Ok((&input[4..], v)),
-        None => jfail(input, "expected four hex digits after \\u"),
+/// A serde_json error in `part` (a slice of `text`, which is `src` as
+/// UTF-8) at its line and column in `src`.
+fn json_error(src: &[u8], text: &str, part: &str, e: &serde_json::Error) -> ParseError {
+    let base = part.as_ptr() as usize - text.as_ptr() as usize;
+    let line_start: usize = part
+        .split_inclusive('\n')
+        .take(e.line().saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let msg = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    ParseError {
+        pos: pos_at(src, base + line_start + e.column().saturating_sub(1)),
+        msg: msg.strip_suffix(&suffix).unwrap_or(&msg).to_owned(),
     }
 }
 
-/// A JSON value with surrounding white space.
-fn json_value(input: &str, depth: usize) -> JRes<'_, Json<'_>> {
+/// `part` (a slice of `text`) parsed by serde_json as a `T`, errors placed in `src`.
+fn parse_part<'a, T: Deserialize<'a>>(
+    src: &[u8],
+    text: &str,
+    part: &'a str,
+) -> Result<T, ParseError> {
+    serde_json::from_str(part).map_err(|e| json_error(src, text, part, &e))
+}
+
+/// The JSON value `part` (a slice of `text`), parsed level by level: each
+/// object's or array's members are read as raw text first, so numbers keep
+/// theirs.
+fn json_value<'a>(
+    src: &[u8],
+    text: &str,
+    part: &'a str,
+    depth: usize,
+) -> Result<Json<'a>, ParseError> {
     if depth > MAX_DEPTH {
-        return jfail(input, "JSON nested too deeply");
+        let base = part.as_ptr() as usize - text.as_ptr() as usize;
+        return Err(ParseError {
+            pos: pos_at(src, base),
+            msg: "JSON nested too deeply".to_owned(),
+        });
     }
-    let (input, _) = multispace0(input)?;
-    let (rest, v) = match input.chars().next() {
-        Some('{') => json_object(input, depth)?,
-        Some('[') => json_array(input, depth)?,
-        Some('"') => {
-            let (r, s) = json_string(input)?;
-            (r, Json::Str(s))
+    let part = part.trim_start_matches([' ', '\t', '\n', '\r']);
+    Ok(match part.as_bytes().first() {
+        Some(b'{') => {
+            let Members(members) = parse_part(src, text, part)?;
+            let mut obj = Vec::with_capacity(members.len());
+            for (key, raw) in members {
+                obj.push((key, json_value(src, text, raw.get(), depth + 1)?));
+            }
+            Json::Obj(obj)
         }
-        Some('t' | 'f' | 'n') => alt((
-            value(Json::Bool(true), tag("true")),
-            value(Json::Bool(false), tag("false")),
-            value(Json::Null, tag("null")),
-        ))(input)
-        .or_else(|_: Err<JsonErr>| jfail(input, "expected a JSON value"))?,
-        Some(_) => match json_number(input) {
-            Ok((r, n)) => (r, Json::Num(n)),
-            Err(_) => return jfail(input, "expected a JSON value"),
-        },
-        None => return jfail(input, "unexpected end of JSON"),
-    };
-    let (rest, _) = multispace0(rest)?;
-    Ok((rest, v))
-}
-
-/// `[ value, … ]`.
-fn json_array(input: &str, depth: usize) -> JRes<'_, Json<'_>> {
-    let (mut rest, _) = pair(char('['), multispace0)(input)?;
-    let mut items = Vec::new();
-    if let Some(r) = rest.strip_prefix(']') {
-        return Ok((r, Json::Arr(items)));
-    }
-    loop {
-        let (r, v) = json_value(rest, depth + 1)?;
-        items.push(v);
-        if let Some(r) = r.strip_prefix(',') {
-            rest = r;
-        } else if let Some(r) = r.strip_prefix(']') {
-            return Ok((r, Json::Arr(items)));
-        } else {
-            return jfail(r, "expected `,` or `]`");
+        Some(b'[') => {
+            let items: Vec<&RawValue> = parse_part(src, text, part)?;
+            let items = items
+                .into_iter()
+                .map(|raw| json_value(src, text, raw.get(), depth + 1));
+            Json::Arr(items.collect::<Result<_, _>>()?)
         }
-    }
-}
-
-/// `{ "key": value, … }`.
-fn json_object(input: &str, depth: usize) -> JRes<'_, Json<'_>> {
-    let (mut rest, _) = pair(char('{'), multispace0)(input)?;
-    let mut members = Vec::new();
-    if let Some(r) = rest.strip_prefix('}') {
-        return Ok((r, Json::Obj(members)));
-    }
-    loop {
-        let (r, _) = multispace0(rest)?;
-        let (r, key) = match json_string(r) {
-            Ok(ok) => ok,
-            Err(Err::Error(_)) => return jfail(r, "expected a string key"),
-            Err(e) => return Err(e),
-        };
-        let (r, _) = multispace0(r)?;
-        let Some(r) = r.strip_prefix(':') else {
-            return jfail(r, "expected `:`");
-        };
-        let (r, v) = json_value(r, depth + 1)?;
-        members.push((key, v));
-        if let Some(r) = r.strip_prefix(',') {
-            rest = r;
-        } else if let Some(r) = r.strip_prefix('}') {
-            return Ok((r, Json::Obj(members)));
-        } else {
-            return jfail(r, "expected `,` or `}`");
+        Some(b'"') => Json::Str(parse_part(src, text, part)?),
+        // a scalar at the top level, no SimObject: only its syntax matters
+        _ if depth == 0 => {
+            let _: &RawValue = parse_part(src, text, part)?;
+            Json::Null
         }
-    }
+        // below it, a scalar the enclosing value's parse has checked
+        _ if part.starts_with("null") => Json::Null,
+        _ => Json::Lit(part.trim_end()),
+    })
 }
 
 /// The member `key` of an object.
-fn member<'j, 'a>(members: &'j [(Cow<'a, str>, Json<'a>)], key: &str) -> Option<&'j Json<'a>> {
+fn member<'j, 'a>(members: &'j [(String, Json<'a>)], key: &str) -> Option<&'j Json<'a>> {
     members.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
@@ -339,7 +233,7 @@ fn simobject_path<'j>(v: &'j Json<'_>) -> Option<&'j str> {
 }
 
 /// Flattens one SimObject (and, depth first, its children) into `out`.
-fn flatten(members: &[(Cow<'_, str>, Json<'_>)], out: &mut Config) {
+fn flatten(members: &[(String, Json<'_>)], out: &mut Config) {
     let path = match member(members, "path") {
         Some(Json::Str(p)) => p.to_string(),
         _ => String::new(),
@@ -349,11 +243,11 @@ fn flatten(members: &[(Cow<'_, str>, Json<'_>)], out: &mut Config) {
     let mut keys = Vec::new();
     let mut children = Vec::new();
     for (key, v) in members {
-        if matches!(key.as_ref(), "path" | "name" | "cxx_class") {
+        if matches!(key.as_str(), "path" | "name" | "cxx_class") {
             continue;
         }
         if let Some(text) = render(key, v, out, &mut children) {
-            keys.push((key.to_string(), text));
+            keys.push((key.clone(), text));
         }
     }
     if !children.is_empty() {
@@ -370,9 +264,8 @@ fn flatten(members: &[(Cow<'_, str>, Json<'_>)], out: &mut Config) {
 fn render(key: &str, v: &Json<'_>, out: &mut Config, children: &mut Vec<String>) -> Option<String> {
     Some(match v {
         Json::Null => "Null".to_owned(),
-        Json::Bool(b) => b.to_string(),
-        Json::Num(n) => (*n).to_owned(),
-        Json::Str(s) => s.to_string(),
+        Json::Lit(text) => (*text).to_owned(),
+        Json::Str(s) => s.clone(),
         Json::Arr(items) => {
             let parts: Vec<String> = items
                 .iter()
@@ -410,27 +303,17 @@ pub fn parse_config_json(src: &[u8]) -> Result<Config, ParseError> {
         pos: pos_at(src, e.valid_up_to()),
         msg: "invalid utf-8 in config.json".to_owned(),
     })?;
-    let at = |rest: &str, msg: &str| ParseError {
-        pos: pos_at(src, text.offset(rest)),
-        msg: msg.to_owned(),
-    };
-    let (rest, root) = json_value(text, 0).map_err(|e| match e {
-        Err::Error(e) | Err::Failure(e) => at(e.at, e.msg),
-        Err::Incomplete(_) => at(&text[text.len()..], "unexpected end of JSON"),
-    })?;
-    if !rest.is_empty() {
-        return Err(at(rest, "text after the JSON value"));
-    }
+    let root = json_value(src, text, text, 0)?;
     match &root {
         Json::Obj(m) if simobject_path(&root).is_some() => {
             let mut config = Config::default();
             flatten(m, &mut config);
             Ok(config)
         }
-        _ => Err(at(
-            text,
-            "the top level is not a SimObject (an object with `type` and `path`)",
-        )),
+        _ => Err(ParseError {
+            pos: pos_at(src, 0),
+            msg: "the top level is not a SimObject (an object with `type` and `path`)".to_owned(),
+        }),
     }
 }
 
@@ -976,6 +859,24 @@ mod tests {
         }
         let deep = "[".repeat(100_000);
         assert!(parse_config_json(deep.as_bytes()).is_err());
+    }
+
+    /// Errors point at the offending byte (line and column in the file),
+    /// at the top level and inside nested values.
+    #[test]
+    fn json_errors_point_at_line_and_column() {
+        let deep = format!("{{\n \"a\":\n  {}{}}}", "[".repeat(300), "]".repeat(300));
+        for (bad, line, col) in [
+            ("{\"type\": \"R\", \"path\": \"r\",\n \"x\": }", 2, 7),
+            ("{\"a\": \"\\q\"}", 1, 9),
+            ("{\"a\": 1} x", 1, 10),
+            ("{\"a\" 1}", 1, 6),
+            ("{\"type\": \"R\", \"path\": \"r\",\n \"k\": {\"type\": \"K\",\n  \"s\": [1, \"\\ud800x\"]}}", 3, 19),
+            (&deep, 3, 259),
+        ] {
+            let e = parse_config_json(bad.as_bytes()).unwrap_err();
+            assert_eq!((e.pos.line, e.pos.col), (line, col), "{bad}: {e}");
+        }
     }
 
     /// A config with one L1 (keys given), plus extra sections.

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use super::config::{parse_config_ini, parse_config_json, ports, protocol, tester, Config, Tester};
 use super::stats::parse_stats;
-use crate::fuzz::{mutate_file, run, Lines, Parsed, Tally, XorShift};
+use crate::fuzz::{mutate_file, run, Lines, Parsed, Rng, Tally};
 use crate::ParseError;
 
 /// Every bundled run's copy of `file`, each content once.
@@ -117,7 +117,7 @@ fn json_seeds() -> Vec<Vec<u8>> {
 fn stats_seeds() -> Vec<Vec<u8>> {
     let files = bundled("stats.txt");
     let mut seeds = vec![Vec::new()];
-    let mut rng = XorShift(0x5851_f42d_4c95_7f2d);
+    let mut rng = Rng::new(0x5851_f42d_4c95_7f2d);
     for file in files.iter().filter(|f| !f.is_empty()) {
         let lines: Vec<&[u8]> = file.split_inclusive(|&b| b == b'\n').collect();
         let begin = lines
@@ -237,7 +237,7 @@ fn fuzz(n: usize) -> [Tally; 3] {
         &ini_seeds(),
         n,
         0x9e37_79b9_7f4a_7c15,
-        |rng: &mut XorShift, input: &[u8]| mutate_file(rng, input, b"[]=;#\n\r \t."),
+        |rng: &mut Rng, input: &[u8]| mutate_file(rng, input, b"[]=;#\n\r \t."),
         ini_file,
     );
     let json = run(
@@ -245,7 +245,7 @@ fn fuzz(n: usize) -> [Tally; 3] {
         &json_seeds(),
         n,
         0x2545_f491_4f6c_dd1d,
-        |rng: &mut XorShift, input: &[u8]| mutate_file(rng, input, b"{}[]\",:\\/u0eE+-.\n tfn"),
+        |rng: &mut Rng, input: &[u8]| mutate_file(rng, input, b"{}[]\",:\\/u0eE+-.\n tfn"),
         json_file,
     );
     let stats = run(
@@ -253,7 +253,7 @@ fn fuzz(n: usize) -> [Tally; 3] {
         &stats_seeds(),
         n,
         0x5851_f42d_4c95_7f2d,
-        |rng: &mut XorShift, input: &[u8]| mutate_file(rng, input, b"#|%()-+.\n\t naif"),
+        |rng: &mut Rng, input: &[u8]| mutate_file(rng, input, b"#|%()-+.\n\t naif"),
         stats_file,
     );
     eprintln!(

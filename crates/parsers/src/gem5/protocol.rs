@@ -462,7 +462,7 @@ mod tests {
         }
     }
 
-    use crate::fuzz::XorShift;
+    use crate::fuzz::Rng;
 
     /// Every line parser survives every prefix and random damage of real lines.
     #[test]
@@ -490,7 +490,7 @@ mod tests {
             let _ = split_dprintf(l);
             let _ = parse_memtest_panic(&String::from_utf8_lossy(l));
         };
-        let mut rng = XorShift(0x9e3779b97f4a7c15);
+        let mut rng = Rng::new(0x9e3779b97f4a7c15);
         const BYTES: &[u8] = b" 0x9af>[],:.-\n\r\xff\x80";
         for line in &lines {
             for end in 0..=line.len() {
@@ -520,7 +520,7 @@ mod tests {
         use crate::gem5::config::{parse_config_ini, parse_config_json};
         use crate::gem5::stats::parse_stats;
         let dir = crate::gem5::runs::mi_example("clean-n2-s1-rich");
-        let mut rng = XorShift(0x2545f4914f6cdd1d);
+        let mut rng = Rng::new(0x2545f4914f6cdd1d);
         for file in ["stats.txt", "config.ini", "config.json"] {
             let original = std::fs::read(dir.join(file)).unwrap();
             for round in 0..60 {

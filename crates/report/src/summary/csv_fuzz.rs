@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use memconform_parsers::fuzz::{mutate_file, run, Lines, Parsed, Tally, XorShift};
+use memconform_parsers::fuzz::{mutate_file, run, Lines, Parsed, Rng, Tally};
 
 use super::{read_one, summarize, Results};
 use crate::compare::{compare, sides_by_file, KeySpec};
@@ -100,7 +100,7 @@ fn fuzz(n: usize) -> Tally {
         &results_csv(),
         n,
         0x9e37_79b9_7f4a_7c15,
-        |rng: &mut XorShift, input: &[u8]| mutate_file(rng, input, SYNTAX),
+        |rng: &mut Rng, input: &[u8]| mutate_file(rng, input, SYNTAX),
         read_csv,
     );
     eprintln!("csv_fuzz results CSV: {t}");
