@@ -42,7 +42,7 @@ use crate::history::fx::{FxMap, FxSet};
 
 use serde::Serialize;
 
-use super::validate::StoreModel;
+use super::witness::{self, StoreModel};
 use super::{Pattern, Rel, Step, Violation};
 use crate::history::{History, OpId, OpKind};
 
@@ -196,12 +196,9 @@ impl Pi {
         // `W→W`, which PSO leaves to full fences): it is absent
         let partial = |o: OpId| h.ops[o].kind == OpKind::Fence && h.ops[o].ann.partial_fence();
         match self {
-            Pi::PoLocLlh => return !super::validate::po_loc_llh(h, a, b),
-            Pi::PoRmo => return !super::validate::rmo_po(h, a, b),
-            Pi::Ob => {
-                return !(super::validate::armv8_bob(h, a, b)
-                    || super::validate::armv8_aob(h, a, b))
-            }
+            Pi::PoLocLlh => return !witness::po_loc_llh(h, a, b),
+            Pi::PoRmo => return !witness::rmo_po(h, a, b),
+            Pi::Ob => return !(witness::armv8_bob(h, a, b) || witness::armv8_aob(h, a, b)),
             _ => {}
         }
         if !matches!(self, Pi::Po | Pi::PoLoc) && (partial(a) || partial(b)) {
