@@ -1,0 +1,1 @@
+//! The engines against the definitions.
