@@ -202,7 +202,9 @@ const ARMV8: &str = r"
 (* ARMv8 given a store order ww: herd7's aarch64.cat (the ARMv8 ARM B2.3),
    dob empty (docs/design/weak.md §3); co is ww, fr is rw *)
 include thin-air
-let rw = wr^-1 ; ww
+(* atomic, empty rmw & (fre; coe), as the framework's atomicity (weak.md §3),
+   which also holds within a thread whose po is an interval order; @final *)
+include store
 let po-loc = po & loc
 (* internal *)
 acyclic po-loc | wr | rw | ww as CyclicUniproc
@@ -223,7 +225,4 @@ let bob = [M \ IW] ; (po ; [Ffull] ; po
                      | po ; [L] ; (ww & int)) ; [M]
 (* external *)
 acyclic obs | aob | bob as CyclicOb
-(* atomic *)
-empty rmw & fre ; coe as atomicity
-empty fin ; ww as final
 ";

@@ -98,7 +98,7 @@ pub fn holds_for_some_store_order(
 
 /// The next permutation in lexicographic order; `false` (and the sorted
 /// one) after the last.
-fn next_permutation(p: &mut [OpId]) -> bool {
+pub(crate) fn next_permutation(p: &mut [OpId]) -> bool {
     let Some(i) = (1..p.len()).rev().find(|&i| p[i - 1] < p[i]) else {
         p.reverse();
         return false;

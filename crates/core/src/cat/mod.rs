@@ -39,6 +39,7 @@
 
 pub mod defs;
 pub mod eval;
+pub mod sample;
 
 #[cfg(test)]
 mod tests;
@@ -190,7 +191,11 @@ impl Axiom {
         match s {
             "atomicity" => Some(Axiom::Atomicity),
             "final" => Some(Axiom::Final),
-            _ => Pattern::from_name(s).map(Axiom::Pattern),
+            // a pattern by its variant's name (`CyclicWpwwPpo` for `CyclicWpww(ppo)`)
+            _ => Pattern::ALL
+                .into_iter()
+                .find(|p| format!("{p:?}") == s)
+                .map(Axiom::Pattern),
         }
     }
 }

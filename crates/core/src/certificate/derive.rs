@@ -74,7 +74,7 @@ impl Bits {
     fn row(&self, a: usize) -> &[u64] {
         &self.bits[a * self.w..(a + 1) * self.w]
     }
-    fn ones(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn ones(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
         self.row(a).iter().enumerate().flat_map(|(i, &word)| {
             let mut x = word;
             std::iter::from_fn(move || {
@@ -223,7 +223,7 @@ impl Pi {
     /// write keeps everything after it; `po` and `po-loc` are transitive).
     /// A row is `a`'s `po` successors less the operations [`Pi::relaxed`]
     /// drops after `a`, taken as bit masks of kinds and variables.
-    fn matrix(self, h: &History) -> Bits {
+    pub(crate) fn matrix(self, h: &History) -> Bits {
         let n = h.n();
         let mut kept = Bits::new(n);
         if matches!(self, Pi::PoLocLlh | Pi::PoRmo | Pi::Ob) {
