@@ -10,7 +10,9 @@ use memconform_parsers::hist::Ann;
 
 use super::{Axiom, BaseRel, BaseSet, Body, Check, Definition, Expr, Set, Stmt};
 use crate::history::{History, OpId, OpKind};
-use crate::relation::{iter_ones, shortest_cycle, topological_order, BitMatrix};
+use crate::relation::{
+    iter_ones, shortest_cycle, topological_order, transitive_closure, BitMatrix,
+};
 
 /// A failed check: its axiom, the event its `forall` failed at, and what
 /// shows it: a cycle (`acyclic`, as `(from, to, part)` with the name of the
@@ -103,7 +105,10 @@ pub(crate) fn next_permutation(p: &mut [OpId]) -> bool {
         p.reverse();
         return false;
     };
-    let j = (i..p.len()).rev().find(|&j| p[j] > p[i - 1]).expect("p[i] is");
+    let j = (i..p.len())
+        .rev()
+        .find(|&j| p[j] > p[i - 1])
+        .expect("p[i] is");
     p.swap(i - 1, j);
     p[i..].reverse();
     true
@@ -211,10 +216,7 @@ impl<'d, 'h> Interp<'d, 'h> {
     /// A shortest cycle of a cyclic union, each edge named by its part.
     fn cycle(&mut self, e: &Expr, o: Option<OpId>, whole: &BitMatrix) -> Vec<(OpId, OpId, String)> {
         let parts: Vec<(String, BitMatrix)> = match e {
-            Expr::Union(es) => es
-                .iter()
-                .map(|p| (label(p), self.expr(p, o)))
-                .collect(),
+            Expr::Union(es) => es.iter().map(|p| (label(p), self.expr(p, o))).collect(),
             _ => vec![(label(e), whole.clone())],
         };
         let labelled: Vec<(usize, &BitMatrix)> = parts.iter().map(|p| &p.1).enumerate().collect();
@@ -251,7 +253,8 @@ impl<'d, 'h> Interp<'d, 'h> {
                     for (n, e) in group {
                         let new = self.expr(e, key.1);
                         let k = (n.as_str(), key.1);
-                        let same = matches!(self.memo.get(&k), Some(Value::Rel(old)) if *old == new);
+                        let same =
+                            matches!(self.memo.get(&k), Some(Value::Rel(old)) if *old == new);
                         if !same {
                             changed = true;
                             self.memo.insert(k, Value::Rel(new));
@@ -297,9 +300,24 @@ impl<'d, 'h> Interp<'d, 'h> {
                 m
             }
             Expr::Diff(a, b) => {
-                let b = self.expr(b, o);
-                self.expr(a, o).minus(&b)
+                let mut m = self.expr(a, o);
+                // `R \ (S | T)` as `(R \ S) \ T`; `R \ S^-1` pair by pair
+                let parts = match &**b {
+                    Expr::Union(ps) => ps.iter().collect(),
+                    b => vec![b],
+                };
+                for p in parts {
+                    m = match p {
+                        Expr::Inv(s) => m.minus_inv(&self.expr(s, o)),
+                        p => m.minus(&self.expr(p, o)),
+                    };
+                }
+                m
             }
+            // `R & loc`, row by row
+            Expr::Inter(a, b) if **b == Expr::Base(BaseRel::Loc) => self
+                .expr(a, o)
+                .same_loc(|x| h.var(x).map(|v| h.loc_mask(v))),
             Expr::Inter(a, b) => {
                 let b = self.expr(b, o);
                 let mut a = self.expr(a, o);
@@ -310,6 +328,17 @@ impl<'d, 'h> Interp<'d, 'h> {
             }
             Expr::Seq(es) => {
                 let mut acc: Option<BitMatrix> = None;
+                let mut es = &es[..];
+                // `[S] ; R`: R's rows in S
+                if let [Expr::Set(s), r, rest @ ..] = es {
+                    let set = self.set(s, o);
+                    let mut m = self.expr(r, o);
+                    for x in (0..n).filter(|&x| set[x / 64] >> (x % 64) & 1 == 0) {
+                        m.row_mut(x).fill(0);
+                    }
+                    acc = Some(m);
+                    es = rest;
+                }
                 for p in es {
                     acc = Some(match (acc, p) {
                         // `R ; [S]`: R's columns in S
@@ -330,7 +359,10 @@ impl<'d, 'h> Interp<'d, 'h> {
                 acc.expect("a sequence has parts")
             }
             Expr::Inv(a) => self.expr(a, o).inv(),
-            Expr::Plus(a) => self.expr(a, o).plus_any(),
+            Expr::Plus(a) => {
+                let m = self.expr(a, o);
+                transitive_closure(&m).unwrap_or_else(|_| m.plus_any())
+            }
             Expr::Star(a) | Expr::Opt(a) => {
                 let mut m = self.expr(a, o);
                 if matches!(e, Expr::Star(_)) {
@@ -425,9 +457,39 @@ impl<'d, 'h> Interp<'d, 'h> {
                     && h.finals.iter().any(|&(x, v)| x == a && h.ops[c].value == v)
             }),
             BaseRel::Id => pairs(&|a, c| a == c),
-            BaseRel::Loc => pairs(&|a, c| h.var(a).is_some() && h.var(a) == h.var(c)),
-            BaseRel::Int => pairs(&|a, c| h.thread_of(a).is_some() && h.thread_of(a) == h.thread_of(c)),
-            BaseRel::Ext => pairs(&|a, c| h.thread_of(a) != h.thread_of(c)),
+            BaseRel::Loc => {
+                let mut m = BitMatrix::new(n);
+                for a in 0..n {
+                    if let Some(x) = h.var(a) {
+                        m.or_row(a, h.loc_mask(x));
+                    }
+                }
+                m
+            }
+            BaseRel::Int | BaseRel::Ext => {
+                // per thread, its operations as a bit row (initial writes: none)
+                let mut of: Vec<Vec<u64>> = vec![vec![0u64; n.div_ceil(64)]; h.threads.len() + 1];
+                for a in 0..n {
+                    bit(&mut of[h.thread_of(a).unwrap_or(h.threads.len())], a);
+                }
+                let mut m = BitMatrix::new(n);
+                for a in 0..n {
+                    let t = h.thread_of(a);
+                    match b {
+                        BaseRel::Int if t.is_some() => m.or_row(a, &of[t.expect("some")]),
+                        BaseRel::Ext => {
+                            let own = &of[t.unwrap_or(h.threads.len())];
+                            let row: Vec<u64> = own.iter().map(|w| !w).collect();
+                            m.or_row(a, &row);
+                            for x in n..m.stride() * 64 {
+                                m.unset(a, x);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                m
+            }
             BaseRel::Empty => BitMatrix::new(n),
         }
     }
@@ -457,7 +519,7 @@ fn in_base(h: &History, b: BaseSet, x: OpId) -> bool {
 
 /// The name an acyclicity part's edges carry: the `let` or base relation
 /// it names, else its kind.
-fn label(e: &Expr) -> String {
+pub(crate) fn label(e: &Expr) -> String {
     match e {
         Expr::Named(n, _) => n.clone(),
         Expr::Base(b) => BaseRel::NAMES

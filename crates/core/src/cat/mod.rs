@@ -44,7 +44,7 @@ pub mod sample;
 #[cfg(test)]
 mod tests;
 
-use crate::certificate::Pattern;
+use crate::certificate::{Pattern, Rel};
 
 pub use eval::{holds_for_some_store_order, ww_of_order, Failure, Interp};
 
@@ -293,6 +293,17 @@ impl Definition {
     }
 }
 
+/// The certificate label of the edges of a relation named `name` (the
+/// papers' names, [`Rel::name`]).
+pub fn rel_named(name: &str) -> Option<Rel> {
+    use Rel::*;
+    [
+        Po, Wr, Rw, Cf, HbO, Pww, Wpww, St, Ppo, PoLoc, Wre, PoPso, Rmw, Final, PoRmo, Bob, Aob,
+    ]
+    .into_iter()
+    .find(|r| r.name() == name)
+}
+
 /// The definition of `model`, parsed once.
 pub fn definition(model: crate::models::Model) -> &'static Definition {
     use std::sync::OnceLock;
@@ -378,7 +389,11 @@ impl Parser {
         self.at = 0;
         while self.at < self.toks.len() {
             self.stmt().map_err(|e| {
-                let line = self.toks.get(self.at).or(self.toks.last()).map_or(0, |t| t.1);
+                let line = self
+                    .toks
+                    .get(self.at)
+                    .or(self.toks.last())
+                    .map_or(0, |t| t.1);
                 format!("{name}:{line}: {e}")
             })?;
         }

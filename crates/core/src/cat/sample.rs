@@ -76,7 +76,10 @@ pub fn text(s: Sample, seed: u64) -> String {
                 false => 0,
                 true => {
                     let (x, _) = buffers[t][rng.below(buffers[t].len())];
-                    buffers[t].iter().position(|&(y, _)| y == x).expect("buffered")
+                    buffers[t]
+                        .iter()
+                        .position(|&(y, _)| y == x)
+                        .expect("buffered")
                 }
             };
             let (x, v) = buffers[t].remove(i);
@@ -143,7 +146,11 @@ pub fn text(s: Sample, seed: u64) -> String {
     out.push('\n');
     let last = (0..nv).filter(|&x| used[x]).last();
     if let Some(x) = last.filter(|_| s.finals && rng.chance(0.4)) {
-        let v = if rng.chance(0.7) { mem[x] } else { written[x][rng.below(written[x].len())] };
+        let v = if rng.chance(0.7) {
+            mem[x]
+        } else {
+            written[x][rng.below(written[x].len())]
+        };
         out.push_str(&format!("@final {}={v}\n", vars[x]));
     }
     out
