@@ -47,6 +47,7 @@ mod tests;
 use crate::certificate::{Pattern, Rel};
 
 pub use eval::{holds_for_some_store_order, ww_of_order, Failure, Interp};
+pub use sample::Sample;
 
 /// A base set of events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
