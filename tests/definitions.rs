@@ -55,7 +55,11 @@ fn dense_and_sparse_engines_decide_as_the_definitions() {
             let outcomes = check_gradual_with(&h, &Model::EVERY, &opts(scale));
             for (i, (m, o)) in Model::EVERY.into_iter().zip(&outcomes).enumerate() {
                 assert_eq!(o.model, m);
-                assert!(o.invalid.is_none(), "{m} {scale:?} seed {seed}: {:?}", o.invalid);
+                assert!(
+                    o.invalid.is_none(),
+                    "{m} {scale:?} seed {seed}: {:?}",
+                    o.invalid
+                );
                 let Some(want) = defined(&h, m) else {
                     continue;
                 };

@@ -38,6 +38,10 @@ pub struct Interp<'d, 'h> {
     /// The statement defining each name.
     lets: HashMap<&'d str, usize>,
     memo: HashMap<(&'d str, Option<OpId>), Value>,
+    /// How often each name is used: a `let` used once is not kept.
+    uses: HashMap<&'d str, usize>,
+    /// The base sets computed so far.
+    bases: Vec<(BaseSet, Vec<u64>)>,
 }
 
 /// The store order given per variable (initial write first) as the
@@ -136,12 +140,26 @@ impl<'d, 'h> Interp<'d, 'h> {
                 Stmt::Check { .. } => {}
             }
         }
+        let mut uses = HashMap::new();
+        for s in &def.stmts {
+            let mut count = |e: &'d Expr| count_names(e, &mut uses);
+            match s {
+                Stmt::Let { body, .. } => match body {
+                    Body::Rel(e) => count(e),
+                    Body::Set(s) => count_set(s, &mut uses),
+                },
+                Stmt::LetRec { group, .. } => group.iter().for_each(|(_, e)| count(e)),
+                Stmt::Check { expr, .. } => count(expr),
+            }
+        }
         Interp {
             h,
             def,
             ww,
             lets,
             memo: HashMap::new(),
+            uses,
+            bases: Vec::new(),
         }
     }
 
@@ -234,12 +252,14 @@ impl<'d, 'h> Interp<'d, 'h> {
         let def = self.def;
         let i = *self.lets.get(name).expect("a declared name");
         match &def.stmts[i] {
-            Stmt::Let { body, .. } => {
+            Stmt::Let { body, param, .. } => {
                 let v = match body {
                     Body::Rel(e) => Value::Rel(self.expr(e, key.1)),
                     Body::Set(s) => Value::Set(self.set(s, key.1)),
                 };
-                self.memo.insert(key, v.clone());
+                if *param || self.uses.get(name).copied().unwrap_or(0) > 1 {
+                    self.memo.insert(key, v.clone());
+                }
                 v
             }
             Stmt::LetRec { group, .. } => {
@@ -270,6 +290,15 @@ impl<'d, 'h> Interp<'d, 'h> {
         }
     }
 
+    /// `f` of a relation expression's value, borrowing `po` rather than
+    /// copying it.
+    fn with<R>(&mut self, e: &Expr, o: Option<OpId>, f: impl FnOnce(&BitMatrix) -> R) -> R {
+        match e {
+            Expr::Base(BaseRel::Po) => f(self.h.po()),
+            e => f(&self.expr(e, o)),
+        }
+    }
+
     /// A relation expression's value, `o` the parameter's.
     pub(crate) fn expr(&mut self, e: &Expr, o: Option<OpId>) -> BitMatrix {
         let h = self.h;
@@ -295,7 +324,7 @@ impl<'d, 'h> Interp<'d, 'h> {
             Expr::Union(es) => {
                 let mut m = BitMatrix::new(n);
                 for p in es {
-                    m.union_with(&self.expr(p, o));
+                    self.with(p, o, |p| m.union_with(p));
                 }
                 m
             }
@@ -308,8 +337,8 @@ impl<'d, 'h> Interp<'d, 'h> {
                 };
                 for p in parts {
                     m = match p {
-                        Expr::Inv(s) => m.minus_inv(&self.expr(s, o)),
-                        p => m.minus(&self.expr(p, o)),
+                        Expr::Inv(s) => self.with(s, o, |s| m.minus_inv(s)),
+                        p => self.with(p, o, |p| m.minus(p)),
                     };
                 }
                 m
@@ -319,11 +348,12 @@ impl<'d, 'h> Interp<'d, 'h> {
                 .expr(a, o)
                 .same_loc(|x| h.var(x).map(|v| h.loc_mask(v))),
             Expr::Inter(a, b) => {
-                let b = self.expr(b, o);
                 let mut a = self.expr(a, o);
-                for x in 0..n {
-                    a.and_row(x, b.row(x));
-                }
+                self.with(b, o, |b| {
+                    for x in 0..n {
+                        a.and_row(x, b.row(x));
+                    }
+                });
                 a
             }
             Expr::Seq(es) => {
@@ -341,18 +371,18 @@ impl<'d, 'h> Interp<'d, 'h> {
                 }
                 for p in es {
                     acc = Some(match (acc, p) {
-                        // `R ; [S]`: R's columns in S
+                        // `R ; [S]`: R's columns in S (none: the sequence is empty)
                         (Some(mut m), Expr::Set(s)) => {
                             let set = self.set(s, o);
+                            if set.iter().all(|&w| w == 0) {
+                                return BitMatrix::new(n);
+                            }
                             for x in 0..n {
                                 m.and_row(x, &set);
                             }
                             m
                         }
-                        (Some(m), p) => {
-                            let p = self.expr(p, o);
-                            m.seq(&p)
-                        }
+                        (Some(m), p) => self.with(p, o, |p| m.seq(p)),
                         (None, p) => self.expr(p, o),
                     });
                 }
@@ -389,11 +419,15 @@ impl<'d, 'h> Interp<'d, 'h> {
         let n = h.n();
         let mut out = vec![0u64; n.div_ceil(64)];
         match s {
-            Set::Base(b) => {
-                for x in (0..n).filter(|&x| in_base(h, *b, x)) {
-                    bit(&mut out, x);
+            Set::Base(b) => match self.bases.iter().find(|(c, _)| c == b) {
+                Some((_, set)) => out.copy_from_slice(set),
+                None => {
+                    for x in (0..n).filter(|&x| in_base(h, *b, x)) {
+                        bit(&mut out, x);
+                    }
+                    self.bases.push((*b, out.clone()));
                 }
-            }
+            },
             Set::Param => bit(&mut out, o.expect("the parameter is bound")),
             Set::Named(name, applied) => {
                 let name: &'d str = *self.lets.get_key_value(name.as_str()).expect("declared").0;
@@ -492,6 +526,35 @@ impl<'d, 'h> Interp<'d, 'h> {
             }
             BaseRel::Empty => BitMatrix::new(n),
         }
+    }
+}
+
+/// Counts the uses of each name in `e`.
+fn count_names<'d>(e: &'d Expr, uses: &mut HashMap<&'d str, usize>) {
+    match e {
+        Expr::Named(n, _) => *uses.entry(n.as_str()).or_default() += 1,
+        Expr::Base(_) => {}
+        Expr::Set(s) => count_set(s, uses),
+        Expr::Union(es) | Expr::Seq(es) => es.iter().for_each(|e| count_names(e, uses)),
+        Expr::Diff(a, b) | Expr::Inter(a, b) => {
+            count_names(a, uses);
+            count_names(b, uses);
+        }
+        Expr::Inv(a) | Expr::Plus(a) | Expr::Star(a) | Expr::Opt(a) | Expr::Big(a) => {
+            count_names(a, uses)
+        }
+    }
+}
+
+fn count_set<'d>(s: &'d Set, uses: &mut HashMap<&'d str, usize>) {
+    match s {
+        Set::Named(n, _) => *uses.entry(n.as_str()).or_default() += 1,
+        Set::Dom(e) | Set::Ran(e) => count_names(e, uses),
+        Set::Union(a, b) | Set::Inter(a, b) | Set::Diff(a, b) => {
+            count_set(a, uses);
+            count_set(b, uses);
+        }
+        Set::Base(_) | Set::Param => {}
     }
 }
 

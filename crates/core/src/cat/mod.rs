@@ -1,5 +1,5 @@
 //! The models stated once, in a small relation language after herd7's
-//! `.cat` (docs/design/README.md, "The models' definitions"): each model is
+//! `.cat` (docs/design/definitions.md): each model is
 //! a text in [`defs`], parsed here into [`Stmt`]s and interpreted on dense
 //! bit matrices by [`eval`]. The engines (the dense models of
 //! [`crate::models`], their sparse forms in [`crate::scale`], the
