@@ -29,7 +29,7 @@ fn shape(seed: u64) -> Sample {
         ops: 4,
         vars: 2,
         annotations: true,
-        timed: seed % 3 == 0,
+        timed: seed.is_multiple_of(3),
         finals: true,
         thin_air: false,
         stale: [0.05, 0.3, 1.0][(seed % 3) as usize],

@@ -307,7 +307,7 @@ impl<'d, 'h> Interp<'d, 'h> {
             Expr::Base(b) => self.base(*b),
             Expr::Named(name, applied) => {
                 // the definition outlives the interpreter's borrows of names
-                let name: &'d str = *self.lets.get_key_value(name.as_str()).expect("declared").0;
+                let name: &'d str = self.lets.get_key_value(name.as_str()).expect("declared").0;
                 match self.named(name, *applied, o) {
                     Value::Rel(m) => m,
                     Value::Set(_) => unreachable!("a relation"),
@@ -430,7 +430,7 @@ impl<'d, 'h> Interp<'d, 'h> {
             },
             Set::Param => bit(&mut out, o.expect("the parameter is bound")),
             Set::Named(name, applied) => {
-                let name: &'d str = *self.lets.get_key_value(name.as_str()).expect("declared").0;
+                let name: &'d str = self.lets.get_key_value(name.as_str()).expect("declared").0;
                 match self.named(name, *applied, o) {
                     Value::Set(s) => out = s,
                     Value::Rel(_) => unreachable!("a set"),

@@ -144,7 +144,7 @@ pub fn text(s: Sample, seed: u64) -> String {
     }
     let mut out = lines.join("\n");
     out.push('\n');
-    let last = (0..nv).filter(|&x| used[x]).last();
+    let last = (0..nv).rfind(|&x| used[x]);
     if let Some(x) = last.filter(|_| s.finals && rng.chance(0.4)) {
         let v = if rng.chance(0.7) {
             mem[x]

@@ -18,7 +18,7 @@ fn shape(seed: u64) -> Sample {
         ops: 6,
         vars: 3,
         annotations: true,
-        timed: seed % 3 == 0,
+        timed: seed.is_multiple_of(3),
         finals: true,
         thin_air: true,
         stale: [0.05, 0.2, 1.0][(seed % 5 % 3) as usize],
