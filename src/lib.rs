@@ -2,7 +2,7 @@
 //! the layers stack (each uses only those listed before it):
 //!
 //! - [`parsers`]: the input formats, syntax only, every record located;
-//! - the core ([`history`], [`relation`], [`models`], [`scale`],
+//! - the core ([`history`], [`relation`], [`cat`], [`models`], [`scale`],
 //!   [`complete`], [`certificate`], [`check`], [`gen`], [`budget`]):
 //!   histories, the models as the papers define them and their forms at
 //!   scale, the gradual pipeline, certificates;
@@ -14,7 +14,7 @@
 //! The `memconform` binary adds the command line and the batch driver.
 
 pub use memconform_core::{
-    budget, certificate, check, complete, gen, history, models, relation, scale,
+    budget, cat, certificate, check, complete, gen, history, models, relation, scale,
 };
 pub use memconform_ingest as ingest;
 pub use memconform_ingest::gem5;

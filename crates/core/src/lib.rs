@@ -12,6 +12,7 @@
 //! ingestion, report and campaign crates and the `memconform` binary do.
 
 pub mod budget;
+pub mod cat;
 pub mod certificate;
 pub mod check;
 pub mod complete;

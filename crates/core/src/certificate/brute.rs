@@ -1,12 +1,12 @@
 //! A definition-level decision of SC, TSO and PSO for small histories, for
 //! the validator: every total store order (per variable, a permutation of
 //! its writes after the initial one) is tried against the model's
-//! axiomatic definition ([`super::validate::store_order`]: the acyclicity
+//! axiomatic definition ([`super::witness::store_order`]: the acyclicity
 //! graphs with `ww` and `rw`, RMW atomicity, `@final`). It shares no code
 //! with the engines (no saturation, no search): a violation with no cycle
 //! (`NoStoreOrder`) is confirmed only when no store order at all works.
 
-use super::validate::{self, StoreModel};
+use super::witness::{self, StoreModel};
 use crate::history::{History, OpId};
 
 /// The largest history brute force decides, in operations the input gave
@@ -60,7 +60,7 @@ pub fn decide(h: &History, model: StoreModel) -> Brute {
         let order: Vec<Vec<OpId>> = (0..nv)
             .map(|x| std::iter::once(x).chain(perms[x].iter().copied()).collect())
             .collect();
-        if validate::store_order(h, model, &order).is_ok() {
+        if witness::store_order(h, model, &order).is_ok() {
             return Brute::Consistent(order);
         }
         // the next combination: an odometer of per-variable permutations

@@ -42,7 +42,7 @@ use crate::history::fx::{FxMap, FxSet};
 
 use serde::Serialize;
 
-use super::validate::StoreModel;
+use super::witness::{self, StoreModel};
 use super::{Pattern, Rel, Step, Violation};
 use crate::history::{History, OpId, OpKind};
 
@@ -74,7 +74,7 @@ impl Bits {
     fn row(&self, a: usize) -> &[u64] {
         &self.bits[a * self.w..(a + 1) * self.w]
     }
-    fn ones(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn ones(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
         self.row(a).iter().enumerate().flat_map(|(i, &word)| {
             let mut x = word;
             std::iter::from_fn(move || {
@@ -196,12 +196,9 @@ impl Pi {
         // `W→W`, which PSO leaves to full fences): it is absent
         let partial = |o: OpId| h.ops[o].kind == OpKind::Fence && h.ops[o].ann.partial_fence();
         match self {
-            Pi::PoLocLlh => return !super::validate::po_loc_llh(h, a, b),
-            Pi::PoRmo => return !super::validate::rmo_po(h, a, b),
-            Pi::Ob => {
-                return !(super::validate::armv8_bob(h, a, b)
-                    || super::validate::armv8_aob(h, a, b))
-            }
+            Pi::PoLocLlh => return !witness::po_loc_llh(h, a, b),
+            Pi::PoRmo => return !witness::rmo_po(h, a, b),
+            Pi::Ob => return !(witness::armv8_bob(h, a, b) || witness::armv8_aob(h, a, b)),
             _ => {}
         }
         if !matches!(self, Pi::Po | Pi::PoLoc) && (partial(a) || partial(b)) {
@@ -226,7 +223,7 @@ impl Pi {
     /// write keeps everything after it; `po` and `po-loc` are transitive).
     /// A row is `a`'s `po` successors less the operations [`Pi::relaxed`]
     /// drops after `a`, taken as bit masks of kinds and variables.
-    fn matrix(self, h: &History) -> Bits {
+    pub(crate) fn matrix(self, h: &History) -> Bits {
         let n = h.n();
         let mut kept = Bits::new(n);
         if matches!(self, Pi::PoLocLlh | Pi::PoRmo | Pi::Ob) {

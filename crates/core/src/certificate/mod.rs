@@ -6,6 +6,7 @@
 pub mod brute;
 pub mod derive;
 pub mod validate;
+pub mod witness;
 
 use serde::Serialize;
 

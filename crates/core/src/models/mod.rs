@@ -1,5 +1,8 @@
-//! The consistency models, one file each, as the papers define them, in
-//! the relation algebra of [`crate::relation::algebra`]: the polynomial
+//! The consistency models. Each is stated once in [`crate::cat::defs`]
+//! (docs/design/definitions.md); the files here are their engines, one
+//! file each, in the relation algebra of [`crate::relation::algebra`] and
+//! tested equal to the definitions (SC, TSO, PSO and RMO's graphs are read
+//! off them, [`Spec::of_definition`]): the polynomial
 //! ones (CC … wSC) decide a history and compute a partial store order; SC,
 //! TSO and PSO are given as acyclicity graphs ([`Spec`]) that the
 //! completion engines ([`crate::complete`]) complete. Their facts (names,

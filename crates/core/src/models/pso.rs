@@ -2,10 +2,9 @@
 //! variable): some store order `ww` makes `po-loc ∪ wr ∪ ww ∪ rw` and
 //! `po-pso ∪ wre ∪ ww ∪ rw` acyclic, with RMW atomicity and `@final`.
 
-use crate::certificate::{Pattern, Rel};
 use crate::history::{History, OpId};
 use crate::models::common::{preserved, relaxes, Kind, Relaxed};
-use crate::models::Spec;
+use crate::models::{Model, Spec};
 use crate::relation::BitMatrix;
 
 /// The program-order pairs per-variable store buffers reorder: (plain write,
@@ -24,12 +23,13 @@ pub const RELAXED: [Relaxed; 2] = [
     },
 ];
 
-/// PSO's two acyclicity graphs (consistency-framework-2k §4.2, `rf-pso = wre`).
+/// PSO's two acyclicity graphs as its definition states them
+/// (crate::cat::defs; consistency-framework-2k §4.2, `rf-pso = wre`).
 pub fn spec(h: &History) -> Spec {
-    Spec::loc_mm(h, (Rel::PoPso, po_pso(h)), Pattern::CyclicPso)
+    Spec::of_definition(h, Model::Pso)
 }
 
-/// `po-pso = (po \ RELAXED)⁺` (consistency-framework-2k §4.2; fences order everything).
+/// `po-pso = (po \ RELAXED)⁺` (by hand, tested equal to the definition's) (consistency-framework-2k §4.2; fences order everything).
 pub fn po_pso(h: &History) -> BitMatrix {
     preserved(h, &RELAXED)
 }

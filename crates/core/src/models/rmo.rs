@@ -13,10 +13,9 @@
 //! nothing of another variable; acquire and release annotations are ARMv8's
 //! and mean nothing to RMO.
 
-use crate::certificate::{Pattern, Rel};
 use crate::history::History;
 use crate::models::common::{self, Kind, Relaxed};
-use crate::models::{Graph, Spec};
+use crate::models::Spec;
 use crate::relation::BitMatrix;
 
 /// Every program-order pair of accesses (consistency-framework-2k §4.2:
@@ -44,26 +43,15 @@ pub const RELAXED: [Relaxed; 4] = [
     },
 ];
 
-/// RMO's two acyclicity graphs (consistency-framework-2k §4.2: `G_loc-llh`
-/// and `G_mm` with `po-rmo`, `rf-rmo = wre`).
+/// RMO's two acyclicity graphs as its definition states them
+/// (crate::cat::defs; consistency-framework-2k §4.2: `G_loc-llh` and `G_mm`
+/// with `po-rmo`, `rf-rmo = wre`).
 pub fn spec(h: &History) -> Spec {
-    let wr = h.wr();
-    let wre = common::wre(h, &wr);
-    Spec {
-        graphs: vec![
-            Graph {
-                pattern: Pattern::CyclicUniproc,
-                fixed: vec![(Rel::PoLoc, po_loc_llh(h)), (Rel::Wr, wr)],
-            },
-            Graph {
-                pattern: Pattern::CyclicRmo,
-                fixed: vec![(Rel::PoRmo, po_rmo(h)), (Rel::Wre, wre)],
-            },
-        ],
-    }
+    Spec::of_definition(h, crate::models::Model::Rmo)
 }
 
-/// `po-loc_llh = po-loc \ (R × R)` (consistency-framework-2k §4.2, load-load hazards).
+/// `po-loc_llh = po-loc \ (R × R)` (consistency-framework-2k §4.2, load-load
+/// hazards; by hand, tested equal to the definition's).
 pub fn po_loc_llh(h: &History) -> BitMatrix {
     let r = Kind::R.set(h);
     common::po_loc(h).minus_product(&r, &r)

@@ -1,10 +1,12 @@
 //! A model with a store order as acyclicity graphs (consistency-framework-2k
 //! §3.1, §4.1): each graph's fixed relations, to which completion adds the
-//! store order `ww` and `rw = wr⁻¹ ; ww`.
+//! store order `ww` and `rw = wr⁻¹ ; ww`; read off the model's definition
+//! (crate::cat::defs) by [`Spec::of_definition`] (ARMv8's are the
+//! framework's graphs, stated in models::armv8).
 
+use crate::cat::{self, Axiom, Check, Expr, Interp, Stmt};
 use crate::certificate::{Pattern, Rel};
 use crate::history::History;
-use crate::models::common;
 use crate::relation::BitMatrix;
 
 /// One acyclicity condition: `fixed ∪ ww ∪ rw` must be acyclic.
@@ -19,23 +21,44 @@ pub struct Spec {
 }
 
 impl Spec {
-    /// The framework's two graphs (consistency-framework-2k §4.1, validity):
-    /// `G_loc = po-loc ∪ wr` (uniprocessor) and `G_mm = po-mm ∪ wre`, where
-    /// `po-mm` is the model's preserved program order.
-    pub fn loc_mm(h: &History, po_mm: (Rel, BitMatrix), pattern: Pattern) -> Spec {
-        let wr = h.wr();
-        let wre = common::wre(h, &wr);
-        Spec {
-            graphs: vec![
-                Graph {
-                    pattern: Pattern::CyclicUniproc,
-                    fixed: vec![(Rel::PoLoc, common::po_loc(h)), (Rel::Wr, wr)],
-                },
-                Graph {
-                    pattern,
-                    fixed: vec![po_mm, (Rel::Wre, wre)],
-                },
-            ],
+    /// The acyclicity graphs a store-order model's definition states
+    /// ([`crate::cat::defs`]): each `acyclic` check of a union with `ww`
+    /// and `rw = wr⁻¹ ; ww`, the other parts interpreted as its fixed
+    /// relations, in order, labelled by their names.
+    pub fn of_definition(h: &History, model: crate::models::Model) -> Spec {
+        let def = cat::definition(model);
+        let mut interp = Interp::new(h, def, None);
+        let mut graphs = Vec::new();
+        for s in &def.stmts {
+            let Stmt::Check {
+                forall: false,
+                check: Check::Acyclic,
+                expr: Expr::Union(parts),
+                axiom: Axiom::Pattern(pattern),
+            } = s
+            else {
+                continue;
+            };
+            let ww = Expr::Base(cat::BaseRel::Ww);
+            let rw = Expr::Named("rw".into(), false);
+            if !parts.contains(&ww) || !parts.contains(&rw) {
+                continue;
+            }
+            let fixed = parts
+                .iter()
+                .filter(|&e| *e != ww && *e != rw)
+                .map(|e| {
+                    let name = cat::eval::label(e);
+                    let rel =
+                        cat::rel_named(&name).unwrap_or_else(|| panic!("`{name}` labels no edge"));
+                    (rel, interp.expr(e, None))
+                })
+                .collect();
+            graphs.push(Graph {
+                pattern: *pattern,
+                fixed,
+            });
         }
+        Spec { graphs }
     }
 }

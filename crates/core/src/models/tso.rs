@@ -2,10 +2,9 @@
 //! store order `ww` makes `po-loc ∪ wr ∪ ww ∪ rw` (uniprocessor) and
 //! `ppo ∪ wre ∪ ww ∪ rw` acyclic, with RMW atomicity and `@final`.
 
-use crate::certificate::{Pattern, Rel};
 use crate::history::{History, OpId};
 use crate::models::common::{preserved, relaxes, Kind, Relaxed};
-use crate::models::Spec;
+use crate::models::{Model, Spec};
 use crate::relation::BitMatrix;
 
 /// The program-order pairs a store buffer reorders: (plain write, plain
@@ -16,12 +15,13 @@ pub const RELAXED: [Relaxed; 1] = [Relaxed {
     across: false,
 }];
 
-/// TSO's two acyclicity graphs (consistency-framework-2k §4.2, `po-tso = ppo`, `rf-tso = wre`).
+/// TSO's two acyclicity graphs as its definition states them
+/// (crate::cat::defs; consistency-framework-2k §4.2, `po-tso = ppo`, `rf-tso = wre`).
 pub fn spec(h: &History) -> Spec {
-    Spec::loc_mm(h, (Rel::Ppo, ppo(h)), Pattern::CyclicTso)
+    Spec::of_definition(h, Model::Tso)
 }
 
-/// `ppo = (po \ RELAXED)⁺` (consistency-framework-2k §4.2 `po-tso`; a fence or RMW between
+/// `ppo = (po \ RELAXED)⁺` (by hand, tested equal to the definition's) (consistency-framework-2k §4.2 `po-tso`; a fence or RMW between
 /// a write and a read orders them).
 pub fn ppo(h: &History) -> BitMatrix {
     preserved(h, &RELAXED)
