@@ -125,6 +125,12 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
         for (name, n) in counts {
             let _ = writeln!(out, "  {name:<10} {n}");
         }
+        if let Some(edits) = c.base_edits()? {
+            let _ = writeln!(out, "base edits ({}):", campaign::BASE_EDITS);
+            for e in &edits.entries {
+                let _ = writeln!(out, "  {e}");
+            }
+        }
         let jobs = memconform_mutate::slurm::submissions(&c);
         if let Some(last) = jobs.last() {
             let _ = writeln!(
@@ -205,6 +211,8 @@ fn campaign_inputs(dir: &std::path::Path) -> memconform_report::Inputs {
         "campaign.toml",
         "mutants.jsonl",
         "base.patch",
+        campaign::BASE_EDITS,
+        campaign::BASE_EDITS_PATCH,
         "patches",
         "runs",
     ] {
@@ -327,6 +335,12 @@ pub(crate) struct InitArgs {
     pub sample: Option<usize>,
     #[arg(long, default_value_t = 0)]
     pub sample_seed: u64,
+    /// A base-edit file (see `mutate apply-edits --help`): edits of the
+    /// protocol's transitions applied to the campaign's base before its
+    /// mutants are made and its baseline runs; kept in the campaign
+    /// (base.edits) with the diff they make (base-edits.patch).
+    #[arg(long, value_name = "FILE")]
+    pub base_edits: Option<PathBuf>,
 }
 
 /// Names each catalogue bug of `named` where its edit is among `mutants`
@@ -373,8 +387,25 @@ fn config_mutants(
 
 /// `mutate init`: generates the mutants and writes the campaign.
 pub(crate) fn init(args: &InitArgs) -> i32 {
+    use memconform_mutate::base_edits;
+    // the protocol as the campaign's base holds it: the base edits applied
+    let edits = match args.base_edits.as_deref().map(base_edits::load).transpose() {
+        Ok(e) => e,
+        Err(e) => {
+            say!("memconform mutate init: --base-edits: {e}");
+            return exit::INPUT_ERROR;
+        }
+    };
+    let (protocol, applied) =
+        match base_edits::load_protocol(&args.gem5_root, &args.protocol, edits.as_ref()) {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                say!("memconform mutate init: {e}");
+                return exit::INPUT_ERROR;
+            }
+        };
     let mutants = if args.catalogue {
-        memconform_mutate::catalogue::catalogue(&args.gem5_root, &args.protocol).map(|named| {
+        memconform_mutate::catalogue::resolve(&protocol).map(|named| {
             let mut out = Vec::new();
             name_catalogue(&mut out, named, true);
             out
@@ -384,7 +415,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
             classes: args.classes.clone(),
             include_dma: args.dma,
         };
-        memconform_mutate::ops::generate(&args.gem5_root, &args.protocol, &opts)
+        memconform_mutate::ops::generate_from(&protocol, &opts)
     };
     let mut mutants = match mutants {
         Ok(m) => m,
@@ -438,7 +469,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
     if !args.catalogue {
         // name the catalogue's bugs wherever they appear; a protocol without
         // a catalogue, or one that does not resolve, names none
-        let named = memconform_mutate::catalogue::catalogue(&args.gem5_root, &args.protocol);
+        let named = memconform_mutate::catalogue::resolve(&protocol);
         let named = match named {
             Ok(named) => named,
             Err(e) if args.with_catalogue => {
@@ -485,8 +516,14 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         coverage: !args.no_coverage,
         stop_at_violation: args.stop_at_violation,
     };
-    match Campaign::init(&args.dir, settings, mutants) {
+    let recorded = edits.as_ref().zip(applied.as_ref());
+    match Campaign::init_with_edits(&args.dir, settings, mutants, recorded) {
         Ok(c) => {
+            if let Some(applied) = &applied {
+                for (entry, sites) in &applied.changes {
+                    say!("base edit {entry} changed {} transitions", sites.len());
+                }
+            }
             let mut by_op = std::collections::BTreeMap::new();
             for m in &c.mutants {
                 *by_op.entry(m.op.as_str()).or_insert(0usize) += 1;
@@ -725,11 +762,16 @@ pub(crate) fn add(args: &AddArgs) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(&e),
     };
-    let (root, protocol) = (&c.settings.gem5_root, &c.settings.protocol);
+    let protocol = &c.settings.protocol;
+    // the protocol as the campaign's slots hold it (its base edits applied)
+    let p = match c.protocol() {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
     // the catalogue, read once: what --catalogue adds, and the names of
     // the --only mutants that are catalogue bugs
     let named = if args.catalogue || !args.only.is_empty() {
-        match catalogue::catalogue(root, protocol) {
+        match catalogue::resolve(&p) {
             Ok(named) => named,
             Err(e) if args.catalogue => return fail(&e),
             Err(_) => Vec::new(),
@@ -743,7 +785,7 @@ pub(crate) fn add(args: &AddArgs) -> i32 {
             classes: vec!["all".to_string()],
             include_dma: true,
         };
-        let all = match memconform_mutate::ops::generate(root, protocol, &opts) {
+        let all = match memconform_mutate::ops::generate_from(&p, &opts) {
             Ok(all) => all,
             Err(e) => return fail(&e),
         };

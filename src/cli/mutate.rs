@@ -28,6 +28,9 @@ enum MutateCommand {
     /// Apply one mutant to your gem5 tree, in place (or revert it: --revert).
     #[command(long_about = APPLY_ABOUT, after_long_help = APPLY_HELP)]
     Apply(ApplyArgs),
+    /// Apply a base-edit file to your gem5 tree, in place (or take it back: --revert).
+    #[command(name = "apply-edits", long_about = EDITS_ABOUT, after_long_help = EDITS_HELP)]
+    ApplyEdits(ApplyEditsArgs),
     /// Create a campaign: the mutants, their patches, your build and run commands, the seeds.
     #[command(after_long_help = CAMPAIGN_HELP)]
     Init(Box<super::campaign::InitArgs>),
@@ -47,7 +50,9 @@ enum MutateCommand {
 
 const CAMPAIGN_HELP: &str = "\
 A campaign directory holds campaign.toml (the settings), mutants.jsonl and patches/ID.diff (the \
-mutants), base.patch (your uncommitted changes), append-only event logs events-K.jsonl, and \
+mutants), base.patch (your uncommitted changes), with --base-edits base.edits and \
+base-edits.patch (the base edits and their diff, applied after base.patch), append-only event \
+logs events-K.jsonl, and \
 runs/ID/ (each mutant's build log, the output of its killing seed, every run's history rows). \
 Your gem5 tree is never written: slots are `git clone --shared` copies of it.
 
@@ -184,6 +189,54 @@ Examples:
   memconform mutate apply --revert --gem5-root ~/gem5 --protocol MESI_Two_Level
   memconform mutate apply 9478 --gem5-root ~/gem5 --protocol MI_example   # a unique id prefix";
 
+const EDITS_ABOUT: &str = "\
+Apply a base-edit file to your gem5 tree, in place: edits of a protocol's transitions (an action \
+added after or before another, or removed) that a campaign's base needs, the same file `mutate \
+init --base-edits` takes. Each entry ends with `;` (`//` comments, as in SLICC):
+
+  in MACHINE, transition(STATES, EVENTS): add ACTION after ACTION;
+  in MACHINE, transition(STATES, EVENTS): add ACTION before ACTION;
+  in MACHINE, transition(STATES, EVENTS): remove ACTION;
+  in MACHINE, with ACTION [without ACTION]: add ACTION after ACTION;
+
+MACHINE is X of `machine(MachineType:X, ...)`. transition(STATES, EVENTS) names one transition \
+header by its states and events (a list `{A, B}` where the header has one); `with A without B` \
+names every transition of the machine whose actions include A and lack B. An added action joins \
+its neighbour's line, so SLICC's line numbers do not move. An entry whose machine, state, event, \
+action or transition the protocol lacks, that matches nothing, or that would add an action a \
+transition runs already, is an error at its file:line:col: nothing is skipped.
+
+The diff made is recorded at the root in .memconform-base-edits.diff; --revert takes it back \
+(refused when a file was edited since) and removes the record.";
+
+const EDITS_HELP: &str = "\
+Exit codes: 0 applied or reverted; 2 a bad entry (file:line:col), an entry the protocol does \
+not have, edits applied already (or none to revert), or a file that cannot be read or written.
+
+Example (MOESI_AMD_Base: a cluster invalidation tells core 1's load queue too):
+  in CorePair, with i1_invCluster without forward_eviction_to_cpu1:
+      add forward_eviction_to_cpu1 after i1_invCluster;
+
+  memconform mutate apply-edits base.edits --gem5-root ~/gem5 --protocol MOESI_AMD_Base
+  memconform mutate apply-edits --revert --gem5-root ~/gem5 --protocol MOESI_AMD_Base";
+
+#[derive(Args)]
+struct ApplyEditsArgs {
+    /// The base-edit file; optional with --revert.
+    #[arg(required_unless_present = "revert")]
+    file: Option<PathBuf>,
+    /// The gem5 root to write (or a directory holding the protocol's .slicc
+    /// and .sm files).
+    #[arg(long, value_name = "DIR")]
+    gem5_root: PathBuf,
+    /// The protocol: the name of its .slicc file (MOESI_AMD_Base, ...).
+    #[arg(long)]
+    protocol: String,
+    /// Take back the edits applied here: the files' texts before them.
+    #[arg(long, conflicts_with = "file")]
+    revert: bool,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     /// Counts per operator and class, then one line per mutant.
@@ -262,6 +315,7 @@ pub fn run(args: MutateArgs) -> i32 {
         MutateCommand::List(a) => list(a),
         MutateCommand::Show(a) => show(&a),
         MutateCommand::Apply(a) => apply(&a),
+        MutateCommand::ApplyEdits(a) => apply_edits(&a),
         MutateCommand::Init(a) => super::campaign::init(&a),
         MutateCommand::Add(a) => super::campaign::add(&a),
         MutateCommand::Run(a) => super::campaign::run(&a),
@@ -565,5 +619,66 @@ fn apply(args: &ApplyArgs) -> i32 {
     {
         Ok(()) => exit::CONSISTENT,
         Err(e) => super::write_failed("mutate apply", "the next steps", &e),
+    }
+}
+
+/// Runs `mutate apply-edits`: a base-edit file written into the tree (or
+/// taken back with `--revert`).
+fn apply_edits(args: &ApplyEditsArgs) -> i32 {
+    use memconform_mutate::base_edits;
+    const CMD: &str = "memconform mutate apply-edits";
+    let dir = &args.gem5_root;
+    let protocol = &args.protocol;
+    let rebuild = match slicc::protocol_root(dir, protocol) {
+        Ok((root, _)) => rebuild_hint(&root, protocol),
+        Err(e) => {
+            say!("{CMD}: {e}");
+            return exit::INPUT_ERROR;
+        }
+    };
+    let out = match &args.file {
+        None => match base_edits::revert_in_tree(dir, protocol) {
+            Ok(files) => format!(
+                "reverted the base edits: {} as before them\n\nNext: rebuild gem5, e.g.\n{rebuild}",
+                files.join(", ")
+            ),
+            Err(e) => {
+                say!("{CMD}: {e}");
+                return exit::INPUT_ERROR;
+            }
+        },
+        Some(file) => {
+            let applied = base_edits::load(file)
+                .and_then(|edits| base_edits::apply_in_tree(dir, protocol, &edits));
+            match applied {
+                Ok(a) => {
+                    let mut out = String::new();
+                    for (entry, sites) in &a.changes {
+                        out.push_str(&format!("{entry}\n"));
+                        for site in sites {
+                            out.push_str(&format!("  {site}\n"));
+                        }
+                    }
+                    out.push_str(&format!(
+                        "recorded in {} (`--revert` takes it back)\n\nNext: rebuild gem5 \
+                         (memconform does not build), e.g.\n{rebuild}",
+                        base_edits::TREE_RECORD
+                    ));
+                    out
+                }
+                Err(e) => {
+                    say!("{CMD}: {e}");
+                    return exit::INPUT_ERROR;
+                }
+            }
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => exit::CONSISTENT,
+        Err(e) => super::write_failed("mutate apply-edits", "the report", &e),
     }
 }

@@ -154,6 +154,7 @@ impl Mutant {
     }
 }
 
+pub mod base_edits;
 pub mod catalogue;
 pub mod listing;
 pub mod ops;

@@ -189,6 +189,18 @@ pub fn text(s: &State) -> String {
         all.n,
         pending
     );
+    if let Ok(Some(edits)) = c.base_edits() {
+        let _ = writeln!(
+            out,
+            "base edits: {} entries ({}; their diff: {})",
+            edits.entries.len(),
+            crate::campaign::BASE_EDITS,
+            crate::campaign::BASE_EDITS_PATCH
+        );
+        for e in &edits.entries {
+            let _ = writeln!(out, "  {e}");
+        }
+    }
     let clean = s
         .baseline
         .iter()

@@ -181,14 +181,30 @@ fn write_mutants(dir: &Path, mutants: &[Mutant]) -> Result<(), Error> {
     write_atomic(&dir.join("mutants.jsonl"), lines.as_bytes())
 }
 
+/// The campaign's base edits as their file was written (docs/design/campaigns.md
+/// §5, base edits): applied to every slot after `base.patch`.
+pub const BASE_EDITS: &str = "base.edits";
+/// The unified diff the base edits made of the user's files (for readers;
+/// slots apply it after `base.patch`).
+pub const BASE_EDITS_PATCH: &str = "base-edits.patch";
+
 impl Campaign {
     /// Creates a campaign in `dir` (new or empty): records the user's
     /// `HEAD` and uncommitted changes (`base.patch`), the settings and the
     /// mutants with their patches.
-    pub fn init(
+    pub fn init(dir: &Path, settings: Settings, mutants: Vec<Mutant>) -> Result<Campaign, Error> {
+        Campaign::init_with_edits(dir, settings, mutants, None)
+    }
+
+    /// [`Campaign::init`] with base edits: their file (`base.edits`) and
+    /// the diff they made (`base-edits.patch`, which every slot applies
+    /// after `base.patch`). The mutants must have been made from the
+    /// edited files (see [`crate::base_edits::load_protocol`]).
+    pub fn init_with_edits(
         dir: &Path,
         mut settings: Settings,
         mutants: Vec<Mutant>,
+        edits: Option<(&crate::base_edits::Edits, &crate::base_edits::Applied)>,
     ) -> Result<Campaign, Error> {
         if dir.exists()
             && fs::read_dir(dir)
@@ -223,6 +239,10 @@ impl Campaign {
         }
         fs::create_dir_all(dir.join("patches")).map_err(|e| io_err(dir, e))?;
         write_atomic(&dir.join("base.patch"), base_patch.as_bytes())?;
+        if let Some((edits, applied)) = edits {
+            write_atomic(&dir.join(BASE_EDITS), edits.text.as_bytes())?;
+            write_atomic(&dir.join(BASE_EDITS_PATCH), applied.diff.as_bytes())?;
+        }
         let toml = toml::to_string_pretty(&settings).map_err(|e| err(e.to_string()))?;
         write_atomic(&dir.join("campaign.toml"), toml.as_bytes())?;
         for m in &mutants {
@@ -270,6 +290,31 @@ impl Campaign {
         write_mutants(dir, &c.mutants)?;
         drop(held);
         Ok((c, added))
+    }
+
+    /// The campaign's base edits (`base.edits`), if it has any.
+    pub fn base_edits(&self) -> Result<Option<crate::base_edits::Edits>, Error> {
+        let path = self.dir.join(BASE_EDITS);
+        if !path.exists() {
+            return Ok(None);
+        }
+        crate::base_edits::load(&path)
+            .map(Some)
+            .map_err(|e| err(e.to_string()))
+    }
+
+    /// The campaign's protocol as its slots hold it: read from the user's
+    /// tree, the base edits applied (in memory). New mutants are made from
+    /// it.
+    pub fn protocol(&self) -> Result<crate::slicc::Protocol, Error> {
+        let edits = self.base_edits()?;
+        crate::base_edits::load_protocol(
+            &self.settings.gem5_root,
+            &self.settings.protocol,
+            edits.as_ref(),
+        )
+        .map(|(p, _)| p)
+        .map_err(|e| err(format!("{e} (the campaign's base edits, {BASE_EDITS})")))
     }
 
     /// Opens the campaign in `dir`.

@@ -208,19 +208,22 @@ impl Slot {
         }
     }
 
-    /// Back to the base: the commit, the user's changes, no mutant.
+    /// Back to the base: the commit, the user's changes, the base edits
+    /// (each applied once to a fresh checkout), no mutant.
     pub(super) fn reset(&self, c: &Campaign) -> Result<(), Error> {
         git(
             &self.root,
             &["checkout", "--quiet", "--force", &c.settings.base_commit],
         )?;
-        let base = c.dir.join("base.patch");
-        if fs::metadata(&base).map(|m| m.len() > 0).unwrap_or(false) {
-            let base = base.canonicalize().map_err(|e| io_err(&base, e))?;
-            git(
-                &self.root,
-                &["apply", "--whitespace=nowarn", &base.to_string_lossy()],
-            )?;
+        for name in ["base.patch", BASE_EDITS_PATCH] {
+            let base = c.dir.join(name);
+            if fs::metadata(&base).map(|m| m.len() > 0).unwrap_or(false) {
+                let base = base.canonicalize().map_err(|e| io_err(&base, e))?;
+                git(
+                    &self.root,
+                    &["apply", "--whitespace=nowarn", &base.to_string_lossy()],
+                )?;
+            }
         }
         Ok(())
     }

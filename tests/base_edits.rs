@@ -1,0 +1,175 @@
+//! Base edits in a campaign (docs/design/campaigns.md §5, base edits), on
+//! the STAND-IN for gem5 with the invented protocol Toyco
+//! (tests/data/slicc/toyco) in its tree: `mutate init --base-edits` makes
+//! the mutants from the edited files, keeps the edit file and its diff, and
+//! every slot holds the user's changes and the edits, once, also after a
+//! resume and a `mutate add`.
+
+#[allow(dead_code)] // the campaign tests use the rest
+mod stand_in;
+
+use std::process::Command;
+
+use memconform::mutate::campaign::{Campaign, State, Status};
+use memconform::mutate::{mutant_id, sha256_hex};
+use stand_in::{fresh, run_all};
+
+const PROTO: &str = "src/mem/ruby/protocol";
+const EDITS: &str = "// every hit drops the line after it\n\
+                     in L1Cache, with h_hit without i_drop:\n    add i_drop after h_hit;\n";
+
+/// `memconform ARGS`: exit code, standard output, standard error.
+fn memconform(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The TDA mutant deleting `action` from the Toyco cache's `header`.
+fn tda(header: &str, action: &str) -> String {
+    mutant_id(&format!("Toyco-cache.sm::{header}::{action}::TDA"))
+}
+
+#[test]
+fn a_campaign_base_carries_its_edits_once_in_every_slot() {
+    let (base, root) = fresh("base-edits");
+    let data = stand_in::repo().join("tests/data/slicc/toyco");
+    for f in ["Toyco.slicc", "Toyco-cache.sm", "Toyco-dir.sm"] {
+        std::fs::copy(data.join(f), root.join(PROTO).join(f)).unwrap();
+    }
+    stand_in::sh(
+        &root,
+        "git add -A && git -c user.name=t -c user.email=t@t commit -qm toyco",
+    );
+    // an uncommitted change of the user's, in the file the edits change too
+    let cache = root.join(PROTO).join("Toyco-cache.sm");
+    let committed = std::fs::read_to_string(&cache).unwrap();
+    let local = committed.replacen("// Toyco's cache", "// Toyco's cache, locally changed,", 1);
+    assert_ne!(local, committed);
+    std::fs::write(&cache, &local).unwrap();
+    let edits = base.join("toyco.edits");
+    std::fs::write(&edits, EDITS).unwrap();
+    // the mutant deleting an action the edits added
+    let added = tda("transition(IS,Data,S)", "i_drop");
+    let camp = base.join("campaign");
+    let camp_s = camp.to_string_lossy().into_owned();
+    let root_s = root.to_string_lossy().into_owned();
+    let init = |edits: &str, dir: &str, only: &str| {
+        memconform(&[
+            "mutate",
+            "init",
+            dir,
+            "--gem5-root",
+            &root_s,
+            "--protocol",
+            "Toyco",
+            "--build",
+            "sh build.sh",
+            "--gem5",
+            "build/TOY/gem5.opt",
+            "--run",
+            "{gem5} -d {outdir} --seed {seed}",
+            "--seeds",
+            "1,2",
+            "--models",
+            "cc,sc",
+            "--run-timeout",
+            "5",
+            "--no-coverage",
+            "--only",
+            only,
+            "--base-edits",
+            edits,
+            // the slot must hold the user's change and the edits, or no build
+            "--precheck",
+            "grep -q 'locally changed' src/mem/ruby/protocol/Toyco-cache.sm && \
+             grep -q 'h_hit; i_drop;' src/mem/ruby/protocol/Toyco-cache.sm",
+        ])
+    };
+    // a bad entry: its file:line:col, and no campaign
+    let bad = base.join("bad.edits");
+    std::fs::write(
+        &bad,
+        "in L1Cache, with h_hit without i_drop:\n  add i_drop after z_stall;\n",
+    )
+    .unwrap();
+    let (code, _, err) = init(&bad.to_string_lossy(), &camp_s, &added);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.edits:1:1: `in L1Cache, with h_hit without i_drop: add i_drop after z_stall;`: transition(IS, Data, S) (src/mem/ruby/protocol/Toyco-cache.sm:57) does not run z_stall"), "{err}");
+    assert!(!camp.exists());
+    // without the edits, the mutant does not exist
+    let (code, _, err) = memconform(&[
+        "mutate",
+        "init",
+        &camp_s,
+        "--gem5-root",
+        &root_s,
+        "--protocol",
+        "Toyco",
+        "--build",
+        "true",
+        "--gem5",
+        "g",
+        "--run",
+        "true",
+        "--only",
+        &added,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("no mutant with id {added}")), "{err}");
+
+    let (code, _, err) = init(&edits.to_string_lossy(), &camp_s, &added);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("changed 4 transitions"), "{err}");
+    // the user's tree is not written
+    assert_eq!(std::fs::read_to_string(&cache).unwrap(), local);
+    // the campaign keeps the edit file and the diff the edits made of the
+    // user's file (with the user's change in it)
+    assert_eq!(
+        std::fs::read_to_string(camp.join("base.edits")).unwrap(),
+        EDITS
+    );
+    let diff = std::fs::read_to_string(camp.join("base-edits.patch")).unwrap();
+    assert!(
+        diff.starts_with(&format!("--- a/{PROTO}/Toyco-cache.sm\n")),
+        "{diff}"
+    );
+    assert_eq!(diff.matches("\n+  transition").count(), 4, "{diff}");
+    assert!(
+        diff.contains("+  transition(IS, Data, S) { h_hit; i_drop; }\n"),
+        "{diff}"
+    );
+    let edited = memconform::mutate::patch::apply_diff("f", &local, &diff).unwrap();
+    let c = Campaign::open(&camp).unwrap();
+    assert_eq!(c.mutants.len(), 1);
+    assert_eq!(c.mutants[0].base_sha256, sha256_hex(edited.as_bytes()));
+    // status and report show the edits
+    let (code, out, err) = memconform(&["mutate", "status", &camp_s]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("base edits (base.edits):\n  in L1Cache, with h_hit without i_drop: add i_drop after h_hit;\n"),
+        "{out}"
+    );
+    // the slot: checkout, the user's change, the edits; the precheck passes
+    assert_eq!(run_all(&c), 1);
+    let s = State::of(&c).unwrap();
+    assert_eq!(s.status[&added], Status::Survived, "{:?}", s.status);
+    let text = memconform::mutate::report::write_all(&s).unwrap();
+    assert!(text.contains("base edits: 1 entries (base.edits; their diff: base-edits.patch)\n  in L1Cache, with h_hit without i_drop: add i_drop after h_hit;\n"), "{text}");
+    // a mutant added later is made from the edited files too; the slot is
+    // reset to the base again, the edits applied once more (not twice)
+    let later = tda("transition({S,M},Load)", "i_drop");
+    let (code, _, err) = memconform(&["mutate", "add", &camp_s, "--only", &later]);
+    assert_eq!(code, 0, "{err}");
+    let c = Campaign::open(&camp).unwrap();
+    assert_eq!(run_all(&c), 1);
+    let s = State::of(&c).unwrap();
+    assert_eq!(s.status[&later], Status::Survived, "{:?}", s.status);
+    let _ = std::fs::remove_dir_all(&base);
+}
