@@ -169,7 +169,11 @@ pub fn judge(
 ) -> Run {
     let exit_kind = ExitKind::classify(code, output);
     let t = Instant::now();
-    let opts = Options::default();
+    // the checks' memory budget: a share of what this machine has (as `check`)
+    let opts = Options {
+        max_memory: memconform_ingest::limits::default_max_memory(),
+        ..Options::default()
+    };
     let mut verdicts: BTreeMap<String, String> = BTreeMap::new();
     let (mut decided_by, mut pattern, mut check_error) =
         (String::new(), String::new(), String::new());

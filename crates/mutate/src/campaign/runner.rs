@@ -421,7 +421,10 @@ pub(super) fn run_seed(
         memconform_ingest::watch::Watch::new(
             &outdir,
             models,
-            Options::default(),
+            Options {
+                max_memory: memconform_ingest::limits::default_max_memory(),
+                ..Options::default()
+            },
             memconform_ingest::Reading {
                 real_time: true,
                 ..Default::default()
