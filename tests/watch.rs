@@ -217,13 +217,13 @@ fn left_after(group: i32, secs: u64) -> Vec<i32> {
     }
 }
 
-/// The stand-in gem5: its pid to `pidfile`, two children in the background
+/// The stand-in gem5: its pid and process group to `pidfile`, two children in the background
 /// (`sleep`, and a `sleep` that ignores SIGTERM), then `tail` (`exec sleep
 /// 1000`, or `exit 0`: the command ends and leaves them).
 fn stand_in(pidfile: &Path, tail: &str) -> String {
     let f = pidfile.display();
     format!(
-        "echo $$ > {f}.tmp; sleep 1000 & (trap '' TERM; exec sleep 1000) & mv {f}.tmp {f}; {tail}"
+        "read -r _ _ _ _ pg _ < /proc/$$/stat; echo $$ $pg > {f}.tmp; sleep 1000 & (trap '' TERM; exec sleep 1000) & mv {f}.tmp {f}; {tail}"
     )
 }
 
@@ -241,12 +241,16 @@ fn start_watch(dir: &Path, command: &str, pidfile: &Path) -> (std::process::Chil
         .spawn()
         .expect("runs");
     let t = Instant::now();
-    let pid: i32 = loop {
-        if let Some(p) = std::fs::read_to_string(pidfile)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-        {
-            break p;
+    // the command's pid and group, as it wrote them (it may have ended
+    // already: `exit 0`)
+    let (_pid, group): (i32, i32) = loop {
+        let read = std::fs::read_to_string(pidfile).ok();
+        let ids = read.as_deref().and_then(|s| {
+            let mut w = s.split_whitespace().map(|x| x.parse().ok());
+            Some((w.next()??, w.next()??))
+        });
+        if let Some(ids) = ids {
+            break ids;
         }
         assert!(
             t.elapsed() < Duration::from_secs(20),
@@ -254,7 +258,6 @@ fn start_watch(dir: &Path, command: &str, pidfile: &Path) -> (std::process::Chil
         );
         std::thread::sleep(Duration::from_millis(20));
     };
-    let (group, _) = stat(pid).expect("the command runs");
     assert_ne!(
         group,
         child.id() as i32,
