@@ -72,17 +72,7 @@ pub fn text(s: Sample, seed: u64) -> String {
         }
         if !buffered.is_empty() && (live.is_empty() || rng.chance(0.35)) {
             let t = buffered[rng.below(buffered.len())];
-            let i = match per_var {
-                false => 0,
-                true => {
-                    let (x, _) = buffers[t][rng.below(buffers[t].len())];
-                    buffers[t]
-                        .iter()
-                        .position(|&(y, _)| y == x)
-                        .expect("buffered")
-                }
-            };
-            let (x, v) = buffers[t].remove(i);
+            let (x, v) = crate::gen::drain(&mut buffers[t], per_var, &mut rng);
             mem[x] = v;
             continue;
         }

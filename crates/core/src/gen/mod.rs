@@ -89,18 +89,7 @@ pub fn threads(memory: Memory, shape: Shape, seed: u64) -> Vec<Vec<RawOpKind>> {
         }
         if !buffered.is_empty() && (live.is_empty() || rng.chance(0.4)) {
             let t = buffered[rng.below(buffered.len())];
-            let i = match memory {
-                Memory::Tso => 0,
-                // PSO: the oldest write of some buffered variable
-                _ => {
-                    let (x, _) = buffers[t][rng.below(buffers[t].len())];
-                    buffers[t]
-                        .iter()
-                        .position(|&(y, _)| y == x)
-                        .expect("buffered")
-                }
-            };
-            let (x, v) = buffers[t].remove(i);
+            let (x, v) = drain(&mut buffers[t], memory != Memory::Tso, &mut rng);
             mem[x] = v;
             continue;
         }
@@ -229,6 +218,21 @@ pub fn history(memory: Memory, shape: Shape, seed: u64) -> History {
 /// A history of [`sc_threads`].
 pub fn sc_history(shape: Shape, seed: u64) -> History {
     History::from_threads(&sc_threads(shape, seed)).expect("generated values are unique")
+}
+
+/// The write a store buffer (`(variable, value)` pairs, oldest first)
+/// drains next, taken out of it: its oldest (TSO: one FIFO), or with
+/// `per_var` the oldest write of a variable drawn among those buffered
+/// (PSO: one FIFO per variable).
+pub(crate) fn drain(buffer: &mut Vec<(usize, u64)>, per_var: bool, rng: &mut Rng) -> (usize, u64) {
+    let i = match per_var {
+        false => 0,
+        true => {
+            let (x, _) = buffer[rng.below(buffer.len())];
+            buffer.iter().position(|&(y, _)| y == x).expect("buffered")
+        }
+    };
+    buffer.remove(i)
 }
 
 #[cfg(test)]

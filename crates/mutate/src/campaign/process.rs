@@ -251,14 +251,5 @@ pub fn fill(
     command
 }
 
-/// `s` as one shell word: as it is when plain, else single-quoted.
-pub fn shell_word(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c));
-    if plain {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
+/// The one shell quoting of every command memconform writes.
+pub use memconform_report::commands::shell_word;
