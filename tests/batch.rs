@@ -286,3 +286,45 @@ fn a_file_read_while_it_is_checked_whole_gives_only_its_error() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The summary shrinks counterexamples only from a file's first 64 broken
+/// histories (in input order), so a large file of broken histories holds
+/// their reports, not the histories, while it is checked whole: a different
+/// counterexample after 70 like ones is counted, not shown, and the output
+/// is the same with one worker and with two.
+#[test]
+fn the_summary_shows_counterexamples_of_the_first_broken_histories_only() {
+    let bin = env!("CARGO_BIN_EXE_memconform");
+    let dir = fresh_dir("first-broken");
+    std::fs::create_dir_all(&dir).unwrap();
+    // store buffering (SC forbids both reads of 0), 70 times; then a stale
+    // read after the thread's own write, a different counterexample
+    let mut text = String::new();
+    for i in 0..70 {
+        text += &format!("@name sb{i}\nt0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n---\n");
+    }
+    text += "@name stale\nt0: W(x,1) R(x,0)\n---\n";
+    let file = dir.join("many.hist");
+    std::fs::write(&file, text).unwrap();
+    let run = |jobs: &str| {
+        let out = Command::new(bin)
+            .args(["check", "--models", "sc", "-j", jobs])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        // (without the run's line: its time)
+        text.lines()
+            .filter(|l| !l.ends_with(" ms") && !l.ends_with(" s"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let one = run("1");
+    assert!(one.contains("71 break their promise"), "{one}");
+    assert!(one.contains("#0 sb0"), "{one}");
+    assert!(one.contains("#63\n"), "{one}");
+    assert!(one.contains("and 7 more breaking histories"), "{one}");
+    assert!(!one.contains("stale"), "{one}");
+    assert_eq!(one, run("2"));
+}

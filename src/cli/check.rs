@@ -617,6 +617,13 @@ fn check_batch(
     // the runs whose summary shows all the counterexamples it will: their
     // broken histories need not reach the sink whole
     let shown_enough: std::sync::Mutex<std::collections::HashSet<PathBuf>> = Default::default();
+    // per input, the smallest indices of its broken histories seen so far
+    // (at most EXAMPLE_CANDIDATES): a broken history is kept whole for the
+    // sink only while it can be among its input's first EXAMPLE_CANDIDATES,
+    // so a large file of broken histories held until it passed holds their
+    // reports, not the histories
+    let first_broken: std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<usize>>> =
+        Default::default();
     // enough histories per parallel step that small ones do not pay a
     // hand-off each (results still stream: a step is a few ms of work)
     let chunk = 64 * rayon::current_num_threads();
@@ -644,8 +651,11 @@ fn check_batch(
             // the summary shrinks a broken history's violation here, in turn
             Item::Checked(file, c) if !in_turn && summary && c.broken() => {
                 let r = how.render(file, &c, Vec::new());
-                // (dropped here, on the worker, once its run shows enough)
-                if shown_enough.lock().expect("not poisoned").contains(file) {
+                // (dropped here, on the worker, once its run shows enough
+                // or when it comes too late in its input to be shown)
+                if shown_enough.lock().expect("not poisoned").contains(file)
+                    || !among_first(&first_broken, file, c.history.index)
+                {
                     Ready::Rendered(r)
                 } else {
                     Ready::Broken(r, c)
@@ -661,6 +671,7 @@ fn check_batch(
                 Ready::Broken(r, c) => {
                     if wants_example(&batch.tally, batch.last_file.as_deref(), r.file)
                         && batch.write_failed.is_none()
+                        && among_shown(&batch.tally, batch.last_file.as_deref(), r.file)
                     {
                         example = brief::example(r.file, &c, opts, example_budget);
                     }
@@ -685,6 +696,7 @@ fn check_batch(
                     if summary
                         && c.broken()
                         && wants_example(&batch.tally, batch.last_file.as_deref(), file)
+                        && among_shown(&batch.tally, batch.last_file.as_deref(), file)
                     {
                         example = brief::example(file, &c, opts, example_budget);
                     }
@@ -868,6 +880,46 @@ fn closing(
 
 /// Whether the summary shows `file`'s next broken history's
 /// counterexample: a new run's first, or its run shows fewer than it will.
+/// How many of an input's broken histories, the first in input order, the
+/// summary may shrink for its counterexamples (until it shows
+/// `SHOWN_PER_RUN` different ones): the others are only counted.
+const EXAMPLE_CANDIDATES: usize = 64;
+
+/// Whether the broken history `index` of `file` is, of those seen so far,
+/// among the input's first [`EXAMPLE_CANDIDATES`] (each broken history of
+/// the first ones is, whatever order the workers see them in).
+fn among_first(
+    first: &std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<usize>>>,
+    file: &std::path::Path,
+    index: usize,
+) -> bool {
+    let mut first = first.lock().expect("not poisoned");
+    let seen = match first.get_mut(file) {
+        Some(seen) => seen,
+        None => first.entry(file.to_path_buf()).or_default(),
+    };
+    let at = seen.partition_point(|&i| i < index);
+    if at >= EXAMPLE_CANDIDATES {
+        return false;
+    }
+    seen.insert(at, index);
+    seen.truncate(EXAMPLE_CANDIDATES);
+    true
+}
+
+/// Whether the broken history the sink takes next (in input order) is one
+/// of its input's first [`EXAMPLE_CANDIDATES`]: only those may be shown,
+/// whichever the workers kept whole.
+fn among_shown(
+    tally: &Option<brief::Tally>,
+    last: Option<&std::path::Path>,
+    file: &std::path::Path,
+) -> bool {
+    tally
+        .as_ref()
+        .is_none_or(|t| last != Some(file) || t.broken < EXAMPLE_CANDIDATES)
+}
+
 fn wants_example(
     tally: &Option<brief::Tally>,
     last: Option<&std::path::Path>,

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use memconform_parsers::fx::FxMap;
 use memconform_parsers::hist::Ann;
 
 use super::{Axiom, BaseRel, BaseSet, Body, Check, Definition, Expr, Set, Stmt};
@@ -30,16 +31,65 @@ enum Value {
     Set(Vec<u64>),
 }
 
+/// A definition's `let`-bound names, numbered: the statement defining each
+/// and how often it is used (a `let` used once is not kept).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Names {
+    id: FxMap<String, usize>,
+    stmt: Vec<usize>,
+    uses: Vec<usize>,
+}
+
+impl Names {
+    /// The names `stmts` bind, and their uses there.
+    pub(crate) fn of(stmts: &[Stmt]) -> Names {
+        let mut names = Names::default();
+        let mut bind = |name: &str, i: usize| {
+            names.id.insert(name.to_string(), names.stmt.len());
+            names.stmt.push(i);
+        };
+        for (i, s) in stmts.iter().enumerate() {
+            match s {
+                Stmt::Let { name, .. } => bind(name, i),
+                Stmt::LetRec { group, .. } => group.iter().for_each(|(name, _)| bind(name, i)),
+                Stmt::Check { .. } => {}
+            }
+        }
+        let mut uses = HashMap::new();
+        for s in stmts {
+            match s {
+                Stmt::Let { body, .. } => match body {
+                    Body::Rel(e) => count_names(e, &mut uses),
+                    Body::Set(s) => count_set(s, &mut uses),
+                },
+                Stmt::LetRec { group, .. } => {
+                    group.iter().for_each(|(_, e)| count_names(e, &mut uses))
+                }
+                Stmt::Check { expr, .. } => count_names(expr, &mut uses),
+            }
+        }
+        names.uses = vec![0; names.stmt.len()];
+        for (name, n) in uses {
+            if let Some(&id) = names.id.get(name) {
+                names.uses[id] = n;
+            }
+        }
+        names
+    }
+
+    /// The number of a declared name.
+    fn id(&self, name: &str) -> usize {
+        *self.id.get(name).expect("a declared name")
+    }
+}
+
 /// A definition being interpreted on one history (and store order).
 pub struct Interp<'d, 'h> {
     h: &'h History,
     def: &'d Definition,
     ww: Option<BitMatrix>,
-    /// The statement defining each name.
-    lets: HashMap<&'d str, usize>,
-    memo: HashMap<(&'d str, Option<OpId>), Value>,
-    /// How often each name is used: a `let` used once is not kept.
-    uses: HashMap<&'d str, usize>,
+    /// The values of names kept, by name number and parameter value.
+    memo: FxMap<(usize, Option<OpId>), Value>,
     /// The base sets computed so far.
     bases: Vec<(BaseSet, Vec<u64>)>,
 }
@@ -126,39 +176,11 @@ impl<'d, 'h> Interp<'d, 'h> {
     /// `def` on `h`; `ww` is the store order a store-order model is checked
     /// against (transitive, per variable; [`ww_of_order`]).
     pub fn new(h: &'h History, def: &'d Definition, ww: Option<BitMatrix>) -> Interp<'d, 'h> {
-        let mut lets = HashMap::new();
-        for (i, s) in def.stmts.iter().enumerate() {
-            match s {
-                Stmt::Let { name, .. } => {
-                    lets.insert(name.as_str(), i);
-                }
-                Stmt::LetRec { group, .. } => {
-                    for (name, _) in group {
-                        lets.insert(name.as_str(), i);
-                    }
-                }
-                Stmt::Check { .. } => {}
-            }
-        }
-        let mut uses = HashMap::new();
-        for s in &def.stmts {
-            let mut count = |e: &'d Expr| count_names(e, &mut uses);
-            match s {
-                Stmt::Let { body, .. } => match body {
-                    Body::Rel(e) => count(e),
-                    Body::Set(s) => count_set(s, &mut uses),
-                },
-                Stmt::LetRec { group, .. } => group.iter().for_each(|(_, e)| count(e)),
-                Stmt::Check { expr, .. } => count(expr),
-            }
-        }
         Interp {
             h,
             def,
             ww,
-            lets,
-            memo: HashMap::new(),
-            uses,
+            memo: FxMap::default(),
             bases: Vec::new(),
         }
     }
@@ -244,20 +266,21 @@ impl<'d, 'h> Interp<'d, 'h> {
             .collect()
     }
 
-    fn named(&mut self, name: &'d str, applied: bool, o: Option<OpId>) -> Value {
-        let key = (name, if applied { o } else { None });
+    fn named(&mut self, name: &str, applied: bool, o: Option<OpId>) -> Value {
+        let names = &self.def.names;
+        let id = names.id(name);
+        let key = (id, if applied { o } else { None });
         if let Some(v) = self.memo.get(&key) {
             return v.clone();
         }
         let def = self.def;
-        let i = *self.lets.get(name).expect("a declared name");
-        match &def.stmts[i] {
+        match &def.stmts[names.stmt[id]] {
             Stmt::Let { body, param, .. } => {
                 let v = match body {
                     Body::Rel(e) => Value::Rel(self.expr(e, key.1)),
                     Body::Set(s) => Value::Set(self.set(s, key.1)),
                 };
-                if *param || self.uses.get(name).copied().unwrap_or(0) > 1 {
+                if *param || names.uses[id] > 1 {
                     self.memo.insert(key, v.clone());
                 }
                 v
@@ -266,13 +289,13 @@ impl<'d, 'h> Interp<'d, 'h> {
                 // Kleene iteration from the empty relations
                 for (n, _) in group {
                     let empty = Value::Rel(BitMatrix::new(self.h.n()));
-                    self.memo.insert((n.as_str(), key.1), empty);
+                    self.memo.insert((names.id(n), key.1), empty);
                 }
                 loop {
                     let mut changed = false;
                     for (n, e) in group {
                         let new = self.expr(e, key.1);
-                        let k = (n.as_str(), key.1);
+                        let k = (names.id(n), key.1);
                         let same =
                             matches!(self.memo.get(&k), Some(Value::Rel(old)) if *old == new);
                         if !same {
@@ -305,14 +328,10 @@ impl<'d, 'h> Interp<'d, 'h> {
         let n = h.n();
         match e {
             Expr::Base(b) => self.base(*b),
-            Expr::Named(name, applied) => {
-                // the definition outlives the interpreter's borrows of names
-                let name: &'d str = self.lets.get_key_value(name.as_str()).expect("declared").0;
-                match self.named(name, *applied, o) {
-                    Value::Rel(m) => m,
-                    Value::Set(_) => unreachable!("a relation"),
-                }
-            }
+            Expr::Named(name, applied) => match self.named(name, *applied, o) {
+                Value::Rel(m) => m,
+                Value::Set(_) => unreachable!("a relation"),
+            },
             Expr::Set(s) => {
                 let set = self.set(s, o);
                 let mut m = BitMatrix::new(n);
@@ -429,13 +448,10 @@ impl<'d, 'h> Interp<'d, 'h> {
                 }
             },
             Set::Param => bit(&mut out, o.expect("the parameter is bound")),
-            Set::Named(name, applied) => {
-                let name: &'d str = self.lets.get_key_value(name.as_str()).expect("declared").0;
-                match self.named(name, *applied, o) {
-                    Value::Set(s) => out = s,
-                    Value::Rel(_) => unreachable!("a set"),
-                }
-            }
+            Set::Named(name, applied) => match self.named(name, *applied, o) {
+                Value::Set(s) => out = s,
+                Value::Rel(_) => unreachable!("a set"),
+            },
             Set::Union(a, b) | Set::Inter(a, b) | Set::Diff(a, b) => {
                 let (a, b) = (self.set(a, o), self.set(b, o));
                 for ((d, x), y) in out.iter_mut().zip(a).zip(b) {

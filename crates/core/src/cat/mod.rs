@@ -230,6 +230,9 @@ pub enum Stmt {
 pub struct Definition {
     pub name: &'static str,
     pub stmts: Vec<Stmt>,
+    /// Its `let`-bound names, resolved once for every history it is
+    /// interpreted on.
+    pub(crate) names: eval::Names,
 }
 
 impl Definition {
@@ -243,9 +246,11 @@ impl Definition {
             param: None,
         };
         p.definition(name)?;
+        let names = eval::Names::of(&p.stmts);
         Ok(Definition {
             name,
             stmts: p.stmts,
+            names,
         })
     }
 

@@ -228,18 +228,16 @@ fn the_store_models_given_a_store_order_are_their_definitions() {
                         );
                     }
                 }
-                // the forms by hand (the pairwise ones at scale, wCCM's)
-                use crate::models::{armv8, common, pso, rmo, tso};
-                let wr = h.wr();
-                let by_hand: Vec<(&str, BitMatrix)> = match m {
-                    Model::Tso => vec![("ppo", tso::ppo(&h)), ("wre", common::wre(&h, &wr))],
-                    Model::Pso => vec![("po-pso", pso::po_pso(&h)), ("po-loc", common::po_loc(&h))],
-                    Model::Rmo => {
-                        vec![("po-rmo", rmo::po_rmo(&h)), ("po-loc", rmo::po_loc_llh(&h))]
-                    }
-                    Model::Armv8 => vec![("aob", armv8::aob(&h))],
-                    _ => vec![],
-                };
+                // the forms by hand (the specs' and the pairwise ones at scale)
+                use crate::models::{armv8, spec};
+                let mut by_hand: Vec<(&str, BitMatrix)> = spec::BY_HAND
+                    .iter()
+                    .filter(|(of, _, _)| *of == m)
+                    .map(|&(_, name, form)| (name, form(&h)))
+                    .collect();
+                if m == Model::Armv8 {
+                    by_hand.push(("aob", armv8::aob(&h)));
+                }
                 for (name, theirs) in by_hand {
                     assert_eq!(theirs, interp.rel(name), "{m} {name} seed {seed}\n{text}");
                 }

@@ -42,7 +42,7 @@ pub mod hbo;
 pub mod pso;
 pub mod rmo;
 pub mod sc;
-mod spec;
+pub(crate) mod spec;
 mod store_order;
 pub mod tso;
 pub mod wccm;

@@ -51,7 +51,11 @@ impl Spec {
                     let name = cat::eval::label(e);
                     let rel =
                         cat::rel_named(&name).unwrap_or_else(|| panic!("`{name}` labels no edge"));
-                    (rel, interp.expr(e, None))
+                    let m = match by_hand(model, &name) {
+                        Some(form) => form(h),
+                        None => interp.expr(e, None),
+                    };
+                    (rel, m)
                 })
                 .collect();
             graphs.push(Graph {
@@ -61,4 +65,40 @@ impl Spec {
         }
         Spec { graphs }
     }
+}
+
+/// A relation a model's definition names, computed by hand.
+pub type ByHand = fn(&History) -> BitMatrix;
+
+/// The relations of the store-order models' definitions that are also
+/// written by hand, in one pass over program order (`(model, name, form)`):
+/// [`Spec::of_definition`] takes these instead of interpreting the
+/// definition's lines (on histories of a few operations, interpreting them
+/// was a fifth of a PSO check), and `cat::tests` holds each equal to its
+/// definition on every sampled history.
+pub const BY_HAND: [(crate::models::Model, &str, ByHand); 9] = {
+    use crate::models::{common, pso, rmo, tso, Model};
+    fn wre(h: &History) -> BitMatrix {
+        common::wre(h, &h.wr())
+    }
+    [
+        (Model::Tso, "ppo", tso::ppo),
+        (Model::Tso, "po-loc", common::po_loc),
+        (Model::Tso, "wre", wre),
+        (Model::Pso, "po-pso", pso::po_pso),
+        (Model::Pso, "po-loc", common::po_loc),
+        (Model::Pso, "wre", wre),
+        (Model::Rmo, "po-rmo", rmo::po_rmo),
+        (Model::Rmo, "po-loc", rmo::po_loc_llh),
+        (Model::Rmo, "wre", wre),
+    ]
+};
+
+/// The form by hand of the relation `name` of `model`'s definition, if
+/// there is one ([`BY_HAND`]).
+pub fn by_hand(model: crate::models::Model, name: &str) -> Option<ByHand> {
+    BY_HAND
+        .iter()
+        .find(|(m, n, _)| *m == model && *n == name)
+        .map(|&(_, _, form)| form)
 }
