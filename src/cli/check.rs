@@ -395,6 +395,7 @@ fn options(args: &CheckArgs, cancel: &memconform_core::budget::Cancel) -> Option
             .max_memory
             .unwrap_or_else(memconform_ingest::limits::default_max_memory),
         cancel: cancel.clone(),
+        chain_order: Default::default(),
         scale: match args.representation {
             Representation::Auto => memconform_core::check::scale::Scale::Auto,
             Representation::Dense => memconform_core::check::scale::Scale::Dense,

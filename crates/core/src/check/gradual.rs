@@ -44,6 +44,54 @@ pub struct Options {
     /// ("interrupted"). Each history's time budget is a deadline added to
     /// it ([`Cancel::until`]).
     pub cancel: Cancel,
+    /// Whether a small history's chain runs cc before the model itself,
+    /// learnt from the histories checked so far with these options (their
+    /// clones share it): [`ChainOrder`].
+    pub chain_order: ChainOrder,
+}
+
+/// How often cc, the first model of most chains, was violated on the
+/// histories checked so far (shared by the clones of one [`Options`]: a
+/// batch learns it). On a small history cc runs before the model only while
+/// it catches a violation in at least one history in [`CC_FIRST_SHARE`]:
+/// a cc check costs about a fifth of a model's own (SC or TSO on valid
+/// 4×50 histories), so below that share it costs more than the model
+/// checks it saves (docs/design/gradual.md §2). The verdicts, certificates
+/// and `decided_by` are the same either way: only the time differs.
+#[derive(Debug, Clone, Default)]
+pub struct ChainOrder(std::sync::Arc<ChainCounts>);
+
+#[derive(Debug, Default)]
+pub struct ChainCounts {
+    /// Histories whose cc verdict is known (checked, or implied by the model).
+    seen: std::sync::atomic::AtomicU64,
+    /// Of those, the ones violating cc.
+    violated: std::sync::atomic::AtomicU64,
+}
+
+/// cc runs first while at least one history in this many violated it.
+pub const CC_FIRST_SHARE: u64 = 5;
+
+/// The histories whose cc verdict is learnt before the rule applies (cc
+/// first until then, as for a single history).
+pub const CC_FIRST_WARM_UP: u64 = 32;
+
+impl ChainOrder {
+    /// Whether cc should run before the model on the next small history.
+    pub fn cc_first(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let seen = self.0.seen.load(Relaxed);
+        seen < CC_FIRST_WARM_UP || self.0.violated.load(Relaxed) * CC_FIRST_SHARE >= seen
+    }
+
+    /// Learns one history's cc verdict.
+    fn learn(&self, cc_violated: bool) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.0.seen.fetch_add(1, Relaxed);
+        if cc_violated {
+            self.0.violated.fetch_add(1, Relaxed);
+        }
+    }
 }
 
 /// The memory budget per history and model when the caller measured none
@@ -61,6 +109,7 @@ impl Default for Options {
             scale: Scale::Auto,
             max_memory: DEFAULT_MAX_MEMORY,
             cancel: Cancel::new(),
+            chain_order: ChainOrder::default(),
         }
     }
 }
@@ -197,7 +246,8 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
             // at most (SC on valid 16×50 histories: 1.38× the --no-gradual
             // time with cc and ccv first, see docs/reference.md); when it
             // fails, the first violated model of the chain decides.
-            let cheap = chain.iter().take_while(|w| matches!(w, Model::Cc)).count();
+            let cc_chain = chain.first() == Some(&Model::Cc);
+            let cheap = usize::from(cc_chain && opts.chain_order.cc_first());
             for (i, &weaker) in chain.iter().enumerate() {
                 if i == cheap {
                     let r = memo.entry(m).or_insert_with(|| run(m));
@@ -212,6 +262,18 @@ fn check_whole(h: &History, models: &[Model], opts: &Options) -> Vec<Outcome> {
                     by = weaker;
                     break;
                 }
+            }
+            // cc's verdict: run, or implied by the model's
+            let cc = match (memo.get(&Model::Cc), memo.get(&m)) {
+                (Some(cc), _) => Some(cc.verdict),
+                (None, Some(r)) if r.verdict == Verdict::Consistent => Some(Verdict::Consistent),
+                _ => None,
+            };
+            match cc {
+                Some(v) if cc_chain && v != Verdict::Unknown => {
+                    opts.chain_order.learn(v == Verdict::Violation)
+                }
+                _ => {}
             }
         } else {
             // A large history: the model itself first; when it holds, its
@@ -1000,6 +1062,55 @@ fn certify_here(h: &History, v: &mut Violation, sm: Option<StoreModel>) -> Cert 
 mod tests {
     use super::*;
     use crate::gen::{history, Memory, Shape};
+
+    /// A batch that rarely violates cc stops running it before the model on
+    /// small histories, and the answers stay those of cc first: verdict,
+    /// deciding model and certificate, for every model with a chain.
+    #[test]
+    fn the_chain_order_learnt_changes_no_answer() {
+        use crate::cat::sample::{history, Sample};
+        // options that learnt cc to be rarely violated: the model first
+        let learnt = || {
+            let o = Options::default();
+            assert!(o.chain_order.cc_first());
+            for _ in 0..CC_FIRST_WARM_UP {
+                o.chain_order.learn(false);
+            }
+            assert!(!o.chain_order.cc_first());
+            o
+        };
+        let mut decided_by_weaker = 0;
+        for seed in 0..400u64 {
+            let s = Sample {
+                threads: 3,
+                ops: 5,
+                vars: 2,
+                annotations: false,
+                timed: false,
+                finals: false,
+                thin_air: false,
+                stale: [0.0, 0.1, 0.3, 1.0][(seed % 4) as usize],
+            };
+            let (h, text) = history(s, seed);
+            for m in [Model::Sc, Model::Tso, Model::Ccv, Model::Wsc] {
+                // a fresh options each time: cc first
+                let first = check_gradual_with(&h, &[m], &Options::default());
+                let then = check_gradual_with(&h, &[m], &learnt());
+                let key = |o: &Outcome| {
+                    (
+                        o.verdict(),
+                        o.decided_by,
+                        format!("{:?}", o.decision),
+                        o.uncertified.clone(),
+                    )
+                };
+                assert_eq!(key(&first[0]), key(&then[0]), "{m} seed {seed}\n{text}");
+                decided_by_weaker += usize::from(first[0].decided_by != m);
+            }
+        }
+        // (the histories break the chain's weaker models too)
+        assert!(decided_by_weaker > 50, "{decided_by_weaker}");
+    }
 
     /// A panic in a model's check is that model's `unknown` and an internal
     /// error (exit 3), not the end of the batch.
