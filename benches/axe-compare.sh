@@ -41,6 +41,9 @@
 #   SIZES        which sizes (default "20k 200k 200kv11 200kv12 200kv13 1000x200 1000x800 suite")
 #   MODELS       which models (default "sc tso pso")
 #   WORK         scratch directory (default: a new one under ${TMPDIR:-/tmp}, removed)
+#   CERT         1 (default): also time memconform with `--no-validate` and
+#                print `cert`, certification's share of the check's CPU time
+#                (1 - CPU without / CPU with, floored at 0); 0: skip it
 #
 # Usage: AXE=/path/to/axe [AXE_SUITE=.../tests/more-random] benches/axe-compare.sh
 set -euo pipefail
@@ -73,6 +76,7 @@ mc_flags=()
 LIMIT=${LIMIT:-1800}
 SIZES=${SIZES:-"20k 200k 200kv11 200kv12 200kv13 1000x200 1000x800 suite"}
 MODELS=${MODELS:-"sc tso pso"}
+CERT=${CERT:-1}
 if [ -n "${WORK:-}" ]; then
     mkdir -p "$WORK"
     work=$WORK
@@ -123,10 +127,11 @@ printf '# memconform %s vs axe %s; memconform flags: --models M %s; limit %ss pe
     "$MC" "$AXE" "${mc_flags[*]:-}" "$LIMIT"
 load() { [ -r /proc/loadavg ] && cut -d' ' -f1-3 /proc/loadavg || echo '?'; }
 printf '# %s, %s cores, load average %s\n' "$(uname -srm)" "$(nproc)" "$(load)"
-row='%-5s %-8s %5s %-4s %8s %8s %8s %8s %8s %8s %8s %8s  %s\n'
-printf '# wall/cpu in seconds (cpu = user + sys), RSS peak in MB; ratios memconform/axe\n'
+row='%-5s %-8s %5s %-4s %8s %8s %8s %8s %8s %8s %8s %8s %5s  %s\n'
+printf '# wall/cpu in seconds (cpu = user + sys), RSS peak in MB; ratios memconform/axe;\n'
+printf '# cert: certification share of memconform CPU (against --no-validate)\n'
 # shellcheck disable=SC2059
-printf "$row" model size hists time axe_wall axe_cpu mc_wall mc_cpu mc/axe axe_MB mc_MB MB_ratio verdicts
+printf "$row" model size hists time axe_wall axe_cpu mc_wall mc_cpu mc/axe axe_MB mc_MB MB_ratio cert verdicts
 for size in $SIZES; do
     for m in $MODELS; do
         M=$(echo "$m" | tr a-z A-Z)
@@ -165,6 +170,12 @@ for size in $SIZES; do
             >"$work/mc-$m-$size.json" 2>/dev/null || true
         status=$mc_status
         mc_t=$([ "$metric" = wall ] && echo "$wall" || echo "$cpu")
+        cert=-
+        if [ "$CERT" = 1 ]; then
+            run "mc-nv-$m-$size" "$MC" check "$file" --models "$m" --no-validate "${mc_flags[@]}"
+            cert=$(awk -v a="$mc_cpu" -v b="$cpu" 'BEGIN { if (a + 0 > 0 && b ~ /^[0-9.]+$/) { s = 1 - b / a; if (s < 0) s = 0; printf "%.0f%%", 100 * s } else print "-" }')
+            status=$mc_status
+        fi
         if [ "$status" -gt 1 ]; then
             note="$note; memconform exit $status: $(head -c 200 "$work/mc-$m-$size.err" | tr '\n' ' ')"
         fi
@@ -183,7 +194,7 @@ for size in $SIZES; do
         mratio=$(awk -v a="$axe_rss" -v b="$mc_rss" 'BEGIN { if (a + 0 > 0 && b ~ /^[0-9.]+$/) printf "%.1f", b / a; else print "-" }')
         # shellcheck disable=SC2059
         printf "$row" "$m" "$size" "$n" "$metric" "$axe_wall" "$axe_cpu" "$mc_wall" "$mc_cpu" \
-            "$ratio" "$axe_rss" "$mc_rss" "$mratio" "agree $same/$n (axe OK $ok)$note"
+            "$ratio" "$axe_rss" "$mc_rss" "$mratio" "$cert" "agree $same/$n (axe OK $ok)$note"
     done
 done
 printf '# load average at the end %s\n' "$(load)"
