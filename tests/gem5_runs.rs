@@ -260,18 +260,19 @@ fn a_violation_is_explained_with_ports_ticks_and_protocol_transitions() {
     let ing = ingest(&run, true).unwrap();
     let out = check(&ing.history, &[Model::Cc]);
     let v = out[0].violation().expect("a violation");
-    let text = memconform::gem5::explain(&run, &ing, v, 40);
+    let origins = memconform::gem5::tester::provenance(&ing.origins, run.trace.clone());
+    let text = memconform::gem5::explain(&run, &ing, &origins, v, 40);
     assert!(text.contains("port 1 read of byte 0x6e8 = 0"), "{text}");
     assert!(text.contains("Action/check failure on port 1"), "{text}");
     assert!(text.contains("ProtocolTrace of line 0x6c0"), "{text}");
     assert!(text.contains("Directory"), "{text}");
     // the excerpt's length is the caller's
     let listed = |t: &str| t.lines().filter(|l| l.contains(", line 0x")).count();
-    let short = memconform::gem5::explain(&run, &ing, v, 3);
+    let short = memconform::gem5::explain(&run, &ing, &origins, v, 3);
     assert!(short.contains(", the last 3:"), "{short}");
     assert!(listed(&short) < listed(&text), "{short}");
     assert!(!text.contains("no ProtocolTrace lines"), "{text}");
-    let none = memconform::gem5::explain(&run, &ing, v, 0);
+    let none = memconform::gem5::explain(&run, &ing, &origins, v, 0);
     assert!(!none.contains("ProtocolTrace"), "{none}");
     assert!(none.contains("port 1 read of byte 0x6e8 = 0"), "{none}");
     // and `check --transitions N` sets it
@@ -302,13 +303,14 @@ fn a_violation_without_protocol_trace_says_which_flags_add_it() {
     let ing = ingest(&run, true).unwrap();
     let out = check(&ing.history, &[Model::Cc]);
     let v = out[0].violation().expect("a violation");
-    let text = memconform::gem5::explain(&run, &ing, v, 40);
+    let origins = memconform::gem5::tester::provenance(&ing.origins, run.trace.clone());
+    let text = memconform::gem5::explain(&run, &ing, &origins, v, 40);
     assert!(
         text.contains("no ProtocolTrace lines")
             && text.contains("--debug-flags=RubyTest,ProtocolTrace,RubySequencer"),
         "{text}"
     );
-    assert!(!memconform::gem5::explain(&run, &ing, v, 0).contains("ProtocolTrace"));
+    assert!(!memconform::gem5::explain(&run, &ing, &origins, v, 0).contains("ProtocolTrace"));
 }
 
 #[test]

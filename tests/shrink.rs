@@ -139,7 +139,7 @@ fn shrink_and_verify(
     target: Target,
     opts: &Options,
     input: &Path,
-    gem5: Option<&[memconform::gem5::tester::Origin]>,
+    origins: Option<&memconform::ingest::Origins>,
 ) -> (usize, usize, Shrunk) {
     let s = shrink_to(h, target, opts, None).unwrap();
     assert!(s.one_minimal, "{:?}: {:?}", target, s.note);
@@ -150,7 +150,7 @@ fn shrink_and_verify(
         &Provenance {
             input,
             command: None,
-            gem5: gem5.map(|o| (o, None)),
+            origins,
         },
     );
     assert!(text.contains("# 1-minimal"), "{text}");
@@ -235,11 +235,11 @@ fn every_gem5_violation_shrinks_and_names_ports_ticks_and_trace_lines() {
             }
             let ing = ingest(&open_run(&run).unwrap(), c.history.index == 1).unwrap();
             assert_eq!(ing.history.n(), c.history.n());
+            let origins = memconform::gem5::tester::provenance(&ing.origins, None);
             let sizes: Vec<(usize, usize)> = violations
                 .par_iter()
                 .map(|&t| {
-                    let (a, b, s) =
-                        shrink_and_verify(&c.history, t, &opts, &run, Some(&ing.origins));
+                    let (a, b, s) = shrink_and_verify(&c.history, t, &opts, &run, Some(&origins));
                     // every kept operation is named by its port, ticks and trace lines
                     let text = shrunk_hist(
                         &c.history,
@@ -247,7 +247,7 @@ fn every_gem5_violation_shrinks_and_names_ports_ticks_and_trace_lines() {
                         &Provenance {
                             input: &run,
                             command: None,
-                            gem5: Some((&ing.origins, None)),
+                            origins: Some(&origins),
                         },
                     );
                     let named = text.lines().filter(|l| l.contains(": port ")).count();
@@ -560,7 +560,7 @@ fn a_spent_budget_returns_the_best_so_far_marked_not_minimal() {
         &Provenance {
             input: Path::new("x.hist"),
             command: None,
-            gem5: None,
+            origins: None,
         },
     );
     assert!(

@@ -179,10 +179,7 @@ pub fn run(args: ShrinkArgs) -> i32 {
         &Provenance {
             input: &args.input,
             command: Some(shrink_command(&args.input, h.index, args.model)),
-            gem5: picked
-                .origins
-                .as_ref()
-                .map(|g| (g.ops.as_slice(), g.trace.as_deref())),
+            origins: picked.origins.as_ref(),
         },
     );
     // -o: written whole (a temporary file renamed over it), or through a

@@ -377,15 +377,8 @@ fn describe(record: &mut Record, c: &Checked, outcome: usize) {
         .violation()
         .map(|v| v.pattern.name().to_string())
         .unwrap_or_default();
-    let meta = |key: &str| {
-        c.history
-            .meta
-            .iter()
-            .find(|(k, _)| k == key)
-            .and_then(|(_, v)| v.parse().ok())
-    };
-    record.round = meta("round");
-    record.time_ns = meta("time_ns");
+    record.round = c.run.round;
+    record.time_ns = c.run.time_ns;
 }
 
 /// The violating history's report on standard output, as `check` writes it.

@@ -1,8 +1,9 @@
 //! One input checked: each history with its outcomes and what ingestion knew
-//! of it (its operations' origins, the damage of its trace, notes, the gem5
-//! run's command line), so that a report never reads the input again.
+//! of it (its run's metadata, its operations' origins, the damage of its
+//! trace, notes, the gem5 run's command line), so that a report never reads
+//! the input again.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use std::ops::ControlFlow;
 
@@ -14,8 +15,9 @@ use memconform_core::check::{check_gradual_with, Options, Outcome, UnknownReason
 use memconform_core::history::History;
 use memconform_core::models::Model;
 
-use crate::gem5::tester::Origin;
 use crate::load::{load_file, stream_file, InputError};
+pub use crate::provenance::Origins;
+use crate::provenance::RunMeta;
 
 /// How inputs are read, beside how they are checked: the views of a gem5
 /// run, what a damaged trace may say, how long explanations get.
@@ -52,19 +54,12 @@ impl Default for Reading {
     }
 }
 
-/// Where a gem5 tester history's operations come from.
-#[derive(Debug, Clone)]
-pub struct Origins {
-    /// By operation, after the initial writes: its port, value, ticks and
-    /// trace lines.
-    pub ops: Vec<Origin>,
-    /// The run's debug trace.
-    pub trace: Option<PathBuf>,
-}
-
 /// One checked history.
 pub struct Checked {
     pub history: History,
+    /// What the history says of its run (protocol, seed, CPUs, the
+    /// promised model, ...), read once from its metadata.
+    pub run: RunMeta,
     pub outcomes: Vec<Outcome>,
     /// Per outcome: its violation explained in the input's own terms (gem5
     /// ports, ticks, trace lines), where the input allows.
@@ -73,7 +68,8 @@ pub struct Checked {
     pub notes: Vec<String>,
     /// Where the input is damaged (`file:line:col: what`), if it is.
     pub damage: Option<String>,
-    /// A gem5 tester run's history: where each operation comes from.
+    /// Where each operation comes from (a gem5 tester run's history: its
+    /// port, ticks and trace lines).
     pub origins: Option<Origins>,
     /// A gem5 run: the command line that made it (`simout.txt`).
     pub command: Option<String>,
@@ -160,6 +156,7 @@ pub fn check_history_promised(
     let outcomes = check_gradual_with(&history, models, opts);
     let explanations = vec![None; outcomes.len()];
     let mut c = Checked {
+        run: RunMeta::of(&history),
         history,
         outcomes,
         explanations,
@@ -178,7 +175,7 @@ pub fn check_history_promised(
 /// written), so a promised model checked on its own that holds is only
 /// `unknown`, for that reason.
 fn settle_promise(c: &mut Checked, flag: Option<Model>, opts: &Options, prefix: Option<&str>) {
-    let Some(p) = Promise::of(&c.history, flag) else {
+    let Some(p) = Promise::of(&c.history, c.run.promise, flag) else {
         return;
     };
     let h = &c.history;
@@ -251,6 +248,7 @@ pub fn check_run(
                 } else {
                     let outcomes = inconsistent(conflicts, models);
                     let mut c = Checked {
+                        run: RunMeta::of(&h),
                         explanations: vec![None; outcomes.len()],
                         outcomes,
                         history: h,
@@ -310,11 +308,12 @@ pub fn check_run(
                     None => check_gradual_with(&ing.history, models, opts),
                 }
             };
+            let origins = crate::gem5::tester::provenance(&ing.origins, run.trace.clone());
             let explanations = outcomes
                 .iter()
                 .map(|o| {
                     o.violation()
-                        .map(|v| crate::gem5::explain(&run, &ing, v, reading.transitions))
+                        .map(|v| crate::gem5::explain(&run, &ing, &origins, v, reading.transitions))
                 })
                 .collect();
             let mut notes = std::mem::take(&mut ing.notes);
@@ -334,15 +333,13 @@ pub fn check_run(
                 _ => None,
             };
             let mut c = Checked {
+                run: RunMeta::of(&ing.history),
                 history: ing.history,
                 outcomes,
                 explanations,
                 notes,
                 damage: ing.damage.as_ref().map(|d| d.to_string()),
-                origins: Some(Origins {
-                    ops: ing.origins,
-                    trace: run.trace.clone(),
-                }),
+                origins: Some(origins),
                 command: run.command_line.clone(),
                 promise: None,
             };
@@ -582,10 +579,7 @@ pub fn pick_violation(
                 not.push((rt as usize, unknown));
                 continue;
             }
-            let origins = Origins {
-                ops: ing.origins,
-                trace: run.trace.clone(),
-            };
+            let origins = crate::gem5::tester::provenance(&ing.origins, run.trace.clone());
             if let Some(p) = examine(&mut not, ing.history, Some(origins)) {
                 return Ok(p);
             }

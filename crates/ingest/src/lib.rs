@@ -7,7 +7,9 @@
 //! beside each history's outcomes, what ingestion knew of it — each
 //! operation's origin, the damage of a trace, the run's command line, its
 //! violations explained in gem5's terms — so that no report reads an input
-//! again. [`discover`] finds the inputs under the paths a user gives;
+//! again. [`provenance`] holds what a report reads of where a history comes
+//! from, in no input's types: its run's metadata ([`RunMeta`], read once)
+//! and its operations' origins ([`Origins`]). [`discover`] finds the inputs under the paths a user gives;
 //! [`watch`] checks a gem5 run again as gem5 writes it, to stop at the
 //! first violation. [`limits`] measures the memory the process may use
 //! (the core is given its limits, it measures none).
@@ -17,6 +19,7 @@ pub mod discover;
 pub mod gem5;
 pub mod limits;
 pub mod load;
+pub mod provenance;
 pub mod watch;
 
 pub use checked::{
@@ -27,3 +30,4 @@ pub use load::{
     build, load_bytes, load_file, parse_bytes, parse_file, stream_file, stream_unbuilt, InputError,
     Unbuilt,
 };
+pub use provenance::{OpOrigin, RunMeta};

@@ -74,12 +74,12 @@ impl Glance {
     /// `c` at a glance.
     pub fn of(c: &Checked) -> Glance {
         let h = &c.history;
-        let meta = |k: &str| crate::meta(h, k);
-        let kind = match meta("cpu_type") {
-            "" => meta("tester"),
+        let text = crate::or_empty;
+        let kind = match text(&c.run.cpu_type) {
+            "" => text(&c.run.tester),
             t => t,
         };
-        let cpus = match (meta("cpus"), kind) {
+        let cpus = match (text(&c.run.cpus), kind) {
             ("", "") => String::new(),
             ("", k) => k.to_string(),
             (n, "") => format!("{n} CPUs"),
@@ -110,7 +110,7 @@ impl Glance {
         Glance {
             index: h.index,
             reason,
-            protocol: printable(meta("protocol")).into_owned(),
+            protocol: printable(text(&c.run.protocol)).into_owned(),
             cpus: printable(&cpus).into_owned(),
             promise: c
                 .promise
@@ -380,11 +380,11 @@ pub fn example(
         .as_deref()
         .map(|n| format!(" {}", printable(n)))
         .unwrap_or_default();
-    let shape = h
-        .meta
-        .iter()
-        .find(|(k, _)| k == "shape")
-        .map(|(_, s)| format!(" ({})", printable(s)))
+    let shape = c
+        .run
+        .shape
+        .as_ref()
+        .map(|s| format!(" ({})", printable(s)))
         .unwrap_or_default();
     let promised = c.promise.as_ref().filter(|k| k.promise.models.len() == 1);
     let what = match &c.promise {
@@ -624,12 +624,11 @@ fn shown_value(c: &Checked, shrunk: Option<&Shrunk>, o: OpId) -> String {
             .checked_sub(h.vars.len())
             .and_then(|i| g.ops.get(i))
         {
-            Some(origin) => origin.access.raw.to_string(),
+            Some(origin) => origin.value.to_string(),
             None => v.to_string(),
         };
     }
-    let client = h.meta.iter().any(|(k, s)| k == "source" && s == "client");
-    if client && v != 0 {
+    if c.run.client && v != 0 {
         format!("{v:#x}")
     } else {
         v.to_string()

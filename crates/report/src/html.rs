@@ -22,7 +22,6 @@ use memconform_core::certificate::Rel;
 use memconform_core::check::shrink::Shrunk;
 use memconform_core::check::Verdict;
 use memconform_core::models::Model;
-use memconform_ingest::gem5::tester::Origin;
 use memconform_ingest::Checked;
 
 /// At most this many rows of a certificate's events are listed (and a
@@ -117,13 +116,11 @@ fn head(out: &mut String, title: &str, subtitle: &str) {
 pub struct Page<'a> {
     /// The input file or gem5 run directory.
     pub input: &'a Path,
+    /// The history, its outcomes and provenance (its operations' origins,
+    /// a gem5 run's command line): the page's only source of them.
     pub checked: &'a Checked,
     /// Per outcome: its shrunk violation, or why not (empty: not shrunk).
     pub shrinks: &'a [Option<Result<Shrunk, String>>],
-    /// For a gem5 run: the operations' origins and the trace.
-    pub gem5: Option<(&'a [Origin], Option<&'a Path>)>,
-    /// For a gem5 run: its command line.
-    pub gem5_command: Option<String>,
 }
 
 /// The page of a checked history with at least one violation.
@@ -137,19 +134,13 @@ pub fn history_page(p: &Page<'_>) -> String {
     } else {
         format!("{name} — {input}#{}", h.index)
     };
-    let meta = |k: &str| {
-        h.meta
-            .iter()
-            .find(|(key, _)| key == k)
-            .map(|(_, v)| v.as_str())
-    };
     let mut subtitle = format!(
         "{} operations, {} thread{}",
         h.n_thread_ops(),
         h.threads.len(),
         if h.threads.len() == 1 { "" } else { "s" }
     );
-    if let Some(pr) = meta("protocol") {
+    if let Some(pr) = &c.run.protocol {
         let _ = write!(subtitle, ", protocol {}", escape(pr));
     }
     let _ = write!(subtitle, " · <b>{}</b>", escape(&promise_status(c)));
@@ -157,11 +148,7 @@ pub fn history_page(p: &Page<'_>) -> String {
     let mut out = String::with_capacity(64 * 1024);
     head(&mut out, &title, &subtitle);
 
-    let trace = p
-        .gem5
-        .and_then(|(_, t)| t)
-        .map(|t| path_text(t).into_owned());
-    let layout = Layout::of(h, p.gem5.map(|(o, _)| (o, trace.as_deref())));
+    let layout = Layout::of(h, c.origins.as_ref());
     // one section per distinct violation (the models sharing it)
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, o) in c.outcomes.iter().enumerate() {
@@ -210,7 +197,7 @@ pub fn history_page(p: &Page<'_>) -> String {
         let _ = write!(
             out,
             "<div class=\"pair\"><figure class=\"main\"><figcaption><b>Timeline</b>, a lane per {}: {} of {} operations drawn{}.{long} The axis ({}) marks every issue and completion in order, not to scale. Hover an operation for its details.</figcaption><div class=\"scroll\">{}</div></figure>",
-            if p.gem5.is_some() { "port" } else { "thread" },
+            c.origins.as_ref().map_or("thread", |g| g.terms.lane),
             w.shown,
             w.total,
             if elided > 0 {
@@ -256,7 +243,7 @@ pub fn history_page(p: &Page<'_>) -> String {
                     &super::shrunk::Provenance {
                         input: p.input,
                         command: Some(crate::commands::shrink_command(p.input, h.index, o.model)),
-                        gem5: p.gem5,
+                        origins: c.origins.as_ref(),
                     },
                 );
                 let _ = write!(
@@ -376,7 +363,7 @@ pub fn history_page(p: &Page<'_>) -> String {
         .map(|o| o.model)
         .collect();
     let mut cmds = String::new();
-    if let Some(g) = &p.gem5_command {
+    if let Some(g) = &c.command {
         let _ = writeln!(
             cmds,
             "# the gem5 run (its command line, from {}/simout.txt)\n{g}",
@@ -524,11 +511,6 @@ impl HtmlReport {
             input,
             checked: c,
             shrinks,
-            gem5: c
-                .origins
-                .as_ref()
-                .map(|g| (g.ops.as_slice(), g.trace.as_deref())),
-            gem5_command: c.command.clone(),
         });
         let stem = super::shrunk::stem(input, h);
         let mut page = format!("{stem}-{}.html", h.index);

@@ -36,14 +36,15 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
     let h = &c.history;
     let file = path_text(file);
     let name = printable(h.name.as_deref().unwrap_or_default());
+    let (run, text) = (&c.run, or_empty);
     let (protocol, variant, seed, cpus) = (
-        meta(h, "protocol"),
-        meta(h, "variant"),
-        meta(h, "seed"),
-        meta(h, "cpus"),
+        text(&run.protocol),
+        text(&run.variant),
+        text(&run.seed),
+        text(&run.cpus),
     );
-    let cpu_type = meta(h, "cpu_type");
-    let expected_model = memconform_core::models::Model::from_name(meta(h, "expected_model"));
+    let (cpu_type, shape) = (text(&run.cpu_type), text(&run.shape));
+    let expected_model = run.expected_model();
     let write_pairs = h.same_var_write_pairs();
     let writes = (0..h.n())
         .filter(|&w| h.is_write(w) && !h.is_init(w))
@@ -72,7 +73,7 @@ pub fn rows<'a>(file: &'a Path, c: &'a Checked) -> Vec<Row<'a>> {
                 cpus: cpus.into(),
                 cpu_type: cpu_type.into(),
                 expected_model,
-                shape: meta(h, "shape").into(),
+                shape: shape.into(),
                 model: o.model,
                 verdict: o.verdict(),
                 decided_by: Some(o.decided_by),
@@ -156,12 +157,9 @@ pub fn contradicts(verdict: Verdict, expected: Option<bool>) -> bool {
     }
 }
 
-/// A metadata value of the history, or empty.
-pub(crate) fn meta<'a>(h: &'a memconform_core::history::History, key: &str) -> &'a str {
-    h.meta
-        .iter()
-        .find(|(k, _)| k == key)
-        .map_or("", |(_, v)| v.as_str())
+/// A metadata value of the run, or empty.
+pub(crate) fn or_empty(value: &Option<String>) -> &str {
+    value.as_deref().unwrap_or_default()
 }
 
 /// Whether a row's verdict contradicts its `@expect`.

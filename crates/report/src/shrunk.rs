@@ -14,8 +14,7 @@ use memconform_core::check::shrink::{shrink_to, Shrunk, Target};
 use memconform_core::check::{Options, Verdict};
 use memconform_core::history::{History, OpId};
 use memconform_core::models::Model;
-use memconform_ingest::gem5::tester::Origin;
-use memconform_ingest::Checked;
+use memconform_ingest::{Checked, Origins};
 
 use crate::commands::shrink_command;
 use crate::{path_text, printable};
@@ -26,9 +25,9 @@ pub struct Provenance<'a> {
     pub input: &'a Path,
     /// The command that reproduces the shrink, if known.
     pub command: Option<String>,
-    /// For a gem5 run: the original history's operations' origins (by op
-    /// id, after the initial writes) and the debug trace they point into.
-    pub gem5: Option<(&'a [Origin], Option<&'a Path>)>,
+    /// The original history's operations' origins (a gem5 run's ports,
+    /// ticks and the debug trace's lines), if known.
+    pub origins: Option<&'a Origins>,
 }
 
 /// The `.hist` text of `s`, a shrink of `original`: a header of comments
@@ -91,12 +90,15 @@ pub fn shrunk_hist(original: &History, s: &Shrunk, p: &Provenance<'_>) -> String
     let _ = writeln!(
         w,
         "# where each operation comes from (thread[k]: its k-th operation, from 0; @line:col in the original input{}):",
-        if p.gem5.is_some() {
-            ", the issuing trace line for gem5"
-        } else {
-            ""
-        }
+        p.origins.map_or(String::new(), |g| format!(
+            ", the issuing {} line for {}",
+            g.terms.file, g.terms.input
+        ))
     );
+    let source = p
+        .origins
+        .and_then(|g| g.source.as_deref())
+        .map(|t| printable(&path_text(t)).into_owned());
     let position = positions(original);
     let nv = h.vars.len();
     for o in nv..h.n() {
@@ -122,22 +124,19 @@ pub fn shrunk_hist(original: &History, s: &Shrunk, p: &Provenance<'_>) -> String
             pos.line,
             pos.col
         );
-        if let Some((origins, trace)) = &p.gem5 {
-            if let Some(g) = origins.get(orig - original.vars.len()) {
-                let trace = trace.map(|t| printable(&path_text(t)).into_owned());
-                let _ = write!(
-                    w,
-                    ": {}",
-                    memconform_ingest::gem5::origin_text(g, trace.as_deref())
-                );
+        if let Some(g) = p.origins {
+            let i = orig - original.vars.len();
+            if i < g.ops.len() {
+                let _ = write!(w, ": {}", g.text(i, source.as_deref()));
             }
         }
         w.push('\n');
     }
-    if p.gem5.is_some() && h.threads.iter().any(|t| t.timed) {
+    if let Some(g) = p.origins.filter(|_| h.threads.iter().any(|t| t.timed)) {
         let _ = writeln!(
             w,
-            "# @issue-complete of a gem5 operation are the trace lines of its request and completion: program order is their interval order"
+            "# @issue-complete of a {} operation are the {} lines of its request and completion: program order is their interval order",
+            g.terms.input, g.terms.file
         );
     }
     out.push_str(&write_hist(&[raw(original, s, &input)]));
@@ -336,10 +335,7 @@ pub fn shrink_checked(
             &Provenance {
                 input: file,
                 command: Some(shrink_command(file, h.index, o.model)),
-                gem5: c
-                    .origins
-                    .as_ref()
-                    .map(|g| (g.ops.as_slice(), g.trace.as_deref())),
+                origins: c.origins.as_ref(),
             },
         );
         let name = file_name(file, h, o.model);

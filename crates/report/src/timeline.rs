@@ -1,7 +1,8 @@
-//! A history as a timeline in inline SVG: a lane per gem5 port (else per
-//! thread), each operation's issue..complete interval on a tick axis
-//! (program-order positions for untimed histories), and a certificate's
-//! cycle drawn over it as labelled arrows (po, wr, rw, pww, ...).
+//! A history as a timeline in inline SVG: a lane per lane of its origins
+//! (a gem5 port; else per thread), each operation's issue..complete
+//! interval on a tick axis (program-order positions for untimed
+//! histories), and a certificate's cycle drawn over it as labelled arrows
+//! (po, wr, rw, pww, ...).
 //!
 //! Only a window around the certificate's operations is drawn: the
 //! operations nearest each of them in start order (a few per lane), in
@@ -27,12 +28,12 @@ mod route;
 use crate::markup::{escape, letter};
 use memconform_core::certificate::{Rel, Violation};
 use memconform_core::history::{History, OpId, OpKind};
-use memconform_ingest::gem5::tester::Origin;
+use memconform_ingest::Origins;
 use route::{Obstacles, Rect, Route};
 
 /// Where each operation of a history is drawn: its lane and its interval.
 pub struct Layout<'a> {
-    /// Lane names, top to bottom (gem5 ports, or threads).
+    /// Lane names, top to bottom (the origins' lanes, or threads).
     pub lanes: Vec<String>,
     /// Per operation: its lane (`None` for an initial write).
     pub lane: Vec<Option<usize>>,
@@ -40,13 +41,14 @@ pub struct Layout<'a> {
     pub span: Vec<(u64, u64)>,
     /// What the axis counts.
     pub axis: &'static str,
-    gem5: Option<Gem5<'a>>,
+    origins: Option<Traced<'a>>,
 }
 
-/// The gem5 origins behind a layout, for the operations' tooltips.
-struct Gem5<'a> {
-    origins: &'a [Origin],
-    trace: Option<&'a str>,
+/// The origins behind a layout, for the operations' tooltips.
+struct Traced<'a> {
+    origins: &'a Origins,
+    /// The source file's name, as the tooltips give it.
+    source: Option<String>,
     /// Initial writes of the history the origins belong to.
     nv: usize,
     /// For a sub-history: each operation's id in that history.
@@ -54,32 +56,31 @@ struct Gem5<'a> {
 }
 
 impl<'a> Layout<'a> {
-    /// The layout of `h`: with gem5 origins (one per operation after the
-    /// initial writes, and the trace's name) a lane per port and gem5
-    /// ticks; else a lane per thread, on the ticks if every thread is
-    /// timed, else on program-order positions.
-    pub fn of(h: &History, gem5: Option<(&'a [Origin], Option<&'a str>)>) -> Layout<'a> {
+    /// The layout of `h`: with origins (one per operation after the
+    /// initial writes) a lane per lane of theirs, on their clock; else a
+    /// lane per thread, on the ticks if every thread is timed, else on
+    /// program-order positions.
+    pub fn of(h: &History, origins: Option<&'a Origins>) -> Layout<'a> {
         let nv = h.vars.len();
         let n = h.n();
         let mut lane = vec![None; n];
         let mut span = vec![(0, 0); n];
-        if let Some((origins, trace)) = gem5.filter(|(o, _)| o.len() == n - nv) {
-            let mut ports: Vec<u32> = origins.iter().map(|g| g.access.port).collect();
-            ports.sort_unstable();
-            ports.dedup();
-            for (i, g) in origins.iter().enumerate() {
-                let a = &g.access;
-                lane[nv + i] = ports.binary_search(&a.port).ok();
-                span[nv + i] = (a.issue_tick, a.complete_tick.max(a.issue_tick));
+        if let Some(origins) = origins.filter(|o| o.ops.len() == n - nv) {
+            for (i, g) in origins.ops.iter().enumerate() {
+                lane[nv + i] = Some(g.lane as usize);
+                span[nv + i] = (g.time.0, g.time.1.max(g.time.0));
             }
             return Layout {
-                lanes: ports.iter().map(|p| format!("port {p}")).collect(),
+                lanes: origins.lanes.clone(),
                 lane,
                 span,
-                axis: "gem5 tick",
-                gem5: Some(Gem5 {
+                axis: origins.terms.axis,
+                origins: Some(Traced {
                     origins,
-                    trace,
+                    source: origins
+                        .source
+                        .as_deref()
+                        .map(|t| crate::path_text(t).into_owned()),
                     nv,
                     map: None,
                 }),
@@ -103,7 +104,7 @@ impl<'a> Layout<'a> {
             lane,
             span,
             axis: if timed { "tick" } else { "po position" },
-            gem5: None,
+            origins: None,
         }
     }
 
@@ -121,9 +122,9 @@ impl<'a> Layout<'a> {
             lane,
             span,
             axis: self.axis,
-            gem5: self.gem5.as_ref().map(|g| Gem5 {
+            origins: self.origins.as_ref().map(|g| Traced {
                 origins: g.origins,
-                trace: g.trace,
+                source: g.source.clone(),
                 nv: g.nv,
                 map: Some(match &g.map {
                     Some(m) => origin.iter().map(|&p| m[p]).collect(),
@@ -133,12 +134,13 @@ impl<'a> Layout<'a> {
         }
     }
 
-    /// Operation `o`'s gem5 origin as text (port, byte, ticks, trace lines), if any.
+    /// Operation `o`'s origin as text (a gem5 port, byte, ticks, trace
+    /// lines), if any.
     pub fn origin_text(&self, o: OpId) -> Option<String> {
-        let g = self.gem5.as_ref()?;
+        let g = self.origins.as_ref()?;
         let p = g.map.as_ref().map_or(o, |m| m[o]);
-        let origin = g.origins.get(p.checked_sub(g.nv)?)?;
-        Some(memconform_ingest::gem5::origin_text(origin, g.trace))
+        let i = p.checked_sub(g.nv).filter(|&i| i < g.origins.ops.len())?;
+        Some(g.origins.text(i, g.source.as_deref()))
     }
 }
 

@@ -34,6 +34,39 @@ pub enum Source {
 /// which ARM's out-of-order and pipelined cores promise, is a model).
 pub const UNAVAILABLE: [(&str, &str); 0] = [];
 
+/// The model a history declares it keeps (`@promise`, `@expected_model`,
+/// or gem5 ingestion's from the run's configuration), parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Declared {
+    /// A model memconform decides.
+    Model(Model),
+    /// A model of [`UNAVAILABLE`], by its name.
+    Unavailable(&'static str),
+}
+
+impl Declared {
+    /// Parses a declared model's name: a model (in any case, as
+    /// [`Model::from_name`]), else one of [`UNAVAILABLE`]; `None` for any
+    /// other name (no promise).
+    pub fn parse(name: &str) -> Option<Declared> {
+        if let Some(m) = Model::from_name(name) {
+            return Some(Declared::Model(m));
+        }
+        UNAVAILABLE
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(n, _)| Declared::Unavailable(n))
+    }
+
+    /// The model, when memconform decides it.
+    pub fn model(self) -> Option<Model> {
+        match self {
+            Declared::Model(m) => Some(m),
+            Declared::Unavailable(_) => None,
+        }
+    }
+}
+
 /// The models a history promises to keep, and where that comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Promise {
@@ -64,31 +97,30 @@ impl Promise {
             .map(|(_, why)| *why)
     }
 
-    /// The promise of `h`: `flag` (`--promise`), else its `expected_model`
-    /// metadata (a model, or one of [`UNAVAILABLE`]), else the models its
-    /// `@expect` says hold; none otherwise.
-    pub fn of(h: &History, flag: Option<Model>) -> Option<Promise> {
+    /// The promise of `h`: `flag` (`--promise`), else the model it
+    /// `declared` (its `expected_model`, read once by ingestion with
+    /// [`Declared::parse`]), else the models its `@expect` says hold; none
+    /// otherwise.
+    pub fn of(h: &History, declared: Option<Declared>, flag: Option<Model>) -> Option<Promise> {
         if let Some(m) = flag {
             return Some(Promise::flag(m));
         }
-        let declared = h
-            .meta
-            .iter()
-            .find(|(k, _)| k == "expected_model")
-            .map(|(_, v)| v.as_str());
-        if let Some(m) = declared.and_then(Model::from_name) {
-            return Some(Promise {
-                models: vec![m],
-                source: Source::Declared,
-                unavailable: None,
-            });
-        }
-        if let Some(&(name, _)) = UNAVAILABLE.iter().find(|(n, _)| Some(*n) == declared) {
-            return Some(Promise {
-                models: Vec::new(),
-                source: Source::Declared,
-                unavailable: Some(name),
-            });
+        match declared {
+            Some(Declared::Model(m)) => {
+                return Some(Promise {
+                    models: vec![m],
+                    source: Source::Declared,
+                    unavailable: None,
+                })
+            }
+            Some(Declared::Unavailable(name)) => {
+                return Some(Promise {
+                    models: Vec::new(),
+                    source: Source::Declared,
+                    unavailable: Some(name),
+                })
+            }
+            None => {}
         }
         let mut models: Vec<Model> = h
             .expect
@@ -342,9 +374,9 @@ mod tests {
     /// ARMv8 is checked on its own to say it is kept.
     #[test]
     fn an_armv8_promise_is_held_to_armv8_not_sc() {
-        let mut h = history("t0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n");
-        h.meta.push(("expected_model".into(), "armv8".into()));
-        let p = Promise::of(&h, None).expect("armv8 is a promise");
+        let h = history("t0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n");
+        let armv8 = Declared::parse("armv8");
+        let p = Promise::of(&h, armv8, None).expect("armv8 is a promise");
         assert_eq!(p.name(), "armv8");
         assert_eq!(p.models, vec![Model::Armv8]);
         let asked = check_gradual(&h, &[Model::Sc, Model::Cc]);
@@ -356,31 +388,27 @@ mod tests {
         assert_eq!(k.breaks(&asked[0]), Some(false));
         // --promise still wins; an unknown name is no promise
         assert_eq!(
-            Promise::of(&h, Some(Model::Tso)).unwrap().models,
+            Promise::of(&h, armv8, Some(Model::Tso)).unwrap().models,
             vec![Model::Tso]
         );
-        h.meta
-            .iter_mut()
-            .find(|(k, _)| k == "expected_model")
-            .expect("pushed above")
-            .1 = "armv9".into();
-        assert_eq!(Promise::of(&h, None), None);
+        assert_eq!(Declared::parse("armv9"), None);
+        assert_eq!(Promise::of(&h, Declared::parse("armv9"), None), None);
     }
 
     /// `@expect` promises its strongest expected-to-hold models; the
     /// declared model wins over it, the flag over both.
     #[test]
     fn the_promise_comes_from_the_flag_then_the_declaration_then_expect() {
-        let mut h = history("@expect sc=no tso=yes pso=yes cc=yes cm=yes\nt0: W(x,1)\n");
-        let p = Promise::of(&h, None).expect("@expect promises");
+        let h = history("@expect sc=no tso=yes pso=yes cc=yes cm=yes\nt0: W(x,1)\n");
+        let p = Promise::of(&h, None, None).expect("@expect promises");
         assert_eq!(p.source, Source::Expect);
         // tso implies pso and cc (if the facts say so); cm stays unless implied
         assert!(p.models.contains(&Model::Tso));
         assert!(!p.models.contains(&Model::Pso));
-        h.meta.push(("expected_model".into(), "sc".into()));
-        assert_eq!(Promise::of(&h, None).unwrap().models, vec![Model::Sc]);
+        let sc = Declared::parse("sc");
+        assert_eq!(Promise::of(&h, sc, None).unwrap().models, vec![Model::Sc]);
         assert_eq!(
-            Promise::of(&h, Some(Model::Pso)).unwrap().models,
+            Promise::of(&h, sc, Some(Model::Pso)).unwrap().models,
             vec![Model::Pso]
         );
     }

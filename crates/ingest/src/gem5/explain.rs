@@ -7,37 +7,21 @@ use memconform_parsers::gem5::input::for_each_line;
 use memconform_parsers::gem5::protocol::parse_transition;
 
 use super::{Ingested, Run};
+use crate::provenance::Origins;
 use memconform_core::certificate::Violation;
 
-/// Each operation of the certificate with its port, ticks and trace lines;
-/// then the ProtocolTrace transitions of the cache lines involved between the
-/// first and the last of them (when the trace has ProtocolTrace lines), at
-/// most `transitions` of them (the last ones; 0: none).
-/// A gem5 operation in the run's terms: port, kind, byte, value, ticks and
-/// trace lines (`trace`: the trace's name, before the issuing line), and
-/// how its read was resolved when not to the latest write.
-pub fn origin_text(g: &super::tester::Origin, trace: Option<&str>) -> String {
-    let a = &g.access;
-    let how = match g.resolution {
-        Some(r) if r != super::tester::Resolution::Latest => format!(" [{r}]"),
-        _ => String::new(),
-    };
-    let trace = trace.map(|t| format!("{t}:")).unwrap_or_default();
-    format!(
-        "port {} {} of byte 0x{:x} = {} (0x{:02x}), issued tick {} ({trace}{}), completed tick {} (line {}){how}",
-        a.port,
-        if a.write { "write" } else { "read" },
-        a.byte,
-        a.raw,
-        a.raw,
-        a.issue_tick,
-        a.issue_line,
-        a.complete_tick,
-        a.complete_line
-    )
-}
-
-pub fn explain(run: &Run, ing: &Ingested, v: &Violation, transitions: usize) -> String {
+/// Each operation of the certificate with its origin (port, ticks and
+/// trace lines: [`crate::provenance::Origins::text`]); then the
+/// ProtocolTrace transitions of the cache lines involved between the first
+/// and the last of them (when the trace has ProtocolTrace lines), at most
+/// `transitions` of them (the last ones; 0: none).
+pub fn explain(
+    run: &Run,
+    ing: &Ingested,
+    origins: &Origins,
+    v: &Violation,
+    transitions: usize,
+) -> String {
     let h = &ing.history;
     let nv = h.vars.len();
     let mut ops: Vec<usize> = v
@@ -61,14 +45,14 @@ pub fn explain(run: &Run, ing: &Ingested, v: &Violation, transitions: usize) -> 
             out.push_str(&format!("    {}: the initial value 0\n", h.describe(o)));
             continue;
         }
-        let a = &ing.origins[o - nv].access;
-        first = first.min(a.issue_line);
-        last = last.max(a.complete_line);
-        lines_of_interest.insert(a.byte & !63);
+        let a = &origins.ops[o - nv];
+        first = first.min(a.lines.0);
+        last = last.max(a.lines.1);
+        lines_of_interest.insert(a.location & !63);
         out.push_str(&format!(
             "    {}: {}\n",
             h.describe(o),
-            origin_text(&ing.origins[o - nv], Some(&trace))
+            origins.text(o - nv, Some(&trace))
         ));
     }
     if let Some(f) = &run.failure {

@@ -7,7 +7,7 @@ pub mod consistency;
 mod explain;
 pub mod tester;
 
-pub use explain::{explain, origin_text};
+pub use explain::explain;
 
 use std::path::{Path, PathBuf};
 

@@ -666,15 +666,22 @@ pub enum Resolution {
     NoWrite,
 }
 
-impl std::fmt::Display for Resolution {
+impl Resolution {
     /// How messages name it: `latest`, `stale`, `ambiguous`, `no write`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
+    pub fn name(self) -> &'static str {
+        match self {
             Resolution::Latest => "latest",
             Resolution::Stale => "stale",
             Resolution::Ambiguous => "ambiguous",
             Resolution::NoWrite => "no write",
-        })
+        }
+    }
+}
+
+impl std::fmt::Display for Resolution {
+    /// [`Resolution::name`].
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -802,4 +809,95 @@ pub fn to_history(accesses: &[Access], real_time: bool) -> (RawHistory, Vec<Orig
         },
         origins,
     )
+}
+
+/// The words a tester run's origins are told in.
+pub const TERMS: crate::provenance::Terms = crate::provenance::Terms {
+    input: "gem5",
+    lane: "port",
+    clock: "tick",
+    axis: "gem5 tick",
+    location: "byte",
+    file: "trace",
+};
+
+/// The tester's origins as the reports read them: a lane per port (in
+/// port order), each access's byte, value, ticks and trace lines, and how
+/// a read was resolved when not to the latest write; `trace`: the run's
+/// debug trace the lines are in.
+pub fn provenance(origins: &[Origin], trace: Option<PathBuf>) -> crate::provenance::Origins {
+    let mut ports: Vec<u32> = origins.iter().map(|g| g.access.port).collect();
+    ports.sort_unstable();
+    ports.dedup();
+    let ops = origins
+        .iter()
+        .map(|g| {
+            let a = &g.access;
+            crate::provenance::OpOrigin {
+                lane: ports.binary_search(&a.port).unwrap_or_default() as u32,
+                write: a.write,
+                location: a.byte,
+                value: u64::from(a.raw),
+                time: (a.issue_tick, a.complete_tick),
+                lines: (a.issue_line, a.complete_line),
+                remark: g
+                    .resolution
+                    .filter(|&r| r != Resolution::Latest)
+                    .map(Resolution::name),
+            }
+        })
+        .collect();
+    crate::provenance::Origins {
+        terms: TERMS,
+        lanes: ports.iter().map(|p| format!("port {p}")).collect(),
+        ops,
+        source: trace,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access(port: u32, write: bool, raw: u8, lines: (u64, u64)) -> Access {
+        Access {
+            port,
+            write,
+            byte: 0x6e8,
+            raw,
+            issue_tick: lines.0 * 10,
+            issue_line: lines.0,
+            complete_tick: lines.1 * 10,
+            complete_line: lines.1,
+        }
+    }
+
+    /// Lanes follow the ports' numbers (port 2 before port 10), each
+    /// operation keeps its port's lane, the value as the tester wrote it,
+    /// and a read resolved to an older write says so.
+    #[test]
+    fn a_tester_run_gives_neutral_origins_in_port_order() {
+        let accesses = [
+            access(10, true, 7, (1, 2)),
+            access(2, true, 9, (3, 4)),
+            access(10, false, 7, (5, 6)),
+        ];
+        let (_, origins) = to_history(&accesses, false);
+        let p = provenance(&origins, Some(PathBuf::from("trace.txt")));
+        assert_eq!(p.lanes, ["port 2", "port 10"]);
+        // by op id: port 2's thread first, then port 10's
+        assert_eq!(
+            p.ops
+                .iter()
+                .map(|o| (o.lane, o.write, o.value))
+                .collect::<Vec<_>>(),
+            [(0, true, 9), (1, true, 7), (1, false, 7)]
+        );
+        assert_eq!(p.ops[2].remark, Some("stale"));
+        assert_eq!(p.ops[2].lines, (5, 6));
+        assert_eq!(
+            p.text(2, Some("trace.txt")),
+            "port 10 read of byte 0x6e8 = 7 (0x07), issued tick 50 (trace.txt:5), completed tick 60 (line 6) [stale]"
+        );
+    }
 }
