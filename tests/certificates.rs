@@ -9,6 +9,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use memconform::cat::Definitions;
 use memconform::certificate::derive::{self, Order, Rule};
 use memconform::certificate::validate::{self, StoreModel};
 use memconform::certificate::{Pattern, Rel, Step, Violation};
@@ -434,7 +435,7 @@ fn re_derived_relations_are_the_models_own() {
             (Model::Tso, StoreModel::Tso),
             (Model::Pso, StoreModel::Pso),
         ] {
-            if let Ok(sat) = Saturation::new(&h, &m.spec(&h).unwrap()) {
+            if let Ok(sat) = Saturation::new(&h, &m.spec(&h, &Definitions::new()).unwrap()) {
                 let mut want = Vec::new();
                 for x in 0..h.vars.len() {
                     for &a in h.writes_of(x) {

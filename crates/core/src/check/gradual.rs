@@ -3,9 +3,11 @@
 //! certificate re-checked by the independent validator.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::budget::{Cancel, Limits};
+use crate::cat::Definitions;
 use crate::certificate::validate::{self, StoreModel};
 use crate::certificate::{Pattern, Violation};
 use crate::check::outcome::{mapped, MemoryLimit, Timeout, UnknownReason};
@@ -44,6 +46,9 @@ pub struct Options {
     /// ("interrupted"). Each history's time budget is a deadline added to
     /// it ([`Cancel::until`]).
     pub cancel: Cancel,
+    /// The models' definitions, each parsed once for every history these
+    /// options check (shared by their clones).
+    pub definitions: Arc<Definitions>,
 }
 
 /// The memory budget per history and model when the caller measured none
@@ -61,6 +66,7 @@ impl Default for Options {
             scale: Scale::Auto,
             max_memory: DEFAULT_MAX_MEMORY,
             cancel: Cancel::new(),
+            definitions: Arc::default(),
         }
     }
 }
@@ -578,7 +584,7 @@ fn run<'a>(
             } else if path == Path::Sparse {
                 scale::decide(h, lanes(), m, cancel, opts.max_memory)
             } else {
-                let spec = m.spec(h).expect("a store-order model");
+                let spec = m.spec(h, &opts.definitions).expect("a store-order model");
                 let limits = Limits {
                     cancel,
                     memory: opts.max_memory,
@@ -614,7 +620,7 @@ fn run<'a>(
                     }
                     r.store_order = Some(StoreOrder::total(h, &order));
                     if opts.kernel && path == Path::Dense {
-                        let spec = m.spec(h).expect("a store-order model");
+                        let spec = m.spec(h, &opts.definitions).expect("a store-order model");
                         r.kernel = kernel(h, &spec, cancel);
                     }
                     r.interleaving = interleaving;
@@ -651,7 +657,7 @@ fn run<'a>(
         let checked = if path == Path::Sparse {
             scale::check(h, lanes(), m, cancel)
         } else {
-            m.check_until(h, cancel)
+            m.check_until(h, &opts.definitions, cancel)
         };
         match checked {
             Some(Ok(order)) => r.store_order = order,
@@ -1025,8 +1031,13 @@ mod tests {
         let h = history(Memory::Tso, shape, 7);
         let spent = Cancel::NEVER.until(Some(Instant::now()));
         for m in Model::EVERY {
-            assert!(m.check_until(&h, &spent).is_none(), "{m}");
-            let free = m.check_until(&h, &Cancel::NEVER).expect("no deadline");
+            assert!(
+                m.check_until(&h, &Definitions::new(), &spent).is_none(),
+                "{m}"
+            );
+            let free = m
+                .check_until(&h, &Definitions::new(), &Cancel::NEVER)
+                .expect("no deadline");
             assert_eq!(free.is_ok(), m.check(&h).is_ok(), "{m}");
         }
     }

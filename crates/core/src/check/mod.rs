@@ -18,6 +18,7 @@ pub use gradual::{check_gradual, check_gradual_with, Options, DEFAULT_MAX_MEMORY
 pub use outcome::{Decision, MemoryLimit, Outcome, Timeout, UnknownReason, Verdict};
 
 use crate::budget::{Cancel, Limits};
+use crate::cat::Definitions;
 use crate::certificate::{Pattern, Violation};
 use crate::complete;
 use crate::history::History;
@@ -25,9 +26,11 @@ use crate::models::{Checked, Definition, Model, StoreOrder};
 
 impl Model {
     /// Checks this model alone (no gradual shortcut; SC/TSO/PSO with the
-    /// `auto` engine and no time limit).
+    /// `auto` engine and no time limit), parsing its definition for this
+    /// one check: a caller checking many histories holds a [`Definitions`]
+    /// and calls [`Model::check_until`].
     pub fn check(self, h: &History) -> Checked {
-        self.check_until(h, &Cancel::NEVER)
+        self.check_until(h, &Definitions::new(), &Cancel::NEVER)
             .expect("a check that is never cancelled finishes")
     }
 
@@ -36,10 +39,10 @@ impl Model {
     /// others (the polynomial models, stated in the relation algebra of
     /// their papers) before they start: at the dense path's largest size
     /// each takes under a second (docs/design/gradual.md §7).
-    pub fn check_until(self, h: &History, cancel: &Cancel) -> Option<Checked> {
+    pub fn check_until(self, h: &History, defs: &Definitions, cancel: &Cancel) -> Option<Checked> {
         let spec = match self.facts().definition {
             Definition::Check(check) => return (!cancel.spent()).then(|| check(h)),
-            Definition::Graphs(spec) => spec(h),
+            Definition::Graphs(spec) => spec(h, defs),
         };
         let limits = Limits {
             cancel,

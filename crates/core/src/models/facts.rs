@@ -2,6 +2,7 @@
 //! each implies, its store order, and what its dense and sparse forms cost.
 //! Everything that needs a fact of a model reads it here.
 
+use crate::cat::Definitions;
 use crate::certificate::validate::StoreModel;
 use crate::history::History;
 use crate::models::{armv8, cc, ccm, ccv, cm, pso, rmo, sc, tso, wccm, wsc, Checked, Model, Spec};
@@ -12,7 +13,7 @@ pub enum Definition {
     /// A polynomial check (with the partial store order it computes).
     Check(fn(&History) -> Checked),
     /// Acyclicity graphs that a store order must complete.
-    Graphs(fn(&History) -> Spec),
+    Graphs(fn(&History, &Definitions) -> Spec),
 }
 
 /// The store order a model computes or guesses.

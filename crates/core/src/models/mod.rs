@@ -151,10 +151,11 @@ impl Model {
             .find(|m| m.name().eq_ignore_ascii_case(s))
     }
 
-    /// The acyclicity graphs of a store-order model (SC, TSO, PSO, RMO, ARMv8).
-    pub fn spec(self, h: &History) -> Option<Spec> {
+    /// The acyclicity graphs of a store-order model (SC, TSO, PSO, RMO,
+    /// ARMv8), read off its definition in `defs`.
+    pub fn spec(self, h: &History, defs: &crate::cat::Definitions) -> Option<Spec> {
         match self.facts().definition {
-            Definition::Graphs(spec) => Some(spec(h)),
+            Definition::Graphs(spec) => Some(spec(h, defs)),
             Definition::Check(_) => None,
         }
     }

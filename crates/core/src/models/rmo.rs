@@ -13,6 +13,7 @@
 //! nothing of another variable; acquire and release annotations are ARMv8's
 //! and mean nothing to RMO.
 
+use crate::cat::Definitions;
 use crate::history::History;
 use crate::models::common::{self, Kind, Relaxed};
 use crate::models::Spec;
@@ -46,8 +47,8 @@ pub const RELAXED: [Relaxed; 4] = [
 /// RMO's two acyclicity graphs as its definition states them
 /// (crate::cat::defs; consistency-framework-2k §4.2: `G_loc-llh` and `G_mm`
 /// with `po-rmo`, `rf-rmo = wre`).
-pub fn spec(h: &History) -> Spec {
-    Spec::of_definition(h, crate::models::Model::Rmo)
+pub fn spec(h: &History, defs: &Definitions) -> Spec {
+    Spec::of_definition(h, defs.get(crate::models::Model::Rmo))
 }
 
 /// `po-loc_llh = po-loc \ (R × R)` (consistency-framework-2k §4.2, load-load

@@ -25,8 +25,7 @@ impl Spec {
     /// ([`crate::cat::defs`]): each `acyclic` check of a union with `ww`
     /// and `rw = wr⁻¹ ; ww`, the other parts interpreted as its fixed
     /// relations, in order, labelled by their names.
-    pub fn of_definition(h: &History, model: crate::models::Model) -> Spec {
-        let def = cat::definition(model);
+    pub fn of_definition(h: &History, def: &cat::Definition) -> Spec {
         let mut interp = Interp::new(h, def, None);
         let mut graphs = Vec::new();
         for s in &def.stmts {
