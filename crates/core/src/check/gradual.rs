@@ -1017,9 +1017,10 @@ mod tests {
         assert!(r.invalid.as_deref().unwrap().contains("a bug"));
     }
 
-    /// Every dense model asks its token: under a spent one it stops (issue
-    /// 9, defect 9) — the store-order models inside saturation, the others
-    /// before they start; under none its result is unchanged.
+    /// Every dense model asks its token: under a spent one it stops
+    /// (docs/design/gradual.md §7) — the store-order models inside
+    /// saturation, the others before they start and inside; under none its
+    /// result is unchanged.
     #[test]
     fn dense_checks_stop_when_the_budget_is_spent() {
         let shape = Shape {
@@ -1039,6 +1040,58 @@ mod tests {
                 .check_until(&h, &Definitions::new(), &Cancel::NEVER)
                 .expect("no deadline");
             assert_eq!(free.is_ok(), m.check(&h).is_ok(), "{m}");
+        }
+    }
+
+    /// The dense polynomial models ask their token after they start (in
+    /// their closures, `hb_o` and wSC's fixpoint, between their steps), so
+    /// one forced far past the dense sizes stops near its deadline
+    /// (docs/design/gradual.md §7): a deadline at the token's second poll,
+    /// the first after the one before the model starts, stops each. In the
+    /// pipeline, a deadline at any poll until the model finishes is
+    /// `unknown` with the timeout inside that model; one past its last poll
+    /// is its verdict.
+    #[test]
+    fn dense_polynomial_models_stop_inside_at_their_deadline() {
+        let shape = Shape {
+            threads: 4,
+            ops_per_thread: 40,
+            vars: 4,
+            write_ratio: 0.5,
+        };
+        let h = history(Memory::Sc, shape, 11);
+        assert!(h.n() > 64, "rows of more than one word");
+        let defs = Definitions::new();
+        for m in Model::ALL {
+            let stopped = m.check_until(&h, &defs, &Cancel::after_polls(2));
+            assert!(
+                stopped.is_none(),
+                "{m} asks its token only before it starts"
+            );
+            let opts = |polls| Options {
+                gradual: false,
+                scale: Scale::Dense,
+                timeout: None,
+                cancel: Cancel::after_polls(polls),
+                ..Options::default()
+            };
+            let mut polls = 1;
+            let last = loop {
+                let out = check_gradual_with(&h, &[m], &opts(polls));
+                if out[0].verdict() != Verdict::Unknown {
+                    break out;
+                }
+                let why = out[0].reason().expect("an unknown has a reason");
+                assert_eq!(
+                    why,
+                    &UnknownReason::Timeout(Timeout::Check(m)),
+                    "{m} at poll {polls}"
+                );
+                polls += 1;
+                assert!(polls < 100_000, "{m} never finishes");
+            };
+            assert!(polls > 2, "{m}: stopped at only {polls} polls");
+            assert_eq!(last[0].verdict(), Verdict::Consistent, "{m}: an SC history");
         }
     }
 

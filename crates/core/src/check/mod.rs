@@ -36,12 +36,13 @@ impl Model {
 
     /// [`Model::check`] under `cancel`: `None` when it is spent first. The
     /// store-order models ask it inside saturation and completion; the
-    /// others (the polynomial models, stated in the relation algebra of
-    /// their papers) before they start: at the dense path's largest size
-    /// each takes under a second (docs/design/gradual.md §7).
+    /// polynomial ones (stated in the relation algebra of their papers)
+    /// between their steps, in their closures and in their fixpoints
+    /// (`hb_o`, wSC's saturation), so that one forced far past the dense
+    /// path's sizes still stops near its deadline (docs/design/gradual.md §7).
     pub fn check_until(self, h: &History, defs: &Definitions, cancel: &Cancel) -> Option<Checked> {
         let spec = match self.facts().definition {
-            Definition::Check(check) => return (!cancel.spent()).then(|| check(h)),
+            Definition::Check(check) => return (!cancel.spent()).then(|| check(h, cancel))?,
             Definition::Graphs(spec) => spec(h, defs),
         };
         let limits = Limits {

@@ -4,9 +4,11 @@
 
 use std::borrow::Cow;
 
+use crate::budget::Cancel;
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::{History, OpId};
-use crate::relation::{plus_of, BitMatrix};
+use crate::models::Halt;
+use crate::relation::{plus_of_until, BitMatrix};
 
 /// ThinAirRead and ThinAirFinal: `wr⁻¹` is total (gradual-consistency-checking Def. 1).
 pub fn no_thin_air(h: &History) -> Result<(), Violation> {
@@ -89,10 +91,11 @@ pub fn loc<'h>(h: &'h History) -> impl Fn(OpId) -> Option<&'h [u64]> + 'h {
     move |o| h.var(o).map(|x| h.loc_mask(x))
 }
 
-/// `co = (po ∪ wr)⁺` (causal-consistency-datalog §3.2), or CyclicCO.
-pub fn causal(h: &History, wr: &BitMatrix) -> Result<BitMatrix, Violation> {
-    plus_of(&[(Rel::Po, h.po()), (Rel::Wr, wr)])
-        .map_err(|c| Violation::from_cycle(Pattern::CyclicCO, c))
+/// `co = (po ∪ wr)⁺` (causal-consistency-datalog §3.2), or CyclicCO;
+/// the closure asks `cancel` as it goes.
+pub fn causal(h: &History, wr: &BitMatrix, cancel: &Cancel) -> Result<BitMatrix, Halt> {
+    let co = plus_of_until(&[(Rel::Po, h.po()), (Rel::Wr, wr)], cancel)?;
+    Ok(co.map_err(|c| Violation::from_cycle(Pattern::CyclicCO, c))?)
 }
 
 /// `R_WW \ id` (gradual-consistency-checking §3.1): `R` between distinct writes of a variable.

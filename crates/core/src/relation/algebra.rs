@@ -14,7 +14,11 @@
 use super::bits::iter_ones;
 use super::cycle::{shortest_cycle, shortest_cycle_through, Edge};
 use super::matrix::BitMatrix;
-use super::reach::{closure_any, into_transitive_closure, topological_order, CycleFound, Reach};
+use super::reach::{
+    closure_any, closure_any_until, into_transitive_closure, topological_order,
+    transitive_closure_until, CycleFound, Reach,
+};
+use crate::budget::{Cancel, Spent};
 
 /// A relation and the label its edges carry in a certificate.
 pub type Labelled<'a, L> = (L, &'a BitMatrix);
@@ -209,6 +213,12 @@ impl BitMatrix {
     pub fn plus_any(&self) -> BitMatrix {
         closure_any(self)
     }
+
+    /// `R⁺` of any `R`, asking `cancel` as it goes: `Err(Spent)` when it is
+    /// spent first.
+    pub fn plus_any_until(&self, cancel: &Cancel) -> Result<BitMatrix, Spent> {
+        closure_any_until(self, cancel)
+    }
 }
 
 /// `R₁ ∪ … ∪ Rₖ` (at least one relation).
@@ -225,6 +235,16 @@ pub fn plus_of<L: Copy>(parts: &[Labelled<L>]) -> Result<BitMatrix, Cycle<L>> {
     union_of(parts)
         .plus()
         .map_err(|_| shortest_cycle(parts).expect("the union is cyclic"))
+}
+
+/// [`plus_of`] asking `cancel` as the closure goes: `Err(Spent)` when it is
+/// spent first.
+pub fn plus_of_until<L: Copy>(
+    parts: &[Labelled<L>],
+    cancel: &Cancel,
+) -> Result<Result<BitMatrix, Cycle<L>>, Spent> {
+    let closed = transitive_closure_until(&union_of(parts), cancel)?;
+    Ok(closed.map_err(|_| shortest_cycle(parts).expect("the union is cyclic")))
 }
 
 /// `acyclic(R₁ ∪ … ∪ Rₖ)`; a failure is a shortest cycle of the union.
@@ -330,12 +350,19 @@ impl<L: Copy + PartialEq> Fixpoint<L> {
     }
 
     /// Adds the derived pairs and what follows from them until nothing is
-    /// new. `Err((a, b, label))`: adding `a -label-> b` closes a cycle.
+    /// new, asking `cancel` every 16 pairs (`Err(Spent)` when it is spent
+    /// first). `Ok(Err((a, b, label)))`: adding `a -label-> b` closes a cycle.
     pub fn run(
         &mut self,
+        cancel: &Cancel,
         mut rule: impl FnMut(&BitMatrix, usize, &[u64], &mut Derived<L>),
-    ) -> Result<(), (usize, usize, L)> {
+    ) -> Result<Result<(), (usize, usize, L)>, Spent> {
+        let mut popped = 0usize;
         while let Some((a, b, label)) = self.work.pop() {
+            if popped.is_multiple_of(16) {
+                cancel.ask()?;
+            }
+            popped += 1;
             if !self.keep_implied && self.reach.reaches(a, b) {
                 continue;
             }
@@ -347,10 +374,10 @@ impl<L: Copy + PartialEq> Fixpoint<L> {
                 .insert(a, b, |m, x, fresh| rule(m, x, fresh, work))
                 .is_err()
             {
-                return Err((a, b, label));
+                return Ok(Err((a, b, label)));
             }
         }
-        Ok(())
+        Ok(Ok(()))
     }
 
     /// The cycle closed by `a -label-> b`: a shortest path `b ⇝ a` in the
@@ -563,12 +590,12 @@ mod tests {
             }
         };
         fp.apply(rule);
-        fp.run(rule).unwrap();
+        fp.run(&Cancel::NEVER, rule).unwrap().unwrap();
         for b in 1..n {
             assert!(fp.relation().get(0, b));
         }
         fp.derive(n - 1, 0, 'd');
-        let (a, b, l) = fp.run(rule).unwrap_err();
+        let (a, b, l) = fp.run(&Cancel::NEVER, rule).unwrap().unwrap_err();
         assert_eq!((a, b, l), (n - 1, 0, 'd'));
         assert_eq!(fp.cycle_through(&[], a, b, l).len(), 2);
     }

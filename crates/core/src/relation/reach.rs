@@ -2,6 +2,10 @@
 
 use super::bits::iter_ones;
 use super::matrix::BitMatrix;
+use crate::budget::{Cancel, Spent};
+
+/// Rows (or components) a closure fills between two asks of its token.
+const ASK_EVERY: usize = 64;
 
 /// The relation has a cycle (the caller knows which relations to search for
 /// a certificate, see [`super::shortest_cycle`]).
@@ -42,10 +46,23 @@ pub fn topological_order(rel: &BitMatrix) -> Result<Vec<usize>, CycleFound> {
 /// is skipped (its row is included), so dense, nearly transitive inputs cost
 /// little more than sparse ones.
 pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
+    transitive_closure_until(rel, &Cancel::NEVER)
+        .unwrap_or_else(|Spent| unreachable!("never spent"))
+}
+
+/// [`transitive_closure`] asking `cancel` every 64 rows:
+/// `Err(Spent)` when it is spent first.
+pub fn transitive_closure_until(
+    rel: &BitMatrix,
+    cancel: &Cancel,
+) -> Result<Result<BitMatrix, CycleFound>, Spent> {
     if rel.stride() == 1 {
-        return closure_in_one_word(rel.clone());
+        return Ok(closure_in_one_word(rel.clone()));
     }
-    let order = topological_order(rel)?;
+    let order = match topological_order(rel) {
+        Ok(order) => order,
+        Err(c) => return Ok(Err(c)),
+    };
     let n = rel.n();
     let mut rank = vec![0usize; n];
     for (i, &a) in order.iter().enumerate() {
@@ -53,7 +70,10 @@ pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
     }
     let mut out = BitMatrix::new(n);
     let mut succs: Vec<usize> = Vec::new();
-    for &a in order.iter().rev() {
+    for (i, &a) in order.iter().rev().enumerate() {
+        if i.is_multiple_of(ASK_EVERY) {
+            cancel.ask()?;
+        }
         succs.clear();
         succs.extend(rel.succ(a));
         // Nearest successors first: their rows cover the farther ones.
@@ -65,7 +85,7 @@ pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
             }
         }
     }
-    Ok(out)
+    Ok(Ok(out))
 }
 
 /// [`transitive_closure`] of a relation given up (closed in place when its
@@ -315,6 +335,13 @@ mod tests {
 /// `rel⁺` for any relation, cyclic or not: strongly connected components
 /// (Tarjan, iterative) are closed as units in reverse topological order.
 pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
+    closure_any_until(rel, &Cancel::NEVER).unwrap_or_else(|Spent| unreachable!("never spent"))
+}
+
+/// [`closure_any`] asking `cancel` every 64 rows listed and
+/// components closed (and every 2¹⁶ steps of the search): `Err(Spent)` when
+/// it is spent first.
+pub fn closure_any_until(rel: &BitMatrix, cancel: &Cancel) -> Result<BitMatrix, Spent> {
     let n = rel.n();
     const UNSEEN: usize = usize::MAX;
     let mut index = vec![UNSEEN; n];
@@ -324,8 +351,15 @@ pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
     let mut comp = vec![UNSEEN; n];
     let mut comps: Vec<Vec<usize>> = Vec::new(); // in reverse topological order
     let mut next = 0usize;
-    let succs: Vec<Vec<usize>> = (0..n).map(|a| rel.succ(a).collect()).collect();
+    let mut succs: Vec<Vec<usize>> = Vec::with_capacity(n);
+    for a in 0..n {
+        if a.is_multiple_of(ASK_EVERY) {
+            cancel.ask()?;
+        }
+        succs.push(rel.succ(a).collect());
+    }
     let mut call: Vec<(usize, usize)> = Vec::new();
+    let mut steps = 0usize;
     for root in 0..n {
         if index[root] != UNSEEN {
             continue;
@@ -338,6 +372,10 @@ pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
         stack.push(root);
         on_stack[root] = true;
         while let Some(&mut (v, ref mut i)) = call.last_mut() {
+            steps += 1;
+            if steps.is_multiple_of(1 << 16) {
+                cancel.ask()?;
+            }
             if *i < succs[v].len() {
                 let w = succs[v][*i];
                 *i += 1;
@@ -376,6 +414,9 @@ pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
     let mut row = vec![0u64; n.div_ceil(64)];
     let mut outside: Vec<usize> = Vec::new();
     for (c, members) in comps.iter().enumerate() {
+        if c.is_multiple_of(ASK_EVERY) {
+            cancel.ask()?;
+        }
         row.iter_mut().for_each(|w| *w = 0);
         outside.clear();
         for &m in members {
@@ -402,7 +443,7 @@ pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
             out.or_row(m, &row);
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
