@@ -232,11 +232,10 @@ pub fn relaxes(h: &History, relaxed: &[Relaxed], a: OpId, b: OpId) -> bool {
 
 /// A random program of `threads` threads of `ops` operations on three
 /// variables (writes, reads of 0, RMWs, fences; written values from
-/// `first + 1` up), drawn by xorshift from `seed`: the models' unit tests'
-/// inputs.
+/// `first + 1` up), drawn from `rng`: the models' unit tests' inputs.
 #[cfg(test)]
 pub(crate) fn random_program(
-    seed: &mut u64,
+    rng: &mut crate::gen::Rng,
     threads: usize,
     ops: usize,
     first: u64,
@@ -247,12 +246,9 @@ pub(crate) fn random_program(
         .map(|_| {
             (0..ops)
                 .map(|_| {
-                    *seed ^= *seed << 13;
-                    *seed ^= *seed >> 7;
-                    *seed ^= *seed << 17;
-                    let var = format!("x{}", *seed % 3);
+                    let var = format!("x{}", rng.below(3));
                     next += 1;
-                    match (*seed >> 8) % 5 {
+                    match rng.below(5) {
                         0 | 1 => RawOpKind::Write { var, value: next },
                         2 => RawOpKind::Read { var, value: 0 },
                         3 => RawOpKind::Rmw {
@@ -292,11 +288,11 @@ mod tests {
 
     #[test]
     fn ppo_and_po_pso_by_rows_are_the_pairwise_relaxations() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = crate::gen::Rng::new(0x2545_f491_4f6c_dd1d);
         for round in 0..60 {
             let threads = 1 + round % 4;
             let ops = 2 + round % 30;
-            let program = super::random_program(&mut seed, threads, ops, 1);
+            let program = super::random_program(&mut rng, threads, ops, 1);
             let h = History::from_threads(&program).unwrap();
             assert_eq!(tso::ppo(&h), relax_pairwise(&h, |a, b| plain(&h, a, b)));
             let pso_relaxed = |a: OpId, b: OpId| {

@@ -75,10 +75,10 @@ mod tests {
     /// alone cannot say what a partial fence orders).
     #[test]
     fn with_full_fences_po_rmo_is_the_relaxed_table() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::gen::Rng::new(0x9e37_79b9_7f4a_7c15);
         for round in 0..60 {
             let (threads, ops) = (1 + round % 3, 2 + round % 12);
-            let program = crate::models::common::random_program(&mut seed, threads, ops, 0);
+            let program = crate::models::common::random_program(&mut rng, threads, ops, 0);
             let h = History::from_threads(&program).unwrap();
             let table = preserved(&h, &RELAXED);
             let fenced = po_rmo(&h);

@@ -407,19 +407,13 @@ impl<L: Copy + PartialEq> Fixpoint<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gen::Rng;
 
-    fn rng(seed: &mut u64) -> u64 {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        *seed
-    }
-
-    fn random(n: usize, density: u64, seed: &mut u64) -> BitMatrix {
+    fn random(n: usize, density: u64, rng: &mut Rng) -> BitMatrix {
         let mut m = BitMatrix::new(n);
         for a in 0..n {
             for b in 0..n {
-                if rng(seed).is_multiple_of(density) {
+                if rng.next_u64().is_multiple_of(density) {
                     m.set(a, b);
                 }
             }
@@ -427,9 +421,9 @@ mod tests {
         m
     }
 
-    fn random_set(n: usize, seed: &mut u64) -> Vec<u64> {
+    fn random_set(n: usize, rng: &mut Rng) -> Vec<u64> {
         let mut s = vec![0u64; n.div_ceil(64)];
-        for a in (0..n).filter(|_| rng(seed).is_multiple_of(2)) {
+        for a in (0..n).filter(|_| rng.next_u64().is_multiple_of(2)) {
             s[a / 64] |= 1 << (a % 64);
         }
         s
@@ -442,10 +436,10 @@ mod tests {
     /// Every operator against its pair-by-pair definition.
     #[test]
     fn operators_match_their_pairwise_definitions() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         for n in [1, 5, 63, 64, 65, 130] {
-            let (r, s) = (random(n, 7, &mut seed), random(n, 5, &mut seed));
-            let (a, b) = (random_set(n, &mut seed), random_set(n, &mut seed));
+            let (r, s) = (random(n, 7, &mut rng), random(n, 5, &mut rng));
+            let (a, b) = (random_set(n, &mut rng), random_set(n, &mut rng));
             let class = |x: usize| x % 3;
             let masks: Vec<Vec<u64>> = (0..3)
                 .map(|c| {
@@ -534,12 +528,12 @@ mod tests {
     /// with a cycle of the given relations.
     #[test]
     fn checks_fail_with_a_labelled_cycle() {
-        let mut seed = 77u64;
+        let mut rng = Rng::new(77);
         for round in 0..200 {
-            let n = 2 + (rng(&mut seed) % 40) as usize;
+            let n = 2 + rng.below(40);
             let (p, q) = (
-                random(n, 3 * n as u64, &mut seed),
-                random(n, 4 * n as u64, &mut seed),
+                random(n, 3 * n as u64, &mut rng),
+                random(n, 4 * n as u64, &mut rng),
             );
             let parts = [('p', &p), ('q', &q)];
             let union = union_of(&parts);
@@ -558,7 +552,7 @@ mod tests {
             assert_eq!(plus_of(&parts).is_ok(), !cyclic);
             if let Ok(s) = plus_of(&[('p', &p)]) {
                 // a sparse and a dense R: the first witness by (a, b) either way
-                for r in [q.clone(), q.clone().union(&random(n, 2, &mut seed))] {
+                for r in [q.clone(), q.clone().union(&random(n, 2, &mut rng))] {
                     let got = irreflexive_seq(('q', &r), &s, &[('p', &p)]);
                     let first = (0..n)
                         .flat_map(|a| (0..n).map(move |b| (a, b)))

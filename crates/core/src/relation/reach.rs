@@ -241,6 +241,7 @@ impl Reach {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gen::Rng;
 
     fn naive_closure(m: &BitMatrix) -> BitMatrix {
         let n = m.n();
@@ -258,28 +259,21 @@ mod tests {
         c
     }
 
-    fn rng(seed: &mut u64) -> u64 {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        *seed
-    }
-
     #[test]
     fn closure_matches_warshall_on_random_dags() {
-        let mut seed = 0x9e3779b97f4a7c15u64;
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         for round in 0..200 {
-            let n = 1 + (rng(&mut seed) % 150) as usize;
+            let n = 1 + (rng.next_u64() % 150) as usize;
             let mut m = BitMatrix::new(n);
             // a random DAG over a random permutation
             let mut perm: Vec<usize> = (0..n).collect();
             for i in (1..n).rev() {
-                perm.swap(i, (rng(&mut seed) % (i as u64 + 1)) as usize);
+                perm.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
             }
-            let edges = (rng(&mut seed) % (3 * n as u64 + 1)) as usize;
+            let edges = (rng.next_u64() % (3 * n as u64 + 1)) as usize;
             for _ in 0..edges {
-                let i = (rng(&mut seed) % n as u64) as usize;
-                let j = (rng(&mut seed) % n as u64) as usize;
+                let i = (rng.next_u64() % n as u64) as usize;
+                let j = (rng.next_u64() % n as u64) as usize;
                 if i < j {
                     m.set(perm[i], perm[j]);
                 }
@@ -298,15 +292,15 @@ mod tests {
 
     #[test]
     fn incremental_insertion_matches_recomputation() {
-        let mut seed = 12345u64;
+        let mut rng = Rng::new(12345);
         for _ in 0..100 {
-            let n = 2 + (rng(&mut seed) % 90) as usize;
+            let n = 2 + (rng.next_u64() % 90) as usize;
             let mut edges = BitMatrix::new(n);
             let mut reach = Reach::from_closed(BitMatrix::new(n));
             let mut seen_pairs = 0usize;
             for _ in 0..(2 * n) {
-                let a = (rng(&mut seed) % n as u64) as usize;
-                let b = (rng(&mut seed) % n as u64) as usize;
+                let a = (rng.next_u64() % n as u64) as usize;
+                let b = (rng.next_u64() % n as u64) as usize;
                 let mut probe = edges.clone();
                 probe.set(a, b);
                 match transitive_closure(&probe) {
@@ -449,16 +443,12 @@ pub fn closure_any_until(rel: &BitMatrix, cancel: &Cancel) -> Result<BitMatrix, 
 #[cfg(test)]
 mod closure_any_tests {
     use super::*;
+    use crate::gen::Rng;
 
     #[test]
     fn matches_warshall_on_random_cyclic_relations() {
-        let mut seed = 77u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = Rng::new(77);
+        let mut next = || rng.next_u64();
         for _ in 0..200 {
             let n = 1 + (next() % 70) as usize;
             let mut m = BitMatrix::new(n);
