@@ -30,10 +30,15 @@ fn time(model: Model, threads: usize, ops: usize, reps: usize) -> f64 {
     let hs: Vec<_> = (0..reps.clamp(1, 8) as u64)
         .map(|s| sc_history(shape, s))
         .collect();
+    let defs = memconform::cat::Definitions::new();
+    let never = memconform::budget::Cancel::NEVER;
     let t = Instant::now();
     for i in 0..reps {
         assert!(
-            model.check(&hs[i % hs.len()]).is_ok(),
+            model
+                .check_until(&hs[i % hs.len()], &defs, &never)
+                .expect("never cancelled")
+                .is_ok(),
             "SC-generated histories are consistent"
         );
     }

@@ -12,11 +12,8 @@ mod cli;
 
 /// `mi_option_purge_delay` in the `mimalloc.h` (v3) that `libmimalloc-sys`
 /// 0.1.49 builds: milliseconds before freed memory goes back to the system.
-const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
-
-extern "C" {
-    fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
-}
+/// The crate declares `mi_option_set` but names no constant for this option.
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// Turns transparent huge pages off for this process, unless
 /// `MIMALLOC_ALLOW_THP` is set: a fault on one zeroes 2 MB, and where
@@ -34,14 +31,31 @@ pub(crate) fn no_huge_pages() {
 }
 
 fn main() {
-    // Keep freed memory: by default mimalloc returns it after 10 ms, and the
-    // kernel zeroes every page again when it is reused — a fifth of TSO's
-    // time at 10⁶ operations (6.1 → 4.9 s, `benches/how-big.sh`). The peak
-    // is unchanged; `MIMALLOC_PURGE_DELAY` still wins when set.
+    // Keep freed memory: by default mimalloc returns it after a delay (1 s
+    // in the v3 built here, its `options.c`), and the kernel zeroes every
+    // page again when it is reused — a fifth of TSO's time at 10⁶
+    // operations (6.1 → 4.9 s, `benches/how-big.sh`). The peak is
+    // unchanged; `MIMALLOC_PURGE_DELAY` still wins when set.
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: sets an integer option of the linked allocator; it takes
         // effect for later frees and needs no other state.
-        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     }
     std::process::exit(cli::run());
+}
+
+#[cfg(test)]
+mod tests {
+    /// [`super::MI_OPTION_PURGE_DELAY`] is the purge delay of the mimalloc
+    /// linked: the option has that delay's default, 1,000 ms (`options.c`
+    /// of v3), unless `MIMALLOC_PURGE_DELAY` sets it.
+    #[test]
+    fn the_purge_delay_option_is_mimallocs() {
+        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+            return;
+        }
+        // SAFETY: reads an integer option of the linked allocator.
+        let delay = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY) };
+        assert_eq!(delay, 1000);
+    }
 }

@@ -9,6 +9,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use memconform::budget::Cancel;
+use memconform::cat::Definitions;
 use memconform::certificate::derive::{self, Order, Rule};
 use memconform::certificate::validate::{self, StoreModel};
 use memconform::certificate::{Pattern, Rel, Step, Violation};
@@ -74,7 +76,7 @@ fn a_wrong_pww_edge_is_rejected() {
 
     // gradual-consistency-checking Fig. 1b: CCv but not CCM
     let fig = one("t0: W(z,1) W(x,1) W(y,1)\nt1: W(x,2) R(z,0) R(y,1) R(x,2)\n");
-    let v = ccm::check(&fig).unwrap_err();
+    let v = ccm::check(&fig, &Cancel::NEVER).unwrap().unwrap_err();
     assert_eq!(v.pattern, Pattern::CyclicPww);
     validate::violation(&fig, &v).unwrap();
     let js = derive::justify(&fig, &v, None).unwrap();
@@ -98,7 +100,7 @@ fn a_wrong_pww_edge_is_rejected() {
 #[test]
 fn a_forged_justification_is_rejected() {
     let fig = one("t0: W(z,1) W(x,1) W(y,1)\nt1: W(x,2) R(z,0) R(y,1) R(x,2)\n");
-    let mut v = ccm::check(&fig).unwrap_err();
+    let mut v = ccm::check(&fig, &Cancel::NEVER).unwrap().unwrap_err();
     v.justifications = derive::justify(&fig, &v, None).unwrap();
     validate::violation(&fig, &v).unwrap();
     // every justification's premise path broken in turn
@@ -188,7 +190,7 @@ fn a_wrong_st_edge_is_rejected() {
     let mut rng = Rng::new(11);
     for _ in 0..2000 {
         let h = one(&random_text(&mut rng, false));
-        if let Err(v) = wsc::check(&h) {
+        if let Err(v) = wsc::check(&h, &Cancel::NEVER).unwrap() {
             if v.pattern == Pattern::CyclicSt {
                 validate::violation(&h, &v).unwrap_or_else(|e| panic!("{e}"));
                 found += 1;
@@ -405,7 +407,7 @@ fn re_derived_relations_are_the_models_own() {
             ps.sort_unstable();
             ps
         };
-        if let Ok(order) = ccm::check(&h) {
+        if let Ok(order) = ccm::check(&h, &Cancel::NEVER).unwrap() {
             assert_eq!(
                 pairs(&order),
                 non_init(derive::order(&h, Order::Pww)),
@@ -413,7 +415,7 @@ fn re_derived_relations_are_the_models_own() {
             );
             compared += 1;
         }
-        if let Ok(order) = wccm::check(&h) {
+        if let Ok(order) = wccm::check(&h, &Cancel::NEVER).unwrap() {
             assert_eq!(
                 pairs(&order),
                 non_init(derive::order(&h, Order::Wpww)),
@@ -421,7 +423,7 @@ fn re_derived_relations_are_the_models_own() {
             );
             compared += 1;
         }
-        if let Ok(order) = wsc::check(&h) {
+        if let Ok(order) = wsc::check(&h, &Cancel::NEVER).unwrap() {
             assert_eq!(
                 pairs(&order),
                 non_init(derive::order(&h, Order::St)),
@@ -434,7 +436,7 @@ fn re_derived_relations_are_the_models_own() {
             (Model::Tso, StoreModel::Tso),
             (Model::Pso, StoreModel::Pso),
         ] {
-            if let Ok(sat) = Saturation::new(&h, &m.spec(&h).unwrap()) {
+            if let Ok(sat) = Saturation::new(&h, &m.spec(&h, &Definitions::new()).unwrap()) {
                 let mut want = Vec::new();
                 for x in 0..h.vars.len() {
                     for &a in h.writes_of(x) {

@@ -1047,7 +1047,7 @@ fn control_characters_in_input_paths_are_escaped_in_error_messages() {
 /// two variables), and `@final 0x0A=1` observes the write of `0xa` (it was
 /// a thin-air final, a violation).
 #[test]
-fn issue23_hex_spellings_are_one_address() {
+fn hex_spellings_are_one_address() {
     let p = temp_file("hex.hist", "t0: W(0xA,1) R(0x0a,0)\n");
     let o = memconform(&[
         "check",
@@ -1070,7 +1070,7 @@ fn issue23_hex_spellings_are_one_address() {
 /// at the second, naming the first: `@expect` for one model (another
 /// verdict or the same), `@final` for one variable, `@protocol` twice.
 #[test]
-fn issue23_conflicting_directives_are_located() {
+fn conflicting_directives_are_located() {
     let cases = [
         (
             "expect-twice.hist",
@@ -1111,7 +1111,7 @@ fn issue23_conflicting_directives_are_located() {
 /// error); a zero-width space in a name is named where it is (the error
 /// showed the line with the character invisible in it).
 #[test]
-fn issue23_invisible_characters_are_skipped_or_named() {
+fn invisible_characters_are_skipped_or_named() {
     let p = temp_file(
         "bom.hist",
         "\u{FEFF}@name sb\nt0: W(x,1) R(y,0)\nt1: W(y,1) R(x,0)\n",
@@ -1159,7 +1159,7 @@ fn issue23_invisible_characters_are_skipped_or_named() {
 /// failed`, SIGABRT).
 #[cfg(unix)]
 #[test]
-fn issue23_an_address_space_limit_gives_unknown_not_an_abort() {
+fn an_address_space_limit_gives_unknown_not_an_abort() {
     // 1,024 threads of 60 operations: the sparse structures of every model
     // need more than 100 MB
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -1203,7 +1203,7 @@ fn issue23_an_address_space_limit_gives_unknown_not_an_abort() {
 /// hold is an input error where it passes (not an allocation that may
 /// abort the batch); the histories of other files are still checked.
 #[test]
-fn issue23_a_history_too_large_to_read_is_located() {
+fn a_history_too_large_to_read_is_located() {
     let mut text = String::from("t0: W(x,1)\n---\n@name big\nt0:");
     for k in 1..=160_000 {
         text.push_str(&format!(" W(x,{k})"));
@@ -1236,7 +1236,7 @@ fn issue23_a_history_too_large_to_read_is_located() {
 /// A gem5 trace with more operations than the budget lets a history hold
 /// stops there: every verdict `unknown`, with the reason.
 #[test]
-fn issue23_a_gem5_trace_past_the_budget_is_unknown() {
+fn a_gem5_trace_past_the_budget_is_unknown() {
     let run = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/clean-n8-s3-gz");
     let o = memconform(&[
         "check",
@@ -1262,7 +1262,7 @@ fn issue23_a_gem5_trace_past_the_budget_is_unknown() {
 /// consistent — within a 10 MB budget, where the threads' lanes alone
 /// would need more (every verdict was `unknown`).
 #[test]
-fn issue23_many_one_operation_threads_are_decided() {
+fn many_one_operation_threads_are_decided_within_a_small_budget() {
     let mut text = String::from("a: W(y,1) R(z,0)\nb: W(z,1) R(y,0)\n");
     for t in 0..1024u64 {
         text.push_str(&format!(

@@ -175,13 +175,13 @@ fn undamaged_copies_keep_their_verdicts() {
     }
 }
 
-/// Defect 4: a plain trace cut inside `…size: 4, data: 204 205 206 20` was a
+/// A plain trace cut inside `…size: 4, data: 204 205 206 20` was a
 /// read of 20, a thin-air read under every model (exit 1). The cut line is
 /// dropped; the prefix is consistent, which is not a verdict of the run:
 /// `unknown`, exit 6, the cut in the damage column. --allow-damage reports
 /// the prefix's verdict.
 #[test]
-fn defect4_a_plain_trace_cut_mid_line_is_unknown_not_a_thin_air_read() {
+fn a_plain_trace_cut_mid_line_is_unknown_not_a_thin_air_read() {
     let run = Run::copy(CLEAN, "cut-mid-line", true);
     let n = run.find("size: 4, data: ", 150);
     let mut lines = run.lines();
@@ -214,12 +214,12 @@ fn defect4_a_plain_trace_cut_mid_line_is_unknown_not_a_thin_air_read() {
     assert!(c.rows.iter().all(|r| !r["damage"].is_empty()));
 }
 
-/// Defect 4, the other way: a cut trace keeps the violations of its prefix
+/// The other way: a cut trace keeps the violations of its prefix
 /// (they are violations of the whole run). The MI-5 run cut inside the
 /// failing read's completion still violates with --real-time (its read comes
 /// from gem5's panic, issued before the cut).
 #[test]
-fn defect4_a_cut_trace_keeps_the_violations_of_its_prefix() {
+fn a_cut_trace_keeps_the_violations_of_its_prefix() {
     let run = Run::copy(BUG, "cut-bug", true);
     let n = run.find("size: 4, data: 0 0 0 0", 0);
     let mut lines = run.lines();
@@ -271,9 +271,9 @@ fn a_run_cut_by_its_own_panic_still_violates() {
     }
 }
 
-/// Defect 4: `size` is checked against the data bytes.
+/// `size` is checked against the data bytes.
 #[test]
-fn defect4_size_other_than_the_data_bytes_is_damage() {
+fn size_other_than_the_data_bytes_is_damage() {
     let run = Run::copy(CLEAN, "size", true);
     let n = run.find("size: 4, data: ", 100);
     run.edit_line(n, |l| {
@@ -289,10 +289,10 @@ fn defect4_size_other_than_the_data_bytes_is_damage() {
     );
 }
 
-/// Defect 5: a write of a value past a byte (`data 0x1c3`) is damage at its
+/// A write of a value past a byte (`data 0x1c3`) is damage at its
 /// column, not a write of 0xc3.
 #[test]
-fn defect5_a_value_past_a_byte_is_damage() {
+fn a_value_past_a_byte_is_damage() {
     let run = Run::copy(CLEAN, "value", true);
     let n = run.find("Seq write: index", 40);
     run.edit_line(n, |l| {
@@ -304,9 +304,9 @@ fn defect5_a_value_past_a_byte_is_damage() {
     assert_unknown_with_damage(&c, &format!("trace.txt:{n}:{col}:"), "1c3 is out of range");
 }
 
-/// Defect 5: a completion with a data byte of 256.
+/// A completion with a data byte of 256.
 #[test]
-fn defect5_a_data_byte_of_256_is_damage() {
+fn a_data_byte_of_256_is_damage() {
     let run = Run::copy(CLEAN, "byte", true);
     let n = run.find("size: 1, data: ", 30);
     run.edit_line(n, |l| {
@@ -321,10 +321,10 @@ fn defect5_a_data_byte_of_256_is_damage() {
     );
 }
 
-/// Defect 5: a negative tick on a tester line (which used to drop the line,
+/// A negative tick on a tester line (which used to drop the line,
 /// and with it a write).
 #[test]
-fn defect5_a_negative_tick_is_damage() {
+fn a_negative_tick_is_damage() {
     let run = Run::copy(CLEAN, "tick", true);
     let n = run.find("Seq write: index", 60);
     run.edit_line(n, |l| {
@@ -335,9 +335,9 @@ fn defect5_a_negative_tick_is_damage() {
     assert_unknown_with_damage(&c, &format!("trace.txt:{n}:"), "negative tick");
 }
 
-/// Defect 5: a 20-digit address.
+/// A 20-digit address.
 #[test]
-fn defect5_an_address_past_64_bits_is_damage() {
+fn an_address_past_64_bits_is_damage() {
     let run = Run::copy(CLEAN, "address", true);
     let n = run.find("size: 1, data: ", 50);
     run.edit_line(n, |l| {
@@ -354,10 +354,10 @@ fn defect5_an_address_past_64_bits_is_damage() {
     );
 }
 
-/// Defect 5: a lost request line (a line that no longer looks like the
+/// A lost request line (a line that no longer looks like the
 /// tester's) leaves a completion with no request: damage, not a dropped write.
 #[test]
-fn defect5_a_lost_request_line_is_damage() {
+fn a_lost_request_line_is_damage() {
     let run = Run::copy(CLEAN, "lost", true);
     let n = run.find("Seq write: index", 80);
     run.edit_line(n, |l| l.replace("Seq write", "Seq wr!te"));
@@ -365,9 +365,9 @@ fn defect5_a_lost_request_line_is_damage() {
     assert_unknown_with_damage(&c, "trace.txt:", "with no request pending");
 }
 
-/// Defect 5, MemTest: a value past a byte and a cut hex value.
+/// MemTest: a value past a byte and a cut hex value.
 #[test]
-fn defect5_memtest_lines_out_of_range_are_damage() {
+fn memtest_lines_out_of_range_are_damage() {
     let src = "tests/data/gem5/mi_example/memtest-n4";
     let whole = Run::copy(src, "memtest-whole", true);
     let c = check(&whole.dir, MODELS);
@@ -385,11 +385,11 @@ fn defect5_memtest_lines_out_of_range_are_damage() {
     assert_unknown_with_damage(&c, &format!("trace.txt:{n}:"), "value 1c3 is out of range");
 }
 
-/// Defect 6: a bad checksum, garbage after the stream, corrupt bytes in the
+/// A bad checksum, garbage after the stream, corrupt bytes in the
 /// middle, a stream cut short: never `consistent` on the part that was read,
 /// and the CSV and JSON say where.
 #[test]
-fn defect6_damaged_gzip_is_unknown_with_its_damage_in_csv_and_json() {
+fn damaged_gzip_is_unknown_with_its_damage_in_csv_and_json() {
     let run = Run::copy(CLEAN, "gzip", false);
     let gz = std::fs::read(run.trace("trace.txt.gz")).unwrap();
     let write = |bytes: &[u8]| std::fs::write(run.trace("trace.txt.gz"), bytes).unwrap();
@@ -468,11 +468,11 @@ fn defect6_damaged_gzip_is_unknown_with_its_damage_in_csv_and_json() {
     assert_eq!((c.code, c.column("damage")), (0, vec![String::new()]));
 }
 
-/// Defect 6: a reversed trace is not a gem5 log (exit 2, no history: its
+/// A reversed trace is not a gem5 log (exit 2, no history: its
 /// first tester lines already break the order, a completion before its
 /// request), and two tester lines' ticks swapped make the run unknown.
 #[test]
-fn defect6_ticks_out_of_log_order_are_damage() {
+fn ticks_out_of_log_order_are_damage() {
     let run = Run::copy(CLEAN, "reversed", true);
     let mut lines = run.lines();
     lines.reverse();
@@ -556,7 +556,7 @@ fn check_within_a_minute(args: &[&std::ffi::OsStr]) -> std::process::Output {
 /// other inputs are checked.
 #[cfg(unix)]
 #[test]
-fn defect7_fifos_are_refused_not_waited_for() {
+fn fifos_are_refused_not_waited_for() {
     let run = Run::copy(CLEAN, "fifo-stats", false);
     let mkfifo = |p: &Path| {
         let _ = std::fs::remove_file(p);
@@ -600,7 +600,7 @@ fn defect7_fifos_are_refused_not_waited_for() {
 /// A trace without newlines (a gzip bomb's output) is damage once a line
 /// passes 1 MiB (docs/design/gem5.md §1), not an unbounded line buffer.
 #[test]
-fn defect9_a_line_without_end_is_damage_not_unbounded_memory() {
+fn a_line_without_end_is_damage_not_unbounded_memory() {
     let run = Run::copy(CLEAN, "no-newline", true);
     let mut text = std::fs::read(run.trace("trace.txt")).unwrap();
     text.extend(std::iter::repeat_n(b'7', 3 << 20));
@@ -667,7 +667,7 @@ fn take_file(run: &Run, src: &str, file: &str) {
 /// simTicks in the notes); now it is named stale and ignored, and the
 /// panicked run keeps its verdicts.
 #[test]
-fn issue23_statistics_beside_a_panic_are_stale() {
+fn statistics_beside_a_panic_are_stale() {
     let run = Run::copy(BUG, "stale-stats", false);
     take_file(&run, CLEAN, "stats.txt");
     let (code, out, err) = check_text(&run.dir, &["--models", "cc", "--real-time"]);
@@ -683,7 +683,7 @@ fn issue23_statistics_beside_a_panic_are_stale() {
 /// A panic beside an exit status of 0, or beside gem5's normal exit: one
 /// of the files is another run's, so no verdict (it was a violation).
 #[test]
-fn issue23_a_panic_beside_a_normal_exit_is_inconsistent() {
+fn a_panic_beside_a_normal_exit_is_inconsistent() {
     let run = Run::copy(BUG, "panic-exit0", false);
     std::fs::write(run.dir.join("exit-status.txt"), "exit=0\n").unwrap();
     assert_inconsistent(&run.dir, &["--models", "cc", "--real-time"], "exit-status.txt says gem5 exited with 0, but simerr.txt holds `src/cpu/testers/rubytest/Check.cc:321: panic:");
@@ -702,7 +702,7 @@ fn issue23_a_panic_beside_a_normal_exit_is_inconsistent() {
 /// checks, statistics, `Exiting @ tick`): no verdict (it was consistent).
 /// Without any sign of a normal end, a non-zero exit is a note only.
 #[test]
-fn issue23_a_failed_exit_beside_a_completed_run_is_inconsistent() {
+fn a_failed_exit_beside_a_completed_run_is_inconsistent() {
     let run = Run::copy(CLEAN, "exit134", false);
     std::fs::write(run.dir.join("exit-status.txt"), "134\n").unwrap();
     assert_inconsistent(&run.dir, MODELS, "exit-status.txt says gem5 exited with 134, but simout.txt says it exited normally at tick 86551");
@@ -728,7 +728,7 @@ fn issue23_a_failed_exit_beside_a_completed_run_is_inconsistent() {
 /// violated); now the panic past the trace's end, or naming a read the
 /// trace never issued, makes the run inconsistent.
 #[test]
-fn issue23_a_panic_the_trace_does_not_hold_is_inconsistent() {
+fn a_panic_the_trace_does_not_hold_is_inconsistent() {
     // the MI-5 run's panic (tick 24974) beside the clean run's trace
     let run = Run::copy(CLEAN, "foreign-panic", false);
     take_file(&run, BUG, "simerr.txt");
@@ -775,7 +775,7 @@ fn issue23_a_panic_the_trace_does_not_hold_is_inconsistent() {
 /// damage shows) was judged as the run (consistent); one that goes on
 /// past the run's end is another run's.
 #[test]
-fn issue23_a_trace_that_is_a_part_of_the_run_is_inconsistent() {
+fn a_trace_that_is_a_part_of_the_run_is_inconsistent() {
     let run = Run::copy(CLEAN, "half-trace", true);
     let mut lines = run.lines();
     lines.truncate(lines.len() / 2);
@@ -815,7 +815,7 @@ fn issue23_a_trace_that_is_a_part_of_the_run_is_inconsistent() {
 /// MI_example configuration), or of more CPUs, is not this run's: an input
 /// error (it was checked as the run, consistent).
 #[test]
-fn issue23_a_trace_of_another_configuration_is_an_input_error() {
+fn a_trace_of_another_configuration_is_an_input_error() {
     let run = Run::copy(
         "tests/data/gem5/mesi_two_level/clean-n4-s2-rich",
         "mesi-trace-mi-config",
@@ -863,7 +863,7 @@ fn issue23_a_trace_of_another_configuration_is_an_input_error() {
 /// a part of it, or a trace split in two, are refused with the files named
 /// (`find_trace` took `trace.txt` silently).
 #[test]
-fn issue23_several_traces_in_a_run() {
+fn several_traces_in_a_run_are_one_when_equal_else_refused() {
     // trace.txt beside trace.txt.gz, the same lines: one trace
     let run = Run::copy(CLEAN, "same-twice", false);
     std::fs::write(run.trace("trace.txt"), run.gz_text()).unwrap();
@@ -906,7 +906,7 @@ fn issue23_several_traces_in_a_run() {
 /// A run inside a run (an output directory made inside another) is checked
 /// too: it was skipped without a word.
 #[test]
-fn issue23_a_run_inside_a_run_is_checked() {
+fn a_run_inside_a_run_is_checked() {
     let outer = Run::copy(CLEAN, "nest/outer", false);
     let inner = outer.dir.join("inner");
     std::fs::create_dir_all(&inner).unwrap();
@@ -931,7 +931,7 @@ fn issue23_a_run_inside_a_run_is_checked() {
 /// The command line in `simout.txt` and the run record
 /// (`memconform-run.json`) against the configuration and each other.
 #[test]
-fn issue23_a_command_line_of_another_run_is_inconsistent() {
+fn a_command_line_of_another_run_is_inconsistent() {
     let src = "tests/data/gem5/mesi_two_level/clean-n4-s2-rich";
     let run = Run::copy(src, "record-seed", false);
     let record = std::fs::read_to_string(run.dir.join("memconform-run.json")).unwrap();

@@ -37,8 +37,8 @@ fn shape(seed: u64) -> Sample {
 }
 
 /// The definition's verdict: `None` when there are too many store orders to try.
-fn defined(h: &memconform::history::History, m: Model) -> Option<bool> {
-    let def = cat::definition(m);
+fn defined(h: &memconform::history::History, defs: &cat::Definitions, m: Model) -> Option<bool> {
+    let def = defs.get(m);
     match def.uses_ww() {
         true => cat::holds_for_some_store_order(h, def, 3000).map(|o| o.is_some()),
         false => Some(Interp::new(h, def, None).first_failure().is_none()),
@@ -49,10 +49,12 @@ fn defined(h: &memconform::history::History, m: Model) -> Option<bool> {
 fn dense_and_sparse_engines_decide_as_the_definitions() {
     let mut decided = 0;
     let mut violated = [0usize; 11];
+    let defs = cat::Definitions::new();
+    let by_scale = [Scale::Dense, Scale::Sparse].map(|scale| (scale, opts(scale)));
     for seed in 0..400u64 {
         let (h, text) = sample::history(shape(seed), seed);
-        for scale in [Scale::Dense, Scale::Sparse] {
-            let outcomes = check_gradual_with(&h, &Model::EVERY, &opts(scale));
+        for (scale, opts) in &by_scale {
+            let outcomes = check_gradual_with(&h, &Model::EVERY, opts);
             for (i, (m, o)) in Model::EVERY.into_iter().zip(&outcomes).enumerate() {
                 assert_eq!(o.model, m);
                 assert!(
@@ -60,7 +62,7 @@ fn dense_and_sparse_engines_decide_as_the_definitions() {
                     "{m} {scale:?} seed {seed}: {:?}",
                     o.invalid
                 );
-                let Some(want) = defined(&h, m) else {
+                let Some(want) = defined(&h, &defs, m) else {
                     continue;
                 };
                 decided += 1;

@@ -8,6 +8,7 @@ mod support;
 use support::to_history;
 
 use brute::{BHistory, Kind};
+use memconform::cat::Definitions;
 use memconform::certificate::validate::{self, StoreModel};
 use memconform::complete::{decide, Completion, Engine, Limits};
 use memconform::history::History;
@@ -32,7 +33,7 @@ fn store_model(m: Model) -> StoreModel {
 
 /// The verdict of one engine, with its witness validated.
 fn verdict(h: &History, m: Model, e: Engine) -> bool {
-    let d = decide(h, &m.spec(h).unwrap(), e, Limits::NONE);
+    let d = decide(h, &m.spec(h, &Definitions::new()).unwrap(), e, Limits::NONE);
     match d.result {
         Ok(Completion::Found {
             order,
@@ -106,8 +107,13 @@ fn the_validator_rejects_broken_witnesses() {
             vec![(Kind::R, 1, 1), (Kind::R, 0, 2)],
         ],
     });
-    let Ok(Completion::Found { order, .. }) =
-        decide(&h, &Model::Sc.spec(&h).unwrap(), Engine::Enum, Limits::NONE).result
+    let Ok(Completion::Found { order, .. }) = decide(
+        &h,
+        &Model::Sc.spec(&h, &Definitions::new()).unwrap(),
+        Engine::Enum,
+        Limits::NONE,
+    )
+    .result
     else {
         panic!("SC")
     };
@@ -289,6 +295,7 @@ fn all_store_orders(h: &History) -> Vec<Vec<Vec<usize>>> {
 
 #[test]
 fn the_kernel_is_the_intersection_of_all_witnesses() {
+    let defs = Definitions::new();
     let mut nontrivial = 0;
     for seed in 0..1500u64 {
         let b = brute::random_history(seed, 8);
@@ -300,7 +307,7 @@ fn the_kernel_is_the_intersection_of_all_witnesses() {
                 .collect();
             let k = memconform::complete::kernel(
                 &h,
-                &m.spec(&h).unwrap(),
+                &m.spec(&h, &defs).unwrap(),
                 &memconform::budget::Cancel::NEVER,
             );
             if valid.is_empty() {
@@ -340,6 +347,7 @@ fn the_kernel_is_the_intersection_of_all_witnesses() {
 /// lifted, the same histories are decided (docs/design/gradual.md §7).
 #[test]
 fn search_engines_stop_at_the_memory_limit() {
+    let defs = Definitions::new();
     let tight = Limits {
         memory: 1,
         ..Limits::NONE
@@ -350,7 +358,7 @@ fn search_engines_stop_at_the_memory_limit() {
     for seed in 0..3000 {
         let h = to_history(&brute::random_history(seed, 10));
         for m in [Model::Sc, Model::Tso] {
-            let spec = m.spec(&h).unwrap();
+            let spec = m.spec(&h, &defs).unwrap();
             for e in [Engine::Enum, Engine::Interleave] {
                 match decide(&h, &spec, e, tight).result {
                     Ok(Completion::OverMemory(what)) => {

@@ -25,7 +25,7 @@ fn overlapping_requests_are_not_program_ordered() {
     // CoWR0 as a chain: a read after an own write returns the initial value.
     let chain = one("t0: W(x,1) R(x,0)\n");
     assert!(!holds(&chain, Model::Cc));
-    // The same two requests in flight at once (issue 5 < completion 10):
+    // The same two requests in flight at once (issued at 5, before the write completes at 10):
     // neither precedes the other, so the read may see the initial value.
     let overlapping = one("t0: W(x,1)@0-10 R(x,0)@5-15\n");
     assert!(!overlapping.po().get(

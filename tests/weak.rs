@@ -11,6 +11,7 @@ mod brute;
 use std::path::Path;
 
 use brute::{w_parse, w_random_history, w_random_run, w_to_hist, w_verdicts};
+use memconform::cat::Definitions;
 use memconform::certificate::validate::{self, StoreModel};
 use memconform::check::{check_gradual_with, Decision, Options, Verdict};
 use memconform::complete::{decide, Completion, Engine, Limits};
@@ -59,7 +60,8 @@ fn by_engine(h: &History, m: Model, e: Engine, text: &str) -> bool {
     } else {
         StoreModel::Armv8
     };
-    match decide(h, &m.spec(h).expect("a store-order model"), e, Limits::NONE).result {
+    let spec = m.spec(h, &Definitions::new()).expect("a store-order model");
+    match decide(h, &spec, e, Limits::NONE).result {
         Ok(Completion::Found { order, .. }) => {
             validate::store_order(h, sm, &order)
                 .unwrap_or_else(|err| panic!("{m}/{e:?}: witness: {err}\n{text}"));
@@ -307,7 +309,14 @@ fn the_dp_engine_keeps_rmw_atomicity() {
         (Model::Pso, StoreModel::Pso),
         (Model::Rmo, StoreModel::Rmo),
     ] {
-        match decide(&h, &m.spec(&h).unwrap(), Engine::Dp, Limits::NONE).result {
+        match decide(
+            &h,
+            &m.spec(&h, &Definitions::new()).unwrap(),
+            Engine::Dp,
+            Limits::NONE,
+        )
+        .result
+        {
             Ok(Completion::Found { order, .. }) => {
                 validate::store_order(&h, sm, &order).unwrap_or_else(|e| panic!("{m}: {e}"))
             }

@@ -401,6 +401,7 @@ fn options(args: &CheckArgs, cancel: &memconform_core::budget::Cancel) -> Option
             Representation::Dense => memconform_core::check::scale::Scale::Dense,
             Representation::Sparse => memconform_core::check::scale::Scale::Sparse,
         },
+        definitions: Default::default(),
     }
 }
 

@@ -5,7 +5,7 @@
 //! [`Cancel::cancel`] (docs/design/layers.md, "What crosses each boundary").
 //! Every engine loop asks [`Cancel::spent`] and returns when it is.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -17,6 +17,9 @@ pub struct Cancel {
     /// `None`: nobody can cancel this token (only its deadline ends it).
     flag: Option<Arc<Flag>>,
     deadline: Option<Instant>,
+    /// A deadline counted in polls ([`Cancel::after_polls`]): the polls
+    /// left before it passes, shared by clones.
+    polls: Option<Arc<AtomicU64>>,
 }
 
 /// The shared part of a [`Cancel`]: whether it was cancelled, and by whom.
@@ -35,11 +38,17 @@ pub enum Stop {
     Deadline,
 }
 
+/// A check stopped because its [`Cancel`] was spent ([`Cancel::stop`]
+/// says why): the error of the loops that ask the token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spent;
+
 impl Cancel {
     /// A token nobody cancels, without a deadline (tests, the oracle).
     pub const NEVER: Cancel = Cancel {
         flag: None,
         deadline: None,
+        polls: None,
     };
 
     /// A token its holder can cancel, without a deadline.
@@ -47,6 +56,18 @@ impl Cancel {
         Cancel {
             flag: Some(Arc::default()),
             deadline: None,
+            polls: None,
+        }
+    }
+
+    /// A token its holder can cancel whose deadline is its `n`-th poll
+    /// ([`Cancel::spent`]) instead of a time: spent from that poll on, as
+    /// a passed deadline ([`Stop::Deadline`]). Where a check stops is then
+    /// the same on every run (tests of where the engines ask the token).
+    pub fn after_polls(n: u64) -> Cancel {
+        Cancel {
+            polls: Some(Arc::new(AtomicU64::new(n))),
+            ..Cancel::new()
         }
     }
 
@@ -70,6 +91,7 @@ impl Cancel {
         Cancel {
             flag: self.flag.clone(),
             deadline,
+            polls: self.polls.clone(),
         }
     }
 
@@ -91,7 +113,19 @@ impl Cancel {
     /// operation, not in inner loops.
     #[inline]
     pub fn spent(&self) -> bool {
-        self.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.cancelled()
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.polls.as_ref().is_some_and(|p| poll(p))
+    }
+
+    /// `Err(Spent)` when the token is spent ([`Cancel::spent`]): a loop
+    /// that stops with it asks `cancel.ask()?`.
+    #[inline]
+    pub fn ask(&self) -> Result<(), Spent> {
+        match self.spent() {
+            true => Err(Spent),
+            false => Ok(()),
+        }
     }
 
     /// Why the token is spent, `None` while it is not; a cancellation
@@ -103,10 +137,19 @@ impl Cancel {
                 by: by.unwrap_or_default(),
             });
         }
-        self.deadline
-            .is_some_and(|d| Instant::now() >= d)
-            .then_some(Stop::Deadline)
+        let polled_out = self
+            .polls
+            .as_ref()
+            .is_some_and(|p| p.load(Ordering::SeqCst) == 0);
+        (polled_out || self.deadline.is_some_and(|d| Instant::now() >= d)).then_some(Stop::Deadline)
     }
+}
+
+/// One poll of a deadline counted in polls: whether this poll is at or
+/// past it (the count stays at 0 from then on).
+fn poll(left: &AtomicU64) -> bool {
+    let before = left.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+    matches!(before, Ok(1) | Err(_))
 }
 
 /// What one model's check may spend: its token (the time budget and the
@@ -183,5 +226,21 @@ mod tests {
         assert!(!Cancel::new().spent());
         Cancel::NEVER.cancel("Ctrl-C");
         assert!(!Cancel::NEVER.spent() && !Limits::NONE.spent());
+    }
+
+    #[test]
+    fn a_deadline_in_polls_passes_at_its_nth_poll_for_every_clone() {
+        let c = Cancel::after_polls(3);
+        let later = c.until(Some(Instant::now() + Duration::from_secs(3600)));
+        assert!(!c.spent() && c.stop().is_none());
+        assert_eq!(later.ask(), Ok(()));
+        assert_eq!(c.stop(), None, "asking why polls nothing");
+        assert!(later.spent());
+        for t in [&c, &later] {
+            assert!(t.spent());
+            assert_eq!(t.stop(), Some(Stop::Deadline));
+            assert_eq!(t.ask(), Err(Spent));
+        }
+        assert!(Cancel::after_polls(0).spent() && Cancel::after_polls(1).spent());
     }
 }

@@ -310,17 +310,27 @@ pub fn rel_named(name: &str) -> Option<Rel> {
     .find(|r| r.name() == name)
 }
 
-/// The definition of `model`, parsed once.
-pub fn definition(model: crate::models::Model) -> &'static Definition {
-    use std::sync::OnceLock;
-    static DEFS: OnceLock<Vec<Definition>> = OnceLock::new();
-    let defs = DEFS.get_or_init(|| {
-        crate::models::Model::EVERY
-            .iter()
-            .map(|m| Definition::parse(m.name()).unwrap_or_else(|e| panic!("{}: {e}", m.name())))
-            .collect()
-    });
-    &defs[model as usize]
+/// Every model's definition ([`defs`]), each parsed the first time it is
+/// asked for and kept by this value: whoever checks many histories builds
+/// one (the checker's `Options` hold it) and passes it in; the core keeps no
+/// process-wide copy.
+#[derive(Debug, Default)]
+pub struct Definitions {
+    parsed: [std::sync::OnceLock<Definition>; crate::models::Model::EVERY.len()],
+}
+
+impl Definitions {
+    /// None parsed yet.
+    pub fn new() -> Definitions {
+        Definitions::default()
+    }
+
+    /// The definition of `model` ([`defs`]), parsed on its first use.
+    pub fn get(&self, model: crate::models::Model) -> &Definition {
+        self.parsed[model as usize].get_or_init(|| {
+            Definition::parse(model.name()).unwrap_or_else(|e| panic!("{}: {e}", model.name()))
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -355,15 +365,18 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>, String> {
     let mut out = Vec::new();
     let b = text.as_bytes();
     let mut i = 0;
-    let line = |i: usize| text[..i].matches('\n').count() + 1;
+    // the line of `i`, counted as the scan passes each newline
+    let mut line = 1;
     while i < b.len() {
         let c = b[i];
         if c.is_ascii_whitespace() {
+            line += usize::from(c == b'\n');
             i += 1;
         } else if text[i..].starts_with("(*") {
             let end = text[i..]
                 .find("*)")
-                .ok_or_else(|| format!("line {}: unclosed comment", line(i)))?;
+                .ok_or_else(|| format!("line {line}: unclosed comment"))?;
+            line += text[i..i + end].matches('\n').count();
             i += end + 2;
         } else if c.is_ascii_alphanumeric() || c == b'_' {
             let start = i;
@@ -372,12 +385,12 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize)>, String> {
             {
                 i += 1;
             }
-            out.push((Tok::Name(text[start..i].to_string()), line(start)));
+            out.push((Tok::Name(text[start..i].to_string()), line));
         } else if let Some(s) = SYMS.iter().find(|s| text[i..].starts_with(**s)) {
-            out.push((Tok::Sym(s), line(i)));
+            out.push((Tok::Sym(s), line));
             i += s.len();
         } else {
-            return Err(format!("line {}: unexpected `{}`", line(i), c as char));
+            return Err(format!("line {line}: unexpected `{}`", c as char));
         }
     }
     Ok(out)

@@ -56,8 +56,9 @@ fn store_orders(h: &History, max: usize) -> Vec<Vec<Vec<OpId>>> {
 
 #[test]
 fn every_definition_parses_and_fits_a_page() {
+    let defs = Definitions::new();
     for m in Model::EVERY {
-        let d = definition(m);
+        let d = defs.get(m);
         let lines = defs::text(m.name()).expect("defined").lines().count();
         assert!(lines <= 40, "{m}: {lines} lines");
         assert_eq!(d.uses_ww(), Model::STORE.contains(&m), "{m}");
@@ -131,12 +132,13 @@ fn operators_bind_as_documented() {
 /// the po-maximal ones (causal-consistency-datalog Thm 2).
 #[test]
 fn the_polynomial_models_are_their_definitions() {
+    let defs = Definitions::new();
     let mut violated = [0usize; 6];
     for seed in 0..3000u64 {
         let (h, text) = sample::history(shape(seed), seed);
         for (i, m) in Model::ALL.into_iter().enumerate() {
             let got = m.check(&h);
-            let mut interp = Interp::new(&h, definition(m), None);
+            let mut interp = Interp::new(&h, defs.get(m), None);
             let fails = interp.failures();
             assert_eq!(
                 got.is_ok(),
@@ -193,12 +195,13 @@ fn graph_acyclic(
 /// definitions' `let`s of their names.
 #[test]
 fn the_store_models_given_a_store_order_are_their_definitions() {
+    let defs = Definitions::new();
     let mut outcomes = [[0usize; 2]; 5];
     for seed in 0..1500u64 {
         let (h, text) = sample::history(shape(seed), seed);
         for (i, m) in Model::STORE.into_iter().enumerate() {
-            let def = definition(m);
-            let spec = m.spec(&h).expect("a store-order model");
+            let def = defs.get(m);
+            let spec = m.spec(&h, &defs).expect("a store-order model");
             for order in store_orders(&h, 24) {
                 let ww = ww_of_order(&h, &order);
                 let mut interp = Interp::new(&h, def, Some(ww.clone()));
@@ -232,7 +235,7 @@ fn the_store_models_given_a_store_order_are_their_definitions() {
                 use crate::models::{armv8, spec};
                 let mut by_hand: Vec<(&str, BitMatrix)> = spec::BY_HAND
                     .iter()
-                    .filter(|(of, _, _)| *of == m)
+                    .filter(|(of, _, _)| *of == m.name())
                     .map(|&(_, name, form)| (name, form(&h)))
                     .collect();
                 if m == Model::Armv8 {
@@ -257,6 +260,7 @@ fn the_store_models_given_a_store_order_are_their_definitions() {
 /// the definition (every order tried).
 #[test]
 fn the_completion_engines_decide_the_store_definitions() {
+    let defs = Definitions::new();
     let mut consistent = [0usize; 5];
     for seed in 0..400u64 {
         let s = Sample {
@@ -265,17 +269,17 @@ fn the_completion_engines_decide_the_store_definitions() {
         };
         let (h, text) = sample::history(s, seed);
         for (i, m) in Model::STORE.into_iter().enumerate() {
-            let Some(want) = holds_for_some_store_order(&h, definition(m), 2000) else {
+            let Some(want) = holds_for_some_store_order(&h, defs.get(m), 2000) else {
                 continue;
             };
             consistent[i] += want.is_some() as usize;
-            let spec = m.spec(&h).expect("a store-order model");
+            let spec = m.spec(&h, &defs).expect("a store-order model");
             for e in [Engine::Enum, Engine::Sat, Engine::Dp, Engine::Interleave] {
                 let got = complete::decide(&h, &spec, e, Limits::NONE);
                 let found = match got.result {
                     Ok(Completion::Found { order, .. }) => {
                         let ww = ww_of_order(&h, &order);
-                        let fails = Interp::new(&h, definition(m), Some(ww)).failures();
+                        let fails = Interp::new(&h, defs.get(m), Some(ww)).failures();
                         assert_eq!(fails, vec![], "{m} {e:?} seed {seed}\n{text}");
                         true
                     }
@@ -296,6 +300,7 @@ fn the_completion_engines_decide_the_store_definitions() {
 /// `po-loc` and RMO's, pair by pair.
 #[test]
 fn the_validators_program_orders_are_the_definitions() {
+    let defs = Definitions::new();
     use crate::certificate::derive::Pi;
     for seed in 0..300u64 {
         let (h, text) = sample::history(shape(seed), seed);
@@ -309,7 +314,7 @@ fn the_validators_program_orders_are_the_definitions() {
             (Pi::PoRmo, Model::Rmo, "po-rmo"),
         ];
         for (pi, m, name) in cases {
-            let ours = Interp::new(&h, definition(m), Some(ww.clone())).rel(name);
+            let ours = Interp::new(&h, defs.get(m), Some(ww.clone())).rel(name);
             let bits = pi.matrix(&h);
             let mut theirs = BitMatrix::new(h.n());
             for a in 0..h.n() {
@@ -406,9 +411,10 @@ fn litmus_tests_break_the_axioms_the_papers_name() {
             &[],
         ),
     ];
+    let defs = Definitions::new();
     for (text, m, want) in cases {
         let h = hist(text);
-        let def = definition(m);
+        let def = defs.get(m);
         // the validator's witness check and the engines agree
         let orders = store_orders(&h, 1000);
         if def.uses_ww() {

@@ -3,9 +3,11 @@
 //! certificate re-checked by the independent validator.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::budget::{Cancel, Limits};
+use crate::cat::Definitions;
 use crate::certificate::validate::{self, StoreModel};
 use crate::certificate::{Pattern, Violation};
 use crate::check::outcome::{mapped, MemoryLimit, Timeout, UnknownReason};
@@ -48,6 +50,9 @@ pub struct Options {
     /// learnt from the histories checked so far with these options (their
     /// clones share it): [`ChainOrder`].
     pub chain_order: ChainOrder,
+    /// The models' definitions, each parsed once for every history these
+    /// options check (shared by their clones).
+    pub definitions: Arc<Definitions>,
 }
 
 /// How often cc, the first model of most chains, was violated on the
@@ -110,6 +115,7 @@ impl Default for Options {
             max_memory: DEFAULT_MAX_MEMORY,
             cancel: Cancel::new(),
             chain_order: ChainOrder::default(),
+            definitions: Arc::default(),
         }
     }
 }
@@ -640,7 +646,7 @@ fn run<'a>(
             } else if path == Path::Sparse {
                 scale::decide(h, lanes(), m, cancel, opts.max_memory)
             } else {
-                let spec = m.spec(h).expect("a store-order model");
+                let spec = m.spec(h, &opts.definitions).expect("a store-order model");
                 let limits = Limits {
                     cancel,
                     memory: opts.max_memory,
@@ -676,7 +682,7 @@ fn run<'a>(
                     }
                     r.store_order = Some(StoreOrder::total(h, &order));
                     if opts.kernel && path == Path::Dense {
-                        let spec = m.spec(h).expect("a store-order model");
+                        let spec = m.spec(h, &opts.definitions).expect("a store-order model");
                         r.kernel = kernel(h, &spec, cancel);
                     }
                     r.interleaving = interleaving;
@@ -713,7 +719,7 @@ fn run<'a>(
         let checked = if path == Path::Sparse {
             scale::check(h, lanes(), m, cancel)
         } else {
-            m.check_until(h, cancel)
+            m.check_until(h, &opts.definitions, cancel)
         };
         match checked {
             Some(Ok(order)) => r.store_order = order,
@@ -1122,9 +1128,10 @@ mod tests {
         assert!(r.invalid.as_deref().unwrap().contains("a bug"));
     }
 
-    /// Every dense model asks its token: under a spent one it stops (issue
-    /// 9, defect 9) — the store-order models inside saturation, the others
-    /// before they start; under none its result is unchanged.
+    /// Every dense model asks its token: under a spent one it stops
+    /// (docs/design/gradual.md §7) — the store-order models inside
+    /// saturation, the others before they start and inside; under none its
+    /// result is unchanged.
     #[test]
     fn dense_checks_stop_when_the_budget_is_spent() {
         let shape = Shape {
@@ -1136,9 +1143,66 @@ mod tests {
         let h = history(Memory::Tso, shape, 7);
         let spent = Cancel::NEVER.until(Some(Instant::now()));
         for m in Model::EVERY {
-            assert!(m.check_until(&h, &spent).is_none(), "{m}");
-            let free = m.check_until(&h, &Cancel::NEVER).expect("no deadline");
+            assert!(
+                m.check_until(&h, &Definitions::new(), &spent).is_none(),
+                "{m}"
+            );
+            let free = m
+                .check_until(&h, &Definitions::new(), &Cancel::NEVER)
+                .expect("no deadline");
             assert_eq!(free.is_ok(), m.check(&h).is_ok(), "{m}");
+        }
+    }
+
+    /// The dense polynomial models ask their token after they start (in
+    /// their closures, `hb_o` and wSC's fixpoint, between their steps), so
+    /// one forced far past the dense sizes stops near its deadline
+    /// (docs/design/gradual.md §7): a deadline at the token's second poll,
+    /// the first after the one before the model starts, stops each. In the
+    /// pipeline, a deadline at any poll until the model finishes is
+    /// `unknown` with the timeout inside that model; one past its last poll
+    /// is its verdict.
+    #[test]
+    fn dense_polynomial_models_stop_inside_at_their_deadline() {
+        let shape = Shape {
+            threads: 4,
+            ops_per_thread: 40,
+            vars: 4,
+            write_ratio: 0.5,
+        };
+        let h = history(Memory::Sc, shape, 11);
+        assert!(h.n() > 64, "rows of more than one word");
+        let defs = Definitions::new();
+        for m in Model::ALL {
+            let stopped = m.check_until(&h, &defs, &Cancel::after_polls(2));
+            assert!(
+                stopped.is_none(),
+                "{m} asks its token only before it starts"
+            );
+            let opts = |polls| Options {
+                gradual: false,
+                scale: Scale::Dense,
+                timeout: None,
+                cancel: Cancel::after_polls(polls),
+                ..Options::default()
+            };
+            let mut polls = 1;
+            let last = loop {
+                let out = check_gradual_with(&h, &[m], &opts(polls));
+                if out[0].verdict() != Verdict::Unknown {
+                    break out;
+                }
+                let why = out[0].reason().expect("an unknown has a reason");
+                assert_eq!(
+                    why,
+                    &UnknownReason::Timeout(Timeout::Check(m)),
+                    "{m} at poll {polls}"
+                );
+                polls += 1;
+                assert!(polls < 100_000, "{m} never finishes");
+            };
+            assert!(polls > 2, "{m}: stopped at only {polls} polls");
+            assert_eq!(last[0].verdict(), Verdict::Consistent, "{m}: an SC history");
         }
     }
 

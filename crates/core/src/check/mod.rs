@@ -18,6 +18,7 @@ pub use gradual::{check_gradual, check_gradual_with, Options, DEFAULT_MAX_MEMORY
 pub use outcome::{Decision, MemoryLimit, Outcome, Timeout, UnknownReason, Verdict};
 
 use crate::budget::{Cancel, Limits};
+use crate::cat::Definitions;
 use crate::certificate::{Pattern, Violation};
 use crate::complete;
 use crate::history::History;
@@ -25,21 +26,24 @@ use crate::models::{Checked, Definition, Model, StoreOrder};
 
 impl Model {
     /// Checks this model alone (no gradual shortcut; SC/TSO/PSO with the
-    /// `auto` engine and no time limit).
+    /// `auto` engine and no time limit), parsing its definition for this
+    /// one check: a caller checking many histories holds a [`Definitions`]
+    /// and calls [`Model::check_until`].
     pub fn check(self, h: &History) -> Checked {
-        self.check_until(h, &Cancel::NEVER)
+        self.check_until(h, &Definitions::new(), &Cancel::NEVER)
             .expect("a check that is never cancelled finishes")
     }
 
     /// [`Model::check`] under `cancel`: `None` when it is spent first. The
     /// store-order models ask it inside saturation and completion; the
-    /// others (the polynomial models, stated in the relation algebra of
-    /// their papers) before they start: at the dense path's largest size
-    /// each takes under a second (docs/design/gradual.md §7).
-    pub fn check_until(self, h: &History, cancel: &Cancel) -> Option<Checked> {
+    /// polynomial ones (stated in the relation algebra of their papers)
+    /// between their steps, in their closures and in their fixpoints
+    /// (`hb_o`, wSC's saturation), so that one forced far past the dense
+    /// path's sizes still stops near its deadline (docs/design/gradual.md §7).
+    pub fn check_until(self, h: &History, defs: &Definitions, cancel: &Cancel) -> Option<Checked> {
         let spec = match self.facts().definition {
-            Definition::Check(check) => return (!cancel.spent()).then(|| check(h)),
-            Definition::Graphs(spec) => spec(h),
+            Definition::Check(check) => return (!cancel.spent()).then(|| check(h, cancel))?,
+            Definition::Graphs(spec) => spec(h, defs),
         };
         let limits = Limits {
             cancel,

@@ -1,4 +1,5 @@
-//! Shrinking a violation to a 1-minimal counterexample (issue 12): delta
+//! Shrinking a violation to a 1-minimal counterexample (docs/reference.md,
+//! "Minimal counterexamples"; docs/design/gradual.md §2 and §8): delta
 //! debugging (ddmin, Zeller & Hildebrandt, "Simplifying and Isolating
 //! Failure-Inducing Input", TSE 2002) over a history's threads, then its
 //! operations, keeping *the same violation*: the model still violated, and

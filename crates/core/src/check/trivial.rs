@@ -1,4 +1,5 @@
-//! One-operation threads that cannot change a verdict (issue 23, part 5).
+//! One-operation threads that cannot change a verdict (docs/reference.md,
+//! "How big").
 //!
 //! A history of many one-operation threads has as many lanes as threads, so
 //! its large-history form needs memory quadratic in them and would be

@@ -129,6 +129,7 @@ mod tests {
     /// limit of one byte it stops at its first guess, never answers wrong.
     #[test]
     fn the_search_agrees_with_dp_and_stops_at_the_memory_limit() {
+        let defs = crate::cat::Definitions::new();
         let shape = Shape {
             threads: 3,
             ops_per_thread: 6,
@@ -144,7 +145,7 @@ mod tests {
             for memory in [Memory::Sc, Memory::Tso, Memory::Pso] {
                 let h = scrambled(memory, shape, seed);
                 for (m, sm) in [(Model::Sc, StoreModel::Sc), (Model::Tso, StoreModel::Tso)] {
-                    let Ok(sat) = Saturation::new(&h, &m.spec(&h).unwrap()) else {
+                    let Ok(sat) = Saturation::new(&h, &m.spec(&h, &defs).unwrap()) else {
                         continue;
                     };
                     let pairs = sat.unordered_pairs();

@@ -31,6 +31,7 @@
 //! checks the cat file's `ob` as written, and the validator checks a
 //! witness against it too.
 
+use crate::cat::Definitions;
 use crate::certificate::{Pattern, Rel};
 use crate::history::{History, OpKind};
 use crate::models::common;
@@ -40,7 +41,7 @@ use crate::relation::BitMatrix;
 /// ARMv8's two acyclicity graphs: internal visibility, the framework's
 /// uniprocessor graph `po-loc ∪ rf ∪ co ∪ fr` (aarch64.cat `internal`), and
 /// `bob ∪ aob ∪ rfe ∪ co ∪ fr`, acyclic exactly when `ob` is (module doc).
-pub fn spec(h: &History) -> Spec {
+pub fn spec(h: &History, _: &Definitions) -> Spec {
     let f = Fixed::of(h);
     Spec {
         graphs: vec![

@@ -4,9 +4,11 @@
 
 use std::borrow::Cow;
 
+use crate::budget::Cancel;
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::{History, OpId};
-use crate::relation::{plus_of, BitMatrix};
+use crate::models::Halt;
+use crate::relation::{plus_of_until, BitMatrix};
 
 /// ThinAirRead and ThinAirFinal: `wr⁻¹` is total (gradual-consistency-checking Def. 1).
 pub fn no_thin_air(h: &History) -> Result<(), Violation> {
@@ -89,10 +91,11 @@ pub fn loc<'h>(h: &'h History) -> impl Fn(OpId) -> Option<&'h [u64]> + 'h {
     move |o| h.var(o).map(|x| h.loc_mask(x))
 }
 
-/// `co = (po ∪ wr)⁺` (causal-consistency-datalog §3.2), or CyclicCO.
-pub fn causal(h: &History, wr: &BitMatrix) -> Result<BitMatrix, Violation> {
-    plus_of(&[(Rel::Po, h.po()), (Rel::Wr, wr)])
-        .map_err(|c| Violation::from_cycle(Pattern::CyclicCO, c))
+/// `co = (po ∪ wr)⁺` (causal-consistency-datalog §3.2), or CyclicCO;
+/// the closure asks `cancel` as it goes.
+pub fn causal(h: &History, wr: &BitMatrix, cancel: &Cancel) -> Result<BitMatrix, Halt> {
+    let co = plus_of_until(&[(Rel::Po, h.po()), (Rel::Wr, wr)], cancel)?;
+    Ok(co.map_err(|c| Violation::from_cycle(Pattern::CyclicCO, c))?)
 }
 
 /// `R_WW \ id` (gradual-consistency-checking §3.1): `R` between distinct writes of a variable.
@@ -229,11 +232,10 @@ pub fn relaxes(h: &History, relaxed: &[Relaxed], a: OpId, b: OpId) -> bool {
 
 /// A random program of `threads` threads of `ops` operations on three
 /// variables (writes, reads of 0, RMWs, fences; written values from
-/// `first + 1` up), drawn by xorshift from `seed`: the models' unit tests'
-/// inputs.
+/// `first + 1` up), drawn from `rng`: the models' unit tests' inputs.
 #[cfg(test)]
 pub(crate) fn random_program(
-    seed: &mut u64,
+    rng: &mut crate::gen::Rng,
     threads: usize,
     ops: usize,
     first: u64,
@@ -244,12 +246,9 @@ pub(crate) fn random_program(
         .map(|_| {
             (0..ops)
                 .map(|_| {
-                    *seed ^= *seed << 13;
-                    *seed ^= *seed >> 7;
-                    *seed ^= *seed << 17;
-                    let var = format!("x{}", *seed % 3);
+                    let var = format!("x{}", rng.below(3));
                     next += 1;
-                    match (*seed >> 8) % 5 {
+                    match rng.below(5) {
                         0 | 1 => RawOpKind::Write { var, value: next },
                         2 => RawOpKind::Read { var, value: 0 },
                         3 => RawOpKind::Rmw {
@@ -289,11 +288,11 @@ mod tests {
 
     #[test]
     fn ppo_and_po_pso_by_rows_are_the_pairwise_relaxations() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = crate::gen::Rng::new(0x2545_f491_4f6c_dd1d);
         for round in 0..60 {
             let threads = 1 + round % 4;
             let ops = 2 + round % 30;
-            let program = super::random_program(&mut seed, threads, ops, 1);
+            let program = super::random_program(&mut rng, threads, ops, 1);
             let h = History::from_threads(&program).unwrap();
             assert_eq!(tso::ppo(&h), relax_pairwise(&h, |a, b| plain(&h, a, b)));
             let pso_relaxed = |a: OpId, b: OpId| {

@@ -2,6 +2,8 @@
 //! each implies, its store order, and what its dense and sparse forms cost.
 //! Everything that needs a fact of a model reads it here.
 
+use crate::budget::Cancel;
+use crate::cat::Definitions;
 use crate::certificate::validate::StoreModel;
 use crate::history::History;
 use crate::models::{armv8, cc, ccm, ccv, cm, pso, rmo, sc, tso, wccm, wsc, Checked, Model, Spec};
@@ -9,10 +11,11 @@ use crate::models::{armv8, cc, ccm, ccv, cm, pso, rmo, sc, tso, wccm, wsc, Check
 /// How a model is defined.
 #[derive(Clone, Copy)]
 pub enum Definition {
-    /// A polynomial check (with the partial store order it computes).
-    Check(fn(&History) -> Checked),
+    /// A polynomial check (with the partial store order it computes),
+    /// asking its token as it goes: `None` when it is spent first.
+    Check(fn(&History, &Cancel) -> Option<Checked>),
     /// Acyclicity graphs that a store order must complete.
-    Graphs(fn(&History) -> Spec),
+    Graphs(fn(&History, &Definitions) -> Spec),
 }
 
 /// The store order a model computes or guesses.
@@ -76,7 +79,7 @@ pub const FACTS: [Facts; 11] = [
         model: Cc,
         name: "cc",
         source: "causal-consistency-datalog Table 3",
-        definition: Definition::Check(|h| cc::check(h).map(|()| None)),
+        definition: Definition::Check(|h, c| cc::check(h, c).map(|r| r.map(|()| None))),
         chain: &[],
         implies: &[],
         store: None,
@@ -87,7 +90,7 @@ pub const FACTS: [Facts; 11] = [
         model: Ccv,
         name: "ccv",
         source: "causal-consistency-datalog Table 3",
-        definition: Definition::Check(|h| ccv::check(h).map(|()| None)),
+        definition: Definition::Check(|h, c| ccv::check(h, c).map(|r| r.map(|()| None))),
         // by definition: CC and no CyclicCF (implications §1)
         chain: &[Cc],
         implies: &[],
@@ -99,7 +102,7 @@ pub const FACTS: [Facts; 11] = [
         model: Cm,
         name: "cm",
         source: "causal-consistency-datalog Def. 4",
-        definition: Definition::Check(|h| cm::check(h).map(|()| None)),
+        definition: Definition::Check(|h, c| cm::check(h, c).map(|r| r.map(|()| None))),
         // by definition: CC and no WriteHBInitRead, CyclicHB (implications §1)
         chain: &[Cc],
         implies: &[],
@@ -111,7 +114,7 @@ pub const FACTS: [Facts; 11] = [
         model: Ccm,
         name: "ccm",
         source: "gradual-consistency-checking §3.2",
-        definition: Definition::Check(|h| ccm::check(h).map(Some)),
+        definition: Definition::Check(|h, c| ccm::check(h, c).map(|r| r.map(Some))),
         // gradual-consistency-checking Lemma 1 (implications §2)
         chain: &[Cc, Ccv, Cm],
         // wpww ⊆ pww: wCCM's graphs are subgraphs of CCM's (implications §3)
@@ -124,7 +127,7 @@ pub const FACTS: [Facts; 11] = [
         model: Wccm,
         name: "wccm",
         source: "gradual-consistency-checking §4.1",
-        definition: Definition::Check(|h| wccm::check(h).map(Some)),
+        definition: Definition::Check(|h, c| wccm::check(h, c).map(|r| r.map(Some))),
         chain: &[],
         implies: &[],
         store: Some(Store::Wpww),
@@ -135,7 +138,7 @@ pub const FACTS: [Facts; 11] = [
         model: Wsc,
         name: "wsc",
         source: "wsc-saturation §3",
-        definition: Definition::Check(|h| wsc::check(h).map(Some)),
+        definition: Definition::Check(|h, c| wsc::check(h, c).map(|r| r.map(Some))),
         // wsc-saturation Lemma 1, then CCM's chain (implications §4)
         chain: &[Cc, Ccv, Cm, Ccm],
         // through CCM (implications §3, §4)

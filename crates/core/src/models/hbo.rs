@@ -1,10 +1,12 @@
 //! The local happens-before `hb_o` (causal-consistency-datalog Def. 4) and
 //! its relaxed forms `hb^π_o` (gradual-consistency-checking §4.1).
 
+use crate::budget::Cancel;
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::{History, OpId};
+use crate::models::Halt;
 use crate::relation::{
-    iter_ones, plus_of, word_ones, BitMatrix, Derived, Fixpoint, Labelled, Reach,
+    iter_ones, plus_of_until, word_ones, BitMatrix, Derived, Fixpoint, Labelled, Reach,
 };
 
 /// The causality a local happens-before is built on: `co = (π ∪ wr)⁺`
@@ -49,8 +51,9 @@ impl<'a> Causality<'a> {
 /// `hb_o` (causal-consistency-datalog Def. 4; `hb^π_o`, gradual-consistency-checking §4.1):
 /// the least transitive relation containing `co` on `CausalPast(o)` and closed under
 /// rule 2, `(w, r) ∈ hb_o`, `(w′, r) ∈ wr`, `w ≠ w′`, `(r, o) ∈ π*` ⇒ `(w, w′) ∈ hb_o`;
-/// a cycle is a violation (closed at an initial write: the init-read pattern).
-pub fn local_hb(h: &History, c: &Causality, o: OpId) -> Result<BitMatrix, Violation> {
+/// a cycle is a violation (closed at an initial write: the init-read pattern). The fixpoint
+/// asks `cancel` as it grows.
+pub fn local_hb(h: &History, c: &Causality, o: OpId, cancel: &Cancel) -> Result<BitMatrix, Halt> {
     let with_o = |row: &[u64]| {
         let mut set = row.to_vec();
         set[o / 64] |= 1 << (o % 64);
@@ -83,7 +86,7 @@ pub fn local_hb(h: &History, c: &Causality, o: OpId) -> Result<BitMatrix, Violat
             }
         }
     };
-    hb.run(rule2).map_err(|(w, w2, rel)| {
+    hb.run(cancel, rule2)?.map_err(|(w, w2, rel)| {
         let pattern = if h.is_init(w2) { c.init_read } else { c.cyclic };
         let mut v = Violation::from_cycle(pattern, hb.cycle_through(&c.gens, w, w2, rel));
         v.ops.push((o, "observer o of hb_o"));
@@ -92,17 +95,20 @@ pub fn local_hb(h: &History, c: &Causality, o: OpId) -> Result<BitMatrix, Violat
     Ok(hb.into_relation())
 }
 
-/// `hb = (⋃_o hb_o)⁺` over the observers `o` given (gradual-consistency-checking §3.2).
+/// `hb = (⋃_o hb_o)⁺` over the observers `o` given (gradual-consistency-checking §3.2),
+/// asking `cancel` for each observer and in the closure.
 pub fn hb(
     h: &History,
     c: &Causality,
     observers: impl IntoIterator<Item = OpId>,
-) -> Result<BitMatrix, Violation> {
+    cancel: &Cancel,
+) -> Result<BitMatrix, Halt> {
     let mut hb = BitMatrix::new(h.n());
     for o in observers {
-        hb.union_with(&local_hb(h, c, o)?);
+        cancel.ask()?;
+        hb.union_with(&local_hb(h, c, o, cancel)?);
     }
-    Ok(hb.plus_any())
+    Ok(hb.plus_any_until(cancel)?)
 }
 
 /// `hb^π = (⋃_o hb^π_o)⁺` on `co_π = (π ∪ wre)⁺` (gradual-consistency-checking §4.1):
@@ -113,14 +119,16 @@ pub fn hb_pi(
     pi: Labelled<Rel>,
     wre: &BitMatrix,
     pattern: Pattern,
-) -> Result<BitMatrix, Violation> {
+    cancel: &Cancel,
+) -> Result<BitMatrix, Halt> {
     let gens = [pi, (Rel::Wre, wre)];
-    let co_pi = plus_of(&gens).map_err(|c| Violation::from_cycle(pattern, c))?;
+    let co_pi = plus_of_until(&gens, cancel)?.map_err(|c| Violation::from_cycle(pattern, c))?;
     let causality = Causality::new(&co_pi, gens, Rel::Wpww, pattern, pattern);
     let threads = h.threads.iter().flat_map(|t| t.ops.clone());
     hb(
         h,
         &causality,
         threads.filter(|&o| pi.1.row(o).iter().all(|&w| w == 0)),
+        cancel,
     )
 }

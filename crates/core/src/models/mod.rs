@@ -58,6 +58,36 @@ use crate::history::History;
 /// What a model check returns: its partial store order, or a violation.
 pub type Checked = Result<Option<StoreOrder>, Violation>;
 
+/// Why a polynomial model's check ended early: a violation, or its
+/// caller's token spent first (no verdict; [`crate::budget::Cancel`]).
+#[derive(Debug)]
+pub enum Halt {
+    Violation(Violation),
+    Spent,
+}
+
+impl From<Violation> for Halt {
+    fn from(v: Violation) -> Halt {
+        Halt::Violation(v)
+    }
+}
+
+impl From<crate::budget::Spent> for Halt {
+    fn from(_: crate::budget::Spent) -> Halt {
+        Halt::Spent
+    }
+}
+
+/// A check's answer from its steps' result: `None` when the token was
+/// spent first.
+pub fn answer<T>(r: Result<T, Halt>) -> Option<Result<T, Violation>> {
+    match r {
+        Ok(t) => Some(Ok(t)),
+        Err(Halt::Violation(v)) => Some(Err(v)),
+        Err(Halt::Spent) => None,
+    }
+}
+
 /// The models, cheapest first (their facts: [`facts::FACTS`]).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -151,10 +181,11 @@ impl Model {
             .find(|m| m.name().eq_ignore_ascii_case(s))
     }
 
-    /// The acyclicity graphs of a store-order model (SC, TSO, PSO, RMO, ARMv8).
-    pub fn spec(self, h: &History) -> Option<Spec> {
+    /// The acyclicity graphs of a store-order model (SC, TSO, PSO, RMO,
+    /// ARMv8), read off its definition in `defs`.
+    pub fn spec(self, h: &History, defs: &crate::cat::Definitions) -> Option<Spec> {
         match self.facts().definition {
-            Definition::Graphs(spec) => Some(spec(h)),
+            Definition::Graphs(spec) => Some(spec(h, defs)),
             Definition::Check(_) => None,
         }
     }

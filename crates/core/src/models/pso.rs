@@ -2,6 +2,7 @@
 //! variable): some store order `ww` makes `po-loc ∪ wr ∪ ww ∪ rw` and
 //! `po-pso ∪ wre ∪ ww ∪ rw` acyclic, with RMW atomicity and `@final`.
 
+use crate::cat::Definitions;
 use crate::history::{History, OpId};
 use crate::models::common::{preserved, relaxes, Kind, Relaxed};
 use crate::models::{Model, Spec};
@@ -25,8 +26,8 @@ pub const RELAXED: [Relaxed; 2] = [
 
 /// PSO's two acyclicity graphs as its definition states them
 /// (crate::cat::defs; consistency-framework-2k §4.2, `rf-pso = wre`).
-pub fn spec(h: &History) -> Spec {
-    Spec::of_definition(h, Model::Pso)
+pub fn spec(h: &History, defs: &Definitions) -> Spec {
+    Spec::of_definition(h, defs.get(Model::Pso))
 }
 
 /// `po-pso = (po \ RELAXED)⁺` (by hand, tested equal to the definition's) (consistency-framework-2k §4.2; fences order everything).

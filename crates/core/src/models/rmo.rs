@@ -13,6 +13,7 @@
 //! nothing of another variable; acquire and release annotations are ARMv8's
 //! and mean nothing to RMO.
 
+use crate::cat::Definitions;
 use crate::history::History;
 use crate::models::common::{self, Kind, Relaxed};
 use crate::models::Spec;
@@ -46,8 +47,8 @@ pub const RELAXED: [Relaxed; 4] = [
 /// RMO's two acyclicity graphs as its definition states them
 /// (crate::cat::defs; consistency-framework-2k §4.2: `G_loc-llh` and `G_mm`
 /// with `po-rmo`, `rf-rmo = wre`).
-pub fn spec(h: &History) -> Spec {
-    Spec::of_definition(h, crate::models::Model::Rmo)
+pub fn spec(h: &History, defs: &Definitions) -> Spec {
+    Spec::of_definition(h, defs.get(crate::models::Model::Rmo))
 }
 
 /// `po-loc_llh = po-loc \ (R × R)` (consistency-framework-2k §4.2, load-load
@@ -74,10 +75,10 @@ mod tests {
     /// alone cannot say what a partial fence orders).
     #[test]
     fn with_full_fences_po_rmo_is_the_relaxed_table() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::gen::Rng::new(0x9e37_79b9_7f4a_7c15);
         for round in 0..60 {
             let (threads, ops) = (1 + round % 3, 2 + round % 12);
-            let program = crate::models::common::random_program(&mut seed, threads, ops, 0);
+            let program = crate::models::common::random_program(&mut rng, threads, ops, 0);
             let h = History::from_threads(&program).unwrap();
             let table = preserved(&h, &RELAXED);
             let fenced = po_rmo(&h);

@@ -25,8 +25,7 @@ impl Spec {
     /// ([`crate::cat::defs`]): each `acyclic` check of a union with `ww`
     /// and `rw = wr⁻¹ ; ww`, the other parts interpreted as its fixed
     /// relations, in order, labelled by their names.
-    pub fn of_definition(h: &History, model: crate::models::Model) -> Spec {
-        let def = cat::definition(model);
+    pub fn of_definition(h: &History, def: &cat::Definition) -> Spec {
         let mut interp = Interp::new(h, def, None);
         let mut graphs = Vec::new();
         for s in &def.stmts {
@@ -51,7 +50,7 @@ impl Spec {
                     let name = cat::eval::label(e);
                     let rel =
                         cat::rel_named(&name).unwrap_or_else(|| panic!("`{name}` labels no edge"));
-                    let m = match by_hand(model, &name) {
+                    let m = match by_hand(def.name, &name) {
                         Some(form) => form(h),
                         None => interp.expr(e, None),
                     };
@@ -71,34 +70,35 @@ impl Spec {
 pub type ByHand = fn(&History) -> BitMatrix;
 
 /// The relations of the store-order models' definitions that are also
-/// written by hand, in one pass over program order (`(model, name, form)`):
+/// written by hand, in one pass over program order (`(definition, name,
+/// form)`, the definition named as [`crate::cat::defs`] names it):
 /// [`Spec::of_definition`] takes these instead of interpreting the
 /// definition's lines (on histories of a few operations, interpreting them
 /// was a fifth of a PSO check), and `cat::tests` holds each equal to its
 /// definition on every sampled history.
-pub const BY_HAND: [(crate::models::Model, &str, ByHand); 9] = {
-    use crate::models::{common, pso, rmo, tso, Model};
+pub const BY_HAND: [(&str, &str, ByHand); 9] = {
+    use crate::models::{common, pso, rmo, tso};
     fn wre(h: &History) -> BitMatrix {
         common::wre(h, &h.wr())
     }
     [
-        (Model::Tso, "ppo", tso::ppo),
-        (Model::Tso, "po-loc", common::po_loc),
-        (Model::Tso, "wre", wre),
-        (Model::Pso, "po-pso", pso::po_pso),
-        (Model::Pso, "po-loc", common::po_loc),
-        (Model::Pso, "wre", wre),
-        (Model::Rmo, "po-rmo", rmo::po_rmo),
-        (Model::Rmo, "po-loc", rmo::po_loc_llh),
-        (Model::Rmo, "wre", wre),
+        ("tso", "ppo", tso::ppo),
+        ("tso", "po-loc", common::po_loc),
+        ("tso", "wre", wre),
+        ("pso", "po-pso", pso::po_pso),
+        ("pso", "po-loc", common::po_loc),
+        ("pso", "wre", wre),
+        ("rmo", "po-rmo", rmo::po_rmo),
+        ("rmo", "po-loc", rmo::po_loc_llh),
+        ("rmo", "wre", wre),
     ]
 };
 
-/// The form by hand of the relation `name` of `model`'s definition, if
+/// The form by hand of the relation `name` of the definition `def`, if
 /// there is one ([`BY_HAND`]).
-pub fn by_hand(model: crate::models::Model, name: &str) -> Option<ByHand> {
+pub fn by_hand(def: &str, name: &str) -> Option<ByHand> {
     BY_HAND
         .iter()
-        .find(|(m, n, _)| *m == model && *n == name)
+        .find(|(d, n, _)| *d == def && *n == name)
         .map(|&(_, _, form)| form)
 }

@@ -2,6 +2,7 @@
 //! store order `ww` makes `po-loc ∪ wr ∪ ww ∪ rw` (uniprocessor) and
 //! `ppo ∪ wre ∪ ww ∪ rw` acyclic, with RMW atomicity and `@final`.
 
+use crate::cat::Definitions;
 use crate::history::{History, OpId};
 use crate::models::common::{preserved, relaxes, Kind, Relaxed};
 use crate::models::{Model, Spec};
@@ -17,8 +18,8 @@ pub const RELAXED: [Relaxed; 1] = [Relaxed {
 
 /// TSO's two acyclicity graphs as its definition states them
 /// (crate::cat::defs; consistency-framework-2k §4.2, `po-tso = ppo`, `rf-tso = wre`).
-pub fn spec(h: &History) -> Spec {
-    Spec::of_definition(h, Model::Tso)
+pub fn spec(h: &History, defs: &Definitions) -> Spec {
+    Spec::of_definition(h, defs.get(Model::Tso))
 }
 
 /// `ppo = (po \ RELAXED)⁺` (by hand, tested equal to the definition's) (consistency-framework-2k §4.2 `po-tso`; a fence or RMW between

@@ -1,21 +1,28 @@
 //! wSC, weak sequential consistency (wsc-saturation §3).
 
+use crate::budget::Cancel;
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::{History, OpId};
 use crate::models::common::{causal, no_thin_air};
-use crate::models::StoreOrder;
+use crate::models::{answer, Halt, StoreOrder};
 use crate::relation::{word_ones, BitMatrix, Derived, Fixpoint, Reach};
+
+/// wSC (wsc-saturation §3), [`decide`]d; `None` when `cancel` is spent first.
+pub fn check(h: &History, cancel: &Cancel) -> Option<Result<StoreOrder, Violation>> {
+    answer(decide(h, cancel))
+}
 
 /// wSC (wsc-saturation §3): `hb` acyclic for the least `st` and `hb` with
 /// `st = ((hb_WR ; wr⁻¹) ∪ hb_WW)⁺` and `hb = (po ∪ wr ∪ st ∪ rw[st])⁺`, from
 /// `hb₀ = (po ∪ wr)⁺`; its store order is `hb_WW`.
-pub fn check(h: &History) -> Result<StoreOrder, Violation> {
+fn decide(h: &History, cancel: &Cancel) -> Result<StoreOrder, Halt> {
     no_thin_air(h)?;
     let wr = h.wr();
-    let hb0 = Reach::from_closed(causal(h, &wr)?);
+    let hb0 = Reach::from_closed(causal(h, &wr, cancel)?);
+    cancel.ask()?;
     let mut hb = Fixpoint::new(hb0, &[Rel::St, Rel::Rw], false);
     hb.apply(|hb, x, fresh, out| rules(h, hb, x, fresh, out));
-    hb.run(|hb, x, fresh, out| rules(h, hb, x, fresh, out))
+    hb.run(cancel, |hb, x, fresh, out| rules(h, hb, x, fresh, out))?
         .map_err(|(a, b, rel)| {
             let gens = [(Rel::Po, h.po()), (Rel::Wr, &wr)];
             Violation::from_cycle(Pattern::CyclicSt, hb.cycle_through(&gens, a, b, rel))

@@ -14,7 +14,11 @@
 use super::bits::iter_ones;
 use super::cycle::{shortest_cycle, shortest_cycle_through, Edge};
 use super::matrix::BitMatrix;
-use super::reach::{closure_any, into_transitive_closure, topological_order, CycleFound, Reach};
+use super::reach::{
+    closure_any, closure_any_until, into_transitive_closure, topological_order,
+    transitive_closure_until, CycleFound, Reach,
+};
+use crate::budget::{Cancel, Spent};
 
 /// A relation and the label its edges carry in a certificate.
 pub type Labelled<'a, L> = (L, &'a BitMatrix);
@@ -209,6 +213,12 @@ impl BitMatrix {
     pub fn plus_any(&self) -> BitMatrix {
         closure_any(self)
     }
+
+    /// `R⁺` of any `R`, asking `cancel` as it goes: `Err(Spent)` when it is
+    /// spent first.
+    pub fn plus_any_until(&self, cancel: &Cancel) -> Result<BitMatrix, Spent> {
+        closure_any_until(self, cancel)
+    }
 }
 
 /// `R₁ ∪ … ∪ Rₖ` (at least one relation).
@@ -225,6 +235,16 @@ pub fn plus_of<L: Copy>(parts: &[Labelled<L>]) -> Result<BitMatrix, Cycle<L>> {
     union_of(parts)
         .plus()
         .map_err(|_| shortest_cycle(parts).expect("the union is cyclic"))
+}
+
+/// [`plus_of`] asking `cancel` as the closure goes: `Err(Spent)` when it is
+/// spent first.
+pub fn plus_of_until<L: Copy>(
+    parts: &[Labelled<L>],
+    cancel: &Cancel,
+) -> Result<Result<BitMatrix, Cycle<L>>, Spent> {
+    let closed = transitive_closure_until(&union_of(parts), cancel)?;
+    Ok(closed.map_err(|_| shortest_cycle(parts).expect("the union is cyclic")))
 }
 
 /// `acyclic(R₁ ∪ … ∪ Rₖ)`; a failure is a shortest cycle of the union.
@@ -330,12 +350,19 @@ impl<L: Copy + PartialEq> Fixpoint<L> {
     }
 
     /// Adds the derived pairs and what follows from them until nothing is
-    /// new. `Err((a, b, label))`: adding `a -label-> b` closes a cycle.
+    /// new, asking `cancel` every 16 pairs (`Err(Spent)` when it is spent
+    /// first). `Ok(Err((a, b, label)))`: adding `a -label-> b` closes a cycle.
     pub fn run(
         &mut self,
+        cancel: &Cancel,
         mut rule: impl FnMut(&BitMatrix, usize, &[u64], &mut Derived<L>),
-    ) -> Result<(), (usize, usize, L)> {
+    ) -> Result<Result<(), (usize, usize, L)>, Spent> {
+        let mut popped = 0usize;
         while let Some((a, b, label)) = self.work.pop() {
+            if popped.is_multiple_of(16) {
+                cancel.ask()?;
+            }
+            popped += 1;
             if !self.keep_implied && self.reach.reaches(a, b) {
                 continue;
             }
@@ -347,10 +374,10 @@ impl<L: Copy + PartialEq> Fixpoint<L> {
                 .insert(a, b, |m, x, fresh| rule(m, x, fresh, work))
                 .is_err()
             {
-                return Err((a, b, label));
+                return Ok(Err((a, b, label)));
             }
         }
-        Ok(())
+        Ok(Ok(()))
     }
 
     /// The cycle closed by `a -label-> b`: a shortest path `b ⇝ a` in the
@@ -380,19 +407,13 @@ impl<L: Copy + PartialEq> Fixpoint<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gen::Rng;
 
-    fn rng(seed: &mut u64) -> u64 {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        *seed
-    }
-
-    fn random(n: usize, density: u64, seed: &mut u64) -> BitMatrix {
+    fn random(n: usize, density: u64, rng: &mut Rng) -> BitMatrix {
         let mut m = BitMatrix::new(n);
         for a in 0..n {
             for b in 0..n {
-                if rng(seed).is_multiple_of(density) {
+                if rng.next_u64().is_multiple_of(density) {
                     m.set(a, b);
                 }
             }
@@ -400,9 +421,9 @@ mod tests {
         m
     }
 
-    fn random_set(n: usize, seed: &mut u64) -> Vec<u64> {
+    fn random_set(n: usize, rng: &mut Rng) -> Vec<u64> {
         let mut s = vec![0u64; n.div_ceil(64)];
-        for a in (0..n).filter(|_| rng(seed).is_multiple_of(2)) {
+        for a in (0..n).filter(|_| rng.next_u64().is_multiple_of(2)) {
             s[a / 64] |= 1 << (a % 64);
         }
         s
@@ -415,10 +436,10 @@ mod tests {
     /// Every operator against its pair-by-pair definition.
     #[test]
     fn operators_match_their_pairwise_definitions() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         for n in [1, 5, 63, 64, 65, 130] {
-            let (r, s) = (random(n, 7, &mut seed), random(n, 5, &mut seed));
-            let (a, b) = (random_set(n, &mut seed), random_set(n, &mut seed));
+            let (r, s) = (random(n, 7, &mut rng), random(n, 5, &mut rng));
+            let (a, b) = (random_set(n, &mut rng), random_set(n, &mut rng));
             let class = |x: usize| x % 3;
             let masks: Vec<Vec<u64>> = (0..3)
                 .map(|c| {
@@ -507,12 +528,12 @@ mod tests {
     /// with a cycle of the given relations.
     #[test]
     fn checks_fail_with_a_labelled_cycle() {
-        let mut seed = 77u64;
+        let mut rng = Rng::new(77);
         for round in 0..200 {
-            let n = 2 + (rng(&mut seed) % 40) as usize;
+            let n = 2 + rng.below(40);
             let (p, q) = (
-                random(n, 3 * n as u64, &mut seed),
-                random(n, 4 * n as u64, &mut seed),
+                random(n, 3 * n as u64, &mut rng),
+                random(n, 4 * n as u64, &mut rng),
             );
             let parts = [('p', &p), ('q', &q)];
             let union = union_of(&parts);
@@ -531,7 +552,7 @@ mod tests {
             assert_eq!(plus_of(&parts).is_ok(), !cyclic);
             if let Ok(s) = plus_of(&[('p', &p)]) {
                 // a sparse and a dense R: the first witness by (a, b) either way
-                for r in [q.clone(), q.clone().union(&random(n, 2, &mut seed))] {
+                for r in [q.clone(), q.clone().union(&random(n, 2, &mut rng))] {
                     let got = irreflexive_seq(('q', &r), &s, &[('p', &p)]);
                     let first = (0..n)
                         .flat_map(|a| (0..n).map(move |b| (a, b)))
@@ -563,12 +584,12 @@ mod tests {
             }
         };
         fp.apply(rule);
-        fp.run(rule).unwrap();
+        fp.run(&Cancel::NEVER, rule).unwrap().unwrap();
         for b in 1..n {
             assert!(fp.relation().get(0, b));
         }
         fp.derive(n - 1, 0, 'd');
-        let (a, b, l) = fp.run(rule).unwrap_err();
+        let (a, b, l) = fp.run(&Cancel::NEVER, rule).unwrap().unwrap_err();
         assert_eq!((a, b, l), (n - 1, 0, 'd'));
         assert_eq!(fp.cycle_through(&[], a, b, l).len(), 2);
     }

@@ -1074,14 +1074,10 @@ fn topological<L: Copy>(g: &ChainGraph<L>) -> Result<Vec<u32>, Cycle<L>> {
 mod tests {
     use super::*;
 
-    /// A xorshift generator from `seed`: `next(m)` is in `0..m`.
-    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
-        move |m| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        }
+    /// The project's generator ([`crate::gen::Rng`]) from `seed`: `next(m)` is in `0..m`.
+    fn draws(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut rng = crate::gen::Rng::new(seed);
+        move |m| rng.next_u64() % m
     }
 
     /// `k` chains of nodes (node ids ascending along each), each node's
@@ -1118,7 +1114,7 @@ mod tests {
     /// entries reported, and undo back to a mark.
     #[test]
     fn narrow_and_wide_frontiers_agree() {
-        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut next = draws(0x9e37_79b9_7f4a_7c15);
         for round in 0..40 {
             let (k, len) = (1 + next(5) as u32, 1 + next(60) as u32);
             let extra = next(40) as usize;
@@ -1180,7 +1176,7 @@ mod tests {
     /// the queries skip the index), of fences, and empty ones.
     #[test]
     fn rule_site_queries_match_a_scan() {
-        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut next = draws(0x9e37_79b9_7f4a_7c15);
         for _ in 0..300 {
             let (k, len, vars) = (1 + next(5) as u32, next(40) as u32, 1 + next(3) as u32);
             let mut l = chains_layout(k, len, 0, &mut next);
@@ -1232,7 +1228,7 @@ mod tests {
     /// a scan of the entries.
     #[test]
     fn seq_index_look_ups_match_a_scan() {
-        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = draws(0x2545_f491_4f6c_dd1d);
         for _ in 0..200 {
             let (seqs, vars, len) = (1 + next(3) as u32, 1 + next(4) as u32, 1 + next(600) as u32);
             let mut items = Vec::new();

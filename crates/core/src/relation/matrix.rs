@@ -234,17 +234,11 @@ mod tests {
 
     #[test]
     fn transpose_matches_pairwise() {
-        let mut seed = 99u64;
+        let mut rng = crate::gen::Rng::new(99);
         for n in [1, 2, 5, 17, 31, 32, 33, 63, 64, 65, 130, 200] {
             let mut m = BitMatrix::new(n);
             for _ in 0..(n * 3) {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                m.set(
-                    (seed % n as u64) as usize,
-                    ((seed >> 20) % n as u64) as usize,
-                );
+                m.set(rng.below(n), rng.below(n));
             }
             let mut want = BitMatrix::new(n);
             for (a, b) in m.pairs() {

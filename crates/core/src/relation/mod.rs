@@ -14,12 +14,13 @@ mod matrix;
 mod reach;
 
 pub use algebra::{
-    acyclic, acyclic_explained, cycle_through, irreflexive_seq, plus_of, union_of, Cycle, Derived,
-    Fixpoint, Labelled,
+    acyclic, acyclic_explained, cycle_through, irreflexive_seq, plus_of, plus_of_until, union_of,
+    Cycle, Derived, Fixpoint, Labelled,
 };
 pub use bits::{iter_ones, word_ones, BitSet};
 pub use cycle::{shortest_cycle, shortest_cycle_through, Edge};
 pub use matrix::BitMatrix;
 pub use reach::{
-    closure_any, into_transitive_closure, topological_order, transitive_closure, CycleFound, Reach,
+    closure_any, closure_any_until, into_transitive_closure, topological_order, transitive_closure,
+    transitive_closure_until, CycleFound, Reach,
 };

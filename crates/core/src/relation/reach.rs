@@ -2,6 +2,10 @@
 
 use super::bits::iter_ones;
 use super::matrix::BitMatrix;
+use crate::budget::{Cancel, Spent};
+
+/// Rows (or components) a closure fills between two asks of its token.
+const ASK_EVERY: usize = 64;
 
 /// The relation has a cycle (the caller knows which relations to search for
 /// a certificate, see [`super::shortest_cycle`]).
@@ -42,10 +46,23 @@ pub fn topological_order(rel: &BitMatrix) -> Result<Vec<usize>, CycleFound> {
 /// is skipped (its row is included), so dense, nearly transitive inputs cost
 /// little more than sparse ones.
 pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
+    transitive_closure_until(rel, &Cancel::NEVER)
+        .unwrap_or_else(|Spent| unreachable!("never spent"))
+}
+
+/// [`transitive_closure`] asking `cancel` every 64 rows:
+/// `Err(Spent)` when it is spent first.
+pub fn transitive_closure_until(
+    rel: &BitMatrix,
+    cancel: &Cancel,
+) -> Result<Result<BitMatrix, CycleFound>, Spent> {
     if rel.stride() == 1 {
-        return closure_in_one_word(rel.clone());
+        return Ok(closure_in_one_word(rel.clone()));
     }
-    let order = topological_order(rel)?;
+    let order = match topological_order(rel) {
+        Ok(order) => order,
+        Err(c) => return Ok(Err(c)),
+    };
     let n = rel.n();
     let mut rank = vec![0usize; n];
     for (i, &a) in order.iter().enumerate() {
@@ -53,7 +70,10 @@ pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
     }
     let mut out = BitMatrix::new(n);
     let mut succs: Vec<usize> = Vec::new();
-    for &a in order.iter().rev() {
+    for (i, &a) in order.iter().rev().enumerate() {
+        if i.is_multiple_of(ASK_EVERY) {
+            cancel.ask()?;
+        }
         succs.clear();
         succs.extend(rel.succ(a));
         // Nearest successors first: their rows cover the farther ones.
@@ -65,7 +85,7 @@ pub fn transitive_closure(rel: &BitMatrix) -> Result<BitMatrix, CycleFound> {
             }
         }
     }
-    Ok(out)
+    Ok(Ok(out))
 }
 
 /// [`transitive_closure`] of a relation given up (closed in place when its
@@ -221,6 +241,7 @@ impl Reach {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gen::Rng;
 
     fn naive_closure(m: &BitMatrix) -> BitMatrix {
         let n = m.n();
@@ -238,28 +259,21 @@ mod tests {
         c
     }
 
-    fn rng(seed: &mut u64) -> u64 {
-        *seed ^= *seed << 13;
-        *seed ^= *seed >> 7;
-        *seed ^= *seed << 17;
-        *seed
-    }
-
     #[test]
     fn closure_matches_warshall_on_random_dags() {
-        let mut seed = 0x9e3779b97f4a7c15u64;
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         for round in 0..200 {
-            let n = 1 + (rng(&mut seed) % 150) as usize;
+            let n = 1 + (rng.next_u64() % 150) as usize;
             let mut m = BitMatrix::new(n);
             // a random DAG over a random permutation
             let mut perm: Vec<usize> = (0..n).collect();
             for i in (1..n).rev() {
-                perm.swap(i, (rng(&mut seed) % (i as u64 + 1)) as usize);
+                perm.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
             }
-            let edges = (rng(&mut seed) % (3 * n as u64 + 1)) as usize;
+            let edges = (rng.next_u64() % (3 * n as u64 + 1)) as usize;
             for _ in 0..edges {
-                let i = (rng(&mut seed) % n as u64) as usize;
-                let j = (rng(&mut seed) % n as u64) as usize;
+                let i = (rng.next_u64() % n as u64) as usize;
+                let j = (rng.next_u64() % n as u64) as usize;
                 if i < j {
                     m.set(perm[i], perm[j]);
                 }
@@ -278,15 +292,15 @@ mod tests {
 
     #[test]
     fn incremental_insertion_matches_recomputation() {
-        let mut seed = 12345u64;
+        let mut rng = Rng::new(12345);
         for _ in 0..100 {
-            let n = 2 + (rng(&mut seed) % 90) as usize;
+            let n = 2 + (rng.next_u64() % 90) as usize;
             let mut edges = BitMatrix::new(n);
             let mut reach = Reach::from_closed(BitMatrix::new(n));
             let mut seen_pairs = 0usize;
             for _ in 0..(2 * n) {
-                let a = (rng(&mut seed) % n as u64) as usize;
-                let b = (rng(&mut seed) % n as u64) as usize;
+                let a = (rng.next_u64() % n as u64) as usize;
+                let b = (rng.next_u64() % n as u64) as usize;
                 let mut probe = edges.clone();
                 probe.set(a, b);
                 match transitive_closure(&probe) {
@@ -315,6 +329,13 @@ mod tests {
 /// `rel⁺` for any relation, cyclic or not: strongly connected components
 /// (Tarjan, iterative) are closed as units in reverse topological order.
 pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
+    closure_any_until(rel, &Cancel::NEVER).unwrap_or_else(|Spent| unreachable!("never spent"))
+}
+
+/// [`closure_any`] asking `cancel` every 64 rows listed and
+/// components closed (and every 2¹⁶ steps of the search): `Err(Spent)` when
+/// it is spent first.
+pub fn closure_any_until(rel: &BitMatrix, cancel: &Cancel) -> Result<BitMatrix, Spent> {
     let n = rel.n();
     const UNSEEN: usize = usize::MAX;
     let mut index = vec![UNSEEN; n];
@@ -324,8 +345,15 @@ pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
     let mut comp = vec![UNSEEN; n];
     let mut comps: Vec<Vec<usize>> = Vec::new(); // in reverse topological order
     let mut next = 0usize;
-    let succs: Vec<Vec<usize>> = (0..n).map(|a| rel.succ(a).collect()).collect();
+    let mut succs: Vec<Vec<usize>> = Vec::with_capacity(n);
+    for a in 0..n {
+        if a.is_multiple_of(ASK_EVERY) {
+            cancel.ask()?;
+        }
+        succs.push(rel.succ(a).collect());
+    }
     let mut call: Vec<(usize, usize)> = Vec::new();
+    let mut steps = 0usize;
     for root in 0..n {
         if index[root] != UNSEEN {
             continue;
@@ -338,6 +366,10 @@ pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
         stack.push(root);
         on_stack[root] = true;
         while let Some(&mut (v, ref mut i)) = call.last_mut() {
+            steps += 1;
+            if steps.is_multiple_of(1 << 16) {
+                cancel.ask()?;
+            }
             if *i < succs[v].len() {
                 let w = succs[v][*i];
                 *i += 1;
@@ -376,6 +408,9 @@ pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
     let mut row = vec![0u64; n.div_ceil(64)];
     let mut outside: Vec<usize> = Vec::new();
     for (c, members) in comps.iter().enumerate() {
+        if c.is_multiple_of(ASK_EVERY) {
+            cancel.ask()?;
+        }
         row.iter_mut().for_each(|w| *w = 0);
         outside.clear();
         for &m in members {
@@ -402,22 +437,18 @@ pub fn closure_any(rel: &BitMatrix) -> BitMatrix {
             out.or_row(m, &row);
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
 mod closure_any_tests {
     use super::*;
+    use crate::gen::Rng;
 
     #[test]
     fn matches_warshall_on_random_cyclic_relations() {
-        let mut seed = 77u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = Rng::new(77);
+        let mut next = || rng.next_u64();
         for _ in 0..200 {
             let n = 1 + (next() % 70) as usize;
             let mut m = BitMatrix::new(n);

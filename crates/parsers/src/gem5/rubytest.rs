@@ -319,14 +319,14 @@ mod tests {
 
     #[test]
     fn damaged_lines_say_where_and_what() {
-        // defect 4: a completion cut inside its data is not a read of 23
+        // a completion cut inside its data is not a read of 23
         let (col, msg) = damage("  24974: system.cpu: completed request for proc: 1 addr: 0x6e8, size: 4, data: 229 230 23");
         assert_eq!(col, 88, "{msg}");
         assert!(msg.contains("cut"), "{msg}");
         let (col, msg) = damage("  24974: system.cpu: completed request for proc: 1 addr: 0x6e8, size: 4, data: 229 230 231 ");
         assert_eq!(col, 71, "{msg}");
         assert_eq!(msg, "size: 4 but 3 data bytes");
-        // defect 5: values past a byte, a negative tick, an address past 64 bits
+        // values past a byte, a negative tick, an address past 64 bits
         let (col, msg) = damage("      1: global: Seq write: index 1 data 0x1c3 check 0x1c3");
         assert_eq!(col, 44, "{msg}");
         assert!(msg.contains("1c3 is out of range"), "{msg}");
