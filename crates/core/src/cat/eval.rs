@@ -207,12 +207,6 @@ impl<'d, 'h> Interp<'d, 'h> {
         self.expr(&Expr::Named(name.to_string(), false), None)
     }
 
-    /// The named relation's projection on pairs of distinct non-initial
-    /// writes of one variable (a partial store order).
-    pub fn store_order(&mut self, name: &str) -> crate::models::StoreOrder {
-        crate::models::StoreOrder::project(self.h, &self.rel(name))
-    }
-
     fn check(&mut self, i: usize) -> Option<Failure> {
         let def = self.def;
         let Stmt::Check {

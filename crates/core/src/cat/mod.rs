@@ -316,7 +316,7 @@ pub fn rel_named(name: &str) -> Option<Rel> {
 /// process-wide copy.
 #[derive(Debug, Default)]
 pub struct Definitions {
-    parsed: [std::sync::OnceLock<Definition>; crate::models::Model::EVERY.len()],
+    parsed: [std::sync::OnceLock<Definition>; defs::NAMES.len()],
 }
 
 impl Definitions {
@@ -325,10 +325,16 @@ impl Definitions {
         Definitions::default()
     }
 
-    /// The definition of `model` ([`defs`]), parsed on its first use.
-    pub fn get(&self, model: crate::models::Model) -> &Definition {
-        self.parsed[model as usize].get_or_init(|| {
-            Definition::parse(model.name()).unwrap_or_else(|e| panic!("{}: {e}", model.name()))
+    /// The definition named `name` ([`defs::NAMES`]: a model's name),
+    /// parsed on its first use.
+    pub fn get(&self, name: impl AsRef<str>) -> &Definition {
+        let name = name.as_ref();
+        let i = defs::NAMES
+            .iter()
+            .position(|&n| n == name)
+            .unwrap_or_else(|| panic!("no definition is named `{name}`"));
+        self.parsed[i].get_or_init(|| {
+            Definition::parse(defs::NAMES[i]).unwrap_or_else(|e| panic!("{name}: {e}"))
         })
     }
 }

@@ -210,6 +210,13 @@ impl Model {
     }
 }
 
+/// A model names its definition ([`crate::cat::Definitions::get`]).
+impl AsRef<str> for Model {
+    fn as_ref(&self) -> &str {
+        self.name()
+    }
+}
+
 impl std::fmt::Display for Model {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
