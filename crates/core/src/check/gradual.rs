@@ -709,7 +709,10 @@ fn certify(h: &History, m: Model, v: &mut Violation, r: &mut Run, opts: &Options
     // engine's proof of each derived edge, which the validator checks in
     // proportion to it (§8)
     if h.n() > DERIVE_MAX_OPS && proof_searched(v.pattern) && v.justifications.is_empty() {
-        if let Some(js) = crate::scale::cm::justify(h, &lanes_of(h), v) {
+        // the proof search's own time, as a shrink's at scale: the check's
+        let until = Instant::now().checked_add(shrink_budget(h, r.seconds));
+        let proof_cancel = opts.cancel.until(until);
+        if let Some(js) = crate::scale::cm::justify(h, &lanes_of(h), v, &proof_cancel) {
             v.justifications = js;
         }
     }

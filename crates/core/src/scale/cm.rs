@@ -49,8 +49,14 @@ const RULE: Rule2 = Rule2 {
 /// justified by a reader of its target reached from its source over the
 /// static edges and the edges added before it (its derivation number is
 /// `k`; the conflict's is the number of edges added). `None` if the growth
-/// meets another violation, or no premise is found.
-pub fn justify(h: &History, lanes: &Lanes, v: &Violation) -> Option<Vec<Justification>> {
+/// meets another violation, no premise is found, the proof passes
+/// [`PROOF_MAX`] justifications or `cancel` is spent.
+pub fn justify(
+    h: &History,
+    lanes: &Lanes,
+    v: &Violation,
+    cancel: &crate::budget::Cancel,
+) -> Option<Vec<Justification>> {
     // CCM grows each hb_o with its rule-2 edges labelled pww
     let rule = match v.pattern {
         Pattern::CyclicHB | Pattern::WriteHBInitRead => RULE,
@@ -86,6 +92,9 @@ pub fn justify(h: &History, lanes: &Lanes, v: &Violation) -> Option<Vec<Justific
     while let Some((a, b, k)) = todo.pop() {
         if !done.insert(k) {
             continue;
+        }
+        if js.len() >= PROOF_MAX || cancel.spent() {
+            return None;
         }
         let site = |r: usize| r == o || h.po_before(r, o);
         let (r, path) = h
@@ -172,6 +181,10 @@ pub(crate) fn observers<'a>(
         }
     })
 }
+
+/// The most justifications [`justify`] gives: each premise path is a
+/// breadth-first search of the history.
+pub const PROOF_MAX: usize = 4096;
 
 /// A path with each run of `po` steps as one step (`po` is transitive).
 fn po_merged(path: impl Iterator<Item = Step>) -> Vec<Step> {
