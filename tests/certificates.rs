@@ -678,3 +678,55 @@ fn an_sc_violation_at_scale_is_certified_on_a_window_of_it() {
     assert!(seen >= 4, "only {seen} violated histories");
     assert!(windows >= 1, "none certified on a window ({seen} violated)");
 }
+
+/// gradual-consistency-checking Fig. 1b (CM and CCM violated, CC not)
+/// beside a thread of 2,100 operations of its own variable: over the
+/// validator's 2,000 operations, CM's `hb_o` cycle and CCM's `pww` cycle
+/// are certified on the history itself by the engine's proof (each derived
+/// edge justified by rule 2, premises recursively), which the validator
+/// checks edge by edge; a proof without its premise paths, or with another
+/// observer, is rejected (docs/design/gradual.md §8).
+#[test]
+fn cm_and_ccm_at_scale_are_certified_by_the_engines_proof() {
+    let mut text = String::from("t0: W(z,1) W(x,1) W(y,1)\nt1: W(x,2) R(z,0) R(y,1) R(x,2)\nt2:");
+    for i in 1..=1050 {
+        text.push_str(&format!(" W(p,{i}) R(p,{i})"));
+    }
+    text.push('\n');
+    let h = one(&text);
+    assert!(h.n() > 2000);
+    for m in [Model::Cm, Model::Ccm] {
+        let o = check_gradual_with(&h, &[m], &Options::default())
+            .pop()
+            .unwrap();
+        assert_eq!(o.verdict(), Verdict::Violation, "{m}");
+        assert!(o.invalid.is_none(), "{m}: {:?}", o.invalid);
+        let v = o.violation().unwrap();
+        let how = v.certified_by.as_deref().unwrap_or_else(|| {
+            panic!("{m}: not certified: {:?}", o.uncertified);
+        });
+        assert!(how.starts_with("proof-checked"), "{m}: {how}");
+        assert!(
+            v.justifications.iter().any(|j| j.rule == Rule::HbRule2),
+            "{m}: {v:?}"
+        );
+        validate::violation(&h, v).unwrap();
+        // rule 2 without its premise paths justifies nothing
+        let mut bare = v.clone();
+        for j in &mut bare.justifications {
+            if j.rule == Rule::HbRule2 {
+                j.path.clear();
+            }
+        }
+        assert!(validate::violation(&h, &bare).is_err(), "{m}");
+        // rule 2 for an observer that has no such read before it
+        let mut other = v.clone();
+        let t2 = op(&h, "t2:W(p,1)");
+        for j in &mut other.justifications {
+            if j.observer.is_some() {
+                j.observer = Some(t2);
+            }
+        }
+        assert!(validate::violation(&h, &other).is_err(), "{m}");
+    }
+}

@@ -773,6 +773,17 @@ fn settle(h: &History, m: Model, r: &mut Run, opts: &Options, cancel: &Cancel) {
 /// there.
 fn certify(h: &History, m: Model, v: &mut Violation, r: &mut Run, opts: &Options, cancel: &Cancel) {
     let sm = store_model(m);
+    // CM's and CCM's cycles met in one observer's hb_o, at scale: the
+    // engine's proof of each derived edge, which the validator checks in
+    // proportion to it (§8)
+    if h.n() > DERIVE_MAX_OPS && proof_searched(v.pattern) && v.justifications.is_empty() {
+        // the proof search's own time, as a shrink's at scale: the check's
+        let until = Instant::now().checked_add(shrink_budget(h, r.seconds));
+        let proof_cancel = opts.cancel.until(until);
+        if let Some(js) = crate::scale::cm::justify(h, &lanes_of(h), v, &proof_cancel) {
+            v.justifications = js;
+        }
+    }
     let first = match certify_here(h, v, sm) {
         Cert::Certified(how) => {
             v.certified_by = Some(format!("{how} on the history"));
@@ -1024,6 +1035,16 @@ enum Cert {
 }
 
 /// [`certify`] on `h` itself, without shrinking.
+/// The patterns whose certificates at scale come with the engine's proof
+/// ([`crate::scale::cm::justify`]): CM's `hb_o` cycles and CCM's `pww`
+/// cycles met in one observer's `hb_o`.
+fn proof_searched(p: Pattern) -> bool {
+    matches!(
+        p,
+        Pattern::CyclicHB | Pattern::WriteHBInitRead | Pattern::CyclicPww
+    )
+}
+
 fn certify_here(h: &History, v: &mut Violation, sm: Option<StoreModel>) -> Cert {
     use crate::certificate::brute::{self, Brute};
     use crate::certificate::derive;
@@ -1045,11 +1066,24 @@ fn certify_here(h: &History, v: &mut Violation, sm: Option<StoreModel>) -> Cert 
     }
     let derived = derive::Family::of(v.pattern, sm)
         .is_some_and(|f| v.cycle.iter().any(|s| !f.rules(s.rel).is_empty()));
+    let proof = proof_searched(v.pattern) && !v.justifications.is_empty();
     if derived && h.n() > DERIVE_MAX_OPS {
-        return Cert::TooLarge(format!(
+        let over = format!(
             "{} operations, over the {DERIVE_MAX_OPS} the validator re-derives relations on",
             h.n()
-        ));
+        );
+        if !proof {
+            return Cert::TooLarge(over);
+        }
+        // the engine's proof, checked edge by edge (a rejected proof leaves
+        // the violation to be certified as before, on a smaller history)
+        return match validate::violation_in(h, v, sm) {
+            Ok(()) => Cert::Certified("proof-checked (the engine's justifications)".into()),
+            Err(e) => {
+                v.justifications.clear();
+                Cert::TooLarge(format!("{over}; the engine's proof was rejected: {e}"))
+            }
+        };
     }
     if derived && v.justifications.is_empty() {
         match derive::justify(h, v, sm) {

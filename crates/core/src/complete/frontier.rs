@@ -20,7 +20,7 @@ use super::{final_pairs, Completion};
 use crate::budget::Cancel;
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::{History, OpId};
-use crate::relation::chains::{Mark, NONE};
+use crate::relation::chains::{Cursors, Mark, NONE};
 use crate::scale::lanes::{consecutive_sources, Lanes};
 use crate::scale::{ChainGraph, Frontier};
 
@@ -112,7 +112,11 @@ impl<'h> Scaled<'h> {
             breadth_first: false,
         };
         s.breadth_first = s.graphs.iter().any(|(_, f)| f.graph().slots() >= WIDE);
-        s.sites = vec![Sites::new(); s.graphs.len()];
+        s.sites = s
+            .graphs
+            .iter()
+            .map(|(_, f)| Sites::new(f.graph()))
+            .collect();
         // per graph and variable, the slots where its writes' rules fire
         let sites: Vec<Vec<Vec<usize>>> = s
             .graphs
@@ -432,6 +436,8 @@ impl<'h> Scaled<'h> {
             next: usize,
         }
         let mut stack: Vec<Frame> = Vec::new();
+        // the per-variable order whose unordered pairs were last added
+        let mut last: Option<Vec<Vec<OpId>>> = None;
         let mut next = 0usize;
         let mut steps = 0u64;
         loop {
@@ -446,15 +452,16 @@ impl<'h> Scaled<'h> {
                 next += 1;
             }
             if next == pairs.len() {
-                match self.unordered_left() {
+                match self.unordered_left(last.take()) {
                     Ok(order) => {
                         return Some(Completion::Found {
                             order,
                             interleaving: None,
                         })
                     }
-                    Err(more) => {
+                    Err((more, order)) => {
                         pairs.extend(more);
+                        last = Some(order);
                         continue;
                     }
                 }
@@ -507,8 +514,28 @@ impl<'h> Scaled<'h> {
 
     /// The total order if every variable's writes are totally ordered, else
     /// the pairs still unordered among those consecutive in a fresh linear
-    /// extension (in its order).
-    fn unordered_left(&self) -> Result<Vec<Vec<OpId>>, Vec<(OpId, OpId)>> {
+    /// extension (in its order), with that extension's order. When `last`
+    /// (the order whose pairs were added) is now a chain of each variable's
+    /// writes in the first graph and in the last (whose linear extension
+    /// [`Scaled::hint`] takes), it is the total order: every linear
+    /// extension gives it, so no fresh one is made.
+    #[allow(clippy::type_complexity)]
+    fn unordered_left(
+        &self,
+        last: Option<Vec<Vec<OpId>>>,
+    ) -> Result<Vec<Vec<OpId>>, (Vec<(OpId, OpId)>, Vec<Vec<OpId>>)> {
+        if let Some(order) = last {
+            let extended = &self.graphs.last().expect("a graph").1;
+            let chain = order.iter().all(|ws| {
+                ws.windows(2).all(|p| {
+                    let (a, b) = (p[0] as u32, p[1] as u32);
+                    self.ordered(p[0], p[1]) && extended.reaches(a, b)
+                })
+            });
+            if chain {
+                return Ok(order);
+            }
+        }
         let (order, rank) = self.hint();
         let mut left: Vec<(OpId, OpId)> = order
             .iter()
@@ -519,7 +546,7 @@ impl<'h> Scaled<'h> {
             return Ok(order);
         }
         left.sort_unstable_by_key(|&(a, _)| rank[a]);
-        Err(left)
+        Err((left, order))
     }
 }
 
@@ -579,19 +606,23 @@ fn fire(
 /// variable, and its first two writes of it — remembered in a small
 /// direct-mapped table: the writes that drop in one insertion mostly drop
 /// to the same position of the same sequence.
-#[derive(Clone)]
+/// Looked up from the index cursors of each `(sequence, variable)`
+/// ([`ChainGraph::first_read_near`]): the first firing of every write steps
+/// along each sequence in its thread's order.
 struct Sites {
     keys: Vec<(u32, u32, u32)>,
     sites: Vec<(u32, u32, u32)>,
+    cursors: Cursors,
 }
 
 impl Sites {
     const SIZE: usize = 1 << 12;
 
-    fn new() -> Sites {
+    fn new(g: &ChainGraph) -> Sites {
         Sites {
             keys: vec![(NONE, NONE, NONE); Self::SIZE],
             sites: vec![(NONE, NONE, NONE); Self::SIZE],
+            cursors: g.cursors(),
         }
     }
 
@@ -606,12 +637,13 @@ impl Sites {
             .wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
         let i = (hash >> 52) as usize & (Self::SIZE - 1);
         if self.keys[i] != k {
-            let read = g.first_read(q, v, p).unwrap_or(NONE);
-            let w1 = g.first_write(q, v, p).unwrap_or(NONE);
+            let c = &mut self.cursors;
+            let read = g.first_read_near(q, v, p, c).unwrap_or(NONE);
+            let w1 = g.first_write_near(q, v, p, c).unwrap_or(NONE);
             let w2 = if w1 == NONE {
                 NONE
             } else {
-                g.first_write(q, v, g.pos(w1) + 1).unwrap_or(NONE)
+                g.first_write_near(q, v, g.pos(w1) + 1, c).unwrap_or(NONE)
             };
             self.keys[i] = k;
             self.sites[i] = (read, w1, w2);

@@ -114,6 +114,18 @@ const BLOCK: u32 = 64;
 /// Runs longer than this get skips.
 const SHORT: usize = 16;
 
+/// Entries a cursor steps forward before a query looks its position up.
+const NEAR_STEPS: usize = 8;
+
+/// Per graph, the last answer of each `(sequence, variable)` of its read
+/// and write indexes, for [`ChainGraph::first_read_near`] and
+/// [`ChainGraph::first_write_near`] (scale §4, indexes).
+#[derive(Clone)]
+pub struct Cursors {
+    reads: Vec<u32>,
+    writes: Vec<u32>,
+}
+
 impl Dir {
     fn for_items(items: &[(u32, u32, u32)]) -> Dir {
         let seqs = items.iter().map(|i| i.0 as u64 + 1).max().unwrap_or(0);
@@ -210,6 +222,68 @@ impl SeqIndex {
             at += 1;
         }
         at
+    }
+
+    /// Where a cursor for `(q, var)` is kept in a [`Cursors`] row (its
+    /// directory entry), or `None` when the directory is a hash map.
+    #[inline]
+    fn cursor_at(&self, q: u32, var: u32) -> Option<usize> {
+        match &self.dir {
+            Dir::Table { vars, runs } if var < *vars => {
+                let i = q as usize * *vars as usize + var as usize;
+                (i < runs.len()).then_some(i)
+            }
+            _ => None,
+        }
+    }
+
+    /// Cursor entries this index needs: one per directory entry.
+    fn cursor_len(&self) -> usize {
+        match &self.dir {
+            Dir::Table { runs, .. } => runs.len(),
+            Dir::Hash(_) => 0,
+        }
+    }
+
+    /// [`SeqIndex::first`], starting from the entry the last query of
+    /// `(q, var)` answered (kept in `cursors`): queries that move forward
+    /// along a sequence, as a thread's writes do, step a few entries
+    /// instead of looking the position up afresh.
+    #[inline]
+    fn first_near(&self, q: u32, var: u32, p: u32, cursors: &mut [u32]) -> Option<u32> {
+        let Some(c) = self.cursor_at(q, var) else {
+            return self.first(q, var, p);
+        };
+        let run = self.dir.get(q, var);
+        let (i, j) = (run.start as usize, run.end as usize);
+        let mut at = cursors[c] as usize;
+        // the cursor is good if no entry before it is at or after p
+        if at < i || at > j {
+            at = self.lower_bound(run, p);
+        } else if at > i && self.positions[at - 1] >= p {
+            // a query behind the last one: step back
+            let mut steps = 0;
+            while at > i && self.positions[at - 1] >= p {
+                at -= 1;
+                steps += 1;
+                if steps == NEAR_STEPS {
+                    at = self.lower_bound(run, p);
+                    break;
+                }
+            }
+        } else {
+            let mut steps = 0;
+            while at < j && self.positions[at] < p {
+                at += 1;
+                steps += 1;
+                if steps == NEAR_STEPS {
+                    at = self.lower_bound(run, p);
+                    break;
+                }
+            }
+        }
+        cursors[c] = at as u32;
+        (at < j).then(|| self.positions[at])
     }
 
     /// The sequences holding entries of `var`.
@@ -385,6 +459,39 @@ impl<L: Copy> ChainGraph<L> {
             return held.then(|| self.at(q, p));
         }
         self.writes.first(q, var, p).map(|p| self.at(q, p))
+    }
+
+    /// Cursors for [`ChainGraph::first_read_near`] and
+    /// [`ChainGraph::first_write_near`], none set.
+    pub fn cursors(&self) -> Cursors {
+        Cursors {
+            reads: vec![NONE; self.reads.cursor_len()],
+            writes: vec![NONE; self.writes.cursor_len()],
+        }
+    }
+
+    /// [`ChainGraph::first_read`], from the cursor of `(q, var)` (the same
+    /// answer, found by stepping when queries move forward).
+    #[inline]
+    pub fn first_read_near(&self, q: u32, var: u32, p: u32, c: &mut Cursors) -> Option<u32> {
+        if self.only_writes[q as usize] {
+            return None;
+        }
+        self.reads
+            .first_near(q, var, p, &mut c.reads)
+            .map(|p| self.at(q, p))
+    }
+
+    /// [`ChainGraph::first_write`], from the cursor of `(q, var)`.
+    #[inline]
+    pub fn first_write_near(&self, q: u32, var: u32, p: u32, c: &mut Cursors) -> Option<u32> {
+        if self.only_writes[q as usize] {
+            let held = self.seq_var[q as usize] == var && p < self.len(q);
+            return held.then(|| self.at(q, p));
+        }
+        self.writes
+            .first_near(q, var, p, &mut c.writes)
+            .map(|p| self.at(q, p))
     }
 
     /// Writes of `var` at positions `>= p` of sequence `q`.
@@ -973,6 +1080,78 @@ impl<L: Copy> Frontier<L> {
         None
     }
 
+    /// Edges added so far (an added edge's number is its index: the order
+    /// of insertion).
+    pub fn added_len(&self) -> u32 {
+        self.added.len() as u32
+    }
+
+    /// The number of the added edge `a -> b`, if there is one.
+    pub fn added_index(&self, a: u32, b: u32) -> Option<u32> {
+        let mut e = self.out_head[a as usize];
+        while e != NONE {
+            let x = &self.added[e as usize];
+            if x.to == b {
+                return Some(e);
+            }
+            e = x.next_out;
+        }
+        None
+    }
+
+    /// A shortest path `from ⇝ to` over the static edges and the added
+    /// edges numbered below `limit` only (the graph as it was before edge
+    /// `limit` was added), as labelled edges with, for each, its added
+    /// edge's number ([`NONE`] for a static edge). Only nodes that reach
+    /// `to` now are searched: reachability then was no larger.
+    pub fn path_within(&self, from: u32, to: u32, limit: u32) -> Option<Vec<(u32, u32, L, u32)>> {
+        if !self.reaches(from, to) {
+            return None;
+        }
+        let mut parent: HashMap<u32, (u32, L, u32)> = HashMap::new();
+        let mut queue = VecDeque::from([from]);
+        parent.insert(from, (NONE, self.g.chain_rel, NONE));
+        while let Some(x) = queue.pop_front() {
+            let mut found = false;
+            let mut visit = |y: u32, r: L, e: u32| {
+                if found || parent.contains_key(&y) {
+                    return;
+                }
+                if y == to || self.reaches(y, to) {
+                    parent.insert(y, (x, r, e));
+                    if y == to {
+                        found = true;
+                    } else {
+                        queue.push_back(y);
+                    }
+                }
+            };
+            for (y, r) in self.g.static_succ(x) {
+                visit(y, r, NONE);
+            }
+            let mut e = self.out_head[x as usize];
+            while e != NONE {
+                let a = &self.added[e as usize];
+                if e < limit {
+                    visit(a.to, a.rel, e);
+                }
+                e = a.next_out;
+            }
+            if found {
+                let mut path = Vec::new();
+                let mut y = to;
+                while y != from {
+                    let (x, r, e) = parent[&y];
+                    path.push((x, y, r, e));
+                    y = x;
+                }
+                path.reverse();
+                return Some(path);
+            }
+        }
+        None
+    }
+
     /// The cycle closed by adding `a -rel-> b` when `b` reaches `a`.
     pub fn cycle_through(&self, a: u32, b: u32, rel: L) -> Option<Cycle<L>> {
         let mut c = vec![(a, b, rel)];
@@ -1220,6 +1399,50 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// Queries from cursors answer as the index does, whatever the order of
+    /// the queries (runs forward, back, jumps), with the directory a table
+    /// or (many variables, few entries) a hash map.
+    #[test]
+    fn near_queries_match_the_index() {
+        let mut next = xorshift(0x5851_f42d_4c95_7f2d);
+        for round in 0..300 {
+            let vars = if round % 4 == 0 {
+                1000 + next(2000) as u32
+            } else {
+                1 + next(3) as u32
+            };
+            let (k, len) = (1 + next(5) as u32, next(200) as u32);
+            // four variables: with many, ids far apart (a hash directory)
+            let var = |i: u64| [0, 1, vars / 2, vars - 1][i as usize].min(vars - 1);
+            let mut l = chains_layout(k, len, 0, &mut next);
+            for q in 0..k {
+                let only_writes = next(4) == 0;
+                for p in 0..len {
+                    let x = (p * k + q) as usize;
+                    l.access[x] = if only_writes {
+                        Some((var(q as u64 % 4), false))
+                    } else {
+                        (next(4) > 0).then(|| (var(next(4)), next(2) == 0))
+                    };
+                }
+            }
+            let g = ChainGraph::new(l);
+            let mut c = g.cursors();
+            let mut p = 0u32;
+            for _ in 0..400 {
+                let (q, v) = (next(k as u64) as u32, var(next(4)));
+                p = match next(4) {
+                    0 => next(len as u64 + 2) as u32,
+                    1 => p.saturating_sub(next(12) as u32),
+                    _ => p + next(12) as u32,
+                }
+                .min(len + 1);
+                assert_eq!(g.first_read_near(q, v, p, &mut c), g.first_read(q, v, p));
+                assert_eq!(g.first_write_near(q, v, p, &mut c), g.first_write(q, v, p));
             }
         }
     }

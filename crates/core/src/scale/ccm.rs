@@ -38,14 +38,14 @@ pub fn check(
     // pww's generating pairs
     let g = hb.graph();
     let mut pww: Vec<(u32, u32)> = Vec::new();
-    write_frontiers(h, &hb, |w, v, q, p| {
-        if let Some(r) = g.first_read(q, v, p) {
+    write_frontiers(h, &hb, |w, v, q, p, c| {
+        if let Some(r) = g.first_read_near(q, v, p, c) {
             let w2 = h.rf(r as usize).expect("no thin air") as u32;
             if w2 != w {
                 pww.push((w, w2));
             }
         }
-        if let Some(y) = first_other_write(g, w, v, q, p) {
+        if let Some(y) = first_other_write(g, w, v, q, p, c) {
             pww.push((w, y));
         }
     });

@@ -1,10 +1,11 @@
 //! CM at scale (causal-consistency-datalog Def. 4, Thm 2): each po-maximal
 //! observer's `hb_o` grown on CC's frontiers and undone.
 
-use crate::certificate::{Pattern, Rel, Violation};
+use crate::certificate::{Justification, Pattern, Rel, Rule, Step, Violation};
 use crate::history::History;
+use crate::relation::chains::NONE;
 
-use super::hbo::{local_hbs, Observer, Rule2};
+use super::hbo::{grow_one, local_hbs, Observer, Rule2};
 use super::lanes::{consecutive_sources, Lanes};
 use super::{cc, Frontier};
 
@@ -21,14 +22,129 @@ pub fn check(
     deadline: &crate::budget::Cancel,
 ) -> Result<bool, Violation> {
     let mut co = cc::check(h, lanes)?;
-    let rule = Rule2 {
-        rel: Rel::HbO,
-        cyclic: Pattern::CyclicHB,
-        init_read: Pattern::WriteHBInitRead,
-        next_break: None,
-    };
     let obs = observers(h, lanes, &co);
-    local_hbs(h, &mut co, obs, &rule, deadline, None)
+    local_hbs(h, &mut co, obs, &RULE, deadline, None)
+}
+
+/// CM's rule 2 on `co`: `hb_o` edges, their cycles `CyclicHB`, or
+/// `WriteHBInitRead` at an initial write.
+const RULE: Rule2 = Rule2 {
+    rel: Rel::HbO,
+    cyclic: Pattern::CyclicHB,
+    init_read: Pattern::WriteHBInitRead,
+    next_break: None,
+};
+
+/// The justification of every `hb_o` edge of CM's violation `v` and,
+/// recursively, of the `hb_o` edges their premises use
+/// (causal-consistency-datalog Def. 4, rule 2: `w1 hb_o w2` when a read
+/// `r po* o` reads `w2` and `w1 hb_o r`); for CCM's `CyclicPww` met in one
+/// observer's `hb_o` (gradual-consistency-checking §3.2), each `pww` edge of
+/// the cycle is `w1 hb w2` for writes of one variable, through that
+/// `hb_o` edge. Proof search, not trusted: the validator checks the proof
+/// edge by edge ([`crate::certificate::derive::check`], docs/design/gradual.md
+/// §8), in time proportional to it, where re-deriving `hb_o` would take
+/// `n³/64`. The observer's `hb_o` is grown again on CC's frontiers as the
+/// check grew it, up to the same conflict; an edge added `k`-th is
+/// justified by a reader of its target reached from its source over the
+/// static edges and the edges added before it (its derivation number is
+/// `k`; the conflict's is the number of edges added). `None` if the growth
+/// meets another violation, no premise is found, the proof passes
+/// [`PROOF_MAX`] justifications or `cancel` is spent.
+pub fn justify(
+    h: &History,
+    lanes: &Lanes,
+    v: &Violation,
+    cancel: &crate::budget::Cancel,
+) -> Option<Vec<Justification>> {
+    // CCM grows each hb_o with its rule-2 edges labelled pww
+    let rule = match v.pattern {
+        Pattern::CyclicHB | Pattern::WriteHBInitRead => RULE,
+        Pattern::CyclicPww => Rule2 {
+            rel: Rel::Pww,
+            cyclic: Pattern::CyclicPww,
+            init_read: Pattern::CyclicPww,
+            next_break: None,
+        },
+        _ => return None,
+    };
+    let o = v
+        .ops
+        .iter()
+        .find(|(_, role)| role.contains("observer"))
+        .map(|&(o, _)| o)?;
+    let mut co = cc::check(h, lanes).ok()?;
+    let ob = observers(h, lanes, &co).find(|ob| ob.o == o)?;
+    let met = grow_one(h, &mut co, &ob, &rule).err()?;
+    if met.cycle != v.cycle || met.pattern != v.pattern {
+        return None;
+    }
+    let first = v.cycle.first()?;
+    // the cycle's rule-2 edges: (from, to, derivation number)
+    let mut cycle = vec![(first.from as u32, first.to as u32, co.added_len())];
+    for s in v.cycle.iter().skip(1).filter(|s| s.rel == rule.rel) {
+        let k = co.added_index(s.from as u32, s.to as u32)?;
+        cycle.push((s.from as u32, s.to as u32, k));
+    }
+    let mut todo = cycle.clone();
+    let mut done = std::collections::HashSet::new();
+    let mut js = Vec::new();
+    while let Some((a, b, k)) = todo.pop() {
+        if !done.insert(k) {
+            continue;
+        }
+        if js.len() >= PROOF_MAX || cancel.spent() {
+            return None;
+        }
+        let site = |r: usize| r == o || h.po_before(r, o);
+        let (r, path) = h
+            .readers(b as usize)
+            .iter()
+            .filter(|&&r| site(r))
+            .find_map(|&r| co.path_within(a, r as u32, k).map(|p| (r, p)))?;
+        for &(x, y, _, e) in path.iter().filter(|p| p.3 != NONE) {
+            todo.push((x, y, e));
+        }
+        js.push(Justification {
+            from: a as usize,
+            rel: Rel::HbO,
+            to: b as usize,
+            rule: Rule::HbRule2,
+            seq: k,
+            pivot: Some(r),
+            observer: Some(o),
+            graph: None,
+            path: po_merged(path.into_iter().map(|(x, y, rel, _)| Step {
+                from: x as usize,
+                // an added edge is a rule-2 edge of hb_o
+                rel: if rel == rule.rel { Rel::HbO } else { rel },
+                to: y as usize,
+            })),
+        });
+    }
+    if rule.rel == Rel::Pww {
+        // pww ⊇ hb's write pairs of one variable: each through its hb_o edge
+        let after = co.added_len() + 1;
+        for (i, &(a, b, _)) in cycle.iter().enumerate() {
+            js.push(Justification {
+                from: a as usize,
+                rel: Rel::Pww,
+                to: b as usize,
+                rule: Rule::PwwHbWw,
+                seq: after + i as u32,
+                pivot: None,
+                observer: None,
+                graph: None,
+                path: vec![Step {
+                    from: a as usize,
+                    rel: Rel::HbO,
+                    to: b as usize,
+                }],
+            });
+        }
+    }
+    js.sort_by_key(|j| j.seq);
+    Some(js)
 }
 
 /// The po-maximal observers of `hb_o` on `co` (the graph of `po ∪ wr` on
@@ -64,4 +180,20 @@ pub(crate) fn observers<'a>(
             seeds,
         }
     })
+}
+
+/// The most justifications [`justify`] gives: each premise path is a
+/// breadth-first search of the history.
+pub const PROOF_MAX: usize = 4096;
+
+/// A path with each run of `po` steps as one step (`po` is transitive).
+fn po_merged(path: impl Iterator<Item = Step>) -> Vec<Step> {
+    let mut out: Vec<Step> = Vec::new();
+    for s in path {
+        match out.last_mut() {
+            Some(last) if last.rel == Rel::Po && s.rel == Rel::Po => last.to = s.to,
+            _ => out.push(s),
+        }
+    }
+    out
 }

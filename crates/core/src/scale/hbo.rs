@@ -5,7 +5,7 @@
 
 use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::History;
-use crate::relation::chains::NONE;
+use crate::relation::chains::{Cursors, NONE};
 
 use super::Frontier;
 
@@ -69,6 +69,7 @@ pub(crate) fn local_hbs(
     let mut cut = vec![NONE; co.graph().sequences() as usize];
     let mut work: Vec<(u32, u32)> = Vec::new();
     let mut drops: Vec<(u32, usize, u32, u32)> = Vec::new();
+    let mut cursors = co.graph().cursors();
     for ob in observers {
         if deadline.spent() {
             co.set_trail(false);
@@ -86,6 +87,7 @@ pub(crate) fn local_hbs(
             rule,
             &mut work,
             &mut drops,
+            &mut cursors,
             derived.as_deref_mut(),
         );
         co.undo(mark);
@@ -96,6 +98,32 @@ pub(crate) fn local_hbs(
     }
     co.set_trail(false);
     Ok(true)
+}
+
+/// One observer's `hb_o` grown on `co` as [`local_hbs`] grows it, and left
+/// there (not undone): the violation it meets, if any.
+pub(crate) fn grow_one(
+    h: &History,
+    co: &mut Frontier,
+    ob: &Observer,
+    rule: &Rule2,
+) -> Result<(), Violation> {
+    let mut cut = vec![NONE; co.graph().sequences() as usize];
+    for &(q, c) in &ob.sites {
+        cut[q as usize] = c;
+    }
+    let mut cursors = co.graph().cursors();
+    hb_o(
+        h,
+        ob,
+        &cut,
+        co,
+        rule,
+        &mut Vec::new(),
+        &mut Vec::new(),
+        &mut cursors,
+        None,
+    )
 }
 
 /// Grows `hb_o` on `co`; a cycle is the rule's pattern (its init-read
@@ -109,37 +137,43 @@ fn hb_o(
     rule: &Rule2,
     work: &mut Vec<(u32, u32)>,
     drops: &mut Vec<(u32, usize, u32, u32)>,
+    cursors: &mut Cursors,
     mut derived: Option<&mut Vec<(u32, u32)>>,
 ) -> Result<(), Violation> {
     // rule 2 at the site reads of x's variable in [new, old) of its sequence
-    let fire =
-        |co: &Frontier, x: u32, slot: usize, new: u32, old: u32, work: &mut Vec<(u32, u32)>| {
-            if !h.is_write(x as usize) {
-                return;
+    let fire = |co: &Frontier,
+                cur: &mut Cursors,
+                x: u32,
+                slot: usize,
+                new: u32,
+                old: u32,
+                work: &mut Vec<(u32, u32)>| {
+        if !h.is_write(x as usize) {
+            return;
+        }
+        let v = h.var(x as usize).expect("writes have a variable");
+        if ob.var.is_some_and(|ov| ov != v) {
+            return;
+        }
+        let g = co.graph();
+        let q = g.seq_of_slot(x, slot);
+        let c = cut[q as usize];
+        if c == NONE {
+            return;
+        }
+        let end = old.min(c);
+        let mut r = g.first_read_near(q, v as u32, new, cur);
+        while let Some(rr) = r.filter(|&rr| g.pos(rr) < end) {
+            let w2 = h.rf(rr as usize).expect("no thin air") as u32;
+            if w2 != x {
+                work.push((x, w2));
             }
-            let v = h.var(x as usize).expect("writes have a variable");
-            if ob.var.is_some_and(|ov| ov != v) {
-                return;
-            }
-            let g = co.graph();
-            let q = g.seq_of_slot(x, slot);
-            let c = cut[q as usize];
-            if c == NONE {
-                return;
-            }
-            let end = old.min(c);
-            let mut r = g.first_read(q, v as u32, new);
-            while let Some(rr) = r.filter(|&rr| g.pos(rr) < end) {
-                let w2 = h.rf(rr as usize).expect("no thin air") as u32;
-                if w2 != x {
-                    work.push((x, w2));
-                }
-                r = rule
-                    .next_break
-                    .map(|nb| nb[rr as usize])
-                    .filter(|&b| b != NONE);
-            }
-        };
+            r = rule
+                .next_break
+                .map(|nb| nb[rr as usize])
+                .filter(|&b| b != NONE);
+        }
+    };
     work.clear();
     work.extend_from_slice(&ob.seeds);
     let slots: Vec<usize> = ob
@@ -147,19 +181,22 @@ fn hb_o(
         .iter()
         .map(|&(q, _)| co.graph().slot_of(q))
         .collect();
-    let fire_all = |co: &Frontier, x: usize, work: &mut Vec<(u32, u32)>| {
+    let fire_all = |co: &Frontier, c: &mut Cursors, x: usize, work: &mut Vec<(u32, u32)>| {
         for &slot in &slots {
             let f = co.frontier(x as u32, slot);
             if f != NONE {
-                fire(co, x as u32, slot, f, NONE, work);
+                fire(co, c, x as u32, slot, f, NONE, work);
             }
         }
     };
     match ob.var {
-        Some(v) => h.writes_of(v).iter().for_each(|&x| fire_all(co, x, work)),
+        Some(v) => h
+            .writes_of(v)
+            .iter()
+            .for_each(|&x| fire_all(co, cursors, x, work)),
         None => (0..h.n())
             .filter(|&x| h.is_write(x))
-            .for_each(|x| fire_all(co, x, work)),
+            .for_each(|x| fire_all(co, cursors, x, work)),
     }
     while let Some((a, b)) = work.pop() {
         drops.clear();
@@ -182,7 +219,7 @@ fn hb_o(
                     d.push((a, b));
                 }
                 for &(x, s, new, old) in drops.iter() {
-                    fire(co, x, s, new, old, work);
+                    fire(co, cursors, x, s, new, old, work);
                 }
             }
         }

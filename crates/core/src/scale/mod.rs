@@ -21,6 +21,7 @@ pub mod wccm;
 
 use crate::certificate::Rel;
 use crate::history::History;
+use crate::relation::chains::Cursors;
 
 /// A graph of sequences whose edges carry certificate labels.
 pub type ChainGraph = crate::relation::chains::ChainGraph<Rel>;
@@ -30,15 +31,30 @@ pub type Frontier = crate::relation::chains::Frontier<Rel>;
 
 /// For each write `w` and each sequence `q` of `f`'s graph that holds
 /// `w`'s variable `v`, the first position `p` of `q` that `w` reaches:
-/// `each(w, v, q, p)`.
-pub(crate) fn write_frontiers(h: &History, f: &Frontier, mut each: impl FnMut(u32, u32, u32, u32)) {
+/// `each(w, v, q, p, cursors)`, with index cursors for the look-ups at `p`
+/// (writes come in thread order, so each sequence's are stepped forward).
+pub(crate) fn write_frontiers(
+    h: &History,
+    f: &Frontier,
+    mut each: impl FnMut(u32, u32, u32, u32, &mut Cursors),
+) {
     let g = f.graph();
+    // per variable, its sequences and their slots, found once
+    let seqs: Vec<Vec<(u32, usize)>> = (0..h.vars.len() as u32)
+        .map(|v| {
+            g.seqs_with(v)
+                .into_iter()
+                .map(|q| (q, g.slot_of(q)))
+                .collect()
+        })
+        .collect();
+    let mut cursors = g.cursors();
     for w in (0..h.n()).filter(|&w| h.is_write(w)) {
         let v = h.var(w).expect("writes have a variable") as u32;
-        for q in g.seqs_with(v) {
-            let p = f.frontier(w as u32, g.slot_of(q));
+        for &(q, slot) in &seqs[v as usize] {
+            let p = f.frontier(w as u32, slot);
             if p != crate::relation::chains::NONE {
-                each(w as u32, v, q, p);
+                each(w as u32, v, q, p, &mut cursors);
             }
         }
     }
@@ -46,9 +62,16 @@ pub(crate) fn write_frontiers(h: &History, f: &Frontier, mut each: impl FnMut(u3
 
 /// The first write of `v` at or after position `p` of sequence `q`, other
 /// than `w` itself: `(w, y) ∈ R_WW` for the `R` whose frontier `p` is.
-pub(crate) fn first_other_write(g: &ChainGraph, w: u32, v: u32, q: u32, p: u32) -> Option<u32> {
-    match g.first_write(q, v, p) {
-        Some(y) if y == w => g.first_write(q, v, p + 1),
+pub(crate) fn first_other_write(
+    g: &ChainGraph,
+    w: u32,
+    v: u32,
+    q: u32,
+    p: u32,
+    c: &mut Cursors,
+) -> Option<u32> {
+    match g.first_write_near(q, v, p, c) {
+        Some(y) if y == w => g.first_write_near(q, v, p + 1, c),
         y => y,
     }
 }

@@ -308,8 +308,8 @@ fn external_reads(h: &History, runs: &[Vec<u32>], pairs: &mut Vec<(u32, u32)>) -
 /// sequence.
 fn cfe(h: &History, hb: &Frontier, next_ext: &[u32], out: &mut Vec<(u32, u32)>) {
     let g = hb.graph();
-    write_frontiers(h, hb, |w, v, q, p| {
-        if let Some(r) = g.first_read(q, v, p).map(|r| next_ext[r as usize]) {
+    write_frontiers(h, hb, |w, v, q, p, c| {
+        if let Some(r) = g.first_read_near(q, v, p, c).map(|r| next_ext[r as usize]) {
             if r != NONE {
                 let w2 = h.rf(r as usize).expect("no thin air") as u32;
                 if w2 != w {
@@ -495,8 +495,8 @@ pub fn check_on(
     let mut whb = Frontier::new(g).map_err(|c| Violation::from_edges(Pattern::CyclicWpwwPpo, c))?;
     insert_all(&mut whb, &derived, Rel::Wpww, Pattern::CyclicWpwwPpo)?;
     let gw = whb.graph();
-    write_frontiers(h, &whb, |w, v, q, p| {
-        if let Some(y) = first_other_write(gw, w, v, q, p) {
+    write_frontiers(h, &whb, |w, v, q, p, c| {
+        if let Some(y) = first_other_write(gw, w, v, q, p, c) {
             wpww.push((w, y));
         }
     });
