@@ -842,16 +842,23 @@ fn gem5_protocols_counts_and_catalogue() {
 }
 
 /// Writes each mutant's protocol directory (the protocol's files with the
-/// one mutated) under `root`; returns the directories.
+/// one mutated) under `root`; returns the directories. A mutant's file is
+/// its path under `src` when there is one (a file a machine includes from
+/// a subdirectory), else its name.
 fn mutant_dirs(src: &Path, files: &[String], ms: &[&Mutant], root: &Path) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     for (i, m) in ms.iter().enumerate() {
         let d = root.join(format!("m{i:04}"));
         std::fs::create_dir_all(&d).unwrap();
         for f in files {
+            std::fs::create_dir_all(d.join(f).parent().unwrap()).unwrap();
             std::fs::copy(src.join(f), d.join(f)).unwrap();
         }
-        let name = Path::new(&m.file).file_name().unwrap();
+        let name = if src.join(&m.file).is_file() {
+            Path::new(&m.file)
+        } else {
+            Path::new(Path::new(&m.file).file_name().unwrap())
+        };
         let original = std::fs::read_to_string(src.join(name)).unwrap();
         std::fs::write(d.join(name), patch::mutated_text(&original, m).unwrap()).unwrap();
         dirs.push(d);
@@ -874,6 +881,26 @@ fn protocol_files(dir: &Path, protocol: &str) -> Vec<String> {
         }
     }
     files
+}
+
+/// Every `.slicc` and `.sm` file under `dir` (subdirectories too), relative
+/// to it: a protocol whose machines include further files.
+fn all_protocol_files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![PathBuf::new()];
+    while let Some(sub) = todo.pop() {
+        for e in std::fs::read_dir(dir.join(&sub)).unwrap() {
+            let e = e.unwrap();
+            let rel = sub.join(e.file_name());
+            if e.path().is_dir() {
+                todo.push(rel);
+            } else if rel.extension().is_some_and(|x| x == "sm" || x == "slicc") {
+                out.push(rel.to_string_lossy().into_owned());
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// Runs gem5's own SLICC (with code generation) on each directory; returns
@@ -933,6 +960,22 @@ fn gem5_slicc_accepts_the_mutants() {
     );
     println!(
         "Tiny: SLICC accepted {} of {} mutants",
+        refs.len(),
+        refs.len()
+    );
+    // every other Split mutant (in the files its cache machine includes)
+    let split = generate(&split_dir(), "Split", &all_classes()).unwrap();
+    let refs: Vec<&Mutant> = split.iter().step_by(2).collect();
+    let files = all_protocol_files(&split_dir());
+    let dirs = mutant_dirs(&split_dir(), &files, &refs, &root.join("split"));
+    let rejected = slicc_rejections(&gem5, "Split", &dirs, &refs, &root.join("Split.json"));
+    assert!(
+        rejected.is_empty(),
+        "SLICC rejected:\n{}",
+        rejected.join("\n")
+    );
+    println!(
+        "Split: SLICC accepted {} of {} mutants",
         refs.len(),
         refs.len()
     );
@@ -1873,4 +1916,368 @@ fn every_patch_unapplies_to_its_base() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn split_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/slicc/split")
+}
+
+/// Copies the Split protocol (its `cache/` directory too) into `dir`.
+fn copy_split(dir: &Path) {
+    for sub in ["", "cache"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for e in std::fs::read_dir(split_dir().join(sub)).unwrap() {
+            let e = e.unwrap();
+            if e.path().is_file() {
+                std::fs::copy(e.path(), dir.join(sub).join(e.file_name())).unwrap();
+            }
+        }
+    }
+}
+
+/// The 1-based line of Split's `file` holding `needle`.
+fn split_line(file: &str, needle: &str) -> usize {
+    let text = std::fs::read_to_string(split_dir().join(file)).unwrap();
+    1 + text
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle} not in {file}"))
+}
+
+/// A CHI-style machine (docs/design/campaigns.md §3, machine-level
+/// includes): the operators read its actions and transitions in the files
+/// it includes, each mutant names and edits the file its site is written
+/// in, at the right line, with the machine's out_ports and the values it
+/// sends gathered from every file; the edited protocol reads again.
+#[test]
+fn mutants_of_a_machine_live_in_the_files_it_includes() {
+    let mut p = slicc::load_protocol(&split_dir(), "Split").unwrap();
+    let ms = ops::generate_from(&p, &all_classes()).unwrap();
+    let files: std::collections::BTreeSet<&str> = ms.iter().map(|m| m.file.as_str()).collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        [
+            "Split-dir.sm",
+            "cache/Split-cache-actions.sm",
+            "cache/Split-cache-transitions.sm"
+        ]
+    );
+    let find = |descriptor: &str| {
+        ms.iter()
+            .find(|m| m.descriptor == descriptor)
+            .unwrap_or_else(|| panic!("no mutant {descriptor}"))
+    };
+    let trans = "cache/Split-cache-transitions.sm";
+    let acts = "cache/Split-cache-actions.sm";
+    // a transition's action deleted in the transitions file
+    let m = find("cache/Split-cache-transitions.sm::transition(IM,Data,M)::u_writeData::TDA");
+    assert_eq!(
+        (m.file.as_str(), m.line, m.class.as_str()),
+        (trans, split_line(trans, "u_writeData;"), "tier1")
+    );
+    assert_eq!(m.site, "transition(IM, Data, M)");
+    assert_eq!(m.fires, Some(vec!["L1Cache.IM.Data".to_string()]));
+    assert!(m.patch.contains(&format!("--- a/{trans}\n+++ b/{trans}\n")));
+    assert!(m
+        .patch
+        .contains("\n-  u_writeData;\n+  // [mutant] u_writeData;\n"));
+    let m =
+        find("cache/Split-cache-transitions.sm::transition(I,{Load,Store},IM)::IM->stay::TNS-stay");
+    assert_eq!(
+        m.line,
+        split_line(trans, "transition(I, {Load, Store}, IM)")
+    );
+    // an action's statements in the actions file: MTR from the values the
+    // machine sends, ERT to an out_port the ports file declares
+    let of = |op: &str, site: &str| -> Vec<&Mutant> {
+        ms.iter().filter(|m| m.op == op && m.site == site).collect()
+    };
+    let mtr = of("MTR", "action(a_issueGet)");
+    assert_eq!(mtr.len(), 1);
+    assert!(mtr[0]
+        .descriptor
+        .starts_with("cache/Split-cache-actions.sm::action(a_issueGet)::assign:"));
+    assert!(mtr[0].descriptor.ends_with("::GET->PUT::MTR"));
+    assert_eq!(
+        (mtr[0].file.as_str(), mtr[0].line),
+        (acts, split_line(acts, "SplitRequestType:GET;"))
+    );
+    let ert = of("ERT", "action(a_issueGet)");
+    assert_eq!(ert.len(), 1);
+    assert!(ert[0]
+        .descriptor
+        .ends_with("::requestNetwork_out->retryNetwork_out::ERT"));
+    assert_eq!(ert[0].line, split_line(acts, "enqueue(requestNetwork_out"));
+    let ads = of("ADS", "action(u_writeData)");
+    assert_eq!(ads.len(), 4, "the peek and its three statements");
+    assert!(ads.iter().all(|m| m.file == acts));
+    assert_eq!(
+        ads.iter().map(|m| m.line).min(),
+        Some(split_line(acts, "peek(responseNetwork_in"))
+    );
+    // the actions a machine's transitions name (in another file) are live,
+    // and fire with them
+    let w = of("ADS", "action(w_deallocateTBE)");
+    assert!(!w.is_empty());
+    for m in &w {
+        assert_eq!(m.class, "tier1", "{}", m.descriptor);
+        assert_eq!(
+            m.fires,
+            Some(vec![
+                "L1Cache.IM.Data".to_string(),
+                "L1Cache.MI.WbAck".to_string()
+            ])
+        );
+    }
+    // every mutant: its line is its first changed line, the edit keeps the
+    // line count, and the protocol with the edit reads again with the same
+    // actions and headers
+    for m in &ms {
+        let fi = p.files.iter().position(|f| f.rel_path == m.file).unwrap();
+        let before = p.files[fi].text.clone();
+        let mutated = patch::mutated_text(&before, m).unwrap();
+        assert_eq!(mutated.lines().count(), before.lines().count());
+        let first = before
+            .lines()
+            .zip(mutated.lines())
+            .position(|(a, b)| a != b)
+            .unwrap();
+        assert_eq!(first + 1, m.line, "{}", m.descriptor);
+        let mut q = p.clone();
+        q.reparse(vec![(fi, mutated)])
+            .unwrap_or_else(|e| panic!("{} does not parse: {e}", m.descriptor));
+        let cache = &q.files[1].machines[0];
+        assert_eq!(
+            (cache.actions.len(), cache.transitions.len()),
+            (17, 11),
+            "{}",
+            m.descriptor
+        );
+    }
+    // reading the protocol again from memory changes nothing
+    let again = generate(&split_dir(), "Split", &all_classes()).unwrap();
+    p.reparse(Vec::new()).unwrap();
+    assert_eq!(ops::generate_from(&p, &all_classes()).unwrap(), again);
+    assert_eq!(again, ms);
+    // the command line lists them per file
+    let d = split_dir();
+    let o = memconform(&[
+        "mutate",
+        "list",
+        d.to_str().unwrap(),
+        "--protocol",
+        "Split",
+        "--classes",
+        "all",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.starts_with(&format!("Split: {} mutants in 3 files", ms.len())),
+        "{text}"
+    );
+    let m = find("cache/Split-cache-transitions.sm::transition(IM,Data,M)::u_writeData::TDA");
+    assert!(text.contains(&format!(
+        "{}  TDA         tier1           Split-cache-transitions.sm:{}  {}",
+        m.id, m.line, m.descriptor
+    )));
+}
+
+/// The patches of an included file's mutants apply with `git apply` and
+/// `patch -p1` in a gem5-shaped tree whose protocol sits in a directory of
+/// its own (as CHI's `chi/`), and with memconform's own apply.
+#[test]
+fn patches_of_included_files_apply_with_git_apply_and_patch_p1() {
+    if !have("git") || !have("patch") {
+        println!("skipped: git or patch is missing");
+        return;
+    }
+    let root = temp_dir("apply-split");
+    let proto = root.join("src/mem/ruby/protocol/split");
+    copy_split(&proto);
+    let git = |args: &[&str]| git_in(&root, args);
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "base"]);
+    let ms = generate(&root, "Split", &all_classes()).unwrap();
+    let patches = root.join("patches");
+    std::fs::create_dir_all(&patches).unwrap();
+    let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
+    for m in ms.iter().filter(|m| m.file.contains("/cache/")) {
+        *per_file.entry(m.file.as_str()).or_insert(0) += 1;
+        let file = root.join(&m.file);
+        let original = std::fs::read_to_string(&file).unwrap();
+        let want = patch::mutated_text(&original, m).unwrap();
+        let pf = patches.join(format!("{}.diff", m.id));
+        std::fs::write(&pf, &m.patch).unwrap();
+        applies_with_git_and_patch(&root, &file, &pf, &original, &want, &m.descriptor);
+        patch::apply(&root, m).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), want);
+        std::fs::write(&file, &original).unwrap();
+    }
+    let files: Vec<&str> = per_file.keys().copied().collect();
+    assert_eq!(
+        files,
+        [
+            "src/mem/ruby/protocol/split/cache/Split-cache-actions.sm",
+            "src/mem/ruby/protocol/split/cache/Split-cache-transitions.sm"
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Base edits and declared coverage see a machine's transitions in the
+/// files it includes: an entry edits the transitions file (its diff names
+/// it), a rule reaches every header running an action, and the declared
+/// (state, event) pairs are the included file's.
+#[test]
+fn base_edits_and_coverage_reach_included_transitions() {
+    use memconform::mutate::{base_edits, coverage};
+    let mut p = slicc::load_protocol(&split_dir(), "Split").unwrap();
+    let declared = coverage::declared(&p);
+    let cache = declared
+        .machines
+        .iter()
+        .find(|m| m.machine == "L1Cache")
+        .unwrap();
+    assert_eq!(cache.transitions.len(), 16);
+    assert_eq!(cache.transitions.values().filter(|&&s| s).count(), 4);
+    assert_eq!(
+        cache
+            .transitions
+            .get(&("IM".to_string(), "Data".to_string())),
+        Some(&false)
+    );
+    let edits = base_edits::parse(
+        "split.edits",
+        "in L1Cache, transition(IM, Data): remove k_wakeUp;\n\
+         in L1Cache, with w_deallocateTBE: add k_wakeUp after w_deallocateTBE;\n",
+    )
+    .unwrap();
+    let before = p.files[5].text.clone();
+    let applied = base_edits::apply(&mut p, &edits).unwrap();
+    let trans = "cache/Split-cache-transitions.sm";
+    assert!(
+        applied
+            .diff
+            .starts_with(&format!("--- a/{trans}\n+++ b/{trans}\n")),
+        "{}",
+        applied.diff
+    );
+    assert_eq!(applied.diff.matches("--- a/").count(), 1);
+    assert_eq!(applied.changes.len(), 2);
+    assert_eq!(
+        applied.changes[0].1,
+        [format!("{trans}:19 transition(IM, Data, M)")]
+    );
+    assert_eq!(
+        applied.changes[1].1,
+        [
+            format!("{trans}:19 transition(IM, Data, M)"),
+            format!("{trans}:49 transition(MI, WbAck, I)")
+        ]
+    );
+    assert_eq!(p.files[5].text.lines().count(), before.lines().count());
+    assert_eq!(
+        patch::apply_diff(trans, &before, &applied.diff).unwrap(),
+        p.files[5].text
+    );
+    let cache = &p.files[1].machines[0];
+    let row = |s: &str, e: &str| {
+        cache
+            .expanded()
+            .into_iter()
+            .find(|(a, b, _, _)| a == s && b == e)
+            .unwrap()
+            .3
+    };
+    assert_eq!(
+        row("IM", "Data"),
+        [
+            "u_writeData",
+            "s_storeHit",
+            "w_deallocateTBE",
+            "k_wakeUp",
+            "n_popResponseQueue"
+        ]
+    );
+    assert_eq!(
+        row("MI", "WbAck"),
+        ["w_deallocateTBE", "k_wakeUp", "o_popForwardQueue"]
+    );
+    // the mutants are made from the edited files
+    let ms = ops::generate_from(&p, &all_classes()).unwrap();
+    assert!(ms.iter().any(|m| m.descriptor
+        == "cache/Split-cache-transitions.sm::transition(MI,WbAck,I)::k_wakeUp::TDA"));
+}
+
+/// With GEM5_ROOT: CHI's cache and DVM misc node are mutated in the files
+/// their machines include (actions, transitions), each patch applies to
+/// its file's text; the declared (state, event) pairs include the cache's.
+#[test]
+fn gem5_chi_mutants_reach_the_included_files() {
+    let Some(gem5) = gem5_root() else { return };
+    let p = slicc::load_protocol(&gem5, "CHI").unwrap();
+    let all = ops::generate_from(&p, &all_classes()).unwrap();
+    let default = ops::generate_from(&p, &Options::default()).unwrap();
+    let mut per: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for m in &default {
+        let file = m.file.rsplit('/').next().unwrap().to_string();
+        *per.entry((file, m.op.clone())).or_insert(0) += 1;
+    }
+    for ((file, op), n) in &per {
+        println!("{file} {op} {n}");
+    }
+    let files: std::collections::BTreeSet<&str> = default
+        .iter()
+        .map(|m| m.file.rsplit('/').next().unwrap())
+        .collect();
+    for f in [
+        "CHI-cache-actions.sm",
+        "CHI-cache-transitions.sm",
+        "CHI-mem.sm",
+        "CHI-dvm-misc-node-actions.sm",
+        "CHI-dvm-misc-node-transitions.sm",
+    ] {
+        assert!(files.contains(f), "no mutant in {f}: {files:?}");
+    }
+    for m in all.iter().step_by(53) {
+        let f = p.files.iter().find(|f| f.rel_path == m.file).unwrap();
+        let t = patch::mutated_text(&f.text, m).unwrap();
+        assert_eq!(t.lines().count(), f.text.lines().count());
+        assert!(m.descriptor.starts_with(&format!("{}::", f.name)));
+    }
+    // a sample of the default mutants: SLICC accepts them, or it is a
+    // mutant the campaign's pre-check classes unviable
+    if have("python3") {
+        let root = temp_dir("slicc-chi");
+        let (proto_root, manifest) = slicc::protocol_root(&gem5, "CHI").unwrap();
+        let chi = proto_root.join(manifest.parent().unwrap());
+        let sample: Vec<&Mutant> = default.iter().step_by(default.len().div_ceil(24)).collect();
+        let files = all_protocol_files(&chi);
+        let dirs = mutant_dirs(&chi, &files, &sample, &root.join("chi"));
+        let rejected = slicc_rejections(&gem5, "CHI", &dirs, &sample, &root.join("CHI.json"));
+        println!(
+            "CHI: SLICC accepted {} of {} sampled mutants",
+            sample.len() - rejected.len(),
+            sample.len()
+        );
+        for r in &rejected {
+            println!("  rejected (unviable in a campaign): {r}");
+        }
+        assert!(rejected.len() * 10 <= sample.len());
+        let _ = std::fs::remove_dir_all(&root);
+    }
+    let declared = memconform::mutate::coverage::declared(&p);
+    let cache = declared
+        .machines
+        .iter()
+        .find(|m| m.machine == "Cache")
+        .unwrap();
+    println!(
+        "CHI Cache: {} declared (state, event) pairs, {} of them stalls",
+        cache.transitions.len(),
+        cache.transitions.values().filter(|&&s| s).count()
+    );
+    assert!(cache.transitions.len() > 1000);
 }

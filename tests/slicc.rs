@@ -1,7 +1,10 @@
 //! The SLICC reader: the hand-written Tiny protocol's machines expanded to
 //! (state, event) -> (next, actions) tables, every transition form and
-//! statement kind, located syntax errors; with GEM5_ROOT, the tables of
-//! gem5's own SLICC front end on four protocols (and on Tiny).
+//! statement kind, located syntax errors; machine-level includes on the
+//! hand-written Split protocol (a CHI-style machine split across files:
+//! what belongs where, located include errors); with GEM5_ROOT, the tables
+//! of gem5's own SLICC front end on five protocols, CHI included (and on
+//! Tiny and Split).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -246,6 +249,287 @@ fn syntax_errors_are_located() {
     }
 }
 
+fn split_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/slicc/split")
+}
+
+/// A fresh temporary directory.
+fn temp_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-slicc-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Copies the Split protocol (tests/data/slicc/split, with its `cache/`)
+/// into `dir`.
+fn copy_split(dir: &Path) {
+    for sub in ["", "cache"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for e in std::fs::read_dir(split_dir().join(sub)).unwrap() {
+            let e = e.unwrap();
+            if e.path().is_file() {
+                std::fs::copy(e.path(), dir.join(sub).join(e.file_name())).unwrap();
+            }
+        }
+    }
+}
+
+/// The 1-based line of `file` (in the Split protocol) holding `needle`.
+fn split_line(file: &str, needle: &str) -> usize {
+    let text = std::fs::read_to_string(split_dir().join(file)).unwrap();
+    1 + text
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle} not in {file}"))
+}
+
+/// A machine-level include (CHI style) puts the included file's actions,
+/// transitions and ports in the enclosing machine, each recording the file
+/// it is written in; nested includes resolve relative to the including
+/// file's directory; every file stays its own, in SLICC's reading order.
+#[test]
+fn a_machine_gathers_the_files_it_includes() {
+    let p = slicc::load_protocol(&split_dir(), "Split").expect("Split parses");
+    let names: Vec<&str> = p.files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Split-msg.sm",
+            "Split-cache.sm",
+            "cache/Split-cache-ports.sm",
+            "cache/Split-cache-funcs.sm",
+            "cache/Split-cache-actions.sm",
+            "cache/Split-cache-transitions.sm",
+            "Split-dir.sm"
+        ]
+    );
+    let rel: Vec<&str> = p.files.iter().map(|f| f.rel_path.as_str()).collect();
+    assert_eq!(rel[3], "cache/Split-cache-funcs.sm");
+    let from: Vec<Option<(usize, usize)>> = p.files.iter().map(|f| f.included_from).collect();
+    assert_eq!(
+        from,
+        [
+            None,
+            None,
+            Some((1, 68)),
+            Some((2, 9)),
+            Some((1, 71)),
+            Some((1, 72)),
+            None
+        ]
+    );
+    // the included files declare no machine of their own
+    for f in &p.files[2..6] {
+        assert!(
+            f.machines.is_empty() && f.enumerations.is_empty(),
+            "{}",
+            f.name
+        );
+    }
+    let cache = &p.files[1].machines[0];
+    assert_eq!(cache.ident, "L1Cache");
+    let inc: Vec<(&str, usize, usize, Option<usize>)> = cache
+        .includes
+        .iter()
+        .map(|i| (i.name.as_str(), i.from, i.line, i.file))
+        .collect();
+    assert_eq!(
+        inc,
+        [
+            ("cache/Split-cache-ports.sm", 1, 68, Some(2)),
+            ("Split-cache-funcs.sm", 2, 9, Some(3)),
+            ("cache/Split-cache-actions.sm", 1, 71, Some(4)),
+            ("cache/Split-cache-transitions.sm", 1, 72, Some(5)),
+        ]
+    );
+    // states and events from the machine's own file, the rest from its includes
+    assert_eq!(cache.states.len(), 4);
+    assert_eq!(cache.events.len(), 6);
+    let outs: Vec<(&str, usize)> = cache
+        .out_ports
+        .iter()
+        .map(|o| (o.name.name.as_str(), o.file))
+        .collect();
+    assert_eq!(
+        outs,
+        [
+            ("requestNetwork_out", 2),
+            ("retryNetwork_out", 2),
+            ("responseNetwork_out", 2)
+        ]
+    );
+    assert_eq!(cache.in_ports.len(), 3);
+    assert!(cache.in_ports.iter().all(|i| i.file == 2));
+    assert_eq!(cache.actions.len(), 17);
+    assert!(cache.actions.iter().all(|a| a.file == 4));
+    let u = cache.action("u_writeData").unwrap();
+    assert_eq!(
+        u.line,
+        split_line("cache/Split-cache-actions.sm", "action(u_writeData")
+    );
+    // a statement's tokens are the actions file's
+    let f = &p.files[u.file];
+    assert_eq!(
+        f.compact(u.body.statements[0].head_tokens.clone()),
+        "peek(responseNetwork_in,SplitResponseMsg)"
+    );
+    assert_eq!(cache.transitions.len(), 11);
+    assert!(cache.transitions.iter().all(|t| t.file == 5));
+    let t = cache
+        .transitions
+        .iter()
+        .find(|t| t.normalized_header() == "transition(IM,Data,M)")
+        .unwrap();
+    assert_eq!(t.line, 19);
+    let text = &p.files[5].text;
+    assert_eq!(&text[t.span.start..t.span.start + 10], "transition");
+    assert_eq!(
+        table(cache)[5..7],
+        [
+            "I Load -> IM: v_allocateTBE i_allocateBlock a_issueGet m_popMandatoryQueue",
+            "I Store -> IM: v_allocateTBE i_allocateBlock a_issueGet m_popMandatoryQueue",
+        ]
+    );
+    assert_eq!(cache.expanded().len(), 16);
+    // the directory, written whole in one file, is as before
+    let dir = &p.files[6].machines[0];
+    assert_eq!(dir.ident, "Directory");
+    assert!(dir.includes.is_empty());
+    assert!(dir.actions.iter().all(|a| a.file == 6));
+    assert!(dir.transitions.iter().all(|t| t.file == 6));
+}
+
+/// An included file that is missing, an include cycle, a file included a
+/// second time and a stray `}` in an included file are errors at
+/// `file:line:col` of the `include` (or of the `}`).
+#[test]
+fn include_errors_are_located() {
+    let shown = |dir: &Path, file: &str, line: usize, col: usize| {
+        format!("{}:{line}:{col}: ", dir.join(file).display())
+    };
+    let error = |dir: &Path| slicc::load_protocol(dir, "Split").unwrap_err().to_string();
+    // missing: the nested include, looked for beside the including file
+    let dir = temp_dir("missing");
+    copy_split(&dir);
+    std::fs::remove_file(dir.join("cache/Split-cache-funcs.sm")).unwrap();
+    let e = error(&dir);
+    assert!(
+        e.starts_with(&shown(&dir, "cache/Split-cache-ports.sm", 9, 1)),
+        "{e}"
+    );
+    assert!(
+        e.contains("cannot read the included file `Split-cache-funcs.sm`"),
+        "{e}"
+    );
+    assert!(e.contains("cache/Split-cache-funcs.sm"), "{e}");
+    // a cycle: the functions include the ports that include them
+    let dir = temp_dir("cycle");
+    copy_split(&dir);
+    let funcs = dir.join("cache/Split-cache-funcs.sm");
+    let mut text = std::fs::read_to_string(&funcs).unwrap();
+    let line = text.lines().count() + 2;
+    text.push_str("\n  include \"Split-cache-ports.sm\";\n");
+    std::fs::write(&funcs, text).unwrap();
+    let e = error(&dir);
+    assert!(
+        e.starts_with(&shown(&dir, "cache/Split-cache-funcs.sm", line, 3)),
+        "{e}"
+    );
+    assert!(
+        e.contains(
+            "include cycle: Split-cache-ports.sm -> Split-cache-funcs.sm -> Split-cache-ports.sm"
+        ),
+        "{e}"
+    );
+    // a file included twice (its actions would belong to the machine twice)
+    let dir = temp_dir("twice");
+    copy_split(&dir);
+    let trans = dir.join("cache/Split-cache-transitions.sm");
+    let text = std::fs::read_to_string(&trans).unwrap();
+    std::fs::write(
+        &trans,
+        text.replacen(
+            "// body.\n",
+            "// body.\ninclude \"Split-cache-actions.sm\";\n",
+            1,
+        ),
+    )
+    .unwrap();
+    let e = error(&dir);
+    assert!(
+        e.starts_with(&shown(&dir, "cache/Split-cache-transitions.sm", 3, 1)),
+        "{e}"
+    );
+    assert!(
+        e.contains("`Split-cache-actions.sm` is included a second time"),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!(
+            "first included at {}:71",
+            dir.join("Split-cache.sm").display()
+        )),
+        "{e}"
+    );
+    // a `}` closing nothing in an included file
+    let dir = temp_dir("brace");
+    copy_split(&dir);
+    let actions = dir.join("cache/Split-cache-actions.sm");
+    let text = std::fs::read_to_string(&actions).unwrap();
+    std::fs::write(&actions, format!("{text}}}\n")).unwrap();
+    let e = error(&dir);
+    let last = text.lines().count() + 1;
+    assert!(
+        e.starts_with(&shown(&dir, "cache/Split-cache-actions.sm", last, 1)),
+        "{e}"
+    );
+    // a syntax error in an included file names that file
+    let dir = temp_dir("syntax");
+    copy_split(&dir);
+    let trans = dir.join("cache/Split-cache-transitions.sm");
+    let text = std::fs::read_to_string(&trans).unwrap();
+    std::fs::write(
+        &trans,
+        text.replacen("transition(IM, Data, M)", "transition(IM Data, M)", 1),
+    )
+    .unwrap();
+    let e = error(&dir);
+    assert!(
+        e.starts_with(&shown(&dir, "cache/Split-cache-transitions.sm", 19, 15)),
+        "{e}"
+    );
+    for name in ["missing", "cycle", "twice", "brace", "syntax"] {
+        let _ = std::fs::remove_dir_all(
+            dir.with_file_name(format!("memconform-slicc-{}-{name}", std::process::id())),
+        );
+    }
+}
+
+/// `parse_sm` reads one file: a machine's includes are recorded, not
+/// followed.
+#[test]
+fn one_file_records_its_includes() {
+    let text = std::fs::read_to_string(split_dir().join("Split-cache.sm")).unwrap();
+    let f = slicc::parse_sm("Split-cache.sm", "Split-cache.sm", text).unwrap();
+    let m = &f.machines[0];
+    assert!(m.actions.is_empty() && m.transitions.is_empty());
+    let inc: Vec<(&str, usize, Option<usize>)> = m
+        .includes
+        .iter()
+        .map(|i| (i.name.as_str(), i.line, i.file))
+        .collect();
+    assert_eq!(
+        inc,
+        [
+            ("cache/Split-cache-ports.sm", 68, None),
+            ("cache/Split-cache-actions.sm", 71, None),
+            ("cache/Split-cache-transitions.sm", 72, None),
+        ]
+    );
+}
+
 #[test]
 fn manifests_list_protocol_and_includes() {
     let m = slicc::parse_manifest(
@@ -381,13 +665,16 @@ fn compare(p: &slicc::Protocol, slicc_machines: &serde_json::Value) -> (usize, u
 fn gem5_tables_match_sliccs_own() {
     let Some(gem5) = gem5_root() else { return };
     let mut total = (0, 0);
-    // SLICC_PROTOCOLS=A,B,... compares others too (not CHI: its machines
-    // include their actions and transitions from further files)
+    // SLICC_PROTOCOLS=A,B,... compares others too (CHI's machines include
+    // their ports, functions, actions and transitions from further files)
     let list = std::env::var("SLICC_PROTOCOLS")
-        .unwrap_or_else(|_| "MI_example,MESI_Two_Level,MOESI_hammer,MOESI_AMD_Base".into());
+        .unwrap_or_else(|_| "MI_example,MESI_Two_Level,MOESI_hammer,MOESI_AMD_Base,CHI".into());
     for protocol in list.split(',') {
         let p = slicc::load_protocol(&gem5, protocol).expect("parses");
-        let dump = slicc_dump(&gem5, protocol, &[]);
+        // the .slicc's own directory (CHI's is chi/)
+        let (root, manifest) = slicc::protocol_root(&gem5, protocol).unwrap();
+        let dir = root.join(manifest.parent().unwrap());
+        let dump = slicc_dump(&gem5, protocol, &[dir]);
         let (_, v) = dump.as_object().unwrap().iter().next().unwrap();
         assert!(v["error"].is_null(), "{protocol}: {}", v["error"]);
         let (machines, rows) = compare(&p, &v["machines"]);
@@ -409,4 +696,12 @@ fn gem5_tables_match_sliccs_own() {
     assert!(v["error"].is_null(), "Tiny: {}", v["error"]);
     let (machines, rows) = compare(&p, &v["machines"]);
     println!("Tiny: {machines} machines, {rows} pairs equal SLICC's");
+    // and Split, whose cache machine includes its parts (one include nested)
+    let p = slicc::load_protocol(&split_dir(), "Split").unwrap();
+    let dump = slicc_dump(&gem5, "Split", &[split_dir()]);
+    let (_, v) = dump.as_object().unwrap().iter().next().unwrap();
+    assert!(v["error"].is_null(), "Split: {}", v["error"]);
+    let (machines, rows) = compare(&p, &v["machines"]);
+    assert_eq!((machines, rows), (2, 16 + 8));
+    println!("Split: {machines} machines, {rows} pairs equal SLICC's");
 }

@@ -86,7 +86,8 @@ Example:
 
 const LIST_ABOUT: &str = "\
 List the mutants of a gem5 Ruby protocol: single, line-preserving edits of its SLICC files (the \
-.sm files its .slicc includes), each with a stable id (the first 12 hex digits of the SHA-256 \
+.sm files its .slicc includes, and the files their machines include, as CHI's cache includes its \
+actions and transitions), each with a stable id (the first 12 hex digits of the SHA-256 \
 of its descriptor `<file>::<site>::<op>`), its operator, class, file:line and descriptor. Nothing \
 is written: this reads the files and prints. `mutate show ID` prints a mutant's patch (a unified \
 diff against the gem5 root), `mutate apply ID` applies it to the tree.";

@@ -581,7 +581,7 @@ pub fn apply(p: &mut Protocol, edits: &Edits) -> Result<Applied, Error> {
                                 "{} ({}:{}) declares other pairs too, which the edit would \
                                  change as well: name its states and events in full",
                                 t.header_words(),
-                                file.rel_path,
+                                p.files[t.file].rel_path,
                                 t.line
                             ))
                             .into());
@@ -603,30 +603,37 @@ pub fn apply(p: &mut Protocol, edits: &Edits) -> Result<Applied, Error> {
                 .error("more than one transition header declares these pairs")
                 .into());
         }
-        let mut all = Vec::new();
+        // each transition is edited in its own file (a machine's
+        // transitions may sit in files it includes)
+        let mut by_file: Vec<(usize, Vec<Edit>)> = Vec::new();
         let mut sites = Vec::new();
         for t in &selected {
-            all.extend(transition_edits(
-                &file.text,
-                t,
-                &entry.op,
-                entry,
-                &file.rel_path,
-            )?);
-            sites.push(format!("{}:{} {}", file.rel_path, t.line, t.header_words()));
+            let tf = &p.files[t.file];
+            let edits = transition_edits(&tf.text, t, &entry.op, entry, &tf.rel_path)?;
+            match by_file.iter_mut().find(|(f, _)| *f == t.file) {
+                Some((_, all)) => all.extend(edits),
+                None => by_file.push((t.file, edits)),
+            }
+            sites.push(format!("{}:{} {}", tf.rel_path, t.line, t.header_words()));
         }
-        let new_text = ops::apply_edits(&file.text, &all);
-        if new_text.matches('\n').count() != file.text.matches('\n').count() {
-            return Err(Error::Entry(
-                entry.error("changes the file's line count (a bug of memconform)"),
-            ));
+        let mut edited = Vec::new();
+        for (f, all) in &by_file {
+            let old = &p.files[*f].text;
+            let new_text = ops::apply_edits(old, all);
+            if new_text.matches('\n').count() != old.matches('\n').count() {
+                return Err(Error::Entry(
+                    entry.error("changes the file's line count (a bug of memconform)"),
+                ));
+            }
+            edited.push((*f, new_text));
         }
-        let reparsed = slicc::parse_sm(&file.name, &file.rel_path, new_text.clone())
+        for (f, _) in &edited {
+            if originals[*f].is_none() {
+                originals[*f] = Some(p.files[*f].text.clone());
+            }
+        }
+        p.reparse(edited)
             .map_err(|e| entry.error(format!("the edited file does not parse: {e}")))?;
-        if originals[fi].is_none() {
-            originals[fi] = Some(file.text.clone());
-        }
-        p.files[fi] = reparsed;
         changes.push((entry.to_string(), sites));
     }
     let mut diff = String::new();

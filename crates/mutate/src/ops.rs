@@ -193,9 +193,9 @@ pub fn candidates(p: &Protocol, include_dma: bool) -> Vec<Candidate> {
             if machine.ident == "DMA" && !include_dma {
                 continue;
             }
-            let info = MachineInfo::new(file, machine);
-            info.transition_ops(fi, &mut out);
-            info.action_ops(fi, &mut out);
+            let info = MachineInfo::new(&p.files, fi, machine);
+            info.transition_ops(&mut out);
+            info.action_ops(&mut out);
         }
     }
     let rank = |op: &str| {
@@ -728,7 +728,12 @@ struct ActionInfo {
 
 /// One machine with the facts the operators share.
 struct MachineInfo<'a> {
-    file: &'a SliccFile,
+    /// The protocol's files: an action or transition is read in its own
+    /// (`Action::file`, `Transition::file`), which for a machine that
+    /// includes files is not always the machine's.
+    files: &'a [SliccFile],
+    /// The file declaring the machine.
+    home: &'a SliccFile,
     machine: &'a Machine,
     actions: HashMap<&'a str, ActionInfo>,
     /// Actions named by some transition that does not stall.
@@ -785,11 +790,13 @@ fn walk<'s>(
 }
 
 impl<'a> MachineInfo<'a> {
-    /// Analyses the actions and transitions of `machine`.
-    fn new(file: &'a SliccFile, machine: &'a Machine) -> Self {
+    /// Analyses the actions and transitions of `machine`, declared in file
+    /// `home` of `files`.
+    fn new(files: &'a [SliccFile], home: usize, machine: &'a Machine) -> Self {
         let mut actions = HashMap::new();
         let mut sent: Vec<(String, Vec<String>)> = Vec::new();
         for a in &machine.actions {
+            let file = &files[a.file];
             let mut scan = Scan::new(file);
             scan.block(&a.body);
             let mut all = Vec::new();
@@ -843,7 +850,8 @@ impl<'a> MachineInfo<'a> {
             .flat_map(|t| t.actions.items.iter().map(|a| a.name.as_str()))
             .collect();
         MachineInfo {
-            file,
+            files,
+            home: &files[home],
             machine,
             actions,
             live,
@@ -851,15 +859,17 @@ impl<'a> MachineInfo<'a> {
         }
     }
 
-    /// The descriptor `<file>::<site>::<operand>::<op>`.
-    /// (A file with several machines names the machine too:
-    /// `<file>::machine(X)::<site>::...`.)
-    fn descriptor(&self, site: &str, operand: &str, op: &str) -> String {
-        if self.file.machines.len() > 1 {
+    /// The descriptor `<file>::<site>::<operand>::<op>`, `<file>` the one
+    /// the site is written in (file `fi`: a file the machine includes, for
+    /// its sites there). (A machine whose file declares several machines
+    /// is named too: `<file>::machine(X)::<site>::...`.)
+    fn descriptor(&self, fi: usize, site: &str, operand: &str, op: &str) -> String {
+        let name = &self.files[fi].name;
+        if self.home.machines.len() > 1 {
             let m = &self.machine.ident;
-            format!("{}::machine({m})::{site}::{operand}::{op}", self.file.name)
+            format!("{name}::machine({m})::{site}::{operand}::{op}")
         } else {
-            format!("{}::{site}::{operand}::{op}", self.file.name)
+            format!("{name}::{site}::{operand}::{op}")
         }
     }
 
@@ -880,18 +890,18 @@ impl<'a> MachineInfo<'a> {
             class,
             site,
             descriptor,
-            line: slicc::line_col(&self.file.text, first).0,
+            line: slicc::line_col(&self.files[fi].text, first).0,
             edits,
             fires: None,
         }
     }
 
-    /// TDA, TSW, TNS-stay, TNS-sibling and STD on every transition header;
-    /// each candidate fires when its header does.
-    fn transition_ops(&self, fi: usize, out: &mut Vec<Candidate>) {
+    /// TDA, TSW, TNS-stay, TNS-sibling and STD on every transition header
+    /// (each in its own file); each candidate fires when its header does.
+    fn transition_ops(&self, out: &mut Vec<Candidate>) {
         for (ti, t) in self.machine.transitions.iter().enumerate() {
             let first = out.len();
-            self.header_ops(fi, ti, t, out);
+            self.header_ops(t.file, ti, t, out);
             let fires = self.transition_fires(t);
             for c in &mut out[first..] {
                 c.fires = fires.clone();
@@ -932,7 +942,7 @@ impl<'a> MachineInfo<'a> {
 
     /// The candidates of header `ti` (see [`Self::transition_ops`]).
     fn header_ops(&self, fi: usize, ti: usize, t: &Transition, out: &mut Vec<Candidate>) {
-        let text = &self.file.text;
+        let text = &self.files[fi].text;
         {
             let header = t.normalized_header();
             let words = t.header_words();
@@ -949,7 +959,7 @@ impl<'a> MachineInfo<'a> {
                 let info = self.actions.get(a.name.as_str());
                 let edits = self.delete_action(t, k);
                 if info.is_some_and(|i| i.stall) {
-                    let d = self.descriptor(&header, &operand, "STD");
+                    let d = self.descriptor(fi, &header, &operand, "STD");
                     out.push(self.candidate(fi, "STD", "liveness".into(), words.clone(), d, edits));
                     continue;
                 }
@@ -960,7 +970,7 @@ impl<'a> MachineInfo<'a> {
                     Some(i) if i.needs_o3 => "tier1+needs:o3".to_string(),
                     _ => "tier1".to_string(),
                 };
-                let d = self.descriptor(&header, &operand, "TDA");
+                let d = self.descriptor(fi, &header, &operand, "TDA");
                 out.push(self.candidate(fi, "TDA", class, words.clone(), d, edits));
             }
             let mut seen_pairs: HashMap<(&str, &str), usize> = HashMap::new();
@@ -999,7 +1009,7 @@ impl<'a> MachineInfo<'a> {
                         text: a.name.clone(),
                     },
                 ];
-                let d = self.descriptor(&header, &operand, "TSW");
+                let d = self.descriptor(fi, &header, &operand, "TSW");
                 out.push(self.candidate(fi, "TSW", class.into(), words.clone(), d, edits));
             }
             // next states
@@ -1014,7 +1024,7 @@ impl<'a> MachineInfo<'a> {
                 let same = t.states.items.iter().all(|s| s.name == n.name);
                 if n.name != "*" && !same {
                     let edits = vec![remove(text, t.events_end, n.span.end)];
-                    let d = self.descriptor(&header, &format!("{}->stay", n.name), "TNS-stay");
+                    let d = self.descriptor(fi, &header, &format!("{}->stay", n.name), "TNS-stay");
                     out.push(self.candidate(
                         fi,
                         "TNS-stay",
@@ -1048,7 +1058,7 @@ impl<'a> MachineInfo<'a> {
                         "stay".to_string(),
                     ),
                 };
-                let d = self.descriptor(&header, &format!("{from}->{target}"), "TNS-sibling");
+                let d = self.descriptor(fi, &header, &format!("{from}->{target}"), "TNS-sibling");
                 out.push(self.candidate(
                     fi,
                     "TNS-sibling",
@@ -1105,7 +1115,7 @@ impl<'a> MachineInfo<'a> {
                 text: "{}".into(),
             }];
         }
-        let text = &self.file.text;
+        let text = &self.files[t.file].text;
         let rest = &text[a.span.end..t.actions.span.end];
         let trimmed = rest.trim_start();
         let end = if trimmed.starts_with(';') || trimmed.starts_with(',') {
@@ -1122,11 +1132,12 @@ impl<'a> MachineInfo<'a> {
         )
     }
 
-    /// ADS, MTR, BFL, ERT and CNG on every statement of every action.
-    fn action_ops(&self, fi: usize, out: &mut Vec<Candidate>) {
+    /// ADS, MTR, BFL, ERT and CNG on every statement of every action (each
+    /// in its own file).
+    fn action_ops(&self, out: &mut Vec<Candidate>) {
         for a in &self.machine.actions {
             let first = out.len();
-            self.statement_ops(fi, a, out);
+            self.statement_ops(a.file, a, out);
             let fires = self.action_fires(&a.name.name);
             for c in &mut out[first..] {
                 c.fires = fires.clone();
@@ -1136,7 +1147,7 @@ impl<'a> MachineInfo<'a> {
 
     /// The candidates of action `a`'s statements (see [`Self::action_ops`]).
     fn statement_ops(&self, fi: usize, a: &'a Action, out: &mut Vec<Candidate>) {
-        let file = self.file;
+        let file = &self.files[fi];
         {
             let site = format!("action({})", a.name.name);
             let live = self.live.contains(a.name.name.as_str());
@@ -1185,7 +1196,7 @@ impl<'a> MachineInfo<'a> {
                     } else {
                         format!("tier1{tag}")
                     };
-                    let d = self.descriptor(&site, &key, "ADS");
+                    let d = self.descriptor(fi, &site, &key, "ADS");
                     out.push(self.candidate(
                         fi,
                         "ADS",
@@ -1212,7 +1223,7 @@ impl<'a> MachineInfo<'a> {
                                 end: t.end,
                                 text: w.clone(),
                             }];
-                            let d = self.descriptor(&site, &format!("{key}::{v}->{w}"), "MTR");
+                            let d = self.descriptor(fi, &site, &format!("{key}::{v}->{w}"), "MTR");
                             out.push(self.candidate(
                                 fi,
                                 "MTR",
@@ -1240,8 +1251,12 @@ impl<'a> MachineInfo<'a> {
                             end: t.end,
                             text: flipped.into(),
                         }];
-                        let d =
-                            self.descriptor(&site, &format!("{key}::{value}->{flipped}"), "BFL");
+                        let d = self.descriptor(
+                            fi,
+                            &site,
+                            &format!("{key}::{value}->{flipped}"),
+                            "BFL",
+                        );
                         let class = if observer_only(file, s) {
                             "equivalent".to_string()
                         } else {
@@ -1270,6 +1285,7 @@ impl<'a> MachineInfo<'a> {
                             text: other.name.name.clone(),
                         }];
                         let d = self.descriptor(
+                            fi,
                             &site,
                             &format!("{key}::{port}->{}", other.name.name),
                             "ERT",
@@ -1320,7 +1336,7 @@ impl<'a> MachineInfo<'a> {
                         } else {
                             format!("tier2{btag}")
                         };
-                        let d = self.descriptor(&site, &bkey, "CNG");
+                        let d = self.descriptor(fi, &site, &bkey, "CNG");
                         out.push(self.candidate(fi, "CNG", class, site.clone(), d, edits));
                     }
                 }
@@ -1334,7 +1350,7 @@ impl<'a> MachineInfo<'a> {
             return false;
         };
         let end = a.body.close;
-        let file = self.file;
+        let file = &self.files[a.file];
         (s.tokens.end..file.tokens.len())
             .take_while(|&i| file.tokens[i].start < end)
             .any(|i| file.tok(i) == name)

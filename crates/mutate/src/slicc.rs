@@ -7,6 +7,7 @@
 //! as a balanced unit. Edits splice the original text, so nothing here
 //! rebuilds source: every node keeps its byte range.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -277,6 +278,10 @@ pub struct Transition {
     /// The `)` closing the header.
     pub close_paren: usize,
     pub line: usize,
+    /// The file it is written in: an index into [`Protocol::files`] (a
+    /// machine's included files hold its transitions; 0 for a file parsed
+    /// on its own by [`parse_sm`]).
+    pub file: usize,
 }
 
 impl Transition {
@@ -430,6 +435,8 @@ pub struct Action {
     pub body: Block,
     pub span: Span,
     pub line: usize,
+    /// The file it is written in (see [`Transition::file`]).
+    pub file: usize,
 }
 
 /// `in_port(name, Type, buffer, ...) {..}` or `out_port(name, Type, buffer, ...);`.
@@ -439,6 +446,8 @@ pub struct Port {
     pub msg_type: String,
     pub buffer: String,
     pub line: usize,
+    /// The file it is written in (see [`Transition::file`]).
+    pub file: usize,
 }
 
 /// `enumeration(Name, ...) { A, desc=".."; ... }` (or `state_declaration`).
@@ -468,8 +477,25 @@ pub struct Machine {
     pub out_ports: Vec<Port>,
     pub actions: Vec<Action>,
     pub transitions: Vec<Transition>,
-    /// `include "..."` lines inside the machine (CHI style), not followed.
-    pub includes: Vec<String>,
+    /// `include "..."` lines inside the machine (CHI style), in order; at
+    /// any depth of included files when [`load_protocol`] followed them.
+    pub includes: Vec<Include>,
+}
+
+/// `include "FILE";` inside a machine body (or inside a file a machine
+/// includes): FILE's declarations belong to the machine
+/// (docs/design/campaigns.md §3, machine-level includes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Include {
+    /// FILE as written, relative to the including file's directory.
+    pub name: String,
+    /// The file the `include` is written in (an index into
+    /// [`Protocol::files`]) and its line.
+    pub from: usize,
+    pub line: usize,
+    /// The included file's index into [`Protocol::files`]; `None` when not
+    /// followed ([`parse_sm`] reads one file).
+    pub file: Option<usize>,
 }
 
 impl Machine {
@@ -513,6 +539,11 @@ pub struct SliccFile {
     pub machines: Vec<Machine>,
     /// Enumerations declared outside any machine (message types, ...).
     pub enumerations: Vec<Enumeration>,
+    /// For a file a machine includes: the including file (an index into
+    /// [`Protocol::files`]) and the `include`'s line. Its declarations
+    /// belong to that machine; its own `machines` and `enumerations` are
+    /// empty.
+    pub included_from: Option<(usize, usize)>,
 }
 
 impl SliccFile {
@@ -574,10 +605,16 @@ pub fn parse_manifest(file: &str, text: &str) -> Result<SliccManifest, SyntaxErr
 
 /// The recursive-descent parser over one file's tokens.
 struct Parser<'a> {
+    /// The file as errors name it.
     file: &'a str,
     text: &'a str,
     tokens: &'a [Token],
     pos: usize,
+    /// This file's index into the protocol's files (what actions,
+    /// transitions and ports record).
+    index: usize,
+    /// Follows machine-level includes; `None`: they are recorded only.
+    loader: Option<&'a mut Loader>,
 }
 
 impl<'a> Parser<'a> {
@@ -788,12 +825,20 @@ impl<'a> Parser<'a> {
             transitions: Vec::new(),
             includes: Vec::new(),
         };
+        self.machine_decls(&mut m, false)?;
+        self.expect("}")?;
+        Ok(m)
+    }
+
+    /// The declarations of a machine body, into `m`: up to its closing `}`
+    /// (left unconsumed), or, in a file the machine includes (`included`),
+    /// up to the end of the file.
+    fn machine_decls(&mut self, m: &mut Machine, included: bool) -> Result<(), SyntaxError> {
         loop {
             match self.peek() {
-                "}" => {
-                    self.pos += 1;
-                    return Ok(m);
-                }
+                "}" if !included => return Ok(()),
+                "}" => return Err(self.error("unexpected `}` in a file a machine includes")),
+                "" if included => return Ok(()),
                 "" => return Err(self.error("machine body never closed")),
                 "state_declaration" => {
                     let e = self.enumeration()?;
@@ -820,23 +865,39 @@ impl<'a> Parser<'a> {
                 }
                 "action" => m.actions.push(self.action()?),
                 "transition" => m.transitions.push(self.transition()?),
-                "include" => {
-                    self.pos += 1;
-                    let t = self.tokens.get(self.pos).copied();
-                    match t {
-                        Some(t) if t.kind == TokenKind::Str => {
-                            m.includes
-                                .push(self.text[t.start + 1..t.end - 1].to_string());
-                            self.pos += 1;
-                            self.expect(";")?;
-                        }
-                        _ => return Err(self.error("expected a file name after `include`")),
-                    }
-                }
+                "include" => self.include(m)?,
                 "machine" => return Err(self.error("a machine inside a machine")),
                 _ => self.skip_decl()?,
             }
         }
+    }
+
+    /// `include "FILE";` in a machine body: recorded in `m`, and FILE's
+    /// declarations read into `m` when a loader follows includes.
+    fn include(&mut self, m: &mut Machine) -> Result<(), SyntaxError> {
+        let kw = self.tokens[self.pos];
+        self.pos += 1;
+        let name = match self.tokens.get(self.pos).copied() {
+            Some(t) if t.kind == TokenKind::Str => {
+                self.pos += 1;
+                self.text[t.start + 1..t.end - 1].to_string()
+            }
+            _ => return Err(self.error("expected a file name after `include`")),
+        };
+        self.expect(";")?;
+        let (file, text, from) = (self.file, self.text, self.index);
+        let k = m.includes.len();
+        m.includes.push(Include {
+            name: name.clone(),
+            from,
+            line: kw.line,
+            file: None,
+        });
+        if let Some(loader) = self.loader.as_deref_mut() {
+            let index = loader.include(from, &name, (file, text, kw), m)?;
+            m.includes[k].file = Some(index);
+        }
+        Ok(())
     }
 
     /// `enumeration(Name, pairs) { A pairs; ... }` or
@@ -918,6 +979,7 @@ impl<'a> Parser<'a> {
             msg_type,
             buffer,
             line: kw.line,
+            file: self.index,
         })
     }
 
@@ -946,6 +1008,7 @@ impl<'a> Parser<'a> {
             },
             body,
             line: kw.line,
+            file: self.index,
         })
     }
 
@@ -996,6 +1059,7 @@ impl<'a> Parser<'a> {
             events_end,
             close_paren: close.start,
             line: kw.line,
+            file: self.index,
         })
     }
 
@@ -1212,8 +1276,9 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Parses one `.sm` file: its machines (states, events, ports, actions with
-/// statements, transitions) and top-level enumerations.
+/// Parses one `.sm` file on its own: its machines (states, events, ports,
+/// actions with statements, transitions) and top-level enumerations; a
+/// machine's `include`s are recorded, not followed (see [`load_protocol`]).
 pub fn parse_sm(name: &str, rel_path: &str, text: String) -> Result<SliccFile, SyntaxError> {
     let tokens = lex(rel_path, &text)?;
     let mut machines = Vec::new();
@@ -1224,6 +1289,8 @@ pub fn parse_sm(name: &str, rel_path: &str, text: String) -> Result<SliccFile, S
             text: &text,
             tokens: &tokens,
             pos: 0,
+            index: 0,
+            loader: None,
         };
         p.file_decls(&mut machines, &mut enumerations)?;
     }
@@ -1234,12 +1301,219 @@ pub fn parse_sm(name: &str, rel_path: &str, text: String) -> Result<SliccFile, S
         tokens,
         machines,
         enumerations,
+        included_from: None,
     })
 }
 
+/// `dir/name` as a relative path with `/` separators, `.` and `..` resolved.
+fn join_rel(dir: &str, name: &str) -> String {
+    let mut parts: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
+    for c in name.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    parts.join("/")
+}
+
+/// Reads a protocol's `.sm` files in SLICC's order, following the includes
+/// of machine bodies (docs/design/campaigns.md §3, machine-level includes):
+/// each file read once, as its own [`SliccFile`], its declarations put in
+/// the machine that includes it.
+struct Loader {
+    root: PathBuf,
+    /// The `.slicc`'s directory relative to `root`: an included file's name
+    /// (in descriptors) is its path relative to it.
+    base: String,
+    /// The texts by relative path when reading again from memory
+    /// ([`Protocol::reparse`]); `None`: from the disk.
+    memory: Option<HashMap<String, String>>,
+    /// The files in reading order; a slot is filled once its file is parsed.
+    files: Vec<Option<SliccFile>>,
+    /// Each slot's path relative to `root`.
+    rels: Vec<String>,
+    /// Each slot's `include` (file index and line), `None` for the `.slicc`'s.
+    from: Vec<Option<(usize, usize)>>,
+    /// The slots being parsed, outermost first: an include of one is a cycle.
+    stack: Vec<usize>,
+}
+
+impl Loader {
+    /// A loader of files under `root` whose `.slicc` is in directory `base`
+    /// (from `memory` when given).
+    fn new(root: PathBuf, base: String, memory: Option<HashMap<String, String>>) -> Self {
+        Loader {
+            root,
+            base,
+            memory,
+            files: Vec::new(),
+            rels: Vec::new(),
+            from: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// A file as messages name it.
+    fn shown(&self, rel: &str) -> String {
+        memconform_report::shown_path(&self.root.join(rel)).into_owned()
+    }
+
+    /// The text of `rel`, or why it cannot be read.
+    fn read(&self, rel: &str) -> Result<String, String> {
+        match &self.memory {
+            Some(texts) => texts
+                .get(rel)
+                .cloned()
+                .ok_or_else(|| "not one of the protocol's files".to_string()),
+            None => std::fs::read_to_string(self.root.join(rel)).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// A new slot for `rel`, included from `from`.
+    fn slot(&mut self, rel: String, from: Option<(usize, usize)>) -> usize {
+        self.files.push(None);
+        self.rels.push(rel);
+        self.from.push(from);
+        self.files.len() - 1
+    }
+
+    /// Reads a file the `.slicc` includes (`name` as written there, `rel`
+    /// relative to the root): its machines, with their includes followed.
+    fn top(&mut self, name: &str, rel: String) -> Result<(), LoadError> {
+        let text = self.read(&rel).map_err(|message| LoadError::Io {
+            path: self.root.join(&rel),
+            message,
+        })?;
+        let shown = self.shown(&rel);
+        let slot = self.slot(rel.clone(), None);
+        self.stack.push(slot);
+        let tokens = lex(&shown, &text)?;
+        let mut machines = Vec::new();
+        let mut enumerations = Vec::new();
+        {
+            let mut p = Parser {
+                file: &shown,
+                text: &text,
+                tokens: &tokens,
+                pos: 0,
+                index: slot,
+                loader: Some(self),
+            };
+            p.file_decls(&mut machines, &mut enumerations)?;
+        }
+        self.stack.pop();
+        self.files[slot] = Some(SliccFile {
+            name: name.to_string(),
+            rel_path: rel,
+            text,
+            tokens,
+            machines,
+            enumerations,
+            included_from: None,
+        });
+        Ok(())
+    }
+
+    /// Follows `include "name";` written in file `from` (shown as `at.0`,
+    /// its text `at.1`, the keyword `at.2`) inside machine `m`: reads the
+    /// file relative to the including file's directory and its
+    /// declarations into `m`; returns its index. The file's name is its
+    /// path relative to the `.slicc`'s directory. A file that cannot be
+    /// read, one already read, and a cycle are errors at the `include`.
+    fn include(
+        &mut self,
+        from: usize,
+        name: &str,
+        at: (&str, &str, Token),
+        m: &mut Machine,
+    ) -> Result<usize, SyntaxError> {
+        let (shown_from, text_from, kw) = at;
+        let here = |message: String| error_at(shown_from, text_from, kw.start, message);
+        let shown_name = memconform_report::shown_path(Path::new(name)).into_owned();
+        let dir = self.rels[from]
+            .rsplit_once('/')
+            .map_or("", |(dir, _)| dir)
+            .to_string();
+        let rel = join_rel(&dir, name);
+        if let Some(k) = self.rels.iter().position(|r| *r == rel) {
+            let base = |r: &str| {
+                let b = r.rsplit('/').next().unwrap_or(r);
+                memconform_report::shown_path(Path::new(b)).into_owned()
+            };
+            if let Some(depth) = self.stack.iter().position(|&s| s == k) {
+                let mut chain: Vec<String> = self.stack[depth..]
+                    .iter()
+                    .map(|&s| base(&self.rels[s]))
+                    .collect();
+                chain.push(base(&rel));
+                return Err(here(format!("include cycle: {}", chain.join(" -> "))));
+            }
+            let first = match self.from[k] {
+                Some((f, line)) => {
+                    format!("first included at {}:{line}", self.shown(&self.rels[f]))
+                }
+                None => "the .slicc includes it".to_string(),
+            };
+            return Err(here(format!(
+                "`{shown_name}` is included a second time ({first}); a file's declarations \
+                 belong to one machine"
+            )));
+        }
+        let text = self.read(&rel).map_err(|e| {
+            here(format!(
+                "cannot read the included file `{shown_name}` ({}): {e}",
+                self.shown(&rel)
+            ))
+        })?;
+        let shown = self.shown(&rel);
+        let slot = self.slot(rel.clone(), Some((from, kw.line)));
+        self.stack.push(slot);
+        let tokens = lex(&shown, &text)?;
+        {
+            let mut p = Parser {
+                file: &shown,
+                text: &text,
+                tokens: &tokens,
+                pos: 0,
+                index: slot,
+                loader: Some(self),
+            };
+            p.machine_decls(m, true)?;
+        }
+        self.stack.pop();
+        let name = match rel.strip_prefix(&self.base) {
+            Some(r) if self.base.is_empty() => r.to_string(),
+            Some(r) if r.starts_with('/') => r[1..].to_string(),
+            _ => rel.clone(),
+        };
+        self.files[slot] = Some(SliccFile {
+            name,
+            rel_path: rel,
+            text,
+            tokens,
+            machines: Vec::new(),
+            enumerations: Vec::new(),
+            included_from: Some((from, kw.line)),
+        });
+        Ok(slot)
+    }
+
+    /// The files read, in reading order.
+    fn finish(self) -> Vec<SliccFile> {
+        self.files
+            .into_iter()
+            .map(|f| f.expect("every slot is filled once its file is parsed"))
+            .collect()
+    }
+}
+
 /// A protocol as its `.slicc` file names it: the `.sm` files it includes
-/// directly (shared `.slicc` includes such as `RubySlicc_interfaces.slicc`
-/// are not followed), parsed.
+/// (shared `.slicc` includes such as `RubySlicc_interfaces.slicc` are not
+/// followed) and the files their machines include, at any depth, parsed.
 #[derive(Debug, Clone)]
 pub struct Protocol {
     pub name: String,
@@ -1248,7 +1522,33 @@ pub struct Protocol {
     pub root: PathBuf,
     /// The `.slicc` file, relative to `root`.
     pub manifest: String,
+    /// In SLICC's reading order: each file the `.slicc` includes, followed
+    /// by the files its machines include (depth first).
     pub files: Vec<SliccFile>,
+}
+
+impl Protocol {
+    /// Replaces the texts of the files `edited` names (index, new text) and
+    /// reads the protocol again from the texts in memory, so that machines
+    /// gather their included files' declarations anew (nothing is read from
+    /// the disk).
+    pub fn reparse(&mut self, edited: Vec<(usize, String)>) -> Result<(), LoadError> {
+        let mut memory: HashMap<String, String> = self
+            .files
+            .iter()
+            .map(|f| (f.rel_path.clone(), f.text.clone()))
+            .collect();
+        for (fi, text) in edited {
+            memory.insert(self.files[fi].rel_path.clone(), text);
+        }
+        let base = self.manifest.rsplit_once('/').map_or("", |(d, _)| d);
+        let mut loader = Loader::new(self.root.clone(), base.to_string(), Some(memory));
+        for f in self.files.iter().filter(|f| f.included_from.is_none()) {
+            loader.top(&f.name, f.rel_path.clone())?;
+        }
+        self.files = loader.finish();
+        Ok(())
+    }
 }
 
 /// Finds `<protocol>.slicc`: under `path/src/mem/ruby/protocol` (a gem5
@@ -1326,25 +1626,30 @@ pub fn load_protocol(path: &Path, protocol: &str) -> Result<Protocol, LoadError>
         &manifest_text,
     )?;
     let dir_rel = manifest_rel.parent().unwrap_or(Path::new("")).to_path_buf();
-    let mut files = Vec::new();
-    for (include, _line) in &manifest.includes {
+    let mut loader = Loader::new(root.clone(), rel_string(&dir_rel), None);
+    for (include, line) in &manifest.includes {
         if !include.ends_with(".sm") {
             continue;
         }
-        let rel = dir_rel.join(include);
-        let text = read_text(&root.join(&rel))?;
-        let rel_s = rel_string(&rel);
-        let parsed = parse_sm(include, &rel_s, text).map_err(|mut e| {
-            e.file = memconform_report::shown_path(&root.join(&rel)).into_owned();
-            e
-        })?;
-        files.push(parsed);
+        let rel = rel_string(&dir_rel.join(include));
+        if loader.rels.contains(&rel) {
+            return Err(LoadError::Syntax(SyntaxError {
+                file: memconform_report::shown_path(&manifest_path).into_owned(),
+                line: *line,
+                col: 1,
+                message: format!(
+                    "`{}` is included a second time",
+                    memconform_report::shown_path(Path::new(include))
+                ),
+            }));
+        }
+        loader.top(include, rel)?;
     }
     Ok(Protocol {
         name: manifest.protocol.unwrap_or_else(|| protocol.to_string()),
         root,
         manifest: manifest_name,
-        files,
+        files: loader.finish(),
     })
 }
 
