@@ -1408,7 +1408,7 @@ mod tests {
     /// or (many variables, few entries) a hash map.
     #[test]
     fn near_queries_match_the_index() {
-        let mut next = xorshift(0x5851_f42d_4c95_7f2d);
+        let mut next = draws(0x5851_f42d_4c95_7f2d);
         for round in 0..300 {
             let vars = if round % 4 == 0 {
                 1000 + next(2000) as u32
