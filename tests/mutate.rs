@@ -2281,3 +2281,31 @@ fn gem5_chi_mutants_reach_the_included_files() {
     );
     assert!(cache.transitions.len() > 1000);
 }
+
+/// MTR reads the message type field by either of its spellings: `Type`
+/// (the classic protocols) and `type` (CHI): the same mutants, one per
+/// other value this machine sends.
+#[test]
+fn message_type_replacement_reads_chis_lower_case_field() {
+    let base = generate(&tiny_dir(), "Tiny", &all_classes()).unwrap();
+    let mtr = |ms: &[Mutant]| -> Vec<String> {
+        let mut v: Vec<String> = ms
+            .iter()
+            .filter(|m| m.op == "MTR")
+            .map(|m| format!("{}:{} {}", m.file, m.line, m.site))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(mtr(&base).len(), 5);
+    let dir = temp_dir("lower-type");
+    copy_tiny(&dir);
+    let cache = dir.join("Tiny-cache.sm");
+    let text = std::fs::read_to_string(&cache).unwrap();
+    let lower = text.replace("out_msg.Type :=", "out_msg.type :=");
+    assert_ne!(lower, text);
+    std::fs::write(&cache, lower).unwrap();
+    let after = generate(&dir, "Tiny", &all_classes()).unwrap();
+    assert_eq!(mtr(&after), mtr(&base));
+    let _ = std::fs::remove_dir_all(&dir);
+}

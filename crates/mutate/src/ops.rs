@@ -9,7 +9,7 @@
 //! | TNS-stay | drop a transition's next state | tier1 |
 //! | TNS-sibling | next state → one the machine enters elsewhere on the same events | tier2 |
 //! | ADS | delete one action statement (whole blocks included) | tier1 |
-//! | MTR | `out_msg.Type := E:V` → another `E:V'` this machine sends | tier1 |
+//! | MTR | `out_msg.Type := E:V` (CHI: `type`) → another `E:V'` this machine sends | tier1 |
 //! | BFL | flip `:= true`/`:= false` | tier1 |
 //! | ERT | retarget an `enqueue` to an `out_port` of the same message type | tier1 |
 //! | CNG | negate an `if` condition | tier2 |
@@ -754,7 +754,9 @@ fn enum_value<'f>(file: &'f SliccFile, s: &Statement) -> Option<(&'f str, &'f st
         return None;
     };
     let at = (s.tokens.start..s.tokens.end).find(|&i| file.tok(i) == ":=")?;
-    if file.compact(s.tokens.start..at) != "out_msg.Type" || s.tokens.end - at != 5 {
+    // (CHI names the field `type`, the other protocols `Type`)
+    let field = file.compact(s.tokens.start..at);
+    if !matches!(field.as_str(), "out_msg.Type" | "out_msg.type") || s.tokens.end - at != 5 {
         return None;
     }
     (file.tok(at + 2) == ":").then(|| (file.tok(at + 1), file.tok(at + 3), at + 3))
