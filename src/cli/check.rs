@@ -673,7 +673,6 @@ fn check_batch(
                 Ready::Broken(r, c) => {
                     if wants_example(&batch.tally, batch.last_file.as_deref(), r.file)
                         && batch.write_failed.is_none()
-                        && among_shown(&batch.tally, batch.last_file.as_deref(), r.file)
                     {
                         example = brief::example(r.file, &c, opts, example_budget);
                     }
@@ -698,7 +697,6 @@ fn check_batch(
                     if summary
                         && c.broken()
                         && wants_example(&batch.tally, batch.last_file.as_deref(), file)
-                        && among_shown(&batch.tally, batch.last_file.as_deref(), file)
                     {
                         example = brief::example(file, &c, opts, example_budget);
                     }
@@ -909,19 +907,10 @@ fn among_first(
     true
 }
 
-/// Whether the broken history the sink takes next (in input order) is one
-/// of its input's first [`EXAMPLE_CANDIDATES`]: only those may be shown,
-/// whichever the workers kept whole.
-fn among_shown(
-    tally: &Option<brief::Tally>,
-    last: Option<&std::path::Path>,
-    file: &std::path::Path,
-) -> bool {
-    tally
-        .as_ref()
-        .is_none_or(|t| last != Some(file) || t.broken < EXAMPLE_CANDIDATES)
-}
-
+/// Whether the broken history the sink takes next (in input order) may be
+/// shrunk for its run's counterexamples: its run shows more, and it is one
+/// of its input's first [`EXAMPLE_CANDIDATES`] broken histories (only
+/// those, whichever the workers kept whole).
 fn wants_example(
     tally: &Option<brief::Tally>,
     last: Option<&std::path::Path>,
@@ -929,7 +918,7 @@ fn wants_example(
 ) -> bool {
     tally
         .as_ref()
-        .is_none_or(|t| last != Some(file) || t.wants_example())
+        .is_none_or(|t| last != Some(file) || (t.wants_example() && t.broken < EXAMPLE_CANDIDATES))
 }
 
 /// A checked history, ready for the sink: its report written, or as it was
