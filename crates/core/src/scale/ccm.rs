@@ -34,7 +34,7 @@ pub fn check(
     if !local_hbs(h, &mut hb, obs, &rule, deadline, Some(&mut derived))? {
         return Ok(None);
     }
-    insert_all(&mut hb, &derived, Rel::Pww, Pattern::CyclicPww)?;
+    let hb = insert_all(hb, &derived, Rel::Pww, Pattern::CyclicPww)?;
     // pww's generating pairs
     let g = hb.graph();
     let mut pww: Vec<(u32, u32)> = Vec::new();

@@ -35,20 +35,16 @@ pub(crate) struct Rule2<'a> {
     pub next_break: Option<&'a [u32]>,
 }
 
-/// Adds `edges` (labelled `rel`) to `f`; a cycle is `pattern`'s violation.
+/// Adds `edges` (labelled `rel`) to `f` ([`Frontier::insert_all`]); a
+/// cycle is `pattern`'s violation.
 pub(crate) fn insert_all(
-    f: &mut Frontier,
+    f: Frontier,
     edges: &[(u32, u32)],
     rel: Rel,
     pattern: Pattern,
-) -> Result<(), Violation> {
-    for &(a, b) in edges {
-        if f.insert(a, b, rel, |_, _, _, _| {}).is_err() {
-            let cycle = f.cycle_through(a, b, rel).expect("b reaches a");
-            return Err(Violation::from_edges(pattern, cycle));
-        }
-    }
-    Ok(())
+) -> Result<Frontier, Violation> {
+    f.insert_all(edges, rel)
+        .map_err(|cycle| Violation::from_edges(pattern, cycle))
 }
 
 /// Every observer's `hb_o` grown on `co` (undone after each), its rule-2

@@ -320,8 +320,8 @@ fn cfe(h: &History, hb: &Frontier, next_ext: &[u32], out: &mut Vec<(u32, u32)>) 
     });
 }
 
-/// `hb^π`: on `co_π = (π ∪ wre)⁺` (as frontiers), every `π`-maximal
-/// observer's rule-2 edges, inserted; they are returned too.
+/// `hb^π`'s rule-2 edges: on `co_π = (π ∪ wre)⁺` (as frontiers), every
+/// `π`-maximal observer's, each observer's undone before the next.
 fn hb_pi_scaled(
     h: &History,
     hb: &mut Frontier,
@@ -340,7 +340,6 @@ fn hb_pi_scaled(
     if !local_hbs(h, hb, obs, &rule, deadline, Some(&mut derived))? {
         return Ok(None);
     }
-    insert_all(hb, &derived, Rel::Wpww, pattern)?;
     Ok(Some(derived))
 }
 
@@ -350,13 +349,19 @@ fn two_cores(h: &History) -> bool {
     h.n() >= 20_000 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
 }
 
-/// What [`hb_pi_and_cfe`] derives: the rule-2 edges of `hb^π`'s observers,
-/// and `cfe[hb^π]`'s pairs.
-type HbPiPairs = (Vec<(u32, u32)>, Vec<(u32, u32)>);
+/// What [`hb_pi_and_cfe`] derives for one `π`.
+struct HbPi {
+    /// The rule-2 edges of `hb^π`'s observers.
+    derived: Vec<(u32, u32)>,
+    /// `cfe[hb^π]`'s pairs, sorted, without repeats.
+    cfe: Vec<(u32, u32)>,
+    /// `π ∪ wre`, the static graph `hb^π` grew on.
+    graph: ChainGraph,
+}
 
 /// `hb^π` for `π = ppo` or `po-loc` (by its pattern), as frontiers with
-/// its observers' rule-2 edges; those edges and `cfe[hb^π]`'s pairs.
-/// `Ok(None)`: the deadline passed first.
+/// its observers' rule-2 edges; those edges, `cfe[hb^π]`'s pairs and the
+/// graph of `π ∪ wre`. `Ok(None)`: the deadline passed first.
 fn hb_pi_and_cfe(
     h: &History,
     lanes: &Lanes,
@@ -364,7 +369,7 @@ fn hb_pi_and_cfe(
     next_ext: &[u32],
     pattern: Pattern,
     deadline: &crate::budget::Cancel,
-) -> Result<Option<HbPiPairs>, Violation> {
+) -> Result<Option<HbPi>, Violation> {
     let ppo = pattern == Pattern::CyclicWpwwPpo;
     let g = if ppo {
         ppo_graph(h, lanes)
@@ -381,12 +386,44 @@ fn hb_pi_and_cfe(
         let obs = loc_observers(h, lanes, hb.graph(), &chained);
         hb_pi_scaled(h, &mut hb, obs, pattern, &breaks, deadline)?
     };
-    let Some(d) = d else {
+    let Some(derived) = d else {
         return Ok(None);
     };
+    let graph = hb.graph().clone();
+    let hb = insert_all(hb, &derived, Rel::Wpww, pattern)?;
     let mut pairs = Vec::new();
     cfe(h, &hb, next_ext, &mut pairs);
-    Ok(Some((d, pairs)))
+    pairs.sort_unstable();
+    pairs.dedup();
+    Ok(Some(HbPi {
+        derived,
+        cfe: pairs,
+        graph,
+    }))
+}
+
+/// The union of sorted lists of pairs, sorted, without repeats.
+fn merge_sorted(lists: Vec<Vec<(u32, u32)>>) -> Vec<(u32, u32)> {
+    lists
+        .into_iter()
+        .reduce(|a, b| {
+            let mut out = Vec::with_capacity(a.len() + b.len());
+            let (mut i, mut j) = (0, 0);
+            while i < a.len() || j < b.len() {
+                let next = if j == b.len() || (i < a.len() && a[i] <= b[j]) {
+                    i += 1;
+                    a[i - 1]
+                } else {
+                    j += 1;
+                    b[j - 1]
+                };
+                if out.last() != Some(&next) {
+                    out.push(next);
+                }
+            }
+            out
+        })
+        .unwrap_or_default()
 }
 
 /// `po-loc`'s (write, read) pairs, which `ppo` drops: into each read, from
@@ -457,6 +494,8 @@ pub fn check_on(
     let runs = read_runs(h, lanes);
     let mut wpww: Vec<(u32, u32)> = Vec::new();
     let next_ext = external_reads(h, &runs, &mut wpww);
+    wpww.sort_unstable();
+    wpww.dedup();
     // hb^ppo and hb^po-loc are independent: on two cores at once when the
     // history is large (the answer is the one of ppo first, then po-loc)
     let hb_pi = |pattern: Pattern| hb_pi_and_cfe(h, lanes, &runs, &next_ext, pattern, deadline);
@@ -480,45 +519,104 @@ pub fn check_on(
         };
         (ppo, loc)
     };
-    let Some((mut derived, pairs)) = ppo? else {
+    let Some(ppo) = ppo? else {
         return Ok(None);
     };
-    wpww.extend(pairs);
-    let Some((d, pairs)) = loc? else {
+    let Some(loc) = loc? else {
         return Ok(None);
     };
-    derived.extend(d);
-    wpww.extend(pairs);
-    // whb = (hb^ppo ∪ hb^po-loc)⁺: ppo ∪ wre, po-loc's (write, read) pairs, rule-2 edges
-    let mut g = ppo_graph(h, lanes);
-    g.add_edges(&po_loc_write_read(h, lanes));
-    let mut whb = Frontier::new(g).map_err(|c| Violation::from_edges(Pattern::CyclicWpwwPpo, c))?;
-    insert_all(&mut whb, &derived, Rel::Wpww, Pattern::CyclicWpwwPpo)?;
+    // whb = (hb^ppo ∪ hb^po-loc)⁺: ppo ∪ wre, po-loc's (write, read) pairs
+    // and both rule-2 edge sets, all static (one sweep builds the frontiers)
+    let mut g = ppo.graph.clone();
+    let mut extra = po_loc_write_read(h, lanes);
+    extra.extend(
+        ppo.derived
+            .iter()
+            .chain(&loc.derived)
+            .map(|&(a, b)| (a, b, Rel::Wpww)),
+    );
+    g.add_edges(&extra);
+    drop(extra);
+    let whb = Frontier::new(g).map_err(|c| Violation::from_edges(Pattern::CyclicWpwwPpo, c))?;
     let gw = whb.graph();
+    let mut whb_ww = Vec::new();
     write_frontiers(h, &whb, |w, v, q, p, c| {
         if let Some(y) = first_other_write(gw, w, v, q, p, c) {
-            wpww.push((w, y));
+            whb_ww.push((w, y));
         }
     });
     drop(whb);
-    // π ∪ wre ∪ wpww ∪ rw[wpww], for π = ppo and po-loc
-    wpww.sort_unstable();
-    wpww.dedup();
+    whb_ww.sort_unstable();
+    let wpww = merge_sorted(vec![wpww, ppo.cfe, loc.cfe, whb_ww]);
+    // π ∪ wre ∪ wpww ∪ rw[wpww] acyclic, for π = ppo and po-loc
+    let acyclic = |ppo_g: ChainGraph, loc_g: ChainGraph| {
+        acyclic_with_wpww(h, ppo_g, &wpww, Pattern::CyclicWpwwPpo)?;
+        acyclic_with_wpww(h, loc_g, &wpww, Pattern::CyclicWpwwPoLoc)
+    };
+    let counted = if parallel {
+        // on two cores: both acyclicity checks on one, the count on the other
+        let (acyclic, counted) = std::thread::scope(|scope| {
+            let checks = std::thread::Builder::new()
+                .stack_size(16 << 20)
+                .spawn_scoped(scope, || acyclic(ppo.graph, loc.graph))
+                .expect("a thread starts");
+            let counted = store_order::count_closure(h, lanes, &wpww);
+            let acyclic = checks
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (acyclic, counted)
+        });
+        acyclic?;
+        counted
+    } else {
+        acyclic(ppo.graph, loc.graph)?;
+        store_order::count_closure(h, lanes, &wpww)
+    };
+    Ok(Some(counted.expect("wpww is acyclic")))
+}
+
+/// `π ∪ wre ∪ wpww ∪ rw[wpww]` acyclic, for `g` = `π ∪ wre` and `wpww`
+/// sorted: decided with the pairs streamed (`rw[wpww]`: from each reader of
+/// `w` to each `w′` with `w wpww w′`), and only on a cycle are the edges
+/// built, to give it.
+fn acyclic_with_wpww(
+    h: &History,
+    mut g: ChainGraph,
+    wpww: &[(u32, u32)],
+    pattern: Pattern,
+) -> Result<(), Violation> {
+    // wpww's pairs by source: start[w]..start[w + 1]
+    let mut start = vec![0u32; h.n() + 1];
+    for &(w, _) in wpww {
+        start[w as usize + 1] += 1;
+    }
+    for i in 0..h.n() {
+        start[i + 1] += start[i];
+    }
+    let after = |w: usize| &wpww[start[w] as usize..start[w + 1] as usize];
+    let acyclic = g.acyclic_with(&|x, f| {
+        let x = x as usize;
+        let from = if h.is_write(x) {
+            after(x)
+        } else if let Some(w) = h.rf(x).filter(|_| h.is_read(x)) {
+            after(w)
+        } else {
+            &[]
+        };
+        for &(_, y) in from {
+            f(y);
+        }
+    });
+    if acyclic {
+        return Ok(());
+    }
     let mut edges: Vec<(u32, u32, Rel)> = wpww.iter().map(|&(a, b)| (a, b, Rel::Wpww)).collect();
-    for &(w, w2) in &wpww {
+    for &(w, w2) in wpww {
         for &r in h.readers(w as usize) {
             edges.push((r as u32, w2, Rel::Rw));
         }
     }
-    for (mut g, pattern) in [
-        (ppo_graph(h, lanes), Pattern::CyclicWpwwPpo),
-        (loc_graph(h, lanes), Pattern::CyclicWpwwPoLoc),
-    ] {
-        g.add_edges(&edges);
-        g.acyclic().map_err(|c| Violation::from_edges(pattern, c))?;
-    }
-    drop(edges);
-    Ok(Some(
-        store_order::count_closure(h, lanes, &wpww).expect("wpww is acyclic"),
-    ))
+    g.add_edges(&edges);
+    g.acyclic().map_err(|c| Violation::from_edges(pattern, c))?;
+    unreachable!("the streamed check and the built graph agree on a cycle")
 }
