@@ -1346,7 +1346,10 @@ mod tests {
             assert_eq!(streamed, built.acyclic().is_ok());
             cyclic += usize::from(!streamed);
         }
-        assert!(cyclic > 0 && cyclic < rounds, "both outcomes sampled: {cyclic}");
+        assert!(
+            cyclic > 0 && cyclic < rounds,
+            "both outcomes sampled: {cyclic}"
+        );
     }
 
     /// Many edges at once, rebuilt, give the frontiers (or the refusal of a
@@ -1382,7 +1385,10 @@ mod tests {
             }
             match rebuilt {
                 Err(cycle) => {
-                    assert!(refused, "round {round}: a cycle the insertions did not meet");
+                    assert!(
+                        refused,
+                        "round {round}: a cycle the insertions did not meet"
+                    );
                     cyclic += 1;
                     // a cycle of the graph with the edges
                     for w in cycle.windows(2) {
@@ -1400,7 +1406,10 @@ mod tests {
                 }
             }
         }
-        assert!(cyclic > 0 && cyclic < 200, "both outcomes sampled: {cyclic}");
+        assert!(
+            cyclic > 0 && cyclic < 200,
+            "both outcomes sampled: {cyclic}"
+        );
     }
 
     /// The project's generator ([`crate::gen::Rng`]) from `seed`: `next(m)` is in `0..m`.

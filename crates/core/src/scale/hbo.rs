@@ -66,6 +66,7 @@ pub(crate) fn local_hbs(
     let mut work: Vec<(u32, u32)> = Vec::new();
     let mut drops: Vec<(u32, usize, u32, u32)> = Vec::new();
     let mut cursors = co.graph().cursors();
+    let write_var = write_vars(h);
     for ob in observers {
         if deadline.spent() {
             co.set_trail(false);
@@ -77,6 +78,7 @@ pub(crate) fn local_hbs(
         let mark = co.mark();
         let result = hb_o(
             h,
+            &write_var,
             &ob,
             &cut,
             co,
@@ -111,6 +113,7 @@ pub(crate) fn grow_one(
     let mut cursors = co.graph().cursors();
     hb_o(
         h,
+        &write_vars(h),
         ob,
         &cut,
         co,
@@ -122,11 +125,22 @@ pub(crate) fn grow_one(
     )
 }
 
+/// Per operation, the variable of a write, else [`NONE`].
+fn write_vars(h: &History) -> Vec<u32> {
+    (0..h.n())
+        .map(|o| match (h.is_write(o), h.var(o)) {
+            (true, Some(v)) => v as u32,
+            _ => NONE,
+        })
+        .collect()
+}
+
 /// Grows `hb_o` on `co`; a cycle is the rule's pattern (its init-read
 /// pattern at an initial write).
 #[allow(clippy::too_many_arguments)]
 fn hb_o(
     h: &History,
+    write_var: &[u32],
     ob: &Observer,
     cut: &[u32],
     co: &mut Frontier,
@@ -144,21 +158,20 @@ fn hb_o(
                 new: u32,
                 old: u32,
                 work: &mut Vec<(u32, u32)>| {
-        if !h.is_write(x as usize) {
-            return;
-        }
-        let v = h.var(x as usize).expect("writes have a variable");
-        if ob.var.is_some_and(|ov| ov != v) {
-            return;
-        }
+        // most drops are on no site sequence, or at a read: rejected from
+        // two small arrays, without reading the operation
         let g = co.graph();
         let q = g.seq_of_slot(x, slot);
         let c = cut[q as usize];
         if c == NONE {
             return;
         }
+        let v = write_var[x as usize];
+        if v == NONE || ob.var.is_some_and(|ov| ov as u32 != v) {
+            return;
+        }
         let end = old.min(c);
-        let mut r = g.first_read_near(q, v as u32, new, cur);
+        let mut r = g.first_read_near(q, v, new, cur);
         while let Some(rr) = r.filter(|&rr| g.pos(rr) < end) {
             let w2 = h.rf(rr as usize).expect("no thin air") as u32;
             if w2 != x {
