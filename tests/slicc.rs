@@ -507,6 +507,60 @@ fn include_errors_are_located() {
     }
 }
 
+/// As gem5's SLICC does, an include not found beside the including file is
+/// looked for under the protocols' base directory: the protocol directory
+/// given directly, or a gem5 root's `src/mem/ruby/protocol`; a file found
+/// in neither is an error that names the first place looked.
+#[test]
+fn an_include_falls_back_to_the_protocols_directory() {
+    // the nested include written from the protocol directory, not beside
+    let ports = |dir: &Path, name: &str| {
+        let file = dir.join("cache/Split-cache-ports.sm");
+        let text: Vec<String> = std::fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(|l| match l.starts_with("include \"") {
+                true => format!("include \"{name}\";"),
+                false => l.to_string(),
+            })
+            .collect();
+        std::fs::write(&file, text.join("\n") + "\n").unwrap();
+    };
+    let dir = temp_dir("fallback");
+    copy_split(&dir);
+    ports(&dir, "cache/Split-cache-funcs.sm");
+    let p = slicc::load_protocol(&dir, "Split").expect("found under the protocol directory");
+    assert_eq!(p.files[3].rel_path, "cache/Split-cache-funcs.sm");
+    assert_eq!(p.files[3].included_from, Some((2, 9)));
+    // a gem5 root: the base is src/mem/ruby/protocol, above the protocol's own directory
+    let root = temp_dir("fallback-gem5");
+    let proto = root.join("src/mem/ruby/protocol/split");
+    copy_split(&proto);
+    ports(&proto, "split/cache/Split-cache-funcs.sm");
+    let p = slicc::load_protocol(&root, "Split").expect("found under src/mem/ruby/protocol");
+    assert_eq!(p.manifest, "src/mem/ruby/protocol/split/Split.slicc");
+    assert_eq!(
+        p.files[3].rel_path,
+        "src/mem/ruby/protocol/split/cache/Split-cache-funcs.sm"
+    );
+    // in neither place: the error names the file beside the include
+    ports(&proto, "elsewhere/Split-cache-funcs.sm");
+    let e = slicc::load_protocol(&root, "Split")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("cannot read the included file `elsewhere/Split-cache-funcs.sm`"),
+        "{e}"
+    );
+    assert!(
+        e.contains("split/cache/elsewhere/Split-cache-funcs.sm"),
+        "{e}"
+    );
+    for d in [dir, root] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
 /// `parse_sm` reads one file: a machine's includes are recorded, not
 /// followed.
 #[test]

@@ -1373,6 +1373,38 @@ impl Loader {
         }
     }
 
+    /// Whether `rel` can be read.
+    fn exists(&self, rel: &str) -> bool {
+        match &self.memory {
+            Some(texts) => texts.contains_key(rel),
+            None => self.root.join(rel).is_file(),
+        }
+    }
+
+    /// Where SLICC finds `include "name";` written in a file of directory
+    /// `dir` (gem5's slicc parser, `p_decl__include`): beside that file, else
+    /// under the protocols' base directory (`src/mem/ruby/protocol` of a
+    /// gem5 root; the root itself for a protocol directory given directly).
+    /// When neither exists, the first, for the error to name.
+    fn resolve(&self, dir: &str, name: &str) -> String {
+        let beside = join_rel(dir, name);
+        if self.exists(&beside) {
+            return beside;
+        }
+        let gem5 = "src/mem/ruby/protocol";
+        let protocols = if self.base == gem5 || self.base.starts_with("src/mem/ruby/protocol/") {
+            gem5
+        } else {
+            ""
+        };
+        let fallback = join_rel(protocols, name);
+        if fallback != beside && self.exists(&fallback) {
+            fallback
+        } else {
+            beside
+        }
+    }
+
     /// A new slot for `rel`, included from `from`.
     fn slot(&mut self, rel: String, from: Option<(usize, usize)>) -> usize {
         self.files.push(None);
@@ -1420,7 +1452,7 @@ impl Loader {
 
     /// Follows `include "name";` written in file `from` (shown as `at.0`,
     /// its text `at.1`, the keyword `at.2`) inside machine `m`: reads the
-    /// file relative to the including file's directory and its
+    /// file where SLICC finds it ([`Loader::resolve`]) and its
     /// declarations into `m`; returns its index. The file's name is its
     /// path relative to the `.slicc`'s directory. A file that cannot be
     /// read, one already read, and a cycle are errors at the `include`.
@@ -1438,7 +1470,7 @@ impl Loader {
             .rsplit_once('/')
             .map_or("", |(dir, _)| dir)
             .to_string();
-        let rel = join_rel(&dir, name);
+        let rel = self.resolve(&dir, name);
         if let Some(k) = self.rels.iter().position(|r| *r == rel) {
             let base = |r: &str| {
                 let b = r.rsplit('/').next().unwrap_or(r);
