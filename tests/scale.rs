@@ -565,7 +565,15 @@ fn pso_on_two_threads_answers_as_on_one() {
             let l = lanes::lanes(h);
             let decide = |parallel| {
                 let d = decide_on(h, &l, Model::Pso, &Cancel::new(), u64::MAX, parallel);
-                format!("{:?}", (&d.result, d.engine, d.unordered_after_saturation, d.witness_only))
+                format!(
+                    "{:?}",
+                    (
+                        &d.result,
+                        d.engine,
+                        d.unordered_after_saturation,
+                        d.witness_only
+                    )
+                )
             };
             let one = decide(false);
             assert_eq!(one, decide(true), "{h:?}");

@@ -273,7 +273,12 @@ mod tests {
         parent.cancel("Ctrl-C");
         for t in [&a, &b] {
             assert!(t.spent());
-            assert_eq!(t.stop(), Some(Stop::Cancelled { by: "Ctrl-C".into() }));
+            assert_eq!(
+                t.stop(),
+                Some(Stop::Cancelled {
+                    by: "Ctrl-C".into()
+                })
+            );
         }
         // no child of a child, nor of a deadline counted in polls
         assert!(a.child().is_none() && Cancel::after_polls(5).child().is_none());

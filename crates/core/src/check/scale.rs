@@ -195,7 +195,16 @@ pub fn decide_on(
         Model::Tso => sparse::tso::graphs(h, lanes, loc),
         _ => unreachable!("not a store-order model"),
     };
-    run(h, lanes, &graphs, seeds, &Cancel::NEVER, cancel, u64::MAX, false)
+    run(
+        h,
+        lanes,
+        &graphs,
+        seeds,
+        &Cancel::NEVER,
+        cancel,
+        u64::MAX,
+        false,
+    )
 }
 
 /// Whether `d` is a witness store order.
