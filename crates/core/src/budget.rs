@@ -16,9 +16,6 @@ use std::time::Instant;
 pub struct Cancel {
     /// `None`: nobody can cancel this token (only its deadline ends it).
     flag: Option<Arc<Flag>>,
-    /// The flag of the token this one was made from by [`Cancel::child`]:
-    /// its cancellation spends this one too, not the other way round.
-    parent: Option<Arc<Flag>>,
     deadline: Option<Instant>,
     /// A deadline counted in polls ([`Cancel::after_polls`]): the polls
     /// left before it passes, shared by clones.
@@ -50,7 +47,6 @@ impl Cancel {
     /// A token nobody cancels, without a deadline (tests, the oracle).
     pub const NEVER: Cancel = Cancel {
         flag: None,
-        parent: None,
         deadline: None,
         polls: None,
     };
@@ -59,7 +55,6 @@ impl Cancel {
     pub fn new() -> Cancel {
         Cancel {
             flag: Some(Arc::default()),
-            parent: None,
             deadline: None,
             polls: None,
         }
@@ -95,27 +90,9 @@ impl Cancel {
         };
         Cancel {
             flag: self.flag.clone(),
-            parent: self.parent.clone(),
             deadline,
             polls: self.polls.clone(),
         }
-    }
-
-    /// A token of its own, with this one's deadline, that is also spent
-    /// when this one is cancelled; cancelling it leaves this one alone (one
-    /// of two checks raced on two threads stops the other). `None` for a
-    /// token already made so, or one whose deadline is counted in polls
-    /// (two threads would share the count: where they stop would vary).
-    pub fn child(&self) -> Option<Cancel> {
-        if self.parent.is_some() || self.polls.is_some() {
-            return None;
-        }
-        Some(Cancel {
-            flag: Some(Arc::default()),
-            parent: self.flag.clone(),
-            deadline: self.deadline,
-            polls: None,
-        })
     }
 
     /// The deadline, if any.
@@ -126,8 +103,9 @@ impl Cancel {
     /// Whether the holder cancelled the token.
     #[inline]
     pub fn cancelled(&self) -> bool {
-        let set = |f: &Option<Arc<Flag>>| f.as_ref().is_some_and(|f| f.set.load(Ordering::Relaxed));
-        set(&self.flag) || set(&self.parent)
+        self.flag
+            .as_ref()
+            .is_some_and(|f| f.set.load(Ordering::Relaxed))
     }
 
     /// Whether the token is spent: cancelled, or past its deadline. Costs
@@ -153,12 +131,7 @@ impl Cancel {
     /// Why the token is spent, `None` while it is not; a cancellation
     /// counts before the deadline.
     pub fn stop(&self) -> Option<Stop> {
-        // the parent's cancellation first: it is the caller's reason
-        let cancelled = [&self.parent, &self.flag]
-            .into_iter()
-            .flatten()
-            .find(|f| f.set.load(Ordering::SeqCst));
-        if let Some(f) = cancelled {
+        if let Some(f) = self.flag.as_ref().filter(|f| f.set.load(Ordering::SeqCst)) {
             let by = f.by.lock().unwrap_or_else(|e| e.into_inner()).clone();
             return Some(Stop::Cancelled {
                 by: by.unwrap_or_default(),
@@ -253,40 +226,6 @@ mod tests {
         assert!(!Cancel::new().spent());
         Cancel::NEVER.cancel("Ctrl-C");
         assert!(!Cancel::NEVER.spent() && !Limits::NONE.spent());
-    }
-
-    #[test]
-    fn a_child_is_spent_with_its_parent_and_not_the_other_way_round() {
-        let parent = Cancel::new().until(Some(Instant::now() + Duration::from_secs(3600)));
-        let (a, b) = (parent.child().unwrap(), parent.child().unwrap());
-        assert_eq!(a.deadline(), parent.deadline());
-        // one child cancelled: its sibling and the parent go on
-        a.cancel("a TSO witness");
-        assert!(a.spent() && !b.spent() && !parent.spent());
-        assert_eq!(
-            a.stop(),
-            Some(Stop::Cancelled {
-                by: "a TSO witness".into()
-            })
-        );
-        // the parent cancelled: every child, with the parent's reason
-        parent.cancel("Ctrl-C");
-        for t in [&a, &b] {
-            assert!(t.spent());
-            assert_eq!(
-                t.stop(),
-                Some(Stop::Cancelled {
-                    by: "Ctrl-C".into()
-                })
-            );
-        }
-        // no child of a child, nor of a deadline counted in polls
-        assert!(a.child().is_none() && Cancel::after_polls(5).child().is_none());
-        // a child of NEVER is cancelled only by itself
-        let c = Cancel::NEVER.child().unwrap();
-        assert!(!c.spent());
-        c.cancel("x");
-        assert!(c.spent() && !Cancel::NEVER.spent());
     }
 
     #[test]

@@ -145,132 +145,60 @@ pub fn check(
 /// their frontiers (a store sub-chain per lane and variable) fit in
 /// `max_memory`; past that, by a TSO witness (every TSO witness is a PSO
 /// witness: `po-pso ⊆ ppo`), and without one the caller reports `unknown`.
-/// On a large history and a machine with a second core, the TSO witness
-/// attempt and PSO's own graphs run at once ([`pso_raced`]).
 pub fn decide(h: &History, lanes: &Lanes, m: Model, cancel: &Cancel, max_memory: u64) -> Decision {
-    decide_on(h, lanes, m, cancel, max_memory, sparse::two_cores(h))
-}
-
-/// [`decide`], PSO's two attempts on two threads at once when `parallel`
-/// (and `cancel` has no deadline counted in polls): the same answer either
-/// way.
-pub fn decide_on(
-    h: &History,
-    lanes: &Lanes,
-    m: Model,
-    cancel: &Cancel,
-    max_memory: u64,
-    parallel: bool,
-) -> Decision {
     // without G_loc where its consequences can be seeded
     let seeds = sparse::lanes::loc_seeds(h, lanes);
     let (loc, seeds) = (seeds.is_none(), seeds.as_deref().unwrap_or(&[]));
     if m == Model::Pso {
         // a TSO witness is a PSO witness: try TSO's smaller graphs first,
         // without backtracking
-        let tso = |stop: &Cancel, cancel: &Cancel| {
-            let graphs = || sparse::tso::graphs(h, lanes, loc);
-            run(h, lanes, &graphs, seeds, stop, cancel, 0, true)
-        };
-        if sparse::pso::sparse_bytes(h, lanes) > max_memory {
-            return tso(&Cancel::NEVER, cancel);
-        }
-        let pso = |stop: &Cancel, cancel: &Cancel| {
-            let graphs = || sparse::pso::graphs(h, lanes, loc);
-            run(h, lanes, &graphs, seeds, stop, cancel, u64::MAX, false)
-        };
-        if parallel {
-            if let (Some(a), Some(b)) = (cancel.child(), cancel.child()) {
-                return pso_raced(&|| tso(&a, &a), &|| pso(&b, &b), &a, &b);
-            }
-        }
-        let d = tso(&Cancel::NEVER, cancel);
-        if found(&d) {
+        let d = run(
+            h,
+            lanes,
+            &|| sparse::tso::graphs(h, lanes, loc),
+            seeds,
+            cancel,
+            0,
+            true,
+        );
+        let fits = sparse::pso::sparse_bytes(h, lanes) <= max_memory;
+        if matches!(d.result, Ok(Completion::Found { .. })) || !fits {
             return d;
         }
-        return pso(&Cancel::NEVER, cancel);
+        return run(
+            h,
+            lanes,
+            &|| sparse::pso::graphs(h, lanes, loc),
+            seeds,
+            cancel,
+            u64::MAX,
+            false,
+        );
     }
     let graphs = || match m {
         Model::Sc => vec![(Pattern::CyclicSc, sparse::sc::graph(h, lanes))],
         Model::Tso => sparse::tso::graphs(h, lanes, loc),
         _ => unreachable!("not a store-order model"),
     };
-    run(
-        h,
-        lanes,
-        &graphs,
-        seeds,
-        &Cancel::NEVER,
-        cancel,
-        u64::MAX,
-        false,
-    )
+    run(h, lanes, &graphs, seeds, cancel, u64::MAX, false)
 }
 
-/// Whether `d` is a witness store order.
-fn found(d: &Decision) -> bool {
-    matches!(d.result, Ok(Completion::Found { .. }))
-}
-
-/// PSO's decision from the TSO witness attempt `tso` (its token `a`) and
-/// PSO's own graphs `pso` (token `b`) on two threads at once: the answer
-/// is the one of the two in turn — the TSO witness if there is one, else
-/// PSO's own — so it does not depend on which ends first. Each conclusive
-/// end stops the other: a TSO witness makes PSO's own check needless, and
-/// a PSO violation means TSO has no witness (every TSO witness is a PSO
-/// witness: `po-pso ⊆ ppo`). A PSO witness waits for TSO's answer.
-fn pso_raced(
-    tso: &(dyn Fn() -> Decision + Sync),
-    pso: &(dyn Fn() -> Decision + Sync),
-    a: &Cancel,
-    b: &Cancel,
-) -> Decision {
-    std::thread::scope(|scope| {
-        let by_tso = std::thread::Builder::new()
-            .stack_size(16 << 20)
-            .spawn_scoped(scope, || {
-                let d = tso();
-                if found(&d) {
-                    b.cancel("a TSO witness");
-                }
-                d
-            })
-            .expect("a thread starts");
-        let own = pso();
-        if matches!(own.result, Err(_) | Ok(Completion::Exhausted)) {
-            a.cancel("a PSO violation");
-        }
-        let by_tso = by_tso
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        if found(&by_tso) {
-            by_tso
-        } else {
-            own
-        }
-    })
-}
-
-/// Saturates `graphs()` (stopped when `stop` is spent: then
-/// [`Decision::timed_out`]) and completes the store order within `cancel`:
-/// first without the trail, and only if a choice must be taken back,
-/// saturated again and completed with it (the same answer either way; see
+/// Saturates `graphs()` and completes the store order: first without the
+/// trail, and only if a choice must be taken back, saturated again and
+/// completed with it (the same answer either way; see
 /// [`Scaled::complete_untrailed`]).
-#[allow(clippy::too_many_arguments)]
 fn run(
     h: &History,
     lanes: &Lanes,
     graphs: &dyn Fn() -> Vec<(Pattern, ChainGraph)>,
     seeds: &[(u32, u32)],
-    stop: &Cancel,
     cancel: &Cancel,
     backtracks: u64,
     witness_only: bool,
 ) -> Decision {
-    let saturated = || Scaled::new_within(h, lanes, graphs(), true, seeds, stop);
+    let saturated = || Scaled::new(h, lanes, graphs(), true, seeds);
     let mut s = match saturated() {
-        Ok(Some(s)) => s,
-        Ok(None) => return Decision::timed_out(),
+        Ok(s) => s,
         Err(v) => return Decision::violated(v, witness_only),
     };
     let k = s.unordered_pairs();
@@ -279,8 +207,7 @@ fn run(
         None => {
             drop(s);
             match saturated() {
-                Ok(Some(mut s)) => s.complete_within(cancel, backtracks),
-                Ok(None) => return Decision::timed_out(),
+                Ok(mut s) => s.complete_within(cancel, backtracks),
                 Err(v) => return Decision::violated(v, witness_only),
             }
         }

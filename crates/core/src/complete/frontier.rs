@@ -71,11 +71,6 @@ pub struct Scaled<'h> {
     /// depth first (newest first), which meets a cycle sooner (wSC and SC
     /// violations 1.5–2× sooner).
     breadth_first: bool,
-    /// Asked while the constructor saturates ([`Scaled::new_within`]); once
-    /// saturated, [`Cancel::NEVER`] (a search asks its own token).
-    stop: Cancel,
-    /// Whether `stop` was spent during saturation.
-    stopped: bool,
 }
 
 impl<'h> Scaled<'h> {
@@ -89,21 +84,6 @@ impl<'h> Scaled<'h> {
         atomic: bool,
         seeds: &[(u32, u32)],
     ) -> Result<Scaled<'h>, Violation> {
-        Self::new_within(h, lanes, graphs, atomic, seeds, &Cancel::NEVER)
-            .map(|s| s.expect("a saturation nobody stops ends"))
-    }
-
-    /// [`Scaled::new`], asking `stop` every 1,024 writes fired and
-    /// worklist steps: `Ok(None)` once it is spent (the saturation is then
-    /// of no use).
-    pub fn new_within(
-        h: &'h History,
-        lanes: &Lanes,
-        graphs: Vec<(Pattern, ChainGraph)>,
-        atomic: bool,
-        seeds: &[(u32, u32)],
-        stop: &Cancel,
-    ) -> Result<Option<Scaled<'h>>, Violation> {
         crate::models::common::no_thin_air(h)?;
         let mut fronts = Vec::with_capacity(graphs.len());
         for (pattern, g) in graphs {
@@ -130,8 +110,6 @@ impl<'h> Scaled<'h> {
                 .collect(),
             fires_at: Vec::new(),
             breadth_first: false,
-            stop: stop.clone(),
-            stopped: false,
         };
         s.breadth_first = s.graphs.iter().any(|(_, f)| f.graph().slots() >= WIDE);
         s.sites = s
@@ -183,10 +161,7 @@ impl<'h> Scaled<'h> {
         }
         for (i, sites) in sites.iter().enumerate() {
             let mut lowered: Vec<Lowered> = Vec::new();
-            for (k, x) in (0..h.n()).filter(|&x| h.is_write(x)).enumerate() {
-                if k % 1024 == 1023 && stop.spent() {
-                    return Ok(None);
-                }
+            for x in (0..h.n()).filter(|&x| h.is_write(x)) {
                 let slots = &sites[h.var(x).expect("writes have a variable")];
                 // every frontier of `x`, as if lowered from nothing
                 lowered.clear();
@@ -204,11 +179,7 @@ impl<'h> Scaled<'h> {
         if let Err(c) = s.run() {
             return Err(s.explain(c));
         }
-        if s.stopped {
-            return Ok(None);
-        }
-        s.stop = Cancel::NEVER;
-        Ok(Some(s))
+        Ok(s)
     }
 
     /// Whether `a` is known to precede `b` in the store order.
@@ -265,14 +236,7 @@ impl<'h> Scaled<'h> {
     /// Runs the worklist to the fixpoint.
     fn run(&mut self) -> Result<(), Conflict> {
         let mut head = 0;
-        let mut steps = 0u32;
         while head < self.work.len() {
-            steps = steps.wrapping_add(1);
-            if steps.is_multiple_of(1024) && self.stop.spent() {
-                // (only while constructing: the saturation is dropped)
-                self.stopped = true;
-                break;
-            }
             let (a, b, rel) = if self.breadth_first {
                 head += 1;
                 self.work[head - 1]

@@ -29,13 +29,6 @@ pub type ChainGraph = crate::relation::chains::ChainGraph<Rel>;
 /// A [`ChainGraph`]'s reachability as frontiers.
 pub type Frontier = crate::relation::chains::Frontier<Rel>;
 
-/// Whether a check of `h` may take a second core: a large history on a
-/// machine that has one. (A batch of many histories keeps its cores busy
-/// with histories; its histories are small.)
-pub(crate) fn two_cores(h: &History) -> bool {
-    h.n() >= 20_000 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
-}
-
 /// For each write `w` and each sequence `q` of `f`'s graph that holds
 /// `w`'s variable `v`, the first position `p` of `q` that `w` reaches:
 /// `each(w, v, q, p, cursors)`, with index cursors for the look-ups at `p`

@@ -344,6 +344,12 @@ fn hb_pi_scaled(
     Ok(Some(derived))
 }
 
+/// Whether a check of `h` may take a second core: a large history on a
+/// machine that has one.
+fn two_cores(h: &History) -> bool {
+    h.n() >= 20_000 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+}
+
 /// What [`hb_pi_and_cfe`] derives: the rule-2 edges of `hb^π`'s observers,
 /// and `cfe[hb^π]`'s pairs.
 type HbPiPairs = (Vec<(u32, u32)>, Vec<(u32, u32)>);
@@ -436,7 +442,7 @@ pub fn check(
     lanes: &Lanes,
     deadline: &crate::budget::Cancel,
 ) -> Result<Option<StoreOrder>, Violation> {
-    check_on(h, lanes, deadline, super::two_cores(h))
+    check_on(h, lanes, deadline, two_cores(h))
 }
 
 /// [`check`], with `hb^ppo` and `hb^po-loc` on two threads at once when
