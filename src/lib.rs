@@ -14,7 +14,7 @@
 //! The `memconform` binary adds the command line and the batch driver.
 
 pub use memconform_core::{
-    budget, cat, certificate, check, complete, gen, history, models, relation, scale,
+    budget, cat, certificate, check, complete, gen, history, models, parallel, relation, scale,
 };
 pub use memconform_ingest as ingest;
 pub use memconform_ingest::gem5;

@@ -9,6 +9,14 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::{copy_split, split_dir, split_line};
+
+/// A fresh temporary directory.
+fn temp_dir(name: &str) -> PathBuf {
+    common::temp_dir("mutate", name)
+}
+
 use memconform::mutate::patch::{self, PatchError};
 use memconform::mutate::{catalogue, generate, ops, slicc, Mutant, Options};
 
@@ -21,15 +29,6 @@ fn all_classes() -> Options {
         classes: vec!["all".into()],
         include_dma: true,
     }
-}
-
-/// A fresh temporary directory.
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("memconform-mutate-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Copies the Tiny protocol's files into `dir`.
@@ -1916,32 +1915,6 @@ fn every_patch_unapplies_to_its_base() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-fn split_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/slicc/split")
-}
-
-/// Copies the Split protocol (its `cache/` directory too) into `dir`.
-fn copy_split(dir: &Path) {
-    for sub in ["", "cache"] {
-        std::fs::create_dir_all(dir.join(sub)).unwrap();
-        for e in std::fs::read_dir(split_dir().join(sub)).unwrap() {
-            let e = e.unwrap();
-            if e.path().is_file() {
-                std::fs::copy(e.path(), dir.join(sub).join(e.file_name())).unwrap();
-            }
-        }
-    }
-}
-
-/// The 1-based line of Split's `file` holding `needle`.
-fn split_line(file: &str, needle: &str) -> usize {
-    let text = std::fs::read_to_string(split_dir().join(file)).unwrap();
-    1 + text
-        .lines()
-        .position(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("{needle} not in {file}"))
 }
 
 /// A CHI-style machine (docs/design/campaigns.md §3, machine-level

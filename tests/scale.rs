@@ -566,16 +566,17 @@ fn generated(
 
 /// A TSO and a PSO store order of a history large enough for the witness
 /// validator to check its two graphs on two threads
-/// (`witness::PARALLEL_MIN_OPS`): the engine's order passes, and the same
+/// (`parallel::TWO_CORES_MIN_OPS`): the engine's order passes, and the same
 /// order with one variable's writes after the initial one reversed is
 /// refused, as one thread or two would answer.
 #[test]
 fn large_witnesses_are_checked_whole() {
     use memconform::budget::Cancel;
     use memconform::certificate::validate::StoreModel;
-    use memconform::certificate::witness::{self, PARALLEL_MIN_OPS};
+    use memconform::certificate::witness;
     use memconform::complete::Completion;
     use memconform::gen::{threads, Memory, Shape};
+    use memconform::parallel::TWO_CORES_MIN_OPS;
     use memconform::scale::lanes::lanes;
     let shape = Shape {
         threads: 4,
@@ -584,7 +585,7 @@ fn large_witnesses_are_checked_whole() {
         write_ratio: 0.5,
     };
     let h = History::from_threads(&threads(Memory::Tso, shape, 3)).unwrap();
-    assert!(h.n() >= PARALLEL_MIN_OPS);
+    assert!(h.n() >= TWO_CORES_MIN_OPS);
     for (m, sm) in [(Model::Tso, StoreModel::Tso), (Model::Pso, StoreModel::Pso)] {
         let d = memconform::check::scale::decide(&h, &lanes(&h), m, &Cancel::NEVER, u64::MAX);
         let Ok(Completion::Found { order, .. }) = d.result else {

@@ -9,6 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+use common::{copy_split, split_dir, split_line};
+
 use memconform::mutate::slicc::{self, Machine, StatementKind};
 
 fn tiny_dir() -> PathBuf {
@@ -249,40 +252,9 @@ fn syntax_errors_are_located() {
     }
 }
 
-fn split_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/slicc/split")
-}
-
 /// A fresh temporary directory.
 fn temp_dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("memconform-slicc-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Copies the Split protocol (tests/data/slicc/split, with its `cache/`)
-/// into `dir`.
-fn copy_split(dir: &Path) {
-    for sub in ["", "cache"] {
-        std::fs::create_dir_all(dir.join(sub)).unwrap();
-        for e in std::fs::read_dir(split_dir().join(sub)).unwrap() {
-            let e = e.unwrap();
-            if e.path().is_file() {
-                std::fs::copy(e.path(), dir.join(sub).join(e.file_name())).unwrap();
-            }
-        }
-    }
-}
-
-/// The 1-based line of `file` (in the Split protocol) holding `needle`.
-fn split_line(file: &str, needle: &str) -> usize {
-    let text = std::fs::read_to_string(split_dir().join(file)).unwrap();
-    1 + text
-        .lines()
-        .position(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("{needle} not in {file}"))
+    common::temp_dir("slicc", name)
 }
 
 /// A machine-level include (CHI style) puts the included file's actions,

@@ -60,3 +60,31 @@ pub fn model_verdict(
 ) -> memconform::check::Verdict {
     c.outcomes.iter().find(|o| o.model == m).unwrap().verdict()
 }
+
+/// The Split protocol: a CHI-style machine written across files it
+/// includes (tests/data/slicc/split, hand-written).
+pub fn split_dir() -> PathBuf {
+    root().join("tests/data/slicc/split")
+}
+
+/// Copies the Split protocol (its `cache/` directory too) into `dir`.
+pub fn copy_split(dir: &Path) {
+    for sub in ["", "cache"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for e in std::fs::read_dir(split_dir().join(sub)).unwrap() {
+            let e = e.unwrap();
+            if e.path().is_file() {
+                std::fs::copy(e.path(), dir.join(sub).join(e.file_name())).unwrap();
+            }
+        }
+    }
+}
+
+/// The 1-based line of Split's `file` holding `needle`.
+pub fn split_line(file: &str, needle: &str) -> usize {
+    let text = std::fs::read_to_string(split_dir().join(file)).unwrap();
+    1 + text
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle} not in {file}"))
+}

@@ -19,5 +19,6 @@ pub mod complete;
 pub mod gen;
 pub mod history;
 pub mod models;
+pub mod parallel;
 pub mod relation;
 pub mod scale;

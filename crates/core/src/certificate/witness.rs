@@ -355,10 +355,6 @@ fn acyclic_wide(nodes: usize, parts: &[&[(usize, usize)]]) -> bool {
     seen == nodes
 }
 
-/// From this many operations a TSO or PSO store order's two graphs are
-/// checked on two threads when the machine has a second core.
-pub const PARALLEL_MIN_OPS: usize = 20_000;
-
 /// Checks a total store order (per variable, its writes, initial write first)
 /// against SC, TSO or PSO: both acyclicity graphs, RMW atomicity, `@final`.
 pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Result<(), String> {
@@ -567,19 +563,10 @@ pub fn store_order(h: &History, model: StoreModel, order: &[Vec<OpId>]) -> Resul
             // the two graphs are independent: on two cores for a large
             // history (TSO at 10⁶ operations: 0.55 s of checking), with
             // the answer of one after the other
-            let two_cores = n >= PARALLEL_MIN_OPS
-                && std::thread::available_parallelism().is_ok_and(|c| c.get() > 1);
-            if !two_cores {
+            if !crate::parallel::two_cores(n) {
                 return loc().and_then(|()| own());
             }
-            let (loc, own) = std::thread::scope(|scope| {
-                let own = scope.spawn(own);
-                let loc = loc();
-                let own = own
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (loc, own)
-            });
+            let (loc, own) = crate::parallel::join(loc, own);
             loc.and(own)
         }
     }

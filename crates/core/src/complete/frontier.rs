@@ -102,12 +102,7 @@ impl<'h> Scaled<'h> {
             drops: Vec::new(),
             fired: Vec::new(),
             sites: Vec::new(),
-            write_var: (0..h.n())
-                .map(|o| match (h.is_write(o), h.var(o)) {
-                    (true, Some(v)) => v as u32,
-                    _ => NONE,
-                })
-                .collect(),
+            write_var: crate::scale::write_vars(h),
             fires_at: Vec::new(),
             breadth_first: false,
         };

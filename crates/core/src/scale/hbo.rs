@@ -7,7 +7,7 @@ use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::History;
 use crate::relation::chains::{Cursors, NONE};
 
-use super::Frontier;
+use super::{write_vars, Frontier};
 
 /// One observer `o` of a local happens-before at scale.
 pub(crate) struct Observer {
@@ -123,16 +123,6 @@ pub(crate) fn grow_one(
         &mut cursors,
         None,
     )
-}
-
-/// Per operation, the variable of a write, else [`NONE`].
-fn write_vars(h: &History) -> Vec<u32> {
-    (0..h.n())
-        .map(|o| match (h.is_write(o), h.var(o)) {
-            (true, Some(v)) => v as u32,
-            _ => NONE,
-        })
-        .collect()
 }
 
 /// Grows `hb_o` on `co`; a cycle is the rule's pattern (its init-read

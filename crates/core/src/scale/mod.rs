@@ -21,13 +21,25 @@ pub mod wccm;
 
 use crate::certificate::Rel;
 use crate::history::History;
-use crate::relation::chains::Cursors;
+use crate::relation::chains::{Cursors, NONE};
 
 /// A graph of sequences whose edges carry certificate labels.
 pub type ChainGraph = crate::relation::chains::ChainGraph<Rel>;
 
 /// A [`ChainGraph`]'s reachability as frontiers.
 pub type Frontier = crate::relation::chains::Frontier<Rel>;
+
+/// Per operation, the variable of a write, else [`NONE`]: the rules fire
+/// at writes, and this small array answers for a frontier entry without
+/// reading the operation itself.
+pub(crate) fn write_vars(h: &History) -> Vec<u32> {
+    (0..h.n())
+        .map(|o| match (h.is_write(o), h.var(o)) {
+            (true, Some(v)) => v as u32,
+            _ => NONE,
+        })
+        .collect()
+}
 
 /// For each write `w` and each sequence `q` of `f`'s graph that holds
 /// `w`'s variable `v`, the first position `p` of `q` that `w` reaches:

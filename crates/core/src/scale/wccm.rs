@@ -7,6 +7,7 @@ use crate::certificate::{Pattern, Rel, Violation};
 use crate::history::{History, OpId};
 use crate::models::common::{no_thin_air, relaxes};
 use crate::models::{wccm, StoreOrder};
+use crate::parallel::join;
 use crate::relation::chains::NONE;
 
 use super::hbo::{insert_all, local_hbs, Observer, Rule2};
@@ -343,12 +344,6 @@ fn hb_pi_scaled(
     Ok(Some(derived))
 }
 
-/// Whether a check of `h` may take a second core: a large history on a
-/// machine that has one.
-fn two_cores(h: &History) -> bool {
-    h.n() >= 20_000 && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
-}
-
 /// What [`hb_pi_and_cfe`] derives for one `π`.
 struct HbPi {
     /// The rule-2 edges of `hb^π`'s observers.
@@ -479,7 +474,7 @@ pub fn check(
     lanes: &Lanes,
     deadline: &crate::budget::Cancel,
 ) -> Result<Option<StoreOrder>, Violation> {
-    check_on(h, lanes, deadline, two_cores(h))
+    check_on(h, lanes, deadline, crate::parallel::two_cores(h.n()))
 }
 
 /// [`check`], with `hb^ppo` and `hb^po-loc` on two threads at once when
@@ -500,17 +495,10 @@ pub fn check_on(
     // history is large (the answer is the one of ppo first, then po-loc)
     let hb_pi = |pattern: Pattern| hb_pi_and_cfe(h, lanes, &runs, &next_ext, pattern, deadline);
     let (ppo, loc) = if parallel {
-        std::thread::scope(|scope| {
-            let loc = std::thread::Builder::new()
-                .stack_size(16 << 20)
-                .spawn_scoped(scope, || hb_pi(Pattern::CyclicWpwwPoLoc))
-                .expect("a thread starts");
-            let ppo = hb_pi(Pattern::CyclicWpwwPpo);
-            let loc = loc
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (ppo, loc)
-        })
+        join(
+            || hb_pi(Pattern::CyclicWpwwPpo),
+            || hb_pi(Pattern::CyclicWpwwPoLoc),
+        )
     } else {
         let ppo = hb_pi(Pattern::CyclicWpwwPpo);
         let loc = match ppo {
@@ -555,17 +543,10 @@ pub fn check_on(
     };
     let counted = if parallel {
         // on two cores: both acyclicity checks on one, the count on the other
-        let (acyclic, counted) = std::thread::scope(|scope| {
-            let checks = std::thread::Builder::new()
-                .stack_size(16 << 20)
-                .spawn_scoped(scope, || acyclic(ppo.graph, loc.graph))
-                .expect("a thread starts");
-            let counted = store_order::count_closure(h, lanes, &wpww);
-            let acyclic = checks
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (acyclic, counted)
-        });
+        let (counted, acyclic) = join(
+            || store_order::count_closure(h, lanes, &wpww),
+            || acyclic(ppo.graph, loc.graph),
+        );
         acyclic?;
         counted
     } else {
