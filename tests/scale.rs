@@ -587,7 +587,9 @@ fn large_witnesses_are_checked_whole() {
     let h = History::from_threads(&threads(Memory::Tso, shape, 3)).unwrap();
     assert!(h.n() >= TWO_CORES_MIN_OPS);
     for (m, sm) in [(Model::Tso, StoreModel::Tso), (Model::Pso, StoreModel::Pso)] {
-        let d = memconform::check::scale::decide(&h, &lanes(&h), m, &Cancel::NEVER, u64::MAX);
+        let none = |_: &memconform::certificate::Violation| None;
+        let d =
+            memconform::check::scale::decide(&h, &lanes(&h), m, &Cancel::NEVER, u64::MAX, &none);
         let Ok(Completion::Found { order, .. }) = d.result else {
             panic!("{m}: a TSO-generated history has a witness");
         };
@@ -601,4 +603,70 @@ fn large_witnesses_are_checked_whole() {
             "{m}: {e}"
         );
     }
+}
+
+/// PSO at scale answers from TSO's violation where it can, without its own
+/// frontier table: on the violation's own sub-history (`pso_on_core`,
+/// certified there) or through a pair known up front that PSO's static
+/// graph contradicts (`pso_upfront`). On generated histories with a stale
+/// read, both happen, and each verdict is the dense one; each up-front
+/// cycle (TSO's attempt with the sub-history route off) validates on the
+/// history.
+#[test]
+fn pso_answers_from_tso_violations_as_the_dense_check() {
+    use memconform::budget::Cancel;
+    use memconform::certificate::validate::{violation_in, StoreModel};
+    use memconform::certificate::{Rel, Violation};
+    use memconform::complete::Completion;
+    use memconform::gen::{inject_stale_read, threads, Memory, Rng, Shape};
+    use memconform::scale::lanes::lanes;
+    let (mut lifted, mut upfront, mut own) = (0, 0, 0);
+    for seed in 0..60u64 {
+        let shape = Shape {
+            threads: 2 + seed as usize % 5,
+            ops_per_thread: 60 + 20 * (seed as usize % 4),
+            vars: 2 + seed as usize % 6,
+            write_ratio: 0.5,
+        };
+        let mut program = threads(Memory::Tso, shape, seed);
+        inject_stale_read(&mut program, &mut Rng::new(seed));
+        let h = History::from_threads(&program).unwrap();
+        let what = || format!("seed {seed}");
+        let dense = check_gradual_with(&h, &[Model::Pso], &opts(Scale::Dense));
+        let sparse = check_gradual_with(&h, &[Model::Pso], &opts(Scale::Sparse));
+        let (d, s) = (&dense[0], &sparse[0]);
+        assert_eq!(d.verdict(), s.verdict(), "{}", what());
+        assert!(s.invalid.is_none(), "{:?} {}", s.invalid, what());
+        if let Some(v) = s.violation() {
+            assert!(v.certified_by.is_some(), "{}", what());
+            lifted += usize::from(
+                v.certified_by
+                    .as_deref()
+                    .unwrap()
+                    .contains("TSO's certificate"),
+            );
+        }
+        // TSO's attempt, then the up-front pairs alone: no sub-history, and
+        // no memory for PSO's own graphs
+        let none = |_: &Violation| None;
+        let l = lanes(&h);
+        let dec = memconform::check::scale::decide(&h, &l, Model::Pso, &Cancel::NEVER, 0, &none);
+        match &dec.result {
+            Ok(Completion::Found { .. }) => {
+                assert_eq!(d.verdict(), Verdict::Consistent, "{}", what())
+            }
+            Err(v) if !memconform::check::scale::pso_undecided(&dec) => {
+                assert_eq!(d.verdict(), Verdict::Violation, "{}", what());
+                upfront += 1;
+                assert_eq!(v.cycle[0].rel, Rel::St, "{}", what());
+                violation_in(&h, v, Some(StoreModel::Pso))
+                    .unwrap_or_else(|e| panic!("{e}: {}", what()));
+            }
+            _ => own += 1,
+        }
+    }
+    assert!(
+        lifted > 0 && upfront > 0 && own > 0,
+        "lifted {lifted}, up front {upfront}, left to PSO's own graphs {own}"
+    );
 }

@@ -591,6 +591,39 @@ fn greedy_sc(
     })
 }
 
+/// PSO's violation of the sub-history of TSO's violation `v` of `h`
+/// ([`shrink::certificate_core`]: the operations its certificate names,
+/// with the writes they read), in `h`'s operations: PSO violated on a
+/// sub-history is PSO violated on `h`, so PSO's own graphs (a store
+/// sub-chain per lane and variable) need not be built for a stale read
+/// both models forbid. With `opts.validate`, certified there
+/// ([`certified_on`], as [`certify_on_core`] does); when it is not, the caller's
+/// validator certifies it on `h` as any other violation. `None` when the
+/// sub-history is not smaller, is over [`DERIVE_MAX_OPS`] or keeps PSO:
+/// then PSO's own graphs decide.
+fn pso_on_core(h: &History, v: &Violation, opts: &Options, cancel: &Cancel) -> Option<Violation> {
+    let (core, origin) =
+        shrink::certificate_core(h, v).filter(|(c, _)| c.n() < h.n() && c.n() <= DERIVE_MAX_OPS)?;
+    let sub = Options {
+        gradual: false,
+        validate: false,
+        timeout: cancel
+            .deadline()
+            .map(|d| d.saturating_duration_since(Instant::now())),
+        ..opts.clone()
+    };
+    let o = check_gradual_with(&core, &[Model::Pso], &sub).pop()?;
+    // a cycle: NoStoreOrder names no operation to certify it by in `h`
+    let mut found = o.violation().filter(|f| !f.cycle.is_empty())?.clone();
+    let how = opts.validate.then(|| {
+        let sm = Some(StoreModel::Pso);
+        certified_on(h, &core, &origin, &mut found, sm, "TSO's certificate")
+    });
+    let mut lifted = mapped(&found, &origin);
+    lifted.certified_by = how.flatten();
+    Some(lifted)
+}
+
 /// Runs one model and validates its witness; a violation waits for the
 /// validator until an outcome reports it ([`settle`]). `lanes` gives the history's lanes (computed on first use: only the
 /// sparse forms need them); `ticks`: try a witness shortcut first — a timed
@@ -644,7 +677,8 @@ fn run<'a>(
             let d = if let Some(d) = greedy {
                 d
             } else if path == Path::Sparse {
-                scale::decide(h, lanes(), m, cancel, opts.max_memory)
+                let lift = |v: &Violation| pso_on_core(h, v, opts, cancel);
+                scale::decide(h, lanes(), m, cancel, opts.max_memory, &lift)
             } else {
                 let spec = m.spec(h, &opts.definitions).expect("a store-order model");
                 let limits = Limits {
@@ -733,7 +767,11 @@ fn run<'a>(
             }
         }
     }
-    r.pending = opts.validate && r.violation.is_some();
+    // (a violation lifted from a sub-history may come certified there)
+    r.pending = opts.validate
+        && r.violation
+            .as_ref()
+            .is_some_and(|v| v.certified_by.is_none());
     r.seconds = t.elapsed().as_secs_f64();
     r
 }
@@ -925,13 +963,28 @@ fn shrink_budget(h: &History, own: f64) -> Duration {
 fn certify_on_core(h: &History, v: &mut Violation, sm: Option<StoreModel>) -> Option<String> {
     let (core, origin) = shrink::certificate_core(h, v).filter(|(c, _)| c.n() < h.n())?;
     let mut w = core_violation(v, &origin)?;
-    validate::projection(h, &core, &origin).ok()?;
-    let Cert::Certified(how) = certify_here(&core, &mut w, sm) else {
+    let how = certified_on(h, &core, &origin, &mut w, sm, "the operations it names")?;
+    v.justifications = mapped(&w, &origin).justifications;
+    Some(how)
+}
+
+/// `w`, a violation of `core` (a sub-history of `h`, `origin` its
+/// operations there), certified on `core` after the validator checks that
+/// it is a projection of `h`: how, naming the sub-history as `what`.
+fn certified_on(
+    h: &History,
+    core: &History,
+    origin: &[OpId],
+    w: &mut Violation,
+    sm: Option<StoreModel>,
+    what: &str,
+) -> Option<String> {
+    validate::projection(h, core, origin).ok()?;
+    let Cert::Certified(how) = certify_here(core, w, sm) else {
         return None;
     };
-    v.justifications = mapped(&w, &origin).justifications;
     Some(format!(
-        "{how} on the sub-history of the operations it names ({} of its {} operations)",
+        "{how} on the sub-history of {what} ({} of its {} operations)",
         core.n_thread_ops(),
         h.n_thread_ops()
     ))

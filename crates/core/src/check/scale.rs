@@ -4,7 +4,7 @@
 //! then the verdict is `unknown` with the reason, never an abort.
 
 use crate::budget::Cancel;
-use crate::certificate::Pattern;
+use crate::certificate::{Pattern, Rel, Violation};
 use crate::check::outcome::MemoryLimit;
 use crate::complete::{Completion, Decision, Engine, Scaled};
 use crate::history::History;
@@ -145,11 +145,22 @@ pub fn check(
 /// their frontiers (a store sub-chain per lane and variable) fit in
 /// `max_memory`; past that, by a TSO witness (every TSO witness is a PSO
 /// witness: `po-pso ⊆ ppo`), and without one the caller reports `unknown`.
-pub fn decide(h: &History, lanes: &Lanes, m: Model, cancel: &Cancel, max_memory: u64) -> Decision {
+/// Between the two, `lift` may turn TSO's violation into PSO's (the
+/// caller checks PSO on the violation's own sub-history: a sub-history's
+/// violation is the history's), before PSO's own graphs are built.
+pub fn decide(
+    h: &History,
+    lanes: &Lanes,
+    m: Model,
+    cancel: &Cancel,
+    max_memory: u64,
+    lift: &dyn Fn(&Violation) -> Option<Violation>,
+) -> Decision {
     // without G_loc where its consequences can be seeded
     let seeds = sparse::lanes::loc_seeds(h, lanes);
     let (loc, seeds) = (seeds.is_none(), seeds.as_deref().unwrap_or(&[]));
     if m == Model::Pso {
+        let mut contradicted = Vec::new();
         // a TSO witness is a PSO witness: try TSO's smaller graphs first,
         // without backtracking
         let d = run(
@@ -160,9 +171,19 @@ pub fn decide(h: &History, lanes: &Lanes, m: Model, cancel: &Cancel, max_memory:
             cancel,
             0,
             true,
+            Some(&mut contradicted),
         );
-        let fits = sparse::pso::sparse_bytes(h, lanes) <= max_memory;
-        if matches!(d.result, Ok(Completion::Found { .. })) || !fits {
+        if matches!(d.result, Ok(Completion::Found { .. })) {
+            return d;
+        }
+        // TSO's violation may be PSO's: on its own operations, or through
+        // a pair known up front in PSO's static graph
+        if let Err(v) = &d.result {
+            if let Some(v) = lift(v).or_else(|| pso_upfront(h, lanes, &contradicted)) {
+                return Decision::violated(v, false);
+            }
+        }
+        if sparse::pso::sparse_bytes(h, lanes) > max_memory {
             return d;
         }
         return run(
@@ -173,6 +194,7 @@ pub fn decide(h: &History, lanes: &Lanes, m: Model, cancel: &Cancel, max_memory:
             cancel,
             u64::MAX,
             false,
+            None,
         );
     }
     let graphs = || match m {
@@ -180,13 +202,41 @@ pub fn decide(h: &History, lanes: &Lanes, m: Model, cancel: &Cancel, max_memory:
         Model::Tso => sparse::tso::graphs(h, lanes, loc),
         _ => unreachable!("not a store-order model"),
     };
-    run(h, lanes, &graphs, seeds, cancel, u64::MAX, false)
+    run(h, lanes, &graphs, seeds, cancel, u64::MAX, false, None)
+}
+
+/// At most this many pairs [`pso_upfront`] tries.
+const UPFRONT_PAIRS: usize = 512;
+
+/// PSO's cycle through a store-order pair known up front (`po-loc`'s
+/// consequences, [`sparse::lanes::loc_seeds`], and the consecutive-source
+/// pairs) that TSO's model graph already contradicted, `contradicted`:
+/// each pair holds in every PSO witness, so `a ww b` with `b ⇝ a` in
+/// PSO's static graph `po-pso ∪ wre` is PSO's violation. PSO's static
+/// graph is a subgraph of TSO's (`po-pso ⊆ ppo`), so only those pairs can
+/// close one. Found without PSO's frontier table (a store sub-chain per
+/// lane and variable): reachability from 64 sources at a time
+/// ([`ChainGraph::first_reaching`]), then a shortest path. `None` when no
+/// pair closes a cycle there.
+fn pso_upfront(h: &History, lanes: &Lanes, contradicted: &[(u32, u32)]) -> Option<Violation> {
+    if contradicted.is_empty() {
+        return None;
+    }
+    let pairs = &contradicted[..contradicted.len().min(UPFRONT_PAIRS)];
+    let (_, mm) = sparse::pso::graphs(h, lanes, false).pop()?;
+    let (a, b) = pairs[mm.first_reaching(pairs)?];
+    let mut cycle = vec![(a, b, Rel::St)];
+    cycle.extend(mm.static_path(b, a)?);
+    Some(Violation::from_edges(Pattern::CyclicPso, cycle))
 }
 
 /// Saturates `graphs()` and completes the store order: first without the
 /// trail, and only if a choice must be taken back, saturated again and
 /// completed with it (the same answer either way; see
-/// [`Scaled::complete_untrailed`]).
+/// [`Scaled::complete_untrailed`]). A violation found before saturation
+/// (a pair known up front that the last graph contradicts) leaves every
+/// such pair in `contradicted`, if given.
+#[allow(clippy::too_many_arguments)]
 fn run(
     h: &History,
     lanes: &Lanes,
@@ -195,9 +245,9 @@ fn run(
     cancel: &Cancel,
     backtracks: u64,
     witness_only: bool,
+    contradicted: Option<&mut Vec<(u32, u32)>>,
 ) -> Decision {
-    let saturated = || Scaled::new(h, lanes, graphs(), true, seeds);
-    let mut s = match saturated() {
+    let mut s = match Scaled::noting(h, lanes, graphs(), true, seeds, contradicted) {
         Ok(s) => s,
         Err(v) => return Decision::violated(v, witness_only),
     };
@@ -206,7 +256,7 @@ fn run(
         Some(result) => result,
         None => {
             drop(s);
-            match saturated() {
+            match Scaled::new(h, lanes, graphs(), true, seeds) {
                 Ok(mut s) => s.complete_within(cancel, backtracks),
                 Err(v) => return Decision::violated(v, witness_only),
             }

@@ -84,6 +84,22 @@ impl<'h> Scaled<'h> {
         atomic: bool,
         seeds: &[(u32, u32)],
     ) -> Result<Scaled<'h>, Violation> {
+        Scaled::noting(h, lanes, graphs, atomic, seeds, None)
+    }
+
+    /// [`Scaled::new`]; when a pair known up front (`seeds`, consecutive
+    /// sources) contradicts a graph before any insertion, every pair that
+    /// contradicts the last (the model's own) goes into `contradicted`
+    /// (PSO looks for its own cycle among TSO's:
+    /// `crate::check::scale::decide`).
+    pub fn noting(
+        h: &'h History,
+        lanes: &Lanes,
+        graphs: Vec<(Pattern, ChainGraph)>,
+        atomic: bool,
+        seeds: &[(u32, u32)],
+        mut contradicted: Option<&mut Vec<(u32, u32)>>,
+    ) -> Result<Scaled<'h>, Violation> {
         crate::models::common::no_thin_air(h)?;
         let mut fronts = Vec::with_capacity(graphs.len());
         for (pattern, g) in graphs {
@@ -153,6 +169,26 @@ impl<'h> Scaled<'h> {
                 |_| true,
                 |a, b| s.work.push((a as u32, b as u32, Rel::St)),
             );
+        }
+        // a pair known up front that a graph already contradicts (a read of
+        // a value its own thread overwrote, CoWR; two reads of a variable
+        // seeing its writes backwards, CoRR) is a cycle at once, of that
+        // pair and a path of the graph's own edges: found before any
+        // insertion and before every write's rules fire
+        let mut first = None;
+        for &(a, b, rel) in &s.work {
+            if let Some(graph) = s.graphs.iter().position(|(_, f)| f.reaches(b, a)) {
+                first.get_or_insert(Conflict { graph, a, b, rel });
+                let Some(noted) = contradicted.as_deref_mut() else {
+                    break;
+                };
+                if s.graphs.last().is_some_and(|(_, f)| f.reaches(b, a)) {
+                    noted.push((a, b));
+                }
+            }
+        }
+        if let Some(c) = first {
+            return Err(s.explain(c));
         }
         for (i, sites) in sites.iter().enumerate() {
             let mut lowered: Vec<Lowered> = Vec::new();
