@@ -324,3 +324,42 @@ fn the_dp_engine_keeps_rmw_atomicity() {
         }
     }
 }
+
+/// A read of an initial value that a model's own graph orders before a
+/// write of that variable is shown as a cycle of that graph (`x hb r` with
+/// `r` reading the initial `x`: `r rw x`), not as a write ordered before
+/// the initial write through the uniprocessor graph: store buffering with
+/// release/acquire (gem5 #1242's shape) is `CyclicOb` for ARMv8, with full
+/// fences `CyclicRmo` and `CyclicPso`, each the four-edge cycle, started at
+/// the first operation, and certified.
+#[test]
+fn store_buffering_is_a_cycle_of_the_models_own_graph() {
+    for (text, m, pattern, cycle) in [
+        (
+            "t0: W.rel(x,1) R.acq(y,0)\nt1: W.rel(y,2) R.acq(x,0)\n",
+            Model::Armv8,
+            "CyclicOb",
+            "t0:W.rel(x,1)@1:5 -bob-> t0:R.acq(y,0)@1:16 -rw-> t1:W.rel(y,2)@2:5 -bob-> t1:R.acq(x,0)@2:16 -rw-> t0:W.rel(x,1)@1:5",
+        ),
+        (
+            "t0: W(x,1) F R(y,0)\nt1: W(y,2) F R(x,0)\n",
+            Model::Rmo,
+            "CyclicRmo",
+            "t0:W(x,1)@1:5 -po-rmo-> t0:R(y,0)@1:14 -rw-> t1:W(y,2)@2:5 -po-rmo-> t1:R(x,0)@2:14 -rw-> t0:W(x,1)@1:5",
+        ),
+        (
+            "t0: W(x,1) F R(y,0)\nt1: W(y,2) F R(x,0)\n",
+            Model::Pso,
+            "CyclicPso",
+            "t0:W(x,1)@1:5 -po-pso-> t0:R(y,0)@1:14 -rw-> t1:W(y,2)@2:5 -po-pso-> t1:R(x,0)@2:14 -rw-> t0:W(x,1)@1:5",
+        ),
+    ] {
+        let h = hist(text);
+        assert_eq!(pipeline_pattern(&h, m, text), (false, Some(pattern)), "{m}\n{text}");
+        let spec = m.spec(&h, &Definitions::new()).expect("a store-order model");
+        match decide(&h, &spec, Engine::Enum, Limits::NONE).result {
+            Err(v) => assert_eq!(v.explain(&h), cycle, "{m}\n{text}"),
+            other => panic!("{m}: {other:?}\n{text}"),
+        }
+    }
+}

@@ -271,6 +271,19 @@ impl Violation {
         Violation::cycle(pattern, compress(steps, &[Rel::Po, Rel::Ppo, Rel::PoLoc]))
     }
 
+    /// The cycle started at its least operation that is not an initial
+    /// write (as `h` numbers them: the first thread's first), so that one
+    /// cycle prints one way whichever of its edges an engine closed it by.
+    pub fn starting_at_first_op(mut self, h: &History) -> Violation {
+        let first = (0..self.cycle.len())
+            .filter(|&i| !h.is_init(self.cycle[i].from))
+            .min_by_key(|&i| self.cycle[i].from);
+        if let Some(i) = first {
+            self.cycle.rotate_left(i);
+        }
+        self
+    }
+
     /// The operations the evidence names, each once: the cycle's in cycle
     /// order, then the other named operations with their role.
     pub fn events(&self) -> Vec<(OpId, Option<&'static str>)> {

@@ -123,7 +123,7 @@ pub fn violation_in(h: &History, v: &Violation, store: Option<StoreModel>) -> Re
             Rel::Ppo if pi == Pi::PpoTso => preserved(h, StoreModel::Tso, a, b),
             Rel::Ppo if pi == Pi::PpoW => derive::wccm_ppo(h, a, b),
             Rel::PoPso if pi == Pi::PoPso => preserved(h, StoreModel::Pso, a, b),
-            Rel::PoLoc if pi == Pi::PoLocLlh => po_loc_llh(h, a, b),
+            Rel::PoLoc if pi == Pi::PoLocLlh => po_loc_llh_plus(h, a, b),
             Rel::PoRmo if pi == Pi::PoRmo => rmo_po(h, a, b),
             Rel::Bob if pi == Pi::Ob => armv8_bob(h, a, b),
             Rel::Aob if pi == Pi::Ob => armv8_aob(h, a, b),
@@ -277,4 +277,13 @@ pub fn projection(h: &History, sub: &History, origin: &[OpId]) -> Result<(), Str
         }
     }
     Ok(())
+}
+
+/// `(po-loc_llh)⁺` (consistency-framework-2k §4.2): a certificate's `po-loc`
+/// step stands for a path of them ([`Violation::from_cycle`] compresses
+/// consecutive ones), so under RMO a read before a read of its variable is
+/// one when a write of that variable lies between them in `po`.
+fn po_loc_llh_plus(h: &History, a: OpId, b: OpId) -> bool {
+    po_loc_llh(h, a, b)
+        || (a..b).any(|w| h.is_write(w) && po_loc_llh(h, a, w) && po_loc_llh(h, w, b))
 }

@@ -237,6 +237,7 @@ impl<'h> Saturation<'h> {
             );
         }
         Violation::from_cycle(g.pattern, cycle_through(&rels, c.a, c.b, c.rel))
+            .starting_at_first_op(self.h)
     }
 
     /// The total store order of a fully ordered saturation: per variable,
@@ -259,7 +260,8 @@ impl<'h> Saturation<'h> {
 }
 
 /// The saturation rules on the new pairs `(x, y)`, `y ∈ fresh`, of one graph:
-/// `x hb y` with `y` a read of `x`'s variable reading from `w′ ≠ x` ⇒ `x ww w′`;
+/// `x hb y` with `y` a read of `x`'s variable reading from `w′ ≠ x` ⇒ `x ww w′`
+/// (`y rw x` when `w′` is the initial write, which is first);
 /// `x hb y` with `y` another write of `x`'s variable ⇒ `x ww y`.
 fn rules(h: &History, hb: &BitMatrix, x: OpId, fresh: &[u64], work: &mut Vec<Work>) {
     if !h.is_write(x) {
@@ -278,6 +280,9 @@ fn rules(h: &History, hb: &BitMatrix, x: OpId, fresh: &[u64], work: &mut Vec<Wor
             bits &= bits - 1;
             if h.is_read(y) {
                 match h.rf(y) {
+                    // `x ww init` is the contradiction `y rw x` (the initial
+                    // write is first): a cycle of this graph, `x hb y rw x`
+                    Some(w2) if w2 != x && h.is_init(w2) => work.push((y, x, Rel::Rw)),
                     Some(w2) if w2 != x && !hb.get(x, w2) => work.push((x, w2, Rel::St)),
                     _ => {}
                 }
