@@ -312,8 +312,10 @@ fn the_figures_are_drawn_from_their_committed_data() {
 /// run directory: the bundled synthetic ARM O3 run's config.ini, a
 /// stats.txt and a client output): seed 1's round is #1242's outcome (both
 /// acquire loads read 0 after the releases: ARMv8 broken), seed 2's is
-/// allowed by ARMv8 and SC alike; the table counts them, and the broken
-/// row is shrunk to its four operations.
+/// allowed by ARMv8 and SC alike, each also with the DMB control's
+/// `--fence dmb` (the aarch64 client's full fence, which config.ini's
+/// workload names); the table counts them, and the broken row is shrunk to
+/// its four operations.
 #[test]
 fn arm_litmus_counts_broken_rounds_per_seed() {
     if !have_python() {
@@ -324,26 +326,51 @@ fn arm_litmus_counts_broken_rounds_per_seed() {
     let gem5 = dir.join("gem5");
     std::fs::create_dir_all(gem5.join("build/ARM")).unwrap();
     let header = "# memconform-client v2 threads=2 rounds=1 seed=S shape=sb-rel-acq \
-                  place=random sharing=own-line fence=none rmw=none warm-up=on \
+                  place=random sharing=own-line fence=F rmw=none warm-up=on \
                   delay-chain=12 spin=32 ops=4 writes=50 isa=aarch64";
-    let round = |seed: u32, t0: &str, t1: &str, fin: &str| {
+    // one round: each thread's instructions and its `.hist` view
+    let round = |seed: u32, fence: &str, arm: &str, t0: &str, t1: &str| {
         format!(
             "{}\n@name client-s{seed}-r0\n@round 0\n@shape SB+REL+ACQ\n@place t0 t1\n\
-             @sharing own-line\n@final {fin}\n@arm t0 STLR LDAR\n@arm t1 STLR LDAR\n\
+             @sharing own-line\n@final x=1 y=2\n@arm t0 {arm}\n@arm t1 {arm}\n\
              t0: {t0}\nt1: {t1}\n# memconform-client end histories=1\n",
-            header.replace("seed=S", &format!("seed={seed}"))
+            header
+                .replace("seed=S", &format!("seed={seed}"))
+                .replace("fence=F", &format!("fence={fence}"))
         )
     };
-    std::fs::write(
-        dir.join("s1.out"),
-        round(1, "W(x,1) R(y,0)", "W(y,2) R(x,0)", "x=1 y=2"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("s2.out"),
-        round(2, "W(x,1) R(y,2)", "W(y,2) R(x,1)", "x=1 y=2"),
-    )
-    .unwrap();
+    for (file, text) in [
+        (
+            "s1-none.out",
+            round(1, "none", "STLR LDAR", "W(x,1) R(y,0)", "W(y,2) R(x,0)"),
+        ),
+        (
+            "s2-none.out",
+            round(2, "none", "STLR LDAR", "W(x,1) R(y,2)", "W(y,2) R(x,1)"),
+        ),
+        (
+            "s1-dmb.out",
+            round(
+                1,
+                "dmb",
+                "STLR DMB.ISH LDAR",
+                "W(x,1) F R(y,0)",
+                "W(y,2) F R(x,0)",
+            ),
+        ),
+        (
+            "s2-dmb.out",
+            round(
+                2,
+                "dmb",
+                "STLR DMB.ISH LDAR",
+                "W(x,1) F R(y,0)",
+                "W(y,2) F R(x,1)",
+            ),
+        ),
+    ] {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
     let config = root().join("tests/data/gem5/arm/synthetic-o3-n2/config.ini");
     // the stand-in: `gem5.opt -d RUN se.py ... --options="... --seed S ..."`
     // writes RUN as gem5 would: config.ini's workload is the client's
@@ -351,9 +378,10 @@ fn arm_litmus_counts_broken_rounds_per_seed() {
     let script = format!(
         "#!/bin/sh\nrun=$2\nfor a in \"$@\"; do case $a in --options=*) opts=${{a#--options=}};; esac; done\n\
          seed=$(echo \"$opts\" | sed 's/.*--seed \\([0-9]*\\).*/\\1/')\n\
+         fence=$(echo \"$opts\" | sed 's/.*--fence \\([a-z]*\\).*/\\1/')\n\
          mkdir -p \"$run\"\nsed \"s|^cmd=.*|cmd=client-aarch64 $opts|\" {config} > \"$run/config.ini\"\n\
          printf 'simSeconds 0.001234 # simulated\\n' > \"$run/stats.txt\"\n\
-         cp {dir}/s$seed.out \"$run/client.out\"\n",
+         cp {dir}/s$seed-$fence.out \"$run/client.out\"\n",
         config = config.display(),
         dir = dir.display()
     );
@@ -376,7 +404,7 @@ fn arm_litmus_counts_broken_rounds_per_seed() {
         .env("GEM5_ROOT", &gem5)
         .env("MEMCONFORM", env!("CARGO_BIN_EXE_memconform"))
         .env("CLIENT", &client)
-        .env("ROWS", "relacq")
+        .env("ROWS", "relacq relacq-dmb")
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -392,7 +420,9 @@ fn arm_litmus_counts_broken_rounds_per_seed() {
         rows,
         [
             "relacq,ArmO3CPU,1,1,1,1,0,0,0,0.001234",
-            "relacq,ArmO3CPU,2,1,1,0,0,0,1,0.001234"
+            "relacq,ArmO3CPU,2,1,1,0,0,0,1,0.001234",
+            "relacq-dmb,ArmO3CPU,1,1,1,1,0,0,0,0.001234",
+            "relacq-dmb,ArmO3CPU,2,1,1,0,0,0,1,0.001234"
         ],
         "{csv}"
     );

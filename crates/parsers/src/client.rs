@@ -2010,7 +2010,9 @@ pub fn expected_header(args: &[&str]) -> Result<(&'static str, ExpectedFields), 
                 "sharing",
                 Some(one_of(&["same-line", "own-line", "random"])?),
             ),
-            "--fence" => set("fence", Some(one_of(&["none", "mfence", "random"])?)),
+            // `mfence` is the x86 client's full fence, `dmb` (DMB ISH) the
+            // aarch64 one's: each client refuses the other's
+            "--fence" => set("fence", Some(one_of(&["none", "mfence", "dmb", "random"])?)),
             "--rmw" => set("rmw", Some(one_of(&["none", "xchg", "cmpxchg", "random"])?)),
             "--warm-up" => set("warm-up", Some(one_of(&["on", "off", "random"])?)),
             "--delay-misses" => {
@@ -3079,6 +3081,10 @@ mod header_tests {
             assert!(fields.iter().any(|(_, v)| v.is_some()), "{o}");
         }
         assert!(expected_header(&["--threads", "2", "--nosuch", "1"]).is_err());
+        // the aarch64 client's full fence
+        let (_, fields) = expected_header(&["--threads", "2", "--fence", "dmb"]).unwrap();
+        assert!(fields.contains(&("fence", Some("dmb".into()))));
+        assert!(expected_header(&["--threads", "2", "--fence", "dsb"]).is_err());
         assert!(expected_header(&["--rounds", "2"]).is_err());
         let (v, fields) = expected_header(&["2", "50", "2", "1"]).unwrap();
         assert_eq!(v, "v1");
