@@ -177,19 +177,34 @@ pub fn decide(
             return d;
         }
         // TSO's violation may be PSO's: on its own operations, or through
-        // a pair known up front in PSO's static graph
+        // a pair known up front in PSO's static graph (PSO's graphs, built
+        // for that, serve the search after it)
+        let mut built = None;
         if let Err(v) = &d.result {
-            if let Some(v) = lift(v).or_else(|| pso_upfront(h, lanes, &contradicted)) {
+            if let Some(v) = lift(v) {
                 return Decision::violated(v, false);
+            }
+            if !contradicted.is_empty() {
+                let gs = sparse::pso::graphs(h, lanes, loc);
+                if let Some(v) = gs.last().and_then(|(_, mm)| pso_upfront(mm, &contradicted)) {
+                    return Decision::violated(v, false);
+                }
+                built = Some(gs);
             }
         }
         if sparse::pso::sparse_bytes(h, lanes) > max_memory {
             return d;
         }
+        let built = std::cell::RefCell::new(built);
         return run(
             h,
             lanes,
-            &|| sparse::pso::graphs(h, lanes, loc),
+            &|| {
+                built
+                    .borrow_mut()
+                    .take()
+                    .unwrap_or_else(|| sparse::pso::graphs(h, lanes, loc))
+            },
             seeds,
             cancel,
             u64::MAX,
@@ -217,13 +232,12 @@ const UPFRONT_PAIRS: usize = 512;
 /// close one. Found without PSO's frontier table (a store sub-chain per
 /// lane and variable): reachability from 64 sources at a time
 /// ([`ChainGraph::first_reaching`]), then a shortest path. `None` when no
-/// pair closes a cycle there.
-fn pso_upfront(h: &History, lanes: &Lanes, contradicted: &[(u32, u32)]) -> Option<Violation> {
+/// pair closes a cycle there. `mm`: PSO's model graph, before saturation.
+fn pso_upfront(mm: &ChainGraph, contradicted: &[(u32, u32)]) -> Option<Violation> {
     if contradicted.is_empty() {
         return None;
     }
     let pairs = &contradicted[..contradicted.len().min(UPFRONT_PAIRS)];
-    let (_, mm) = sparse::pso::graphs(h, lanes, false).pop()?;
     let (a, b) = pairs[mm.first_reaching(pairs)?];
     let mut cycle = vec![(a, b, Rel::St)];
     cycle.extend(mm.static_path(b, a)?);
