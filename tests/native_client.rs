@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use memconform::history::History;
 use memconform::models::Model;
-use memconform_parsers::client::{looks_like_client, parse_client};
+use memconform_parsers::client::{expected_header, header_lines, looks_like_client, parse_client};
 use memconform_parsers::hist::RawHistory;
 
 /// Threads per run (the host has 2 cores: more threads than cores is fine,
@@ -251,6 +251,7 @@ fn native_v2_shapes_are_tso_and_fenced_sb_is_sc() {
             ("fence", "random"),
             ("delay-chain", "0"),
             ("delay-misses", "2"),
+            ("evict", "256"),
         ],
         &[("barrier", "plain"), ("rmw", "random")],
     ];
@@ -263,6 +264,20 @@ fn native_v2_shapes_are_tso_and_fenced_sb_is_sc() {
             let args = v2_args(shape, threads, seed, opts);
             let what = format!("client {}", args.join(" "));
             let out = run(&client, &args);
+            // the header is the one memconform expects of this command line
+            // (what ties a gem5 run's client.out to config.ini's workload)
+            let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (version, fields) =
+                expected_header(&argv).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let header = header_lines(&out).into_iter().next().expect("a header");
+            assert_eq!(header.version, version, "{what}");
+            for (key, want) in fields {
+                assert_eq!(
+                    header.get(key),
+                    want.as_deref(),
+                    "{what}: header field {key}"
+                );
+            }
             // SB with a fence, or a locked store, in both threads
             let locked_sb = shape == "sb"
                 && matches!(

@@ -252,6 +252,10 @@ static const char USAGE[] =
     "                     barriers), so that `memconform watch` checks a run while it\n"
     "                     runs and stops it at the first violation; off: print every\n"
     "                     round after the last (default off)\n"
+    "  --evict N          after its program, each thread reads N lines (64 B) of its\n"
+    "                     own buffer, a new stretch each round: replacements of the\n"
+    "                     round's lines in L1 (N >= its lines) or L2; 0 = none\n"
+    "                     (default 0; not in the history)\n"
     "  --barrier B        atomic: barriers count with a locked add; plain: with\n"
     "                     plain stores and loads only, for protocols whose locked\n"
     "                     RMWs are broken or under test (default atomic)\n";
@@ -561,6 +565,10 @@ static int opt_plain_barrier; /* --barrier plain: no locked instruction in barri
 static unsigned opt_shape = SH_MIX, opt_place = PLACE_RANDOM, opt_sharing = SHARE_RANDOM,
                 opt_fence = FENCE_NONE, opt_rmw = RMW_NONE, opt_warm = WARM_ON,
                 opt_chain = 12, opt_spin = 32, opt_misses = 0;
+/* --evict N: after its program, every thread reads N lines of its own
+ * buffer, a footprint that pushes the round's lines out of its caches */
+static unsigned opt_evict;
+static volatile uint64_t **evict_bufs; /* [thread]: opt_evict lines each */
 static unsigned slots; /* struct op2 per thread and round */
 static struct prog *progs; /* [round][thread] */
 static struct round2 *rounds2;
@@ -1026,6 +1034,13 @@ static void run2(unsigned thread)
 #endif
             }
         }
+        if (opt_evict) {
+            /* the footprint: two stretches of the buffer in turn, so every
+             * read misses and replaces a line older than the round's */
+            volatile uint64_t *b = evict_bufs[thread] + (size_t)(r % 2) * opt_evict * line_words;
+            for (unsigned k = 0; k < opt_evict; k++)
+                (void)b[(size_t)k * line_words];
+        }
         if (opt_stream) {
             /* the round is over for every thread; thread 0 prints it while
              * the others wait at the next round's barrier */
@@ -1042,15 +1057,18 @@ static void run2(unsigned thread)
     barrier(&bar);
 }
 
-/* The header's delay-misses and barrier fields, when not the defaults. */
+/* The header's delay-misses, barrier and evict fields, when not the
+ * defaults. */
 static const char *misses_field(void)
 {
-    static char field[48];
+    static char field[80];
     int n = 0;
     if (opt_misses)
         n = snprintf(field, sizeof field, " delay-misses=%u", opt_misses);
     if (opt_plain_barrier)
-        snprintf(field + n, sizeof field - (size_t)n, " barrier=plain");
+        n += snprintf(field + n, sizeof field - (size_t)n, " barrier=plain");
+    if (opt_evict)
+        snprintf(field + n, sizeof field - (size_t)n, " evict=%u", opt_evict);
     return field;
 }
 
@@ -1133,6 +1151,8 @@ static int main_v2(int argc, char **argv)
             opt_warm = choice(value, warm_names, "--warm-up must be on, off or random");
         } else if (strcmp(name, "--delay-misses") == 0) {
             opt_misses = (unsigned)number(value, "--delay-misses must be 0..4", 0, 4);
+        } else if (strcmp(name, "--evict") == 0) {
+            opt_evict = (unsigned)number(value, "--evict must be 0..65536", 0, 65536);
         } else if (strcmp(name, "--delay-chain") == 0) {
             opt_chain = (unsigned)number(value, "--delay-chain must be 0..100000", 0, 100000);
         } else if (strcmp(name, "--spin") == 0) {
@@ -1186,6 +1206,23 @@ static int main_v2(int argc, char **argv)
         return 1;
     }
     mem = m;
+    if (opt_evict) {
+        /* each thread's own buffer, apart from the rounds' lines */
+        evict_bufs = calloc(nthreads, sizeof *evict_bufs);
+        for (unsigned t = 0; evict_bufs && t < nthreads; t++) {
+            void *e = mmap(NULL, (size_t)2 * opt_evict * 64, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (e == MAP_FAILED) {
+                fprintf(stderr, "memconform client: out of memory\n");
+                return 1;
+            }
+            evict_bufs[t] = e;
+        }
+        if (!evict_bufs) {
+            fprintf(stderr, "memconform client: out of memory\n");
+            return 1;
+        }
+    }
     if (opt_plain_barrier) {
         void *a = NULL;
         if (posix_memalign(&a, 64, (size_t)nthreads * ARRIVED_STRIDE * sizeof(uint64_t)) != 0) {

@@ -1927,8 +1927,8 @@ pub type ExpectedFields = Vec<(&'static str, Option<String>)>;
 /// line after the program's name), by `gem5-configs/client/client.c`'s own
 /// rules: the version, and each field the arguments decide — `Some(value)`
 /// it must have, `None` it must not have (a v2 option at its default that
-/// the header leaves out: `--stream off`, `--delay-misses 0`, `--barrier
-/// atomic`). A v1 command line decides every field (its defaults are
+/// the header leaves out: `--stream off`, `--delay-misses 0`, `--evict 0`,
+/// `--barrier atomic`). A v1 command line decides every field (its defaults are
 /// positional); a v2 one only the options it names. An error when the
 /// client would refuse the arguments (it then prints its usage and no
 /// header).
@@ -2018,6 +2018,10 @@ pub fn expected_header(args: &[&str]) -> Result<(&'static str, ExpectedFields), 
             "--delay-misses" => {
                 let n = number(name, value, 0, 4)?;
                 set("delay-misses", (n != "0").then_some(n));
+            }
+            "--evict" => {
+                let n = number(name, value, 0, 65_536)?;
+                set("evict", (n != "0").then_some(n));
             }
             "--delay-chain" => set("delay-chain", Some(number(name, value, 0, 100_000)?)),
             "--spin" => set("spin", Some(number(name, value, 0, 1_000_000_000)?)),
@@ -3085,6 +3089,12 @@ mod header_tests {
         let (_, fields) = expected_header(&["--threads", "2", "--fence", "dmb"]).unwrap();
         assert!(fields.contains(&("fence", Some("dmb".into()))));
         assert!(expected_header(&["--threads", "2", "--fence", "dsb"]).is_err());
+        // the footprint: a field only when not 0
+        let (_, fields) = expected_header(&["--threads", "2", "--evict", "1024"]).unwrap();
+        assert!(fields.contains(&("evict", Some("1024".into()))));
+        let (_, fields) = expected_header(&["--threads", "2", "--evict", "0"]).unwrap();
+        assert!(fields.contains(&("evict", None)));
+        assert!(expected_header(&["--threads", "2", "--evict", "65537"]).is_err());
         assert!(expected_header(&["--rounds", "2"]).is_err());
         let (v, fields) = expected_header(&["2", "50", "2", "1"]).unwrap();
         assert_eq!(v, "v1");
