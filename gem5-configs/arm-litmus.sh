@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The ARM litmus matrix of gem5 issue #1242 (docs/findings/gem5-1242): the
+# The ARM litmus matrix of gem5 issue #1242 (docs/design/weak.md §5): the
 # aarch64 client's release/acquire shapes on gem5's ARM build (Ruby protocol
 # CHI), on ArmO3CPU with three controls, each over several seeds; each run
 # checked by memconform against its promise, and one table of rates.
