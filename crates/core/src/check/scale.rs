@@ -232,11 +232,9 @@ const UPFRONT_PAIRS: usize = 512;
 /// close one. Found without PSO's frontier table (a store sub-chain per
 /// lane and variable): reachability from 64 sources at a time
 /// ([`ChainGraph::first_reaching`]), then a shortest path. `None` when no
-/// pair closes a cycle there. `mm`: PSO's model graph, before saturation.
+/// pair closes a cycle there. `mm`: PSO's model graph, before saturation;
+/// `contradicted` is not empty (the caller builds `mm` only then).
 fn pso_upfront(mm: &ChainGraph, contradicted: &[(u32, u32)]) -> Option<Violation> {
-    if contradicted.is_empty() {
-        return None;
-    }
     let pairs = &contradicted[..contradicted.len().min(UPFRONT_PAIRS)];
     let (a, b) = pairs[mm.first_reaching(pairs)?];
     let mut cycle = vec![(a, b, Rel::St)];
