@@ -258,6 +258,12 @@ pub(crate) struct InitArgs {
     /// The seeds each mutant runs, until the first kill (see --all-seeds).
     #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
     pub seeds: Vec<u64>,
+    /// Run with stimuli (`memconform stimulus`'s stimuli.toml): the seeds are
+    /// theirs, --run holds their knobs as {KNOB}, a mutant runs only the seeds
+    /// whose baseline run took one of its transitions, and one no stimulus
+    /// reaches is `unreached`, with the closest attempt.
+    #[arg(long, value_name = "FILE", conflicts_with = "seeds")]
+    pub stimuli: Option<PathBuf>,
     /// A build directory of your tree copied into each new slot (cp
     /// --reflink=auto), so that its builds are incremental, e.g. build/NULL.
     #[arg(long, value_name = "DIR")]
@@ -495,6 +501,16 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         }
     }
     mutants.sort_by(|a, b| a.id.cmp(&b.id));
+    let (seeds, stimuli) = match &args.stimuli {
+        None => (args.seeds.clone(), Vec::new()),
+        Some(f) => match read_stimuli(f, &args.run) {
+            Ok(k) => (k.iter().map(|k| k.seed).collect(), k),
+            Err(e) => {
+                say!("memconform mutate init: {e}");
+                return exit::INPUT_ERROR;
+            }
+        },
+    };
     let settings = campaign::Settings {
         protocol: args.protocol.clone(),
         gem5_root: args
@@ -507,7 +523,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         precheck: args.precheck.clone(),
         seed_build_dir: args.seed_build_dir.clone(),
         run: args.run.clone(),
-        seeds: args.seeds.clone(),
+        seeds,
         build_timeout_s: args.build_timeout,
         first_build_timeout_s: args.first_build_timeout,
         run_timeout_s: args.run_timeout,
@@ -515,6 +531,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         all_seeds: args.all_seeds,
         coverage: !args.no_coverage,
         stop_at_violation: args.stop_at_violation,
+        stimuli,
     };
     let recorded = edits.as_ref().zip(applied.as_ref());
     match Campaign::init_with_edits(&args.dir, settings, mutants, recorded) {
@@ -819,4 +836,29 @@ pub(crate) fn add(args: &AddArgs) -> i32 {
         }
         Err(e) => fail(&e),
     }
+}
+
+/// The stimuli of `mutate init --stimuli FILE`, checked against the run
+/// template: each knob's `{KNOB}` is in it.
+fn read_stimuli(
+    f: &std::path::Path,
+    run: &str,
+) -> Result<Vec<memconform_mutate::stimulus::Stimulus>, String> {
+    let text =
+        std::fs::read_to_string(f).map_err(|e| format!("{}: cannot read: {e}", super::shown(f)))?;
+    let k = memconform_mutate::stimulus::Stimuli::parse(&text, f)?;
+    if let Some(knob) = k
+        .space
+        .knobs
+        .iter()
+        .find(|knob| !run.contains(&format!("{{{}}}", knob.name)))
+    {
+        return Err(format!(
+            "--stimuli {}: the knob `{}` is not in --run (write {{{}}} where its value goes)",
+            super::shown(f),
+            knob.name,
+            knob.name
+        ));
+    }
+    Ok(k.stimuli)
 }

@@ -22,6 +22,7 @@ mod plot;
 mod progress;
 mod shrink;
 mod signals;
+mod stimulus;
 mod summarize;
 mod watch;
 
@@ -157,6 +158,8 @@ enum Command {
     Watch(watch::WatchArgs),
     /// Protocol transitions gem5 runs took (stats.txt) against those the protocol's SLICC declares.
     Coverage(coverage::CoverageArgs),
+    /// Search a run command's knobs for settings that take the most protocol transitions (or given ones).
+    Stimulus(stimulus::StimulusArgs),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -170,7 +173,10 @@ pub fn run() -> i32 {
     // a campaign's runs go under a keeper too (see `guard`)
     memconform_mutate::campaign::keep_commands_with(guard::prefix());
     // not where a child (gem5) would inherit it
-    if !matches!(cli.command, Command::Watch(_) | Command::Mutate(_)) {
+    if !matches!(
+        cli.command,
+        Command::Watch(_) | Command::Mutate(_) | Command::Stimulus(_)
+    ) {
         crate::no_huge_pages();
     }
     match cli.command {
@@ -184,5 +190,6 @@ pub fn run() -> i32 {
         Command::Shrink(args) => shrink::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Coverage(args) => coverage::run(args),
+        Command::Stimulus(args) => stimulus::run(args),
     }
 }

@@ -19,7 +19,8 @@ const TOY: &str = "machine(MachineType:Directory, \"toy\") {\n  action(l_queueMe
 /// The stand-in build: `gem5.opt` replays the MI-5 run when the write-back
 /// data copy is gone, hangs when `go;` is gone; the build fails when `ok;`
 /// is gone and hangs when `slow;` is; a slot's first build takes 2 s.
-/// Otherwise it replays the clean run. At run time, `--param` values
+/// Otherwise it replays the clean run (or, with `--replay DIR`, the clean
+/// run in DIR). At run time, `--param` values
 /// holding `bug` replay the MI-5 run, holding `nosuch` stop before any
 /// simulation (exit 1), as gem5 does with a parameter of no object.
 const BUILD: &str = r#"#!/bin/sh
@@ -41,9 +42,12 @@ cat > build/TOY/gem5.opt <<EOF
 #!/bin/sh
 # stand-in for gem5: replays a bundled real run
 out=""; param=""
-while [ \$# -gt 0 ]; do case "\$1" in -d) out="\$2"; shift;; --param) param="\$param \$2"; shift;; esac; shift; done
+replay=""
+while [ \$# -gt 0 ]; do case "\$1" in -d) out="\$2"; shift;; --param) param="\$param \$2"; shift;; --replay) replay="\$2"; shift;; esac; shift; done
 [ "$run" = hang ] && exec sleep 60
 src="$src"
+# a stimulus (tests/stimulus.rs): --replay DIR replays that clean run instead
+[ -n "\$replay" ] && [ "$run" = clean ] && src="\$replay"
 # a configuration mutant: --param naming no object stops before simulating;
 # one naming the stand-in's bug replays the bug run
 case "\$param" in
@@ -147,6 +151,7 @@ pub fn settings(root: &Path) -> Settings {
         all_seeds: false,
         coverage: true,
         stop_at_violation: false,
+        stimuli: Vec::new(),
     }
 }
 
@@ -162,6 +167,7 @@ pub fn fresh(name: &str) -> (PathBuf, PathBuf) {
 }
 
 /// One mutant of each outcome: killed (MI-5), survived, unviable, timeout.
+#[allow(dead_code)] // not every test crate that includes this module uses it
 pub fn four_mutants(root: &Path) -> Vec<Mutant> {
     vec![
         // MI-5: the write-back's data copy deleted (replays the real MI-5 run)

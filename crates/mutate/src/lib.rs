@@ -12,6 +12,7 @@ pub mod coverage;
 pub mod plot;
 pub mod report;
 pub mod slurm;
+pub mod stimulus;
 
 use serde::{Deserialize, Serialize};
 

@@ -32,13 +32,14 @@ use memconform_report::plot::{draw_bars, draw_lines, palette, render, Bar, Bars,
 use memconform_report::plot::{Lines, Panel, PlotOptions, Series, YScale};
 use memconform_report::summary::{open_input, read_table, CsvError, Table, KILL_MATRIX_COLUMNS};
 
-const STATUSES: [Status; 6] = [
+const STATUSES: [Status; 7] = [
     Status::Killed,
     Status::Survived,
     Status::Timeout,
     Status::Unviable,
     Status::Unknown,
     Status::NoCoverage,
+    Status::Unreached,
 ];
 
 const EXIT_KINDS: [ExitKind; 7] = [
@@ -146,7 +147,7 @@ impl Mutant {
     /// crash).
     pub fn fate(&self) -> Option<Fate> {
         Some(match self.status {
-            Status::Unviable | Status::NoCoverage => return None,
+            Status::Unviable | Status::NoCoverage | Status::Unreached => return None,
             Status::Survived => Fate::Survived,
             Status::Timeout => Fate::Timeout,
             Status::Unknown => Fate::Unknown,

@@ -129,6 +129,7 @@ struct Tally {
     unviable: usize,
     unknown: usize,
     no_coverage: usize,
+    unreached: usize,
 }
 
 impl Tally {
@@ -141,13 +142,15 @@ impl Tally {
             Status::Unviable => self.unviable += 1,
             Status::Unknown => self.unknown += 1,
             Status::NoCoverage => self.no_coverage += 1,
+            Status::Unreached => self.unreached += 1,
         }
     }
 
-    /// killed / (killed + survived + no_coverage): the score when a mutant
-    /// the seeds never reach counts as surviving them (docs/design/campaigns.md §8).
+    /// killed / (killed + survived + no_coverage + unreached): the score
+    /// when a mutant the seeds never reach counts as surviving them
+    /// (docs/design/campaigns.md §8).
     fn score_covering(&self) -> String {
-        let d = self.killed + self.survived + self.no_coverage;
+        let d = self.killed + self.survived + self.no_coverage + self.unreached;
         if d == 0 {
             "-".into()
         } else {
@@ -217,37 +220,72 @@ pub fn text(s: &State) -> String {
         }
     );
     for (seed, r) in &s.baseline {
-        let _ = writeln!(out, "coverage, seed {seed}: {}", coverage_of(r));
+        let stimulus = c.settings.stimulus_of(*seed).map_or_else(String::new, |k| {
+            format!(
+                " ({}: {})",
+                k.name,
+                crate::stimulus::search::knobs_text(&k.knobs)
+            )
+        });
+        let _ = writeln!(out, "coverage, seed {seed}{stimulus}: {}", coverage_of(r));
     }
+    let unreached = if all.unreached > 0 {
+        (format!(", unreached {}", all.unreached), " and unreached")
+    } else {
+        (String::new(), "")
+    };
     let _ = writeln!(
         out,
-        "\nsummary: killed {}, survived {}, timeout {}, unviable {}, unknown {}, no coverage {}; \
-         score {} (killed / (killed + survived)), {} counting no coverage as survived",
+        "\nsummary: killed {}, survived {}, timeout {}, unviable {}, unknown {}, no coverage {}{}; \
+         score {} (killed / (killed + survived)), {} counting no coverage{} as survived",
         all.killed,
         all.survived,
         all.timeout,
         all.unviable,
         all.unknown,
         all.no_coverage,
+        unreached.0,
         all.score(),
-        all.score_covering()
+        all.score_covering(),
+        unreached.1
     );
+    // an `unreach` column in a campaign with stimuli that left some
+    let wide = all.unreached > 0;
     let _ = writeln!(
         out,
-        "\noperator       n  killed  survived  timeout  unviable  no-cov  score"
+        "\noperator       n  killed  survived  timeout  unviable  no-cov{}  score",
+        if wide { "  unreach" } else { "" }
     );
     for (op, t) in &by_op {
         let _ = writeln!(
             out,
-            "{op:<12} {:>3}  {:>6}  {:>8}  {:>7}  {:>8}  {:>6}  {:>5}",
+            "{op:<12} {:>3}  {:>6}  {:>8}  {:>7}  {:>8}  {:>6}{}  {:>5}",
             t.n,
             t.killed,
             t.survived,
             t.timeout,
             t.unviable,
             t.no_coverage,
+            if wide {
+                format!("  {:>7}", t.unreached)
+            } else {
+                String::new()
+            },
             t.score()
         );
+    }
+    if wide {
+        let _ = writeln!(
+            out,
+            "\nunreached ({}): no stimulus's baseline run took their transitions",
+            all.unreached
+        );
+        for m in &c.mutants {
+            if s.status.get(&m.id) == Some(&Status::Unreached) {
+                let note = s.notes.get(&m.id).map_or("", String::as_str);
+                let _ = writeln!(out, "  {} {}: {note}", m.id, m.op);
+            }
+        }
     }
     // detectors: a mutant counts for each detector that saw any of its runs
     let mut detectors: BTreeMap<String, usize> = BTreeMap::new();
@@ -469,6 +507,7 @@ pub fn ids_with(s: &State, status: Status) -> String {
 /// Writes every report into the campaign directory (each file whole:
 /// `report.txt`, `kill-matrix.csv`, `histories.csv`, `killed.txt`,
 /// `survived.txt`, `timeout.txt`, `unviable.txt`, `no-coverage.txt`,
+/// with stimuli `unreached.txt` (each id with its note),
 /// `mutant-coverage.csv`);
 /// returns the text report.
 pub fn write_all(s: &State) -> Result<String, crate::campaign::Error> {
@@ -545,6 +584,15 @@ pub fn write_all(s: &State) -> Result<String, crate::campaign::Error> {
         ("no-coverage.txt", Status::NoCoverage),
     ] {
         write_atomic(&dir.join(name), ids_with(s, st).as_bytes())?;
+    }
+    if !s.campaign.settings.stimuli.is_empty() {
+        // each with its closest attempt
+        let mut unreached = String::new();
+        for line in ids_with(s, Status::Unreached).lines() {
+            let note = s.notes.get(line).map_or("", String::as_str);
+            let _ = writeln!(unreached, "{line}\t{note}");
+        }
+        write_atomic(&dir.join("unreached.txt"), unreached.as_bytes())?;
     }
     Ok(text)
 }

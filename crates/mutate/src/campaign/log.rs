@@ -24,7 +24,14 @@ pub enum Event {
     /// One seed of a mutant.
     Ran { mutant: String, seed: u64, run: Run },
     /// The mutant is finished: its status.
-    MutantDone { mutant: String, status: Status },
+    MutantDone {
+        mutant: String,
+        status: Status,
+        /// Why, where more than the status tells (an `unreached` mutant's
+        /// closest attempt).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
     /// A `mutate run` of this shard began, with so many slots and cores
     /// (what [`Campaign::sessions`] measures its idle time against).
     Started { slots: usize, cores: usize },
@@ -157,7 +164,7 @@ impl Campaign {
 /// The whole lines of an event log (each ends with `\n`, which is left
 /// out): the bytes after the last `\n` are an event a crash cut (its line
 /// was never acknowledged), whatever they hold, and are not a line.
-pub(super) fn whole_lines(bytes: &[u8]) -> Vec<&[u8]> {
+pub(crate) fn whole_lines(bytes: &[u8]) -> Vec<&[u8]> {
     let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     bytes[..whole]
         .split_inclusive(|&b| b == b'\n')
@@ -210,7 +217,7 @@ impl Log {
 
 /// Truncates `file` after its last `\n` (to nothing without one), synced:
 /// what follows is a torn event.
-pub(super) fn cut_torn_tail(file: &File) -> std::io::Result<()> {
+pub(crate) fn cut_torn_tail(file: &File) -> std::io::Result<()> {
     use std::io::{Read, Seek, SeekFrom};
     let len = file.metadata()?.len();
     let mut f = file;
@@ -258,6 +265,7 @@ mod log_tests {
         log.push(&Event::MutantDone {
             mutant: "ADS-0001-é".into(),
             status: Status::Survived,
+            note: None,
         })
         .unwrap();
         drop(log);

@@ -96,6 +96,32 @@ pub struct Settings {
     /// caught the bug later: it is never counted as memconform-only.
     #[serde(default)]
     pub stop_at_violation: bool,
+    /// With `mutate init --stimuli`: the stimuli, each a knob setting and
+    /// the seed it runs with (docs/design/campaigns.md §11). `seeds` are
+    /// theirs, the run template holds their knobs as `{KNOB}`, and a mutant
+    /// runs only the seeds whose baseline run took one of its transitions;
+    /// one that no stimulus reaches is `unreached`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stimuli: Vec<crate::stimulus::Stimulus>,
+}
+
+impl Settings {
+    /// The stimulus that runs `seed`, if the campaign has stimuli.
+    pub fn stimulus_of(&self, seed: u64) -> Option<&crate::stimulus::Stimulus> {
+        self.stimuli.iter().find(|k| k.seed == seed)
+    }
+
+    /// The run template of `seed`: its stimulus's knob values in place of
+    /// their `{KNOB}`s (values hold no shell specials: see `stimulus`).
+    pub fn run_template(&self, seed: u64) -> String {
+        let mut t = self.run.clone();
+        if let Some(k) = self.stimulus_of(seed) {
+            for (name, value) in &k.knobs {
+                t = t.replace(&format!("{{{name}}}"), value);
+            }
+        }
+        t
+    }
 }
 
 /// Six hours, the default limit of a slot's first build.

@@ -126,6 +126,9 @@ pub enum Status {
     NoCoverage,
     /// Some run's verdict stayed unknown and nothing killed it.
     Unknown,
+    /// With stimuli: no stimulus's baseline run took one of its
+    /// transitions (not built, not run); the closest attempt is noted.
+    Unreached,
 }
 
 impl Status {
@@ -138,6 +141,7 @@ impl Status {
             Status::Unviable => "unviable",
             Status::NoCoverage => "no_coverage",
             Status::Unknown => "unknown",
+            Status::Unreached => "unreached",
         }
     }
 }

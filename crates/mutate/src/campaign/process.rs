@@ -56,22 +56,22 @@ pub fn keep_commands_with(prefix: Vec<std::ffi::OsString>) {
 }
 
 /// How a command ended.
-pub(super) struct Ended {
+pub(crate) struct Ended {
     /// Its exit code (`None`: a signal; 124 when killed by the runner).
-    pub(super) code: Option<i32>,
-    pub(super) secs: f64,
+    pub(crate) code: Option<i32>,
+    pub(crate) secs: f64,
     /// Where a build's time went (see [`BuildPhases`]).
-    pub(super) phases: Option<BuildPhases>,
+    pub(crate) phases: Option<BuildPhases>,
     /// Killed because the campaign was stopped (it will be redone).
-    pub(super) stopped: bool,
+    pub(crate) stopped: bool,
     /// Killed at its time limit.
-    pub(super) timed_out: bool,
+    pub(crate) timed_out: bool,
 }
 
 /// Runs `command` by `sh -c` in `dir` with output to `log`, killed (its
 /// whole process group) after `limit_s` seconds or when `stop` is set; with
 /// `watch`, looked at every second and killed at a violation that counts.
-pub(super) fn run_command(
+pub(crate) fn run_command(
     command: &str,
     dir: &Path,
     log: &Path,

@@ -133,6 +133,7 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
             let (queue, finished, failure, log, models, clean, covered, cores) = (
                 &queue, &finished, &failure, &log, &models, &clean, &covered, &cores,
             );
+            let baseline = baseline.as_slice();
             let slot_root = slot_dir.join(format!("{k}-{s}"));
             scope.spawn(move || {
                 // this slot's core, given back when it has no mutant left
@@ -178,7 +179,8 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                         let Some(m) = queue.lock().expect("lock").next() else {
                             break;
                         };
-                        let prepared = prepare_mutant(c, &here, m, covered.as_ref(), log, o);
+                        let prepared =
+                            prepare_mutant(c, &here, m, covered.as_ref(), baseline, log, o);
                         if !join(running.take()) {
                             return;
                         }
@@ -195,10 +197,12 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                             }
                             Ok(Prepared::Built) => m,
                         };
+                        // with stimuli, the seeds whose baseline reached it
+                        let seeds = mutant_seeds(c, built, clean, baseline);
                         if cores.try_take(1) == 0 {
                             // no spare core: the runs here, then the next build
                             if !report(run_built(
-                                c, &here, None, built, models, clean, limit, log, o,
+                                c, &here, None, built, models, &seeds, limit, log, o,
                             )) {
                                 break;
                             }
@@ -219,7 +223,7 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                                 Some(&bin),
                                 built,
                                 models,
-                                clean,
+                                &seeds,
                                 limit,
                                 log,
                                 o,
@@ -407,7 +411,7 @@ pub(super) fn run_seed(
     let outdir = outdir.canonicalize().map_err(|e| io_err(&outdir, e))?;
     let root = slot.seen_root()?;
     let command = fill(
-        &c.settings.run,
+        &c.settings.run_template(seed),
         &bin.map_or_else(|| root.join(&c.settings.gem5), |b| root.join(b)),
         &root,
         &outdir,
@@ -551,6 +555,90 @@ pub(super) fn simulated(outdir: &Path) -> bool {
     })
 }
 
+/// The seeds a built mutant runs: every clean seed, or with stimuli those
+/// whose baseline run took one of its transitions (or has no counters):
+/// gem5 is deterministic, so a seed that never reaches the edit runs
+/// exactly as its baseline did.
+pub(super) fn mutant_seeds(
+    c: &Campaign,
+    m: &Mutant,
+    clean: &[u64],
+    baseline: &[(u64, Run)],
+) -> Vec<u64> {
+    let (false, Some(fires)) = (c.settings.stimuli.is_empty(), m.fires.as_ref()) else {
+        return clean.to_vec();
+    };
+    let reaches = |seed: u64| {
+        baseline
+            .iter()
+            .find(|(s, _)| *s == seed)
+            .and_then(|(_, r)| r.fired.as_ref())
+            .is_none_or(|f| fires.iter().any(|t| f.contains(t)))
+    };
+    let seeds: Vec<u64> = clean.iter().copied().filter(|&s| reaches(s)).collect();
+    if seeds.is_empty() {
+        clean.to_vec()
+    } else {
+        seeds
+    }
+}
+
+/// Why a mutant no stimulus reaches is `unreached`: its transitions, and the
+/// stimulus whose baseline run came closest — the most transitions taken of
+/// the same machine from one of the mutant's states or on one of its events.
+pub(super) fn unreached_note(c: &Campaign, m: &Mutant, baseline: &[(u64, Run)]) -> String {
+    let fires = m.fires.clone().unwrap_or_default();
+    let parts: Vec<(&str, &str, &str)> = fires
+        .iter()
+        .filter_map(|t| {
+            let mut p = t.splitn(3, '.');
+            Some((p.next()?, p.next()?, p.next()?))
+        })
+        .collect();
+    let near = |t: &str| {
+        let mut p = t.splitn(3, '.');
+        let (Some(mc), Some(st), Some(ev)) = (p.next(), p.next(), p.next()) else {
+            return false;
+        };
+        parts
+            .iter()
+            .any(|&(m2, s2, e2)| mc == m2 && (st == s2 || ev == e2))
+    };
+    let mut best: Option<(usize, u64)> = None;
+    for (seed, r) in baseline.iter().filter(|(_, r)| r.outcome == "survived") {
+        let n = r.fired.iter().flatten().filter(|t| near(t)).count();
+        if best.is_none_or(|(b, _)| n > b) {
+            best = Some((n, *seed));
+        }
+    }
+    let wanted = if fires.is_empty() {
+        "its transitions".to_string()
+    } else {
+        fires.join(", ")
+    };
+    let closest = match best {
+        Some((n, seed)) if n > 0 => {
+            let name = c.settings.stimulus_of(seed).map_or_else(
+                || format!("seed {seed}"),
+                |k| {
+                    format!(
+                        "{} (seed {seed}; {})",
+                        k.name,
+                        crate::stimulus::search::knobs_text(&k.knobs)
+                    )
+                },
+            );
+            format!(
+                "closest: {name}, which took {n} transitions of the same machine from its states \
+                 or on its events"
+            )
+        }
+        _ => "no stimulus took a transition of the same machine from its states or on its events"
+            .to_string(),
+    };
+    format!("unreached: no stimulus's baseline run takes {wanted}; {closest}")
+}
+
 /// Ends a mutant before its runs (no coverage, unviable): logged as done,
 /// with the reason on the progress line.
 pub(super) fn finish_early(
@@ -563,6 +651,7 @@ pub(super) fn finish_early(
     log.push(&Event::MutantDone {
         mutant: m.id.clone(),
         status,
+        note: (status == Status::Unreached).then(|| why.to_string()),
     })?;
     (o.progress)(&format!("{} {}: {why}", m.id, m.op));
     Ok(true)
@@ -584,6 +673,7 @@ pub(super) fn prepare_mutant(
     here: &Here<'_>,
     m: &Mutant,
     covered: Option<&BTreeSet<String>>,
+    baseline: &[(u64, Run)],
     log: &Log,
     o: &RunOptions<'_>,
 ) -> Result<Prepared, Error> {
@@ -591,6 +681,10 @@ pub(super) fn prepare_mutant(
         finish_early(log, o, m, st, why).map(Prepared::Finished)
     };
     if covered.is_some_and(|cov| !coverage::covered(m.fires.as_deref(), cov)) {
+        if !c.settings.stimuli.is_empty() {
+            let why = unreached_note(c, m, baseline);
+            return finish_early(log, o, m, Status::Unreached, &why);
+        }
         return finish_early(
             log,
             o,
@@ -829,6 +923,7 @@ pub(super) fn run_built(
     log.push(&Event::MutantDone {
         mutant: m.id.clone(),
         status,
+        note: None,
     })?;
     Ok(true)
 }

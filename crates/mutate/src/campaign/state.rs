@@ -8,6 +8,8 @@ pub struct State<'c> {
     pub campaign: &'c Campaign,
     pub baseline: Vec<(u64, Run)>,
     pub status: HashMap<String, Status>,
+    /// A done mutant's note, where its status has one (`unreached`).
+    pub notes: HashMap<String, String>,
     pub runs: HashMap<String, BTreeMap<u64, Run>>,
     pub build_s: HashMap<String, f64>,
     /// Where each build's time went, where its output said.
@@ -23,6 +25,7 @@ impl<'c> State<'c> {
             campaign: c,
             baseline: Vec::new(),
             status: HashMap::new(),
+            notes: HashMap::new(),
             runs: HashMap::new(),
             build_s: HashMap::new(),
             build_phases: HashMap::new(),
@@ -52,7 +55,15 @@ impl<'c> State<'c> {
                 Event::Ran { mutant, seed, run } => {
                     s.runs.entry(mutant).or_default().insert(seed, run);
                 }
-                Event::MutantDone { mutant, status } => {
+                Event::MutantDone {
+                    mutant,
+                    status,
+                    note,
+                } => {
+                    match note {
+                        Some(n) => s.notes.insert(mutant.clone(), n),
+                        None => s.notes.remove(&mutant),
+                    };
                     s.status.insert(mutant, status);
                 }
                 Event::Started { .. } => {}

@@ -1,0 +1,361 @@
+//! `memconform stimulus`: the search over a run command's knobs
+//! (docs/design/campaigns.md §11), over a stand-in for gem5 on the Toyco
+//! protocol (tests/data/stimulus/toyco-gem5.sh: which transitions a run
+//! takes is a fixed function of its knobs and seed, written as gem5 writes
+//! stats.txt), with Toyco's SLICC files (tests/data/slicc/toyco).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use memconform_mutate::stimulus::{Space, Stimuli};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+const RUN: &str = "sh tests/data/stimulus/toyco-gem5.sh -d {outdir} --shape {shape} \
+                   --evict {evict} --cpus {cpus} --sharing {sharing} --seed {seed}";
+const KNOBS: &str = "tests/data/stimulus/knobs.toml";
+
+fn search(out: &Path, extra: &[&str]) -> Output {
+    let out = out.to_string_lossy();
+    let mut args = vec!["stimulus", &out, "--knobs", KNOBS, "--run", RUN];
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(&args)
+        .current_dir(repo())
+        .output()
+        .expect("runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A scratch directory of this test process.
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-stimulus-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The log's runs: (seed, knobs, transitions taken), times left out.
+fn runs(dir: &Path) -> Vec<(u64, String, Vec<String>)> {
+    std::fs::read_to_string(dir.join("search.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let fired = v["fired"]
+                .as_array()
+                .map(|a| a.iter().map(|t| t.as_str().unwrap().to_string()).collect())
+                .unwrap_or_default();
+            (v["seed"].as_u64().unwrap(), v["knobs"].to_string(), fired)
+        })
+        .collect()
+}
+
+/// The transitions the stand-in takes when run by hand (not through the
+/// search) with `knobs` and `seed`.
+fn rerun(
+    knobs: &std::collections::BTreeMap<String, String>,
+    seed: u64,
+    out: &Path,
+) -> BTreeSet<String> {
+    let mut c = Command::new("sh");
+    c.arg(repo().join("tests/data/stimulus/toyco-gem5.sh"))
+        .args(["-d", &out.to_string_lossy()]);
+    for (k, v) in knobs {
+        c.args([format!("--{k}"), v.clone()]);
+    }
+    let o = c.args(["--seed", &seed.to_string()]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    memconform_mutate::coverage::fired(&out.join("stats.txt")).unwrap()
+}
+
+/// The search takes every transition the stand-in can take (Toyco's 16
+/// counted ones) within its runs, says so against the SLICC files, and its
+/// stimuli, each run again by hand with its knobs and seed, take together
+/// every transition the search's runs took.
+#[test]
+fn the_stimuli_take_again_every_transition_the_search_took() {
+    let d = scratch("cover");
+    let out = d.join("s");
+    let o = search(
+        &out,
+        &[
+            "--runs",
+            "24",
+            "-j",
+            "2",
+            "--protocol-dir",
+            "tests/data/slicc/toyco",
+            "--protocol",
+            "Toyco",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("16/16 (100%) transitions"), "{stdout}");
+    let cov = std::fs::read_to_string(out.join("coverage.txt")).unwrap();
+    assert!(cov.contains("not taken (0)"), "{cov}");
+    let all: BTreeSet<String> = runs(&out).into_iter().flat_map(|r| r.2).collect();
+    assert_eq!(all.len(), 16);
+    let text = std::fs::read_to_string(out.join("stimuli.toml")).unwrap();
+    let stimuli = Stimuli::parse(&text, Path::new("stimuli.toml")).unwrap();
+    assert!(stimuli.stimuli.len() < 24);
+    let mut again = BTreeSet::new();
+    for (i, k) in stimuli.stimuli.iter().enumerate() {
+        let took = rerun(&k.knobs, k.seed, &d.join(format!("again{i}")));
+        assert!(
+            k.adds.iter().all(|t| took.contains(t)),
+            "{}: {:?}",
+            k.name,
+            k.adds
+        );
+        again.extend(took);
+    }
+    assert_eq!(again, all);
+    // the curve ends where the runs do
+    let curve = std::fs::read_to_string(out.join("curve.csv")).unwrap();
+    assert_eq!(curve.lines().count(), 25);
+    assert!(curve.lines().last().unwrap().ends_with(",16,0"), "{curve}");
+}
+
+/// A search stopped after 5 runs (an odd count: its last batch of 2 is cut)
+/// with a torn line at the end of its log, then taken on to 12, made the
+/// runs one search of 12 makes: the log replays through the chooser.
+#[test]
+fn a_resumed_search_is_the_search_never_stopped() {
+    let d = scratch("resume");
+    let (a, b) = (d.join("a"), d.join("b"));
+    assert!(search(&a, &["--runs", "5"]).status.success());
+    assert_eq!(runs(&a).len(), 5);
+    use std::io::Write;
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(a.join("search.jsonl"))
+        .unwrap();
+    log.write_all(b"{\"run\":6,\"se").unwrap();
+    let o = search(&a, &["--runs", "12"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(search(&b, &["--runs", "12"]).status.success());
+    assert_eq!(runs(&a), runs(&b));
+    assert_eq!(runs(&a).len(), 12);
+    // the random strategy too, and another chooser seed gives other settings
+    let (c, e) = (d.join("c"), d.join("e"));
+    assert!(search(&c, &["--runs", "6", "--strategy", "random"])
+        .status
+        .success());
+    assert!(search(&e, &["--runs", "6", "--rng-seed", "2"])
+        .status
+        .success());
+    assert_ne!(runs(&c), runs(&a)[..6]);
+    assert_ne!(runs(&e), runs(&a)[..6]);
+    // other settings on the same directory: refused, named
+    let o = search(&a, &["--runs", "12", "--strategy", "random"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("other settings (the strategy)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// With a target the search ends once a run takes it; a target no run can
+/// take (a stall, which gem5 never counts) leaves the search at its budget
+/// with exit status 1, naming it.
+#[test]
+fn a_target_ends_the_search_or_is_reported_untaken() {
+    let d = scratch("target");
+    let o = search(
+        &d.join("t"),
+        &["--runs", "60", "--target", "L1Cache.M.Evict"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = runs(&d.join("t"));
+    assert!(r.len() < 60, "{} runs", r.len());
+    let first = r
+        .iter()
+        .position(|x| x.2.iter().any(|t| t == "L1Cache.M.Evict"));
+    // the batch that took it is the last (its partner may run after it)
+    assert!(
+        first.is_some_and(|i| i + 2 >= r.len()),
+        "{first:?} of {}",
+        r.len()
+    );
+    let o = search(
+        &d.join("u"),
+        &["--runs", "6", "--target", "L1Cache.IS.Load"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 of 1 targets not taken in 6 runs: L1Cache.IS.Load"));
+    let o = search(&d.join("v"), &["--target", "L1Cache.IS"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Machine.State.Event"));
+}
+
+/// Bad input is an error with its place, and nothing runs.
+#[test]
+fn bad_knobs_and_templates_are_errors_with_their_place() {
+    let d = scratch("bad");
+    let knobs = d.join("k.toml");
+    std::fs::write(&knobs, "[knobs]\nshape = [\"mix\", \"sb;rm\"]\n").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["stimulus", &d.join("s").to_string_lossy(), "--knobs"])
+        .arg(&knobs)
+        .args(["--run", "gem5 -d {outdir} --shape {shape}"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("k.toml:2:17: knob `shape`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["stimulus", &d.join("s").to_string_lossy(), "--knobs", KNOBS])
+        .args(["--run", "sh x.sh -d {outdir} --shape {shape}"])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("knob `cpus` is not in the run template"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!d.join("s").join("runs").exists());
+    let space = Space::parse(
+        &std::fs::read_to_string(repo().join(KNOBS)).unwrap(),
+        Path::new(KNOBS),
+    );
+    assert_eq!(space.unwrap().size(), 48);
+}
+
+mod stand_in;
+
+/// A campaign with two stimuli (the stand-in gem5 replaying two real clean
+/// MI_example runs that take different transitions): each mutant runs only
+/// the seed whose baseline run took one of its transitions; a mutant whose
+/// transitions neither took is `unreached`, with the closest attempt, in
+/// the report and in unreached.txt. Without stimuli the same mutant is
+/// `no_coverage`.
+#[test]
+fn a_campaign_runs_each_mutant_on_the_stimuli_that_reach_it() {
+    use memconform::mutate::campaign::{Campaign, State, Status};
+    use memconform_mutate::stimulus::{Knob, Stimulus};
+    let (base, root) = stand_in::fresh("stimuli-campaign");
+    let run = |name: &str| {
+        repo()
+            .join("tests/data/gem5/mi_example")
+            .join(name)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let (n2, n4) = (run("clean-n2-s1-rich"), run("clean-n4-s2"));
+    let space = Space {
+        knobs: vec![Knob {
+            name: "replay".into(),
+            values: vec![n2.clone(), n4.clone()],
+        }],
+    };
+    let stimulus = |name: &str, seed: u64, replay: &str| Stimulus {
+        name: name.into(),
+        seed,
+        knobs: [("replay".to_string(), replay.to_string())].into(),
+        adds: Vec::new(),
+    };
+    let stimuli = Stimuli {
+        space,
+        stimuli: vec![stimulus("k1", 5, &n2), stimulus("k2", 8, &n4)],
+    };
+    // through the file, as `mutate init --stimuli` reads it
+    let text = stimuli.to_toml();
+    let read = Stimuli::parse(&text, Path::new("stimuli.toml")).unwrap();
+    let mut s = stand_in::settings(&root);
+    s.run = "{gem5} -d {outdir} --seed {seed} --replay {replay}".into();
+    s.seeds = vec![5, 8];
+    s.stimuli = read.stimuli;
+    // observer-only edits (they survive) that only k1's run reaches
+    // (L1Cache.M.Store: the 2-CPU run), only k2's (Directory.IM.GETX: the
+    // 4-CPU run), or neither; MI-5 reached by k2 only
+    let with = |op: &str, fires: &str| {
+        let mut m = stand_in::mutant(&root, op, "    ++counter;", "    // [mutant] ++counter;");
+        m.fires = Some(vec![fires.to_string()]);
+        m
+    };
+    let only_k1 = with("ADS", "L1Cache.M.Store");
+    let only_k2 = with("ADS2", "Directory.IM.GETX");
+    let neither = with("ADS3", "L1Cache.M.Nope");
+    let mut mi5 = stand_in::mutant(
+        &root,
+        "ADS",
+        "    out_msg.DataBlk := in_msg.DataBlk;",
+        "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
+    );
+    mi5.fires = Some(vec!["Directory.IM.GETX".into()]);
+    let mutants = vec![
+        only_k1.clone(),
+        only_k2.clone(),
+        neither.clone(),
+        mi5.clone(),
+    ];
+    let c = Campaign::init(&base.join("camp"), s.clone(), mutants.clone()).unwrap();
+    let c = Campaign::open(&c.dir).unwrap();
+    assert_eq!(c.settings.stimuli.len(), 2);
+    stand_in::run_all(&c);
+    let st = State::of(&c).unwrap();
+    let seeds = |m: &memconform::mutate::Mutant| {
+        st.runs
+            .get(&m.id)
+            .map(|r| r.keys().copied().collect::<Vec<_>>())
+    };
+    assert_eq!(st.status[&only_k1.id], Status::Survived);
+    assert_eq!(seeds(&only_k1), Some(vec![5]));
+    assert_eq!(st.status[&only_k2.id], Status::Survived);
+    assert_eq!(seeds(&only_k2), Some(vec![8]));
+    assert_eq!(st.status[&mi5.id], Status::Killed);
+    assert_eq!(seeds(&mi5), Some(vec![8]));
+    assert_eq!(st.status[&neither.id], Status::Unreached);
+    assert_eq!(seeds(&neither), None);
+    let note = &st.notes[&neither.id];
+    assert!(
+        note.starts_with("unreached: no stimulus's baseline run takes L1Cache.M.Nope; closest: k"),
+        "{note}"
+    );
+    let report = memconform::mutate::report::write_all(&st).unwrap();
+    assert!(report.contains("unreached 1;"), "{report}");
+    assert!(report.contains("coverage, seed 8 (k2: replay="), "{report}");
+    assert!(
+        report.contains(&format!("  {} ADS3: unreached", neither.id)),
+        "{report}"
+    );
+    let listed = std::fs::read_to_string(c.dir.join("unreached.txt")).unwrap();
+    assert!(
+        listed.starts_with(&format!("{}\tunreached: ", neither.id)),
+        "{listed}"
+    );
+
+    // the same campaign without stimuli: every clean seed runs, and the
+    // mutant no seed reaches is no_coverage
+    let mut plain = s;
+    plain.stimuli.clear();
+    plain.run = format!("{{gem5}} -d {{outdir}} --seed {{seed}} --replay {n2}");
+    let c = Campaign::init(
+        &base.join("plain"),
+        plain,
+        vec![neither.clone(), only_k1.clone()],
+    )
+    .unwrap();
+    stand_in::run_all(&c);
+    let st = State::of(&c).unwrap();
+    assert_eq!(st.status[&neither.id], Status::NoCoverage);
+    assert_eq!(
+        st.runs[&only_k1.id].keys().copied().collect::<Vec<_>>(),
+        vec![5, 8]
+    );
+}
