@@ -234,6 +234,13 @@ fn bad_knobs_and_templates_are_errors_with_their_place() {
         Path::new(KNOBS),
     );
     assert_eq!(space.unwrap().size(), 48);
+    // the x86 O3 knobs gem5-configs/README.md starts a search with
+    let f = "gem5-configs/knobs-se-o3.toml";
+    let space = Space::parse(
+        &std::fs::read_to_string(repo().join(f)).unwrap(),
+        Path::new(f),
+    );
+    assert_eq!(space.unwrap().size(), 864);
 }
 
 mod stand_in;

@@ -107,12 +107,13 @@ pub struct StimulusArgs {
     #[arg(long, default_value_t = 1, value_name = "S")]
     first_seed: u64,
 
-    /// A transition to reach, Machine.State.Event (as stats.txt names it: L1Cache.SM.Inv).
+    /// A transition to reach, Machine.State.Event (stats.txt's
+    /// system.ruby.L1Cache_Controller.SM.Inv is L1Cache.SM.Inv).
     #[arg(long, value_name = "M.S.E")]
     target: Vec<String>,
 
-    /// Transitions to reach, one Machine.State.Event a line (`#` comments), e.g. the
-    /// untaken list of `memconform coverage --list`.
+    /// Transitions to reach, one Machine.State.Event a line (`#` comments), e.g. the lines
+    /// `memconform coverage --list` lists as not taken.
     #[arg(long, value_name = "FILE")]
     targets: Option<PathBuf>,
 

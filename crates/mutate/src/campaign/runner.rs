@@ -555,17 +555,21 @@ pub(super) fn simulated(outdir: &Path) -> bool {
     })
 }
 
-/// The seeds a built mutant runs: every clean seed, or with stimuli those
-/// whose baseline run took one of its transitions (or has no counters):
-/// gem5 is deterministic, so a seed that never reaches the edit runs
-/// exactly as its baseline did.
+/// The seeds a built mutant runs: every clean seed, or with stimuli (and
+/// coverage on) those whose baseline run took one of its transitions (or
+/// has no counters): gem5 is deterministic, so a seed that never reaches
+/// the edit runs exactly as its baseline did.
 pub(super) fn mutant_seeds(
     c: &Campaign,
     m: &Mutant,
     clean: &[u64],
     baseline: &[(u64, Run)],
 ) -> Vec<u64> {
-    let (false, Some(fires)) = (c.settings.stimuli.is_empty(), m.fires.as_ref()) else {
+    let (false, true, Some(fires)) = (
+        c.settings.stimuli.is_empty(),
+        c.settings.coverage,
+        m.fires.as_ref(),
+    ) else {
         return clean.to_vec();
     };
     let reaches = |seed: u64| {
