@@ -366,3 +366,86 @@ fn a_campaign_runs_each_mutant_on_the_stimuli_that_reach_it() {
         vec![5, 8]
     );
 }
+
+/// With `reach_runs`, a mutant no stimulus reaches is searched for: clean
+/// runs of the baseline's binary over the stimuli's knobs until one takes
+/// its transitions. Here the one stimulus replays the 2-CPU run; MI-5's
+/// counter (`Directory.IM.GETX`) is taken only by the 4-CPU run, which the
+/// search finds, and MI-5 is then run (and killed) with that setting and
+/// seed alone. A transition no setting takes stays `unreached`, its note
+/// saying the search failed too.
+#[test]
+fn a_search_reaches_a_mutant_no_stimulus_reaches_and_runs_it_there() {
+    use memconform::mutate::campaign::{Campaign, State, Status};
+    use memconform_mutate::stimulus::{Knob, Stimulus};
+    let (base, root) = stand_in::fresh("stimuli-reach");
+    let run = |name: &str| {
+        repo()
+            .join("tests/data/gem5/mi_example")
+            .join(name)
+            .to_string_lossy()
+            .into_owned()
+    };
+    let (n2, n4) = (run("clean-n2-s1-rich"), run("clean-n4-s2"));
+    let mut s = stand_in::settings(&root);
+    s.run = "{gem5} -d {outdir} --seed {seed} --replay {replay}".into();
+    s.seeds = vec![5];
+    s.stimuli = vec![Stimulus {
+        name: "k1".into(),
+        seed: 5,
+        knobs: [("replay".to_string(), n2.clone())].into(),
+        adds: Vec::new(),
+    }];
+    s.knobs = Some(Space {
+        knobs: vec![Knob {
+            name: "replay".into(),
+            values: vec![n2.clone(), n4.clone()],
+        }],
+    });
+    s.reach_runs = 4;
+    let mut mi5 = stand_in::mutant(
+        &root,
+        "ADS",
+        "    out_msg.DataBlk := in_msg.DataBlk;",
+        "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
+    );
+    mi5.fires = Some(vec!["Directory.IM.GETX".into()]);
+    let with = |op: &str, fires: &str| {
+        let mut m = stand_in::mutant(&root, op, "    ++counter;", "    // [mutant] ++counter;");
+        m.fires = Some(vec![fires.to_string()]);
+        m
+    };
+    let neither = with("ADS3", "L1Cache.M.Nope");
+    let only_k1 = with("ADS", "L1Cache.M.Store");
+    let mutants = vec![mi5.clone(), neither.clone(), only_k1.clone()];
+    let c = Campaign::init(&base.join("camp"), s, mutants).unwrap();
+    let c = Campaign::open(&c.dir).unwrap();
+    assert_eq!(c.settings.reach_runs, 4);
+    stand_in::run_all(&c);
+    let st = State::of(&c).unwrap();
+    assert_eq!(st.status[&mi5.id], Status::Killed);
+    let (runs, found) = &st.reached[&mi5.id];
+    let k = found.as_ref().expect("the search found the 4-CPU run");
+    assert!(*runs <= 4 && k.seed > 5, "{runs} runs, seed {}", k.seed);
+    assert_eq!(k.knobs["replay"], n4);
+    assert_eq!(k.adds, ["Directory.IM.GETX"]);
+    assert_eq!(
+        st.runs[&mi5.id].keys().copied().collect::<Vec<_>>(),
+        vec![k.seed]
+    );
+    assert_eq!(st.status[&neither.id], Status::Unreached);
+    assert_eq!(st.reached[&neither.id], (4, None));
+    let note = &st.notes[&neither.id];
+    assert!(note.contains("nor did a search of 4 clean runs"), "{note}");
+    assert_eq!(st.status[&only_k1.id], Status::Survived);
+    assert!(!st.reached.contains_key(&only_k1.id));
+    let report = memconform::mutate::report::write_all(&st).unwrap();
+    assert!(
+        report.contains("reached by a search (1 of 2 searched)"),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("  {} ADS: run {runs}, seed {}", mi5.id, k.seed)),
+        "{report}"
+    );
+}

@@ -264,6 +264,11 @@ pub(crate) struct InitArgs {
     /// reaches is `unreached`, with the closest attempt.
     #[arg(long, value_name = "FILE", conflicts_with = "seeds")]
     pub stimuli: Option<PathBuf>,
+    /// With --stimuli: before a mutant no stimulus reaches is `unreached`, search the
+    /// stimuli's knobs with up to N clean runs (of the baseline's binary) for one that takes
+    /// its transitions; a clean, consistent run that does runs the mutant.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "stimuli")]
+    pub reach: usize,
     /// A build directory of your tree copied into each new slot (cp
     /// --reflink=auto), so that its builds are incremental, e.g. build/NULL.
     #[arg(long, value_name = "DIR")]
@@ -501,10 +506,14 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         }
     }
     mutants.sort_by(|a, b| a.id.cmp(&b.id));
-    let (seeds, stimuli) = match &args.stimuli {
-        None => (args.seeds.clone(), Vec::new()),
+    let (seeds, stimuli, knobs) = match &args.stimuli {
+        None => (args.seeds.clone(), Vec::new(), None),
         Some(f) => match read_stimuli(f, &args.run) {
-            Ok(k) => (k.iter().map(|k| k.seed).collect(), k),
+            Ok(k) => (
+                k.stimuli.iter().map(|k| k.seed).collect(),
+                k.stimuli,
+                Some(k.space),
+            ),
             Err(e) => {
                 say!("memconform mutate init: {e}");
                 return exit::INPUT_ERROR;
@@ -532,6 +541,8 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         coverage: !args.no_coverage,
         stop_at_violation: args.stop_at_violation,
         stimuli,
+        knobs,
+        reach_runs: args.reach,
     };
     let recorded = edits.as_ref().zip(applied.as_ref());
     match Campaign::init_with_edits(&args.dir, settings, mutants, recorded) {
@@ -843,7 +854,7 @@ pub(crate) fn add(args: &AddArgs) -> i32 {
 fn read_stimuli(
     f: &std::path::Path,
     run: &str,
-) -> Result<Vec<memconform_mutate::stimulus::Stimulus>, String> {
+) -> Result<memconform_mutate::stimulus::Stimuli, String> {
     let text =
         std::fs::read_to_string(f).map_err(|e| format!("{}: cannot read: {e}", super::shown(f)))?;
     let k = memconform_mutate::stimulus::Stimuli::parse(&text, f)?;
@@ -860,5 +871,5 @@ fn read_stimuli(
             knob.name
         ));
     }
-    Ok(k.stimuli)
+    Ok(k)
 }

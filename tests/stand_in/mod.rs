@@ -152,6 +152,8 @@ pub fn settings(root: &Path) -> Settings {
         coverage: true,
         stop_at_violation: false,
         stimuli: Vec::new(),
+        knobs: None,
+        reach_runs: 0,
     }
 }
 

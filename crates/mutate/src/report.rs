@@ -274,6 +274,34 @@ pub fn text(s: &State) -> String {
             t.score()
         );
     }
+    if !s.reached.is_empty() {
+        let mut found: Vec<(&str, &str, usize, &crate::stimulus::Stimulus)> = c
+            .mutants
+            .iter()
+            .filter_map(|m| match s.reached.get(&m.id) {
+                Some((runs, Some(k))) => Some((m.id.as_str(), m.op.as_str(), *runs, k)),
+                _ => None,
+            })
+            .collect();
+        found.sort_by_key(|f| f.0);
+        let _ = writeln!(
+            out,
+            "\nreached by a search ({} of {} searched): no stimulus took their transitions, a \
+             clean run of these knobs did",
+            found.len(),
+            s.reached.len()
+        );
+        for (id, op, runs, k) in found {
+            let _ = writeln!(
+                out,
+                "  {id} {op}: run {runs}, seed {} ({}), takes {}; {}",
+                k.seed,
+                crate::stimulus::search::knobs_text(&k.knobs),
+                k.adds.join(", "),
+                s.status.get(id).map_or("pending", |st| st.name())
+            );
+        }
+    }
     if wide {
         let _ = writeln!(
             out,

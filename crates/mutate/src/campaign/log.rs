@@ -32,6 +32,19 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         note: Option<String>,
     },
+    /// The search for a stimulus that reaches a mutant no stimulus reaches
+    /// (`reach_runs`): how many clean runs it made and what it found.
+    Reached {
+        mutant: String,
+        runs: usize,
+        /// Their seconds running and being checked, in all.
+        #[serde(default)]
+        run_s: f64,
+        #[serde(default)]
+        check_s: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stimulus: Option<crate::stimulus::Stimulus>,
+    },
     /// A `mutate run` of this shard began, with so many slots and cores
     /// (what [`Campaign::sessions`] measures its idle time against).
     Started { slots: usize, cores: usize },
@@ -83,6 +96,10 @@ pub(super) fn sessions_of(logs: &[TimedLog]) -> Vec<Session> {
                     s.check_s += run.check_s;
                 }
                 Event::Built { wall_s, .. } => s.build_s += wall_s,
+                Event::Reached { run_s, check_s, .. } => {
+                    s.run_s += run_s;
+                    s.check_s += check_s;
+                }
                 Event::MutantDone { .. } | Event::Started { .. } => {}
             }
         }

@@ -103,6 +103,14 @@ pub struct Settings {
     /// one that no stimulus reaches is `unreached`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stimuli: Vec<crate::stimulus::Stimulus>,
+    /// The knob space the stimuli are settings of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knobs: Option<crate::stimulus::Space>,
+    /// With stimuli: before a mutant no stimulus reaches is `unreached`,
+    /// this many clean runs search the knobs for one that takes its
+    /// transitions (0: none); a run that does becomes the mutant's stimulus.
+    #[serde(default)]
+    pub reach_runs: usize,
 }
 
 impl Settings {
@@ -111,12 +119,13 @@ impl Settings {
         self.stimuli.iter().find(|k| k.seed == seed)
     }
 
-    /// The run template of `seed`: its stimulus's knob values in place of
-    /// their `{KNOB}`s (values hold no shell specials: see `stimulus`).
-    pub fn run_template(&self, seed: u64) -> String {
+    /// The run template of `seed`: the knob values given, else its
+    /// stimulus's, in place of their `{KNOB}`s (values hold no shell
+    /// specials: see `stimulus`).
+    pub fn run_template(&self, seed: u64, knobs: Option<&BTreeMap<String, String>>) -> String {
         let mut t = self.run.clone();
-        if let Some(k) = self.stimulus_of(seed) {
-            for (name, value) in &k.knobs {
+        if let Some(knobs) = knobs.or(self.stimulus_of(seed).map(|k| &k.knobs)) {
+            for (name, value) in knobs {
                 t = t.replace(&format!("{{{name}}}"), value);
             }
         }

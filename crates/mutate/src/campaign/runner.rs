@@ -179,8 +179,16 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                         let Some(m) = queue.lock().expect("lock").next() else {
                             break;
                         };
-                        let prepared =
-                            prepare_mutant(c, &here, m, covered.as_ref(), baseline, log, o);
+                        let prepared = prepare_mutant(
+                            c,
+                            &here,
+                            m,
+                            covered.as_ref(),
+                            baseline,
+                            (models, limit),
+                            log,
+                            o,
+                        );
                         if !join(running.take()) {
                             return;
                         }
@@ -195,14 +203,28 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                                 }
                                 break;
                             }
-                            Ok(Prepared::Built) => m,
+                            Ok(Prepared::Built(reached)) => (m, reached),
                         };
+                        let (built, reached) = built;
                         // with stimuli, the seeds whose baseline reached it
-                        let seeds = mutant_seeds(c, built, clean, baseline);
+                        // (or the one a search found)
+                        let seeds = match &reached {
+                            Some(k) => vec![k.seed],
+                            None => mutant_seeds(c, built, clean, baseline),
+                        };
                         if cores.try_take(1) == 0 {
                             // no spare core: the runs here, then the next build
                             if !report(run_built(
-                                c, &here, None, built, models, &seeds, limit, log, o,
+                                c,
+                                &here,
+                                None,
+                                built,
+                                models,
+                                &seeds,
+                                limit,
+                                log,
+                                o,
+                                reached.as_ref(),
                             )) {
                                 break;
                             }
@@ -227,6 +249,7 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                                 limit,
                                 log,
                                 o,
+                                reached.as_ref(),
                             );
                             let _ = fs::remove_file(here.slot.root.join(&bin));
                             cores.give(1);
@@ -356,7 +379,19 @@ pub(super) fn run_baseline(
     // built yet), logged in seed order
     let dir = &dir;
     for group in s.seeds.chunks(o.cores.max(o.slots).max(1)) {
-        let runs = run_seeds(c, slot, None, "baseline", &[], group, dir, models, limit, o);
+        let runs = run_seeds(
+            c,
+            slot,
+            None,
+            "baseline",
+            &[],
+            group,
+            dir,
+            models,
+            limit,
+            o,
+            None,
+        );
         for (&seed, run) in group.iter().zip(runs) {
             let Some(mut run) = run? else {
                 return Ok(out);
@@ -402,6 +437,7 @@ pub(super) fn run_seed(
     models: &[Model],
     limit: u64,
     o: &RunOptions<'_>,
+    knobs: Option<&BTreeMap<String, String>>,
 ) -> Result<Option<Run>, Error> {
     let outdir = dir.join(format!("s{seed}"));
     if outdir.exists() {
@@ -411,7 +447,7 @@ pub(super) fn run_seed(
     let outdir = outdir.canonicalize().map_err(|e| io_err(&outdir, e))?;
     let root = slot.seen_root()?;
     let command = fill(
-        &c.settings.run_template(seed),
+        &c.settings.run_template(seed, knobs),
         &bin.map_or_else(|| root.join(&c.settings.gem5), |b| root.join(b)),
         &root,
         &outdir,
@@ -474,10 +510,11 @@ pub(super) fn run_seeds(
     models: &[Model],
     limit: u64,
     o: &RunOptions<'_>,
+    knobs: Option<&BTreeMap<String, String>>,
 ) -> Vec<Result<Option<Run>, Error>> {
     if let [seed] = group {
         return vec![run_seed(
-            c, slot, bin, mutant, params, *seed, dir, models, limit, o,
+            c, slot, bin, mutant, params, *seed, dir, models, limit, o, knobs,
         )];
     }
     std::thread::scope(|scope| {
@@ -485,7 +522,9 @@ pub(super) fn run_seeds(
             .iter()
             .map(|&seed| {
                 scope.spawn(move || {
-                    run_seed(c, slot, bin, mutant, params, seed, dir, models, limit, o)
+                    run_seed(
+                        c, slot, bin, mutant, params, seed, dir, models, limit, o, knobs,
+                    )
                 })
             })
             .collect();
@@ -590,7 +629,12 @@ pub(super) fn mutant_seeds(
 /// Why a mutant no stimulus reaches is `unreached`: its transitions, and the
 /// stimulus whose baseline run came closest — the most transitions taken of
 /// the same machine from one of the mutant's states or on one of its events.
-pub(super) fn unreached_note(c: &Campaign, m: &Mutant, baseline: &[(u64, Run)]) -> String {
+pub(super) fn unreached_note(
+    c: &Campaign,
+    m: &Mutant,
+    baseline: &[(u64, Run)],
+    searched: usize,
+) -> String {
     let fires = m.fires.clone().unwrap_or_default();
     let parts: Vec<(&str, &str, &str)> = fires
         .iter()
@@ -640,7 +684,138 @@ pub(super) fn unreached_note(c: &Campaign, m: &Mutant, baseline: &[(u64, Run)]) 
         _ => "no stimulus took a transition of the same machine from its states or on its events"
             .to_string(),
     };
-    format!("unreached: no stimulus's baseline run takes {wanted}; {closest}")
+    let search = if searched > 0 {
+        format!(", nor did a search of {searched} clean runs over the stimuli's knobs")
+    } else {
+        String::new()
+    };
+    format!("unreached: no stimulus's baseline run takes {wanted}{search}; {closest}")
+}
+
+/// What [`reach`] found.
+pub(super) enum Reach {
+    Stopped,
+    /// A clean, consistent run that takes one of the mutant's transitions.
+    Found(crate::stimulus::Stimulus),
+    /// None in so many runs.
+    NotFound(usize),
+}
+
+/// Searches the stimuli's knobs (`reach_runs` clean runs of the baseline's
+/// binary, the bandit of `stimulus`, the mutant's transitions its targets)
+/// for a run that takes one of a mutant's transitions no stimulus took
+/// (docs/design/campaigns.md §11). A run that does and ends clean and
+/// consistent is the mutant's stimulus: its knobs and seed run the mutant.
+/// Run N's seed is above every stimulus's, one block of seeds per mutant.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn reach(
+    c: &Campaign,
+    slot: &Slot,
+    m: &Mutant,
+    baseline: &[(u64, Run)],
+    models: &[Model],
+    limit: u64,
+    log: &Log,
+    o: &RunOptions<'_>,
+) -> Result<Reach, Error> {
+    use crate::stimulus::{Chooser, Stimulus, Strategy, Taken as Seen};
+    let s = &c.settings;
+    let bin = base_binary(c);
+    let (Some(space), Some(fires), true) = (s.knobs.as_ref(), m.fires.as_ref(), bin.is_file())
+    else {
+        return Ok(Reach::NotFound(0));
+    };
+    if s.reach_runs == 0 || fires.is_empty() {
+        return Ok(Reach::NotFound(0));
+    }
+    let targets: BTreeSet<String> = fires.iter().cloned().collect();
+    let index = c.mutants.iter().position(|x| x.id == m.id).unwrap_or(0) as u64;
+    let first = s.seeds.iter().max().copied().unwrap_or(0) + 1 + index * s.reach_runs as u64;
+    let mut chooser = Chooser::new(space, Strategy::Bandit, first);
+    let mut seen = Seen::default();
+    // what the stimuli's baseline runs took is known: learnt first
+    for (seed, r) in baseline.iter().filter(|(_, r)| r.outcome == "survived") {
+        let fired: BTreeSet<String> = r.fired.iter().flatten().cloned().collect();
+        let gain = seen.add(&fired, &targets);
+        if let Some(setting) = s.stimulus_of(*seed).and_then(|k| space.setting(&k.knobs)) {
+            chooser.learn(&setting, &gain);
+        }
+    }
+    let dir = c.dir.join("runs").join(&m.id).join("reach");
+    fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+    let (mut run_s, mut check_s) = (0.0, 0.0);
+    for n in 0..s.reach_runs {
+        let setting = chooser.choose();
+        let knobs = space.values(&setting);
+        let seed = first + n as u64;
+        let Some(run) = run_seed(
+            c,
+            slot,
+            Some(&bin),
+            "baseline",
+            &[],
+            seed,
+            &dir,
+            models,
+            limit,
+            o,
+            Some(&knobs),
+        )?
+        else {
+            return Ok(Reach::Stopped);
+        };
+        run_s += run.run_s;
+        check_s += run.check_s;
+        let outdir = dir.join(format!("s{seed}"));
+        let fired = coverage::fired(&outdir.join("stats.txt")).unwrap_or_default();
+        let gain = seen.add(&fired, &targets);
+        chooser.learn(&setting, &gain);
+        let took = fires
+            .iter()
+            .filter(|t| fired.contains(*t))
+            .cloned()
+            .collect::<Vec<_>>();
+        (o.progress)(&format!(
+            "{} {}: reach run {}/{} (seed {seed}; {}): {}{}",
+            m.id,
+            m.op,
+            n + 1,
+            s.reach_runs,
+            crate::stimulus::search::knobs_text(&knobs),
+            run.outcome,
+            if took.is_empty() {
+                String::new()
+            } else {
+                format!(", takes {}", took.join(", "))
+            }
+        ));
+        if !took.is_empty() && run.outcome == "survived" {
+            let k = Stimulus {
+                name: format!("reach-{}", n + 1),
+                seed,
+                knobs,
+                adds: took,
+            };
+            log.push(&Event::Reached {
+                mutant: m.id.clone(),
+                runs: n + 1,
+                run_s,
+                check_s,
+                stimulus: Some(k.clone()),
+            })?;
+            return Ok(Reach::Found(k));
+        }
+        let _ = fs::remove_dir_all(&outdir);
+        let _ = fs::remove_file(dir.join(format!("s{seed}.csv")));
+    }
+    log.push(&Event::Reached {
+        mutant: m.id.clone(),
+        runs: s.reach_runs,
+        run_s,
+        check_s,
+        stimulus: None,
+    })?;
+    Ok(Reach::NotFound(s.reach_runs))
 }
 
 /// Ends a mutant before its runs (no coverage, unviable): logged as done,
@@ -666,7 +841,8 @@ pub(super) fn finish_early(
 /// come.
 pub(super) enum Prepared {
     Finished(bool),
-    Built,
+    /// Built; with the stimulus a search found for it (`reach_runs`).
+    Built(Option<crate::stimulus::Stimulus>),
 }
 
 /// Patches and builds one mutant (none of it when the baseline never
@@ -678,24 +854,34 @@ pub(super) fn prepare_mutant(
     m: &Mutant,
     covered: Option<&BTreeSet<String>>,
     baseline: &[(u64, Run)],
+    (models, limit): (&[Model], u64),
     log: &Log,
     o: &RunOptions<'_>,
 ) -> Result<Prepared, Error> {
     let finish_early = |log: &Log, o: &RunOptions<'_>, m: &Mutant, st: Status, why: &str| {
         finish_early(log, o, m, st, why).map(Prepared::Finished)
     };
+    // a mutant no baseline seed reaches: with stimuli, searched for (or
+    // unreached), else no coverage
+    let mut reached = None;
     if covered.is_some_and(|cov| !coverage::covered(m.fires.as_deref(), cov)) {
-        if !c.settings.stimuli.is_empty() {
-            let why = unreached_note(c, m, baseline);
-            return finish_early(log, o, m, Status::Unreached, &why);
+        if c.settings.stimuli.is_empty() {
+            return finish_early(
+                log,
+                o,
+                m,
+                Status::NoCoverage,
+                "no coverage (no baseline seed takes its transitions)",
+            );
         }
-        return finish_early(
-            log,
-            o,
-            m,
-            Status::NoCoverage,
-            "no coverage (no baseline seed takes its transitions)",
-        );
+        match reach(c, here.slot, m, baseline, models, limit, log, o)? {
+            Reach::Stopped => return Ok(Prepared::Finished(false)),
+            Reach::Found(k) => reached = Some(k),
+            Reach::NotFound(runs) => {
+                let why = unreached_note(c, m, baseline, runs);
+                return finish_early(log, o, m, Status::Unreached, &why);
+            }
+        }
     }
     let s = &c.settings;
     let slot = here.slot;
@@ -833,7 +1019,7 @@ pub(super) fn prepare_mutant(
             &format!("unviable (build {})", exit_text(code)),
         );
     }
-    Ok(Prepared::Built)
+    Ok(Prepared::Built(reached))
 }
 
 /// Runs a built mutant's seeds (until the first kill; every seed with
@@ -852,6 +1038,7 @@ pub(super) fn run_built(
     limit: u64,
     log: &Log,
     o: &RunOptions<'_>,
+    reached: Option<&crate::stimulus::Stimulus>,
 ) -> Result<bool, Error> {
     let s = &c.settings;
     let slot = here.slot;
@@ -869,7 +1056,17 @@ pub(super) fn run_built(
         let group = &seeds[next..next + 1 + extra];
         next += group.len();
         let runs = run_seeds(
-            c, slot, bin, &m.id, &m.params, group, &dir, models, limit, o,
+            c,
+            slot,
+            bin,
+            &m.id,
+            &m.params,
+            group,
+            &dir,
+            models,
+            limit,
+            o,
+            reached.map(|k| &k.knobs),
         );
         here.cores.give(extra);
         for (&seed, run) in group.iter().zip(runs) {

@@ -10,6 +10,9 @@ pub struct State<'c> {
     pub status: HashMap<String, Status>,
     /// A done mutant's note, where its status has one (`unreached`).
     pub notes: HashMap<String, String>,
+    /// Per mutant a search for a stimulus ran for (`reach_runs`): its runs
+    /// and the stimulus it found.
+    pub reached: HashMap<String, (usize, Option<crate::stimulus::Stimulus>)>,
     pub runs: HashMap<String, BTreeMap<u64, Run>>,
     pub build_s: HashMap<String, f64>,
     /// Where each build's time went, where its output said.
@@ -26,6 +29,7 @@ impl<'c> State<'c> {
             baseline: Vec::new(),
             status: HashMap::new(),
             notes: HashMap::new(),
+            reached: HashMap::new(),
             runs: HashMap::new(),
             build_s: HashMap::new(),
             build_phases: HashMap::new(),
@@ -65,6 +69,14 @@ impl<'c> State<'c> {
                         None => s.notes.remove(&mutant),
                     };
                     s.status.insert(mutant, status);
+                }
+                Event::Reached {
+                    mutant,
+                    runs,
+                    stimulus,
+                    ..
+                } => {
+                    s.reached.insert(mutant, (runs, stimulus));
                 }
                 Event::Started { .. } => {}
             }
