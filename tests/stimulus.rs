@@ -449,3 +449,54 @@ fn a_search_reaches_a_mutant_no_stimulus_reaches_and_runs_it_there() {
         "{report}"
     );
 }
+
+/// Ctrl-C stops a search: the run in flight is killed (its process group)
+/// and not logged, the exit status is 130, and the same command resumes to
+/// the runs one uninterrupted search makes.
+#[test]
+fn an_interrupted_search_resumes() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let d = scratch("signal");
+    let (a, b) = (d.join("a"), d.join("b"));
+    // runs after the third sleep long enough to be interrupted
+    let slow = "sh tests/data/stimulus/toyco-gem5.sh -d {outdir} --shape {shape} --evict {evict} \
+                --cpus {cpus} --sharing {sharing} --seed {seed} && if [ {run} -gt 3 ]; then \
+                sleep 30; fi";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args([
+            "stimulus",
+            &a.to_string_lossy(),
+            "--knobs",
+            KNOBS,
+            "--run",
+            slow,
+        ])
+        .args(["--runs", "8", "--run-timeout", "60"])
+        .current_dir(repo())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // wait for run 4 to start
+    let t = std::time::Instant::now();
+    while !a.join("runs/r4/run.log").exists() {
+        assert!(t.elapsed().as_secs() < 30, "run 4 never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        t.elapsed().as_secs() < 20,
+        "the sleeping run was not killed"
+    );
+    assert_eq!(runs(&a).len(), 3);
+    assert!(!a.join("runs/r4").exists());
+    // resumed with the fast template's equal: the runs' settings and seeds
+    // are the search's, whatever the template runs
+    std::fs::remove_file(a.join("search.toml")).unwrap();
+    assert!(search(&a, &["--runs", "8"]).status.success());
+    assert!(search(&b, &["--runs", "8"]).status.success());
+    assert_eq!(runs(&a), runs(&b));
+}
