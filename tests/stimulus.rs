@@ -245,6 +245,60 @@ fn bad_knobs_and_templates_are_errors_with_their_place() {
 
 mod stand_in;
 
+/// The two bundled clean MI_example runs the stand-in replays for
+/// `--replay`: (2 CPUs, 4 CPUs). Only the first takes `L1Cache.M.Store`,
+/// only the second `Directory.IM.GETX`.
+fn clean_runs() -> (String, String) {
+    let run = |name: &str| {
+        repo()
+            .join("tests/data/gem5/mi_example")
+            .join(name)
+            .to_string_lossy()
+            .into_owned()
+    };
+    (run("clean-n2-s1-rich"), run("clean-n4-s2"))
+}
+
+/// The knob space of the campaign tests: which clean run to replay.
+fn replay_space(n2: &str, n4: &str) -> Space {
+    Space {
+        knobs: vec![memconform_mutate::stimulus::Knob {
+            name: "replay".into(),
+            values: vec![n2.to_string(), n4.to_string()],
+        }],
+    }
+}
+
+/// A stimulus replaying `replay` with `seed`.
+fn replaying(name: &str, seed: u64, replay: &str) -> memconform_mutate::stimulus::Stimulus {
+    memconform_mutate::stimulus::Stimulus {
+        name: name.into(),
+        seed,
+        knobs: [("replay".to_string(), replay.to_string())].into(),
+        adds: Vec::new(),
+    }
+}
+
+/// An observer-only mutant (it survives) named `op`, reached by `fires`.
+fn observer(root: &Path, op: &str, fires: &str) -> memconform::mutate::Mutant {
+    let mut m = stand_in::mutant(root, op, "    ++counter;", "    // [mutant] ++counter;");
+    m.fires = Some(vec![fires.to_string()]);
+    m
+}
+
+/// MI-5 (the write-back's data copy deleted: the stand-in replays the real
+/// MI-5 run), reached by `Directory.IM.GETX`.
+fn mi5(root: &Path) -> memconform::mutate::Mutant {
+    let mut m = stand_in::mutant(
+        root,
+        "ADS",
+        "    out_msg.DataBlk := in_msg.DataBlk;",
+        "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
+    );
+    m.fires = Some(vec!["Directory.IM.GETX".into()]);
+    m
+}
+
 /// A campaign with two stimuli (the stand-in gem5 replaying two real clean
 /// MI_example runs that take different transitions): each mutant runs only
 /// the seed whose baseline run took one of its transitions; a mutant whose
@@ -254,31 +308,11 @@ mod stand_in;
 #[test]
 fn a_campaign_runs_each_mutant_on_the_stimuli_that_reach_it() {
     use memconform::mutate::campaign::{Campaign, State, Status};
-    use memconform_mutate::stimulus::{Knob, Stimulus};
     let (base, root) = stand_in::fresh("stimuli-campaign");
-    let run = |name: &str| {
-        repo()
-            .join("tests/data/gem5/mi_example")
-            .join(name)
-            .to_string_lossy()
-            .into_owned()
-    };
-    let (n2, n4) = (run("clean-n2-s1-rich"), run("clean-n4-s2"));
-    let space = Space {
-        knobs: vec![Knob {
-            name: "replay".into(),
-            values: vec![n2.clone(), n4.clone()],
-        }],
-    };
-    let stimulus = |name: &str, seed: u64, replay: &str| Stimulus {
-        name: name.into(),
-        seed,
-        knobs: [("replay".to_string(), replay.to_string())].into(),
-        adds: Vec::new(),
-    };
+    let (n2, n4) = clean_runs();
     let stimuli = Stimuli {
-        space,
-        stimuli: vec![stimulus("k1", 5, &n2), stimulus("k2", 8, &n4)],
+        space: replay_space(&n2, &n4),
+        stimuli: vec![replaying("k1", 5, &n2), replaying("k2", 8, &n4)],
     };
     // through the file, as `mutate init --stimuli` reads it
     let text = stimuli.to_toml();
@@ -287,24 +321,12 @@ fn a_campaign_runs_each_mutant_on_the_stimuli_that_reach_it() {
     s.run = "{gem5} -d {outdir} --seed {seed} --replay {replay}".into();
     s.seeds = vec![5, 8];
     s.stimuli = read.stimuli;
-    // observer-only edits (they survive) that only k1's run reaches
-    // (L1Cache.M.Store: the 2-CPU run), only k2's (Directory.IM.GETX: the
-    // 4-CPU run), or neither; MI-5 reached by k2 only
-    let with = |op: &str, fires: &str| {
-        let mut m = stand_in::mutant(&root, op, "    ++counter;", "    // [mutant] ++counter;");
-        m.fires = Some(vec![fires.to_string()]);
-        m
-    };
-    let only_k1 = with("ADS", "L1Cache.M.Store");
-    let only_k2 = with("ADS2", "Directory.IM.GETX");
-    let neither = with("ADS3", "L1Cache.M.Nope");
-    let mut mi5 = stand_in::mutant(
-        &root,
-        "ADS",
-        "    out_msg.DataBlk := in_msg.DataBlk;",
-        "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
-    );
-    mi5.fires = Some(vec!["Directory.IM.GETX".into()]);
+    // observer-only edits (they survive) that only k1's run reaches, only
+    // k2's, or neither; MI-5 reached by k2 only
+    let only_k1 = observer(&root, "ADS", "L1Cache.M.Store");
+    let only_k2 = observer(&root, "ADS2", "Directory.IM.GETX");
+    let neither = observer(&root, "ADS3", "L1Cache.M.Nope");
+    let mi5 = mi5(&root);
     let mutants = vec![
         only_k1.clone(),
         only_k2.clone(),
@@ -377,46 +399,17 @@ fn a_campaign_runs_each_mutant_on_the_stimuli_that_reach_it() {
 #[test]
 fn a_search_reaches_a_mutant_no_stimulus_reaches_and_runs_it_there() {
     use memconform::mutate::campaign::{Campaign, State, Status};
-    use memconform_mutate::stimulus::{Knob, Stimulus};
     let (base, root) = stand_in::fresh("stimuli-reach");
-    let run = |name: &str| {
-        repo()
-            .join("tests/data/gem5/mi_example")
-            .join(name)
-            .to_string_lossy()
-            .into_owned()
-    };
-    let (n2, n4) = (run("clean-n2-s1-rich"), run("clean-n4-s2"));
+    let (n2, n4) = clean_runs();
     let mut s = stand_in::settings(&root);
     s.run = "{gem5} -d {outdir} --seed {seed} --replay {replay}".into();
     s.seeds = vec![5];
-    s.stimuli = vec![Stimulus {
-        name: "k1".into(),
-        seed: 5,
-        knobs: [("replay".to_string(), n2.clone())].into(),
-        adds: Vec::new(),
-    }];
-    s.knobs = Some(Space {
-        knobs: vec![Knob {
-            name: "replay".into(),
-            values: vec![n2.clone(), n4.clone()],
-        }],
-    });
+    s.stimuli = vec![replaying("k1", 5, &n2)];
+    s.knobs = Some(replay_space(&n2, &n4));
     s.reach_runs = 4;
-    let mut mi5 = stand_in::mutant(
-        &root,
-        "ADS",
-        "    out_msg.DataBlk := in_msg.DataBlk;",
-        "    // [mutant] out_msg.DataBlk := in_msg.DataBlk;",
-    );
-    mi5.fires = Some(vec!["Directory.IM.GETX".into()]);
-    let with = |op: &str, fires: &str| {
-        let mut m = stand_in::mutant(&root, op, "    ++counter;", "    // [mutant] ++counter;");
-        m.fires = Some(vec![fires.to_string()]);
-        m
-    };
-    let neither = with("ADS3", "L1Cache.M.Nope");
-    let only_k1 = with("ADS", "L1Cache.M.Store");
+    let mi5 = mi5(&root);
+    let neither = observer(&root, "ADS3", "L1Cache.M.Nope");
+    let only_k1 = observer(&root, "ADS", "L1Cache.M.Store");
     let mutants = vec![mi5.clone(), neither.clone(), only_k1.clone()];
     let c = Campaign::init(&base.join("camp"), s, mutants).unwrap();
     let c = Campaign::open(&c.dir).unwrap();
@@ -463,7 +456,7 @@ fn an_interrupted_search_resumes() {
     let slow = "sh tests/data/stimulus/toyco-gem5.sh -d {outdir} --shape {shape} --evict {evict} \
                 --cpus {cpus} --sharing {sharing} --seed {seed} && if [ {run} -gt 3 ]; then \
                 sleep 30; fi";
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memconform"))
+    let child = Command::new(env!("CARGO_BIN_EXE_memconform"))
         .args([
             "stimulus",
             &a.to_string_lossy(),

@@ -208,24 +208,17 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                         let (built, reached) = built;
                         // with stimuli, the seeds whose baseline reached it
                         // (or the one a search found)
-                        let seeds = match &reached {
-                            Some(k) => vec![k.seed],
-                            None => mutant_seeds(c, built, clean, baseline),
+                        let plan = Plan {
+                            m: built,
+                            seeds: match &reached {
+                                Some(k) => vec![k.seed],
+                                None => mutant_seeds(c, built, clean, baseline),
+                            },
+                            reached,
                         };
                         if cores.try_take(1) == 0 {
                             // no spare core: the runs here, then the next build
-                            if !report(run_built(
-                                c,
-                                &here,
-                                None,
-                                built,
-                                models,
-                                &seeds,
-                                limit,
-                                log,
-                                o,
-                                reached.as_ref(),
-                            )) {
+                            if !report(run_built(c, &here, None, &plan, models, limit, log, o)) {
                                 break;
                             }
                             continue;
@@ -239,18 +232,7 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                             }
                         };
                         running = Some(behind.spawn(move || {
-                            let r = run_built(
-                                c,
-                                &here,
-                                Some(&bin),
-                                built,
-                                models,
-                                &seeds,
-                                limit,
-                                log,
-                                o,
-                                reached.as_ref(),
-                            );
+                            let r = run_built(c, &here, Some(&bin), &plan, models, limit, log, o);
                             let _ = fs::remove_file(here.slot.root.join(&bin));
                             cores.give(1);
                             r
@@ -1022,6 +1004,14 @@ pub(super) fn prepare_mutant(
     Ok(Prepared::Built(reached))
 }
 
+/// A built mutant's runs: the seeds, and the stimulus a search found for
+/// it (its knobs then fill the run template).
+pub(super) struct Plan<'a> {
+    pub(super) m: &'a Mutant,
+    pub(super) seeds: Vec<u64>,
+    pub(super) reached: Option<crate::stimulus::Stimulus>,
+}
+
 /// Runs a built mutant's seeds (until the first kill; every seed with
 /// `all_seeds`) and logs each run and the mutant's end. `bin`: a copy of
 /// the mutant's binary in the slot the runs use while the slot builds the
@@ -1032,14 +1022,13 @@ pub(super) fn run_built(
     c: &Campaign,
     here: &Here<'_>,
     bin: Option<&Path>,
-    m: &Mutant,
+    plan: &Plan<'_>,
     models: &[Model],
-    seeds: &[u64],
     limit: u64,
     log: &Log,
     o: &RunOptions<'_>,
-    reached: Option<&crate::stimulus::Stimulus>,
 ) -> Result<bool, Error> {
+    let (m, seeds, reached) = (plan.m, &plan.seeds, plan.reached.as_ref());
     let s = &c.settings;
     let slot = here.slot;
     let dir = c.dir.join("runs").join(&m.id);

@@ -372,35 +372,22 @@ pub fn knobs_text(k: &std::collections::BTreeMap<String, String>) -> String {
 
 /// Which settings differ, by name.
 fn differences(old: &Settings, new: &Settings) -> String {
-    let mut d = Vec::new();
-    if old.run != new.run {
-        d.push("the run template");
-    }
-    if old.cwd != new.cwd {
-        d.push("the directory runs start in");
-    }
-    if old.strategy != new.strategy {
-        d.push("the strategy");
-    }
-    if old.rng_seed != new.rng_seed {
-        d.push("the chooser's seed");
-    }
-    if old.first_seed != new.first_seed {
-        d.push("the first seed");
-    }
-    if old.batch != new.batch {
-        d.push("the batch");
-    }
-    if old.targets != new.targets {
-        d.push("the targets");
-    }
-    if old.run_timeout_s != new.run_timeout_s {
-        d.push("the run time limit");
-    }
-    if old.space != new.space {
-        d.push("the knobs");
-    }
-    d.join(", ")
+    [
+        (old.run != new.run, "the run template"),
+        (old.cwd != new.cwd, "the directory runs start in"),
+        (old.strategy != new.strategy, "the strategy"),
+        (old.rng_seed != new.rng_seed, "the chooser's seed"),
+        (old.first_seed != new.first_seed, "the first seed"),
+        (old.batch != new.batch, "the batch"),
+        (old.targets != new.targets, "the targets"),
+        (old.run_timeout_s != new.run_timeout_s, "the run time limit"),
+        (old.space != new.space, "the knobs"),
+    ]
+    .iter()
+    .filter(|(differs, _)| *differs)
+    .map(|(_, what)| *what)
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 fn io(p: &Path, e: std::io::Error) -> String {
