@@ -221,11 +221,7 @@ pub fn text(s: &State) -> String {
     );
     for (seed, r) in &s.baseline {
         let stimulus = c.settings.stimulus_of(*seed).map_or_else(String::new, |k| {
-            format!(
-                " ({}: {})",
-                k.name,
-                crate::stimulus::search::knobs_text(&k.knobs)
-            )
+            format!(" ({}: {})", k.name, crate::stimulus::knobs_text(&k.knobs))
         });
         let _ = writeln!(out, "coverage, seed {seed}{stimulus}: {}", coverage_of(r));
     }
@@ -296,7 +292,7 @@ pub fn text(s: &State) -> String {
                 out,
                 "  {id} {op}: run {runs}, seed {} ({}), takes {}; {}",
                 k.seed,
-                crate::stimulus::search::knobs_text(&k.knobs),
+                crate::stimulus::knobs_text(&k.knobs),
                 k.adds.join(", "),
                 s.status.get(id).map_or("pending", |st| st.name())
             );

@@ -654,7 +654,7 @@ pub(super) fn unreached_note(
                     format!(
                         "{} (seed {seed}; {})",
                         k.name,
-                        crate::stimulus::search::knobs_text(&k.knobs)
+                        crate::stimulus::knobs_text(&k.knobs)
                     )
                 },
             );
@@ -763,7 +763,7 @@ pub(super) fn reach(
             m.op,
             n + 1,
             s.reach_runs,
-            crate::stimulus::search::knobs_text(&knobs),
+            crate::stimulus::knobs_text(&knobs),
             run.outcome,
             if took.is_empty() {
                 String::new()

@@ -217,7 +217,7 @@ impl Space {
         let mut out = template
             .replace(
                 "{outdir}",
-                &crate::campaign::shell_word(&outdir.to_string_lossy()),
+                &memconform_report::commands::shell_word(&outdir.to_string_lossy()),
             )
             .replace("{seed}", &seed.to_string())
             .replace("{run}", &run.to_string());
@@ -251,6 +251,14 @@ fn line_col(text: &str, at: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
     (line, col)
+}
+
+/// `a=1 b=x`.
+pub fn knobs_text(k: &std::collections::BTreeMap<String, String>) -> String {
+    k.iter()
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// How the settings are chosen.

@@ -21,7 +21,7 @@ use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 
-use super::{cover, Chooser, RunRecord, Setting, Space, Stimuli, Strategy, Taken};
+use super::{cover, knobs_text, Chooser, RunRecord, Setting, Space, Stimuli, Strategy, Taken};
 use crate::campaign::{cut_torn_tail, run_command, whole_lines, write_atomic};
 use crate::coverage;
 
@@ -360,14 +360,6 @@ fn progress_line(
         taken.runs_taking.len(),
         r.secs
     )
-}
-
-/// `a=1 b=x`.
-pub fn knobs_text(k: &std::collections::BTreeMap<String, String>) -> String {
-    k.iter()
-        .map(|(n, v)| format!("{n}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Which settings differ, by name.
