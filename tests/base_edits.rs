@@ -173,3 +173,149 @@ fn a_campaign_base_carries_its_edits_once_in_every_slot() {
     assert_eq!(s.status[&later], Status::Survived, "{:?}", s.status);
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Toyco (tests/data/slicc/toyco) in a scratch directory, its cache given
+/// a function of three body lines and one calling it (memconform's reader
+/// skips function bodies; nothing here compiles them).
+fn toyco_with_function(name: &str) -> std::path::PathBuf {
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("memconform-body-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let data = stand_in::repo().join("tests/data/slicc/toyco");
+    for f in ["Toyco.slicc", "Toyco-dir.sm"] {
+        std::fs::copy(data.join(f), d.join(f)).unwrap();
+    }
+    let cache = std::fs::read_to_string(data.join("Toyco-cache.sm")).unwrap();
+    let at = cache.find("  action(a_getS").unwrap();
+    // and a function that calls it (a call is no definition)
+    let function = "  int countIt(Addr addr, int n) {\n    n := n + 1;\n    return n;\n  }\n\n  \
+                    int twice(Addr addr, int n) { return countIt(addr, countIt(addr, n)); }\n\n";
+    let cache = format!("{}{function}{}", &cache[..at], &cache[at..]);
+    std::fs::write(d.join("Toyco-cache.sm"), cache).unwrap();
+    d
+}
+
+/// `function NAME: body { ... }` replaces the one definition's body, in as
+/// many lines as before (padded, or its last lines joined), so the file's
+/// line numbers stay; calls are not definitions; errors name the entry.
+#[test]
+fn a_function_body_is_replaced_in_its_lines() {
+    use memconform::mutate::base_edits;
+    let d = toyco_with_function("replace");
+    let original = std::fs::read_to_string(d.join("Toyco-cache.sm")).unwrap();
+    let lines = original.lines().count();
+    for (body, shows) in [
+        // fewer lines: padded
+        (
+            "{ return n; }",
+            "  int countIt(Addr addr, int n) { return n; \n\n\n}",
+        ),
+        // more lines: the last ones joined
+        (
+            "{\n    n := n + 1;\n    n := n + 2;\n    n := n + 3;\n    return n;\n  }",
+            "    n := n + 1;\n    n := n + 2;\n    n := n + 3; return n; }",
+        ),
+    ] {
+        let text = format!("in L1Cache, function countIt: body {body};\n");
+        let edits = base_edits::parse("f.edits", &text).unwrap();
+        let (p, applied) = base_edits::load_protocol(&d, "Toyco", Some(&edits)).unwrap();
+        let applied = applied.unwrap();
+        let cache = p.files.iter().find(|f| f.name == "Toyco-cache.sm").unwrap();
+        assert_eq!(cache.text.lines().count(), lines);
+        assert!(cache.text.contains(shows), "{}", cache.text);
+        assert!(
+            applied.changes[0].1[0].ends_with("Toyco-cache.sm:27 function countIt"),
+            "{:?}",
+            applied.changes
+        );
+        assert!(
+            applied.diff.contains("-    n := n + 1;\n")
+                || applied.diff.contains("+    n := n + 2;")
+        );
+    }
+    let err = |text: &str| match base_edits::parse("f.edits", text) {
+        Err(e) => e.to_string(),
+        Ok(edits) => base_edits::load_protocol(&d, "Toyco", Some(&edits))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default(),
+    };
+    assert!(err("in L1Cache, function nosuch: body { };\n").contains(
+        "f.edits:1:1: `in L1Cache, function nosuch: body { };`: L1Cache defines no function nosuch"
+    ));
+    assert!(
+        err("in L1Cache, function countIt: body {\n  // why\n  return 0; };\n")
+            .starts_with("f.edits:1:36: a body holds no comments"),
+        "{}",
+        err("in L1Cache, function countIt: body {\n  // why\n  return 0; };\n")
+    );
+    assert!(
+        err("in L1Cache, function countIt: add h_hit after i_drop;\n")
+            .contains("expected `body { ... }`")
+    );
+    assert!(err("in L1Cache, with h_hit: body { };\n")
+        .contains("expected `add ACTION after ACTION` or `remove ACTION`"));
+    assert!(
+        err("in L1Cache, function countIt: body { return n;\n").contains("a `{` without its `}`")
+    );
+}
+
+/// With GEM5_ROOT: the committed base of docs/campaign-moesi-amd-base-o3
+/// (the eviction forwards and the functional accesses) applies to gem5's
+/// MOESI_AMD_Base, and gem5's own SLICC accepts the result.
+#[test]
+fn gem5_the_amd_o3_base_edits_apply_and_slicc_accepts_them() {
+    let Some(gem5) = std::env::var_os("GEM5_ROOT").map(std::path::PathBuf::from) else {
+        println!("skipped: GEM5_ROOT is not set");
+        return;
+    };
+    let (base, _) = fresh("amd-base-edits");
+    // a copy of what SLICC reads: the protocols, SLICC, PLY
+    let root = base.join("g5");
+    for d in [
+        "src/mem/ruby/protocol",
+        "src/mem/slicc",
+        "ext/ply",
+        "build_tools",
+    ] {
+        std::fs::create_dir_all(root.join(d).parent().unwrap()).unwrap();
+        stand_in::sh(
+            &base,
+            &format!(
+                "cp -r '{}' '{}'",
+                gem5.join(d).display(),
+                root.join(d).display()
+            ),
+        );
+    }
+    let edits = stand_in::repo().join("docs/campaign-moesi-amd-base-o3/base.edits");
+    let (code, out, err) = memconform(&[
+        "mutate",
+        "apply-edits",
+        &edits.to_string_lossy(),
+        "--gem5-root",
+        &root.to_string_lossy(),
+        "--protocol",
+        "MOESI_AMD_Base",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = format!("{out}{err}");
+    assert!(
+        text.contains("MOESI_AMD_Base-CorePair.sm:320 function functionalRead"),
+        "{text}"
+    );
+    assert!(text.contains("function functionalWrite"), "{text}");
+    let ok = Command::new("python3")
+        .arg(stand_in::repo().join("gem5-configs/slicc_check.py"))
+        .args([
+            "--gem5-root",
+            &root.to_string_lossy(),
+            "--protocol",
+            "MOESI_AMD_Base",
+        ])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "gem5's SLICC rejects the edited MOESI_AMD_Base");
+}

@@ -9,13 +9,16 @@
 //! in L1Cache, transition({S, M}, {Evict, Inv}): remove i_drop;
 //! in CorePair, with i1_invCluster without forward_eviction_to_cpu1:
 //!     add forward_eviction_to_cpu1 after i1_invCluster;
+//! in CorePair, function functionalRead: body { ... };
 //! ```
 //!
 //! A `transition(STATES, EVENTS)` entry edits the one header declaring
 //! exactly those states and events; a `with A [without B]` entry edits every
 //! transition of the machine whose actions include A (and lack B). `add X
 //! after Y` (or `before Y`) inserts action X beside Y; `remove X` deletes it.
-//! Edits keep the file's line count (an added action joins Y's line), so
+//! A `function NAME` entry gives the one definition of NAME a new body.
+//! Edits keep the file's line count (an added action joins Y's line; a
+//! body is padded or its last lines joined), so
 //! SLICC's line numbers stay those of the original file. An entry that
 //! names a machine, action or transition the protocol lacks, or that would
 //! change nothing, is an error naming it: nothing is skipped silently.
@@ -40,6 +43,9 @@ pub enum Selector {
         with: String,
         without: Option<String>,
     },
+    /// The one definition of a function (`void NAME(...) { ... }`) in the
+    /// machine's files.
+    Function { name: String },
 }
 
 /// What an entry does to each transition it selects.
@@ -53,6 +59,8 @@ pub enum Op {
     },
     /// Deletes `action`.
     Remove { action: String },
+    /// Replaces a function's body (what its braces hold) with `text`.
+    Body { text: String },
 }
 
 /// One entry of a base-edit file, with where it was written.
@@ -94,6 +102,7 @@ impl fmt::Display for Entry {
                     write!(f, " without {b}")?;
                 }
             }
+            Selector::Function { name } => write!(f, "function {name}")?,
         }
         match &self.op {
             Op::Add {
@@ -106,6 +115,13 @@ impl fmt::Display for Entry {
                 if *after { "after" } else { "before" }
             ),
             Op::Remove { action } => write!(f, ": remove {action};"),
+            Op::Body { text } => {
+                let words: Vec<&str> = text.split_whitespace().collect();
+                match words.as_slice() {
+                    [] => write!(f, ": body {{ }};"),
+                    w => write!(f, ": body {{ {} }};", w.join(" ")),
+                }
+            }
         }
     }
 }
@@ -211,6 +227,44 @@ impl Reader<'_> {
         Ok(out)
     }
 
+    /// `{ ... }`: the text between the braces (nested braces kept). It may
+    /// hold no comment: its lines may be joined to keep a file's line count.
+    fn braced(&mut self) -> Result<String, SyntaxError> {
+        if self.peek() != "{" {
+            return Err(self.error(format!(
+                "expected `{{` and the body, found {}",
+                self.found()
+            )));
+        }
+        let open = self.tokens[self.pos].end;
+        let at = self.pos;
+        let mut depth = 0usize;
+        while self.pos < self.tokens.len() {
+            match self.peek() {
+                "{" => depth += 1,
+                "}" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let text = &self.text[open..self.tokens[self.pos].start];
+                        self.pos += 1;
+                        if text.contains("//") || text.contains("/*") {
+                            self.pos = at;
+                            return Err(self.error(
+                                "a body holds no comments (its lines may be joined to keep the \
+                                 file's line count)",
+                            ));
+                        }
+                        return Ok(text.to_string());
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        self.pos = at;
+        Err(self.error("a `{` without its `}`"))
+    }
+
     /// One entry: `in M, SELECTOR: OP;`.
     fn entry(&mut self) -> Result<Entry, SyntaxError> {
         let start = self.tokens[self.pos].start;
@@ -245,15 +299,35 @@ impl Reader<'_> {
                 };
                 Selector::Rule { with, without }
             }
+            "function" => {
+                self.pos += 1;
+                Selector::Function {
+                    name: self.name("a function name")?,
+                }
+            }
             _ => {
                 return Err(self.error(format!(
-                    "expected `transition(STATES, EVENTS)` or `with ACTION`, found {}",
+                    "expected `transition(STATES, EVENTS)`, `with ACTION` or `function NAME`, \
+                     found {}",
                     self.found()
                 )))
             }
         };
         self.expect(":", "before the edit")?;
+        let function = matches!(selector, Selector::Function { .. });
+        if function && self.peek() != "body" {
+            return Err(self.error(format!(
+                "expected `body {{ ... }}` (a function's edit), found {}",
+                self.found()
+            )));
+        }
         let op = match self.peek() {
+            "body" if function => {
+                self.pos += 1;
+                Op::Body {
+                    text: self.braced()?,
+                }
+            }
             "add" => {
                 self.pos += 1;
                 let action = self.name("the action to add")?;
@@ -495,7 +569,119 @@ fn transition_edits(
             }
             Ok(vec![ops::remove(text, x.span.start, end)])
         }
+        Op::Body { .. } => Err(entry.error("a body is a function's edit, not a transition's")),
     }
+}
+
+/// Whether file `f` is `fi` or a file `fi` includes (at any depth).
+fn belongs(p: &Protocol, mut f: usize, fi: usize) -> bool {
+    loop {
+        if f == fi {
+            return true;
+        }
+        match p.files[f].included_from {
+            Some((parent, _)) if parent != f => f = parent,
+            _ => return false,
+        }
+    }
+}
+
+/// The edit replacing the body of function `name`, defined once in the
+/// files of the machine of file `fi`, by `body` (in as many lines as the
+/// old body: padded with line ends, or its last lines joined, so SLICC's
+/// line numbers stay the original file's): (the file, the edit, the site).
+fn body_edit(
+    p: &Protocol,
+    fi: usize,
+    name: &str,
+    body: &str,
+    entry: &Entry,
+) -> Result<(usize, Edit, String), SyntaxError> {
+    let mut found = Vec::new();
+    for (f, file) in p.files.iter().enumerate() {
+        if !belongs(p, f, fi) {
+            continue;
+        }
+        let toks = &file.tokens;
+        for i in 0..toks.len().saturating_sub(2) {
+            if toks[i].kind != TokenKind::Ident || file.tok(i) != name || file.tok(i + 1) != "(" {
+                continue;
+            }
+            // `NAME(...)` followed by `{`: a definition, not a call
+            let mut depth = 0usize;
+            let mut j = i + 1;
+            while j < toks.len() {
+                match file.tok(j) {
+                    "(" => depth += 1,
+                    ")" => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            if j + 1 >= toks.len() || file.tok(j + 1) != "{" {
+                continue;
+            }
+            let open = j + 1;
+            let mut depth = 0usize;
+            let mut k = open;
+            while k < toks.len() {
+                match file.tok(k) {
+                    "{" => depth += 1,
+                    "}" => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                k += 1;
+            }
+            if k < toks.len() {
+                found.push((f, toks[open].end, toks[k].start, toks[i].line));
+            }
+        }
+    }
+    let (f, start, end, line) = match found.as_slice() {
+        [one] => *one,
+        [] => return Err(entry.error(format!("{} defines no function {name}", entry.machine))),
+        more => {
+            return Err(entry.error(format!(
+                "{} defines {name} {} times",
+                entry.machine,
+                more.len()
+            )))
+        }
+    };
+    let file = &p.files[f];
+    let old_lines = file.text[start..end].matches('\n').count();
+    // as many lines as the old body: the last ones joined, or blank lines
+    // put before the last (the closing brace's indentation; after a body
+    // of one line)
+    let mut lines: Vec<String> = body.split('\n').map(str::to_string).collect();
+    while lines.len() > old_lines + 1 {
+        let last = lines.pop().unwrap_or_default();
+        if let Some(prev) = lines.last_mut() {
+            prev.truncate(prev.trim_end().len());
+            prev.push(' ');
+            prev.push_str(last.trim_start());
+        }
+    }
+    while lines.len() < old_lines + 1 {
+        let at = if lines.len() == 1 { 1 } else { lines.len() - 1 };
+        lines.insert(at, String::new());
+    }
+    let text = lines.join("\n");
+    Ok((
+        f,
+        Edit { start, end, text },
+        format!("{}:{line} function {name}", file.rel_path),
+    ))
 }
 
 /// Applies `edits` to the loaded protocol, entry after entry (each sees the
@@ -524,6 +710,23 @@ pub fn apply(p: &mut Protocol, edits: &Edits) -> Result<Applied, Error> {
                 ))
                 .into());
         };
+        if let (Selector::Function { name }, Op::Body { text }) = (&entry.selector, &entry.op) {
+            let (f, edit, site) = body_edit(p, fi, name, text, entry)?;
+            let old = &p.files[f].text;
+            let new_text = ops::apply_edits(old, std::slice::from_ref(&edit));
+            if new_text.matches('\n').count() != old.matches('\n').count() {
+                return Err(Error::Entry(
+                    entry.error("changes the file's line count (a bug of memconform)"),
+                ));
+            }
+            if originals[f].is_none() {
+                originals[f] = Some(old.clone());
+            }
+            p.reparse(vec![(f, new_text)])
+                .map_err(|e| entry.error(format!("the edited file does not parse: {e}")))?;
+            changes.push((entry.to_string(), vec![site]));
+            continue;
+        }
         let file = &p.files[fi];
         let machine = &file.machines[mi];
         // every action the entry names is one the machine declares
@@ -535,6 +738,7 @@ pub fn apply(p: &mut Protocol, edits: &Edits) -> Result<Applied, Error> {
         match &entry.op {
             Op::Add { action, anchor, .. } => named.extend([action.as_str(), anchor.as_str()]),
             Op::Remove { action } => named.push(action),
+            Op::Body { .. } => {}
         }
         if let Some(a) = named.iter().find(|a| machine.action(a).is_none()) {
             return Err(entry
@@ -542,6 +746,9 @@ pub fn apply(p: &mut Protocol, edits: &Edits) -> Result<Applied, Error> {
                 .into());
         }
         let selected: Vec<&Transition> = match &entry.selector {
+            Selector::Function { .. } => {
+                return Err(entry.error("a function's edit is `body { ... }`").into())
+            }
             Selector::Rule { with, without } => machine
                 .transitions
                 .iter()
