@@ -30,10 +30,20 @@ def main():
     a = p.parse_args()
     root = os.path.abspath(a.gem5_root)
     base = os.path.join(root, "src", "mem", "ruby", "protocol")
+    # NAME.slicc in the protocols' directory, or in a directory of its own
+    # there (CHI's is chi/CHI.slicc); includes resolve against `base` as in
+    # gem5's build
     slicc_file = os.path.join(base, a.protocol + ".slicc")
     if not os.path.isfile(slicc_file):
-        print(f"slicc_check: no {slicc_file}", file=sys.stderr)
-        return 2
+        inside = sorted(
+            os.path.join(base, d, a.protocol + ".slicc")
+            for d in (os.listdir(base) if os.path.isdir(base) else [])
+            if os.path.isfile(os.path.join(base, d, a.protocol + ".slicc"))
+        )
+        if not inside:
+            print(f"slicc_check: no {slicc_file} (nor in a directory of it)", file=sys.stderr)
+            return 2
+        slicc_file = inside[0]
     # nothing written into the tree: no bytecode caches, PLY's tables (if
     # it writes any) in the temporary directory
     sys.dont_write_bytecode = True

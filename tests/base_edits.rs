@@ -5,6 +5,7 @@
 //! every slot holds the user's changes and the edits, once, also after a
 //! resume and a `mutate add`.
 
+mod common;
 #[allow(dead_code)] // the campaign tests use the rest
 mod stand_in;
 
@@ -271,24 +272,7 @@ fn gem5_the_amd_o3_base_edits_apply_and_slicc_accepts_them() {
         return;
     };
     let (base, _) = fresh("amd-base-edits");
-    // a copy of what SLICC reads: the protocols, SLICC, PLY
-    let root = base.join("g5");
-    for d in [
-        "src/mem/ruby/protocol",
-        "src/mem/slicc",
-        "ext/ply",
-        "build_tools",
-    ] {
-        std::fs::create_dir_all(root.join(d).parent().unwrap()).unwrap();
-        stand_in::sh(
-            &base,
-            &format!(
-                "cp -r '{}' '{}'",
-                gem5.join(d).display(),
-                root.join(d).display()
-            ),
-        );
-    }
+    let root = common::slicc_tree(&gem5, &base);
     let edits = stand_in::repo().join("docs/campaign-moesi-amd-base-o3/base.edits");
     let (code, out, err) = memconform(&[
         "mutate",
@@ -306,16 +290,9 @@ fn gem5_the_amd_o3_base_edits_apply_and_slicc_accepts_them() {
         "{text}"
     );
     assert!(text.contains("function functionalWrite"), "{text}");
-    let ok = Command::new("python3")
-        .arg(stand_in::repo().join("gem5-configs/slicc_check.py"))
-        .args([
-            "--gem5-root",
-            &root.to_string_lossy(),
-            "--protocol",
-            "MOESI_AMD_Base",
-        ])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "gem5's SLICC rejects the edited MOESI_AMD_Base");
+    assert_eq!(
+        common::slicc_check(&root, "MOESI_AMD_Base"),
+        Some(0),
+        "gem5's SLICC rejects the edited MOESI_AMD_Base"
+    );
 }

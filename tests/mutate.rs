@@ -2184,6 +2184,30 @@ fn base_edits_and_coverage_reach_included_transitions() {
         == "cache/Split-cache-transitions.sm::transition(MI,WbAck,I)::k_wakeUp::TDA"));
 }
 
+/// With GEM5_ROOT: the pre-check (gem5-configs/slicc_check.py) finds CHI's
+/// `.slicc` in its own directory (`chi/CHI.slicc`) and runs gem5's SLICC on
+/// it: the stock protocol is accepted, one with an action that names an
+/// undeclared variable is rejected.
+#[test]
+fn gem5_the_precheck_reads_chi_in_its_directory() {
+    let Some(gem5) = gem5_root() else { return };
+    let dir = common::temp_dir("mutate", "chi-precheck");
+    let root = common::slicc_tree(&gem5, &dir);
+    assert_eq!(common::slicc_check(&root, "CHI"), Some(0));
+    assert_eq!(common::slicc_check(&root, "NoSuchProtocol"), Some(2));
+    let actions = root.join("src/mem/ruby/protocol/chi/CHI-cache-actions.sm");
+    let text = std::fs::read_to_string(&actions).unwrap();
+    let at = text.find("action(").unwrap();
+    let body = at + text[at..].find('{').unwrap() + 1;
+    let broken = format!(
+        "{}\n  no_such_variable := 1;{}",
+        &text[..body],
+        &text[body..]
+    );
+    std::fs::write(&actions, broken).unwrap();
+    assert_eq!(common::slicc_check(&root, "CHI"), Some(1));
+}
+
 /// With GEM5_ROOT: CHI's cache and DVM misc node are mutated in the files
 /// their machines include (actions, transitions), each patch applies to
 /// its file's text; the declared (state, event) pairs include the cache's.

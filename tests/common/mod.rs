@@ -88,3 +88,44 @@ pub fn split_line(file: &str, needle: &str) -> usize {
         .position(|l| l.contains(needle))
         .unwrap_or_else(|| panic!("{needle} not in {file}"))
 }
+
+/// A copy under `dest` of what gem5's SLICC front end reads of the tree
+/// `gem5` (the protocols, SLICC, PLY, build_tools): a tree to edit and
+/// check with gem5-configs/slicc_check.py without touching the user's.
+pub fn slicc_tree(gem5: &Path, dest: &Path) -> PathBuf {
+    let root = dest.join("g5");
+    for d in [
+        "src/mem/ruby/protocol",
+        "src/mem/slicc",
+        "ext/ply",
+        "build_tools",
+    ] {
+        std::fs::create_dir_all(root.join(d).parent().unwrap()).unwrap();
+        let ok = Command::new("cp")
+            .arg("-r")
+            .arg(gem5.join(d))
+            .arg(root.join(d))
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "cp {d}");
+    }
+    root
+}
+
+/// gem5-configs/slicc_check.py's exit status on `protocol` of tree `root`
+/// (0 accepted, 1 rejected, 2 not found).
+pub fn slicc_check(root: &Path, protocol: &str) -> Option<i32> {
+    Command::new("python3")
+        .arg(self::root().join("gem5-configs/slicc_check.py"))
+        .args([
+            "--gem5-root",
+            &root.to_string_lossy(),
+            "--protocol",
+            protocol,
+        ])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .code()
+}
