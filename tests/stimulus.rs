@@ -493,3 +493,78 @@ fn an_interrupted_search_resumes() {
     assert!(search(&b, &["--runs", "8"]).status.success());
     assert_eq!(runs(&a), runs(&b));
 }
+
+/// `mutate init --stimuli FILE [--reach N]`: the campaign's seeds are the
+/// stimuli's, their knobs and the search's size are kept; a knob the run
+/// template lacks, `--seeds` beside `--stimuli`, or `--reach` without it
+/// are errors, and no campaign is made.
+#[test]
+fn mutate_init_takes_the_stimuli_and_checks_their_knobs() {
+    use memconform::mutate::campaign::Campaign;
+    let (base, root) = stand_in::fresh("stimuli-init");
+    let data = repo().join("tests/data/slicc/toyco");
+    for f in ["Toyco.slicc", "Toyco-cache.sm", "Toyco-dir.sm"] {
+        std::fs::copy(data.join(f), root.join("src/mem/ruby/protocol").join(f)).unwrap();
+    }
+    stand_in::sh(
+        &root,
+        "git add -A && git -c user.name=t -c user.email=t@t commit -qm toyco",
+    );
+    let (n2, n4) = clean_runs();
+    let file = base.join("stimuli.toml");
+    let stimuli = Stimuli {
+        space: replay_space(&n2, &n4),
+        stimuli: vec![replaying("k1", 5, &n2), replaying("k2", 8, &n4)],
+    };
+    std::fs::write(&file, stimuli.to_toml()).unwrap();
+    let root_s = root.to_string_lossy().into_owned();
+    let file_s = file.to_string_lossy().into_owned();
+    let init = |dir: &str, run: &str, extra: &[&str]| {
+        let camp = base.join(dir).to_string_lossy().into_owned();
+        let mut args = vec![
+            "mutate",
+            "init",
+            &camp,
+            "--gem5-root",
+            &root_s,
+            "--protocol",
+            "Toyco",
+            "--build",
+            "sh build.sh",
+            "--gem5",
+            "build/TOY/gem5.opt",
+            "--run",
+            run,
+        ];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_memconform"))
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    let plain = "{gem5} -d {outdir} --seed {seed}";
+    let o = init("a", plain, &["--stimuli", &file_s]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the knob `replay` is not in --run"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!base.join("a").exists());
+    let run = "{gem5} -d {outdir} --seed {seed} --replay {replay}";
+    let o = init("b", run, &["--stimuli", &file_s, "--seeds", "1,2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = init("c", run, &["--reach", "3"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = init("d", run, &["--stimuli", &file_s, "--reach", "3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let c = Campaign::open(&base.join("d")).unwrap();
+    assert_eq!(c.settings.seeds, [5, 8]);
+    assert_eq!(c.settings.stimuli, stimuli.stimuli);
+    assert_eq!(c.settings.knobs.as_ref(), Some(&stimuli.space));
+    assert_eq!(c.settings.reach_runs, 3);
+    assert_eq!(
+        c.settings.run_template(8, None),
+        run.replace("{replay}", &n4)
+    );
+}

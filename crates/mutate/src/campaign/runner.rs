@@ -192,7 +192,7 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                         if !join(running.take()) {
                             return;
                         }
-                        let built = match prepared {
+                        let (built, reached) = match prepared {
                             Err(e) => {
                                 report(Err(e));
                                 break;
@@ -205,7 +205,6 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                             }
                             Ok(Prepared::Built(reached)) => (m, reached),
                         };
-                        let (built, reached) = built;
                         // with stimuli, the seeds whose baseline reached it
                         // (or the one a search found)
                         let plan = Plan {
