@@ -80,25 +80,7 @@ impl Space {
         let mut knobs = Vec::new();
         for (name, values) in file.knobs {
             let where_ = at(values.span());
-            let ok_name = name
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-            if !ok_name {
-                return Err(format!(
-                    "{where_}: knob `{name}`: a knob's name is lower-case letters, digits and `_` \
-                     (it is `{{{name}}}` in the run template)"
-                ));
-            }
-            if RESERVED.contains(&name.as_str()) {
-                return Err(format!(
-                    "{where_}: knob `{name}`: `{{{name}}}` is the run's own (reserved: {})",
-                    RESERVED.join(", ")
-                ));
-            }
+            check_name(&name).map_err(|e| format!("{where_}: {e}"))?;
             let values = values.into_inner();
             if values.is_empty() {
                 return Err(format!("{where_}: knob `{name}` has no values"));
@@ -119,13 +101,7 @@ impl Space {
                         ))
                     }
                 };
-                if let Some(c) = s.chars().find(|c| SPECIAL.contains(c) || c.is_control()) {
-                    return Err(format!(
-                        "{here}: knob `{name}`: the value {s:?} holds {c:?}; values go into the \
-                         run command as they are, so they hold none of the shell's special \
-                         characters"
-                    ));
-                }
+                check_value(&name, &s).map_err(|e| format!("{here}: {e}"))?;
                 if !seen.insert(s.clone()) {
                     return Err(format!("{here}: knob `{name}`: the value {s:?} twice"));
                 }
@@ -225,6 +201,45 @@ impl Space {
             out = out.replace(&format!("{{{}}}", k.name), &k.values[v]);
         }
         out
+    }
+}
+
+/// A knob's name: lower-case letters, digits and `_`, not reserved.
+fn check_name(name: &str) -> Result<(), String> {
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !ok {
+        return Err(format!(
+            "knob `{name}`: a knob's name is lower-case letters, digits and `_` (it is \
+             `{{{name}}}` in the run template)"
+        ));
+    }
+    if RESERVED.contains(&name) {
+        return Err(format!(
+            "knob `{name}`: `{{{name}}}` is the run's own (reserved: {})",
+            RESERVED.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// A knob's value: none of the shell's special characters (it goes into
+/// the run command as it is).
+fn check_value(name: &str, value: &str) -> Result<(), String> {
+    match value
+        .chars()
+        .find(|c| SPECIAL.contains(c) || c.is_control())
+    {
+        Some(c) => Err(format!(
+            "knob `{name}`: the value {value:?} holds {c:?}; values go into the run command as \
+             they are, so they hold none of the shell's special characters"
+        )),
+        None => Ok(()),
     }
 }
 
@@ -543,6 +558,13 @@ impl Stimuli {
         if s.stimuli.is_empty() {
             return Err(format!("{shown}: no [[stimulus]]"));
         }
+        // an edited file is held to what a knob file is
+        for k in &s.space.knobs {
+            check_name(&k.name).map_err(|e| format!("{shown}: [space]: {e}"))?;
+            for v in &k.values {
+                check_value(&k.name, v).map_err(|e| format!("{shown}: [space]: {e}"))?;
+            }
+        }
         let mut seeds = BTreeMap::new();
         let mut names = BTreeSet::new();
         for k in &s.stimuli {
@@ -732,5 +754,9 @@ mod tests {
         assert!(Stimuli::parse(&bad, Path::new("s.toml"))
             .unwrap_err()
             .contains("not a setting"));
+        let bad = text.replace("\"mp+sm\"", "\"mp;rm\"");
+        assert!(Stimuli::parse(&bad, Path::new("s.toml"))
+            .unwrap_err()
+            .starts_with("s.toml: [space]: knob `shape`: the value \"mp;rm\" holds ';'"));
     }
 }
