@@ -608,40 +608,12 @@ fn body_edit(
                 continue;
             }
             // `NAME(...)` followed by `{`: a definition, not a call
-            let mut depth = 0usize;
-            let mut j = i + 1;
-            while j < toks.len() {
-                match file.tok(j) {
-                    "(" => depth += 1,
-                    ")" => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
+            let j = file.closing(i + 1);
             if j + 1 >= toks.len() || file.tok(j + 1) != "{" {
                 continue;
             }
             let open = j + 1;
-            let mut depth = 0usize;
-            let mut k = open;
-            while k < toks.len() {
-                match file.tok(k) {
-                    "{" => depth += 1,
-                    "}" => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-                k += 1;
-            }
+            let k = file.closing(open);
             if k < toks.len() {
                 found.push((f, toks[open].end, toks[k].start, toks[i].line));
             }

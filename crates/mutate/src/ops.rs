@@ -455,22 +455,7 @@ impl<'a> Scan<'a> {
 
     /// The index of the token closing the group opened at `open`.
     fn closing(&self, open: usize) -> usize {
-        let mut depth = 0usize;
-        let mut i = open;
-        while i < self.file.tokens.len() {
-            match self.tok(i) {
-                "(" | "[" | "{" => depth += 1,
-                ")" | "]" | "}" => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return i;
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        self.file.tokens.len()
+        self.file.closing(open)
     }
 
     /// The effects of a block's statements.

@@ -553,6 +553,25 @@ impl SliccFile {
         &self.text[t.start..t.end]
     }
 
+    /// The index of the token closing the group (`(`, `[` or `{`) opened
+    /// at token `open`; the token count when it is never closed.
+    pub fn closing(&self, open: usize) -> usize {
+        let mut depth = 0usize;
+        for i in open..self.tokens.len() {
+            match self.tok(i) {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return i;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.tokens.len()
+    }
+
     /// The tokens of `range` without blanks or comments: `out_msg.Type:=X:Y;`.
     pub fn compact(&self, range: std::ops::Range<usize>) -> String {
         range.map(|i| self.tok(i)).collect()
