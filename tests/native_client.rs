@@ -372,3 +372,61 @@ fn bundled_v2_output_is_tso() {
         assert!(v.tso.is_none(), "{}", v.tso.as_deref().unwrap());
     }
 }
+
+/// Every setting of gem5-configs/knobs-se-o3.toml's client knobs (cpus,
+/// shape, sharing, evict, rmw, fence: 432 of its 864 settings; l1d_size
+/// is gem5's) is a command line the client accepts: a search over the file
+/// wastes no run on a client that refuses its options.
+#[test]
+fn every_client_setting_of_the_o3_knob_file_runs() {
+    use memconform::mutate::stimulus::Space;
+    let client = build_client();
+    let _cores = cores();
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("gem5-configs/knobs-se-o3.toml");
+    let space = Space::parse(&std::fs::read_to_string(&f).unwrap(), &f).unwrap();
+    let values = |name: &str| {
+        space
+            .knobs
+            .iter()
+            .find(|k| k.name == name)
+            .unwrap_or_else(|| panic!("no knob {name}"))
+            .values
+            .clone()
+    };
+    let mut runs = 0;
+    for cpus in values("cpus") {
+        for shape in values("shape") {
+            for sharing in values("sharing") {
+                for evict in values("evict") {
+                    for rmw in values("rmw") {
+                        for fence in values("fence") {
+                            let args: Vec<String> = [
+                                "--threads",
+                                &cpus,
+                                "--rounds",
+                                "1",
+                                "--seed",
+                                "1",
+                                "--shape",
+                                &shape,
+                                "--sharing",
+                                &sharing,
+                                "--evict",
+                                &evict,
+                                "--rmw",
+                                &rmw,
+                                "--fence",
+                                &fence,
+                            ]
+                            .map(String::from)
+                            .to_vec();
+                            run(&client, &args);
+                            runs += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 432);
+}
