@@ -35,11 +35,7 @@ fn stderr(o: &Output) -> String {
 
 /// A scratch directory of this test process.
 fn scratch(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("memconform-stimulus-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::temp_dir("stimulus", name)
 }
 
 /// The log's runs: (seed, knobs, transitions taken), times left out.
@@ -243,6 +239,7 @@ fn bad_knobs_and_templates_are_errors_with_their_place() {
     assert_eq!(space.unwrap().size(), 864);
 }
 
+mod common;
 mod stand_in;
 
 /// The two bundled clean MI_example runs the stand-in replays for
