@@ -361,3 +361,76 @@ fn bundled_aarch64_output_is_checked() {
     let out = std::fs::read(&path).unwrap();
     parse_and_check("v2-aarch64-mix-n4-s1.out", &out, 64);
 }
+
+/// Every setting of gem5-configs/knobs-se-arm.toml's client knobs (cpus,
+/// shape, sharing, evict, rmw, fence; l1d_size and l2_size are gem5's) is
+/// a command line the aarch64 client accepts: a search over the file
+/// wastes no gem5 run on a client that refuses its options.
+#[test]
+fn every_client_setting_of_the_arm_knob_file_runs() {
+    use memconform::mutate::stimulus::Space;
+    let f = common::root().join("gem5-configs/knobs-se-arm.toml");
+    let space = Space::parse(&std::fs::read_to_string(&f).unwrap(), &f).unwrap();
+    let values = |name: &str| {
+        space
+            .knobs
+            .iter()
+            .find(|k| k.name == name)
+            .unwrap_or_else(|| panic!("no knob {name}"))
+            .values
+            .clone()
+    };
+    let gem5s: Vec<&str> = vec!["l1d_size", "l2_size"];
+    for k in &space.knobs {
+        let client = ["cpus", "shape", "sharing", "evict", "rmw", "fence"];
+        assert!(
+            client.contains(&k.name.as_str()) || gem5s.contains(&k.name.as_str()),
+            "a knob this test does not know: {}",
+            k.name
+        );
+    }
+    let mut runs = 0;
+    for cpus in values("cpus") {
+        for shape in values("shape") {
+            for sharing in values("sharing") {
+                for rmw in values("rmw") {
+                    for fence in values("fence") {
+                        // evict only adds reads after the program: its
+                        // largest value stands for all
+                        let evict = values("evict").last().unwrap().clone();
+                        let args: Vec<String> = [
+                            "--threads",
+                            &cpus,
+                            "--rounds",
+                            "1",
+                            "--seed",
+                            "1",
+                            "--shape",
+                            &shape,
+                            "--sharing",
+                            &sharing,
+                            "--evict",
+                            &evict,
+                            "--rmw",
+                            &rmw,
+                            "--fence",
+                            &fence,
+                            "--spin",
+                            "0",
+                        ]
+                        .map(String::from)
+                        .to_vec();
+                        let Some(out) = run(&args) else { return };
+                        let text = String::from_utf8(out).unwrap();
+                        assert!(
+                            text.contains("# memconform-client end"),
+                            "{args:?}: no end line"
+                        );
+                        runs += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 2 * 10 * 3 * 2 * 2);
+}

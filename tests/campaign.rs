@@ -157,6 +157,121 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// Survivors are classified by hand (`mutate classify`): the report counts
+/// equivalent, gap and unclassified ones and scores without the equivalent
+/// ones; only survivors are classified, by id, prefix or catalogue name;
+/// a reason is one non-empty line; a malformed survivors.toml is an error
+/// naming its line, and a class kept for a mutant that no longer survives
+/// is shown, not counted.
+#[test]
+fn survivors_are_classified_by_hand_and_the_report_counts_them() {
+    let (base, root) = fresh("classify");
+    let mutants = four_mutants(&root);
+    let dir = base.join("campaign");
+    let c = Campaign::init(&dir, settings(&root), mutants.clone()).unwrap();
+    let stop = AtomicBool::new(false);
+    let progress = |_: &str| {};
+    let o = RunOptions {
+        slots: 1,
+        cores: 1,
+        shard: (0, 1),
+        slot_dir: None,
+        stop: &stop,
+        progress: &progress,
+    };
+    campaign::run(&c, &o).unwrap();
+    let (killed, survivor) = (&mutants[0].id, &mutants[1].id);
+    let classify = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+            .args(["mutate", "classify"])
+            .arg(&dir)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let report = || {
+        let c = Campaign::open(&dir).unwrap();
+        memconform::mutate::report::write_all(&State::of(&c).unwrap())
+    };
+    // before: one survivor, not classified
+    let text = report().unwrap();
+    assert!(
+        text.contains("survivors: 0 equivalent, 0 stimulus gap, 1 not classified (memconform mutate classify); score without the equivalent ones 0.50"),
+        "{text}"
+    );
+    assert!(text.contains("      not classified"), "{text}");
+    // only survivors; a reason is one non-empty line
+    let (code, err) = classify(&[killed, "--equivalent", "x"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("is killed, not a survivor"), "{err}");
+    let (code, err) = classify(&[survivor, "--gap", " "]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("the reason is empty"), "{err}");
+    let (code, err) = classify(&["ab", "--gap", "x"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("4 digits or more"), "{err}");
+    let (code, _) = classify(&[survivor]);
+    assert_eq!(code, Some(2), "a class is required");
+    assert!(!dir.join("survivors.toml").exists(), "nothing written");
+    // by a prefix: equivalent, and the score leaves it out
+    let (code, err) = classify(&[&survivor[..6], "--equivalent", "it edits a profiling call"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{survivor}: equivalent: it edits a profiling call"
+        )),
+        "{err}"
+    );
+    let text = report().unwrap();
+    assert!(
+        text.contains("survivors: 1 equivalent, 0 stimulus gap, 0 not classified; score without the equivalent ones 1.00"),
+        "{text}"
+    );
+    assert!(
+        text.contains("      equivalent: it edits a profiling call"),
+        "{text}"
+    );
+    // a gap instead, then taken back
+    assert_eq!(classify(&[survivor, "--gap", "no round evicts"]).0, Some(0));
+    assert!(report()
+        .unwrap()
+        .contains("0 equivalent, 1 stimulus gap, 0 not classified"));
+    assert_eq!(classify(&[survivor, "--clear"]).0, Some(0));
+    assert!(report()
+        .unwrap()
+        .contains("0 equivalent, 0 stimulus gap, 1 not classified"));
+    // a class kept by hand for the killed mutant: shown, not counted
+    std::fs::write(
+        dir.join("survivors.toml"),
+        format!("[{killed}]\nclass = \"equivalent\"\nreason = \"wrong\"\n"),
+    )
+    .unwrap();
+    let text = report().unwrap();
+    assert!(
+        text.contains("0 equivalent, 0 stimulus gap, 1 not classified"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "no longer survivors (not counted): {killed} (killed)"
+        )),
+        "{text}"
+    );
+    // a malformed file is an error naming where
+    std::fs::write(
+        dir.join("survivors.toml"),
+        format!("[{survivor}]\nclass = \"maybe\"\n"),
+    )
+    .unwrap();
+    let e = report().unwrap_err().to_string();
+    assert!(e.contains("survivors.toml") && e.contains("line 2"), "{e}");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 #[test]
 fn a_patch_for_another_base_file_is_refused_as_unviable() {
     let (base, root) = fresh("campaign-base");
@@ -1217,7 +1332,7 @@ fn the_log_times_each_run_and_the_report_says_how_idle_the_slots_were() {
     );
     assert!((first.idle_s() - (first.wall_s - busy).max(0.0)).abs() < 1e-9);
     assert_eq!((sessions[1].slots, sessions[1].cores), (2, 2));
-    let report = memconform::mutate::report::text(&State::of(&c).unwrap());
+    let report = memconform::mutate::report::text(&State::of(&c).unwrap(), &c.survivors().unwrap());
     assert!(report.contains("time: 2 runs of `mutate run`"), "{report}");
     let _ = std::fs::remove_dir_all(&base);
 }

@@ -2238,6 +2238,21 @@ fn gem5_chi_mutants_reach_the_included_files() {
     ] {
         assert!(files.contains(f), "no mutant in {f}: {files:?}");
     }
+    // the catalogue resolves: CH-1 and CH-2 (an eviction forward gone from
+    // a transition), CH-3 (from the action itself, under send_evictions)
+    let named = catalogue::resolve(&p).unwrap();
+    let got: Vec<(&str, &str, &str)> = named
+        .iter()
+        .map(|(n, m)| (n.as_str(), m.op.as_str(), m.class.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("CH-1", "TDA", "tier1"),
+            ("CH-2", "TDA", "tier1"),
+            ("CH-3", "ADS", "tier1+needs:o3")
+        ]
+    );
     for m in all.iter().step_by(53) {
         let f = p.files.iter().find(|f| f.rel_path == m.file).unwrap();
         let t = patch::mutated_text(&f.text, m).unwrap();

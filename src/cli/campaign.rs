@@ -45,6 +45,69 @@ pub(crate) struct DirArgs {
     pub dir: PathBuf,
 }
 
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("class").required(true).args(["equivalent", "gap", "clear"])))]
+pub(crate) struct ClassifyArgs {
+    /// The campaign directory.
+    pub dir: PathBuf,
+    /// The survivors: mutant ids, unique prefixes of them (4 digits or
+    /// more), or catalogue names (`ME-8`).
+    #[arg(required = true)]
+    pub mutants: Vec<String>,
+    /// No program tells these mutants from the protocol; REASON says why
+    /// (e.g. "the action only profiles").
+    #[arg(long, value_name = "REASON")]
+    pub equivalent: Option<String>,
+    /// A program could tell them, the campaign's runs did not; REASON says
+    /// what they miss (e.g. "no run evicts from L2").
+    #[arg(long, value_name = "REASON")]
+    pub gap: Option<String>,
+    /// Take their class back.
+    #[arg(long)]
+    pub clear: bool,
+}
+
+/// `mutate classify`: records survivors as equivalent or a stimulus gap
+/// (`survivors.toml`), which `mutate report` counts.
+pub(crate) fn classify(args: &ClassifyArgs) -> i32 {
+    use memconform_mutate::campaign::{Class, Classified};
+    let what = match (&args.equivalent, &args.gap) {
+        (Some(r), _) => Some(Classified {
+            class: Class::Equivalent,
+            reason: r.clone(),
+        }),
+        (None, Some(r)) => Some(Classified {
+            class: Class::Gap,
+            reason: r.clone(),
+        }),
+        (None, None) => None,
+    };
+    let done = Campaign::open(&args.dir).and_then(|c| {
+        let s = State::of(&c)?;
+        c.classify(&s, &args.mutants, what.clone())
+    });
+    match done {
+        Ok(ids) => {
+            let said = match &what {
+                Some(k) => format!("{}: {}", k.class, k.reason),
+                None => "not classified".to_string(),
+            };
+            for id in ids {
+                say!("{id}: {said}");
+            }
+            say!(
+                "written: {} (`mutate report` counts it)",
+                memconform_report::shown_path(&args.dir.join(campaign::SURVIVORS))
+            );
+            exit::CONSISTENT
+        }
+        Err(e) => {
+            say!("memconform mutate classify: {e}");
+            exit::INPUT_ERROR
+        }
+    }
+}
+
 /// `mutate run`: the baseline, then every mutant not yet done; a first
 /// Ctrl-C, SIGTERM or SIGHUP stops after the runs in flight (resume with
 /// the same command), exit 128 + the signal. A shard another process runs

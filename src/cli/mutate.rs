@@ -43,10 +43,28 @@ enum MutateCommand {
     Status(super::campaign::DirArgs),
     /// Write a campaign's reports: report.txt, kill-matrix.csv, histories.csv, ...
     Report(super::campaign::DirArgs),
+    /// Classify survivors by hand: equivalent (with the reason) or a stimulus gap.
+    #[command(after_long_help = CLASSIFY_HELP)]
+    Classify(super::campaign::ClassifyArgs),
     /// Run a campaign as a Slurm job array (one shard per task) and a merge job.
     #[command(after_long_help = CAMPAIGN_HELP)]
     Slurm(super::campaign::SlurmArgs),
 }
+
+const CLASSIFY_HELP: &str = "\
+A survivor is a mutant no seed killed. Either no program can tell it from the protocol \
+(--equivalent: an edit of code that only profiles, a swap of independent actions, a state \
+whose entry is freed anyway) or the campaign's runs miss what would (--gap: no run evicts \
+from the L2, no core upgrades a shared line, ...). The classes go into the campaign's \
+survivors.toml (a table per mutant id: class and reason; edit it by hand if you like), and \
+`mutate report` counts them: survivors equivalent, gap, not classified, and the score \
+without the equivalent ones, killed / (killed + survived - equivalent). Only survivors are \
+classified; a class kept for a mutant a later seed killed is shown, not counted.
+
+Examples:
+  memconform mutate classify camp 3189e6d36de2 --equivalent 'the swapped actions touch different fields'
+  memconform mutate classify camp ME-9 4c16 --gap 'no round evicts a line it wrote'
+  memconform mutate classify camp 4c16 --clear";
 
 const CAMPAIGN_HELP: &str = "\
 A campaign directory holds campaign.toml (the settings), mutants.jsonl and patches/ID.diff (the \
@@ -322,6 +340,7 @@ pub fn run(args: MutateArgs) -> i32 {
         MutateCommand::Run(a) => super::campaign::run(&a),
         MutateCommand::Status(a) => super::campaign::status(&a),
         MutateCommand::Report(a) => super::campaign::report(&a),
+        MutateCommand::Classify(a) => super::campaign::classify(&a),
         MutateCommand::Slurm(a) => super::campaign::slurm(&a),
     }
 }

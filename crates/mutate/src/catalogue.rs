@@ -40,8 +40,8 @@ pub struct Entry {
 }
 
 /// The catalogue: MI-1..6 (MI_example), ME-1..9 (MESI_Two_Level), MH-1..8
-/// (MOESI_hammer) and MA-1..6 (MOESI_AMD_Base), picked by reading the
-/// v24.0 files (docs/design/gem5.md §9 says which were run).
+/// (MOESI_hammer), MA-1..6 (MOESI_AMD_Base) and CH-1..3 (CHI), picked by
+/// reading the v24.0 files (docs/design/gem5.md §9 says which were run).
 pub const ENTRIES: &[Entry] = &[
     Entry {
         name: "MI-1",
@@ -365,6 +365,40 @@ pub const ENTRIES: &[Entry] = &[
         op: "TDA",
         symptom: "a probe takes a modified line without telling core 1 (needs:o3)",
     },
+    Entry {
+        name: "CH-1",
+        protocol: "CHI",
+        file: "CHI-cache-transitions.sm",
+        site: Site::Transition {
+            header: "transition({UD,SD,UC,SC,UD_RSC,SD_RSC,UC_RSC,UD_RU,UC_RU,RU,RUSD,RUSC,RSD,UD_RSD,SD_RSD,SC_RSC,RSC},{SnpUnique,SnpUniqueFwd,SnpCleanInvalid},BUSY_BLKD)",
+            operand: "Profile_Eviction",
+        },
+        op: "TDA",
+        symptom: "ME-8's twin on CHI: an invalidating snoop takes the line without telling the core: its exclusive monitor stays set (a STXR succeeds after another core's write: LDXR/STXR atomicity lost, any CPU) and an O3 load that ran early keeps the old value",
+    },
+    Entry {
+        name: "CH-2",
+        protocol: "CHI",
+        file: "CHI-cache-transitions.sm",
+        site: Site::Transition {
+            header: "transition({UD,SD,UC},Local_Eviction,BUSY_BLKD)",
+            operand: "Profile_Eviction",
+        },
+        op: "TDA",
+        symptom: "a replaced line is not reported to the core: the exclusive monitor outlives the line (an STXR after another core's write succeeds) and an O3 load that ran early keeps its value",
+    },
+    Entry {
+        name: "CH-3",
+        protocol: "CHI",
+        file: "CHI-cache-actions.sm",
+        site: Site::Statement {
+            action: "Profile_Eviction",
+            kind: "call",
+            text: "sequencer.evictionCallback(address);",
+        },
+        op: "ADS",
+        symptom: "no CHI cache tells its core of any eviction (CH-1 and CH-2 and every other one at once): exclusive monitors never clear, O3 loads keep stale values",
+    },
 ];
 
 /// The catalogue's configuration bugs: gem5 parameters that break what a
@@ -385,12 +419,21 @@ pub const CONFIG_ENTRIES: &[(&str, &str, &str)] = &[
 
 /// The path of the first CPU's L1 controller in `protocol`'s gem5
 /// system: `system.ruby.l1_cntrl0`, but `system.cp_cntrl0` (a CorePair,
-/// outside `system.ruby`) for MOESI_AMD_Base.
+/// outside `system.ruby`) for MOESI_AMD_Base and `system.cpu[0].l1d` for
+/// CHI (`CHI_config.py` hangs each core's L1 data cache on the core).
 pub fn l1_controller(protocol: &str) -> &'static str {
     match protocol {
         "MOESI_AMD_Base" => "system.cp_cntrl0",
+        "CHI" => "system.cpu[0].l1d",
         _ => "system.ruby.l1_cntrl0",
     }
+}
+
+/// Whether configuration entry `name` applies to `protocol`'s builds: CF-1
+/// turns off x86's `needsTSO`, which gem5's ARM cores (CHI is
+/// `build_opts/ARM`'s protocol) have off already: an equivalent mutant.
+fn applies(name: &str, protocol: &str) -> bool {
+    !(name == "CF-1" && protocol == "CHI")
 }
 
 /// The configuration bugs as named mutants of `protocol`'s system (for
@@ -398,6 +441,7 @@ pub fn l1_controller(protocol: &str) -> &'static str {
 pub fn config_catalogue(protocol: &str) -> Vec<(String, Mutant)> {
     CONFIG_ENTRIES
         .iter()
+        .filter(|(name, _, _)| applies(name, protocol))
         .map(|(name, param, _)| {
             let param = param.replace("{l1}", l1_controller(protocol));
             let m = Mutant::config(&param).expect("the catalogue's parameters are assignments");
@@ -476,5 +520,24 @@ mod tests {
             site.contains("system.cp_cntrl0.send_evictions=False"),
             "{site}"
         );
+        let (_, site) = param("CHI");
+        assert!(
+            site.contains("system.cpu[0].l1d.send_evictions=False"),
+            "{site}"
+        );
+    }
+
+    /// CF-1 (x86's needsTSO off) is left out of CHI's (ARM's) catalogue:
+    /// ARM cores have it off already.
+    #[test]
+    fn cf1_is_x86s_only() {
+        let names = |protocol: &str| -> Vec<String> {
+            config_catalogue(protocol)
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect()
+        };
+        assert_eq!(names("MESI_Two_Level"), ["CF-1", "CF-2"]);
+        assert_eq!(names("CHI"), ["CF-2"]);
     }
 }

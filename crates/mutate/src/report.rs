@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use crate::campaign::{ExitKind, Run, State, Status};
+use crate::campaign::{Class, ExitKind, Run, State, Status, Survivors};
 use memconform_core::models::Model;
 
 /// The kill-matrix columns before the per-model verdicts.
@@ -170,8 +170,8 @@ impl Tally {
 }
 
 /// The text report: summary, operators, detectors, seeds-to-kill,
-/// survivors, times.
-pub fn text(s: &State) -> String {
+/// survivors (with their classes from `survivors`), times.
+pub fn text(s: &State, survivors: &Survivors) -> String {
     let c = s.campaign;
     let mut out = String::new();
     let mut all = Tally::default();
@@ -245,6 +245,36 @@ pub fn text(s: &State) -> String {
         all.score_covering(),
         unreached.1
     );
+    if all.survived > 0 {
+        let class_of = |class: Class| {
+            c.mutants
+                .iter()
+                .filter(|m| s.status.get(&m.id) == Some(&Status::Survived))
+                .filter(|m| survivors.get(&m.id).is_some_and(|k| k.class == class))
+                .count()
+        };
+        let (equivalent, gap) = (class_of(Class::Equivalent), class_of(Class::Gap));
+        let open = all.survived - equivalent - gap;
+        let d = all.killed + all.survived - equivalent;
+        let _ = writeln!(
+            out,
+            "survivors: {} equivalent, {} stimulus gap, {} not classified{}; \
+             score without the equivalent ones {}",
+            equivalent,
+            gap,
+            open,
+            if open > 0 {
+                " (memconform mutate classify)"
+            } else {
+                ""
+            },
+            if d == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.2}", all.killed as f64 / d as f64)
+            }
+        );
+    }
     // an `unreach` column in a campaign with stimuli that left some
     let wide = all.unreached > 0;
     let _ = writeln!(
@@ -444,6 +474,7 @@ pub fn text(s: &State) -> String {
         }
     }
     per_mutant(&mut out, s);
+    let classes = survivors;
     let survivors: Vec<_> = c
         .mutants
         .iter()
@@ -457,7 +488,36 @@ pub fn text(s: &State) -> String {
                 "  {} {:<10} {}:{} {}",
                 m.id, m.op, m.file, m.line, m.site
             );
+            match classes.get(&m.id) {
+                Some(k) => {
+                    let _ = writeln!(out, "      {}: {}", k.class, k.reason);
+                }
+                None => {
+                    let _ = writeln!(out, "      not classified");
+                }
+            }
         }
+    }
+    // a class kept for a mutant that no longer survives (a seed added
+    // since killed it) is shown, not counted
+    let stale: Vec<&String> = classes
+        .keys()
+        .filter(|id| s.status.get(*id) != Some(&Status::Survived))
+        .collect();
+    if !stale.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nclassified in {} but no longer survivors (not counted): {}",
+            crate::campaign::SURVIVORS,
+            stale
+                .iter()
+                .map(|id| format!(
+                    "{id} ({})",
+                    s.status.get(*id).map_or("pending", |st| st.name())
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     out
 }
@@ -537,7 +597,7 @@ pub fn ids_with(s: &State, status: Status) -> String {
 pub fn write_all(s: &State) -> Result<String, crate::campaign::Error> {
     use crate::campaign::write_atomic;
     let dir = &s.campaign.dir;
-    let text = text(s);
+    let text = text(s, &s.campaign.survivors()?);
     write_atomic(&dir.join("report.txt"), text.as_bytes())?;
     let mut matrix = Vec::new();
     write_kill_matrix(&mut matrix, s).map_err(|e| crate::campaign::Error(e.to_string()))?;

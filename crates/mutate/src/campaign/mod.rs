@@ -16,6 +16,7 @@ mod runner;
 mod shard;
 mod slot;
 mod state;
+mod survivors;
 
 pub use log::*;
 pub use outcome::*;
@@ -25,6 +26,7 @@ pub use runner::*;
 pub use shard::*;
 pub use slot::*;
 pub use state::*;
+pub use survivors::*;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
