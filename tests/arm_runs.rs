@@ -7,10 +7,12 @@
 //! dependencies: its violations are real ones) on the client's annotated
 //! operations (LDAR `R.acq`, STLR `W.rel`, DMB kinds `F`, `F.ld`, `F.st`).
 //!
-//! The runs in `tests/data/gem5/arm/` are synthetic: a minimal hand-made
+//! `tests/data/gem5/arm/synthetic-*` are synthetic: a minimal hand-made
 //! `config.ini` (the sections memconform reads, as gem5 v24 names them)
 //! beside the output of the aarch64 client run under qemu (see
-//! tests/data/README.md); no gem5 ARM run is bundled yet.
+//! tests/data/README.md). `chi-o3-sb-rel-acq-s1` is a real gem5 v24.0.0.1
+//! ARM run (CHI, two ArmO3CPUs): gem5 issue #1242's shape, two rounds of
+//! which break ARMv8 (docs/findings/gem5-1242).
 
 mod common;
 
@@ -165,4 +167,63 @@ fn each_cpu_model_promises_its_model() {
     mixed.extend(b"[system.cpu2]\ntype=BaseTimingSimpleCPU\n[system.cpu2.isa]\ntype=ArmISA\n");
     let c = parse_config_ini(&mixed).unwrap();
     assert_eq!(memconform::gem5::promise(&cpus(&c)), None);
+}
+
+/// The real ArmO3CPU run on CHI (gem5 #1242's shape, `sb-rel-acq`, 500
+/// rounds, seed 1): recognised (CHI, ArmO3CPU, promise ARMv8), and the
+/// rounds that break ARMv8 are exactly those whose two acquire loads both
+/// read 0, the outcome herd7's ARMv8 model forbids for SB+rel+acq (STLR;
+/// LDAR is ordered, RCsc) and allows otherwise: read off the values, not
+/// from a model. Each broken round's certificate is the model's own cycle
+/// (CyclicOb) and validates.
+#[test]
+fn a_real_arm_o3_run_on_chi_breaks_armv8_exactly_where_both_acquires_read_0() {
+    use memconform::history::OpKind;
+    let checked = check_every_model(&arm_run("chi-o3-sb-rel-acq-s1"));
+    assert_eq!(checked.len(), 500);
+    let mut broken = Vec::new();
+    let mut forbidden = Vec::new();
+    for (i, c) in checked.iter().enumerate() {
+        assert_eq!(meta(c, "protocol"), "CHI");
+        assert_eq!(meta(c, "cpu_type"), "ArmO3CPU");
+        assert_eq!(meta(c, "expected_model"), "armv8");
+        assert_eq!(meta(c, "shape"), "SB+REL+ACQ");
+        let h = &c.history;
+        // t0: W.rel(a) R.acq(b) || t1: W.rel(b) R.acq(a)
+        let reads: Vec<u64> = h
+            .ops
+            .iter()
+            .filter(|o| o.thread.is_some() && o.kind == OpKind::Read)
+            .map(|o| o.value)
+            .collect();
+        assert_eq!(reads.len(), 2, "round {i}");
+        assert!(h
+            .ops
+            .iter()
+            .filter(|o| o.thread.is_some())
+            .all(|o| o.ann != Default::default()));
+        if reads == [0, 0] {
+            forbidden.push(i);
+        }
+        if c.broken() {
+            broken.push(i);
+            let a = c
+                .outcomes
+                .iter()
+                .find(|o| o.model == Model::Armv8)
+                .unwrap();
+            let v = a.violation().expect("ARMv8 violated");
+            assert_eq!(v.pattern.name(), "CyclicOb");
+            assert!(v.certified_by.is_some(), "round {i}: certified");
+        }
+    }
+    assert_eq!(broken, forbidden);
+    assert_eq!(broken, [152, 235]);
+    // the command line: exit 1, the run's line, both rounds
+    let dir = arm_run("chi-o3-sb-rel-acq-s1");
+    let out = memconform(&["check", dir.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("#152 client-s1-r152 (SB+REL+ACQ): breaks armv8: CyclicOb"), "{text}");
+    assert!(text.contains("500 histories: 2 break their promise"), "{text}");
 }
