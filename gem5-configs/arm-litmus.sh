@@ -17,6 +17,8 @@
 #                 every thread (--fence dmb): forbidden, the full-fence control
 #   relacq-timing sb-rel-acq on ArmTimingSimpleCPU (blocking: promises SC)
 #   mprelacq      mp-rel-acq on ArmO3CPU: W(x) STLR(y) || LDAR(y) R(x)
+#   relacq-same   sb-rel-acq on ArmO3CPU, x and y in one cache line
+#   relacq-own    sb-rel-acq on ArmO3CPU, x and y a line each
 #
 # Writes OUT/NAME-sSEED/ (gem5's m5out with client.out), OUT/rates.csv
 # (row, cpu, seed, rounds, broken, allowed, unknown, consistent, sim_seconds,
@@ -46,7 +48,7 @@ command -v "$mc" >/dev/null || { echo "arm-litmus: $mc is not on PATH (MEMCONFOR
 client=${CLIENT:-$here/client/client-aarch64}
 [ -x "$client" ] || { echo "arm-litmus: $client is missing (make -C gem5-configs/client aarch64)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "arm-litmus: python3 is required" >&2; exit 2; }
-rows=${ROWS:-"relacq relacqpc relacq-dmb relacq-timing mprelacq"}
+rows=${ROWS:-"relacq relacqpc relacq-dmb relacq-timing mprelacq relacq-same relacq-own"}
 mkdir -p "$out"
 
 # row -> CPU type and client options (beyond --threads, --rounds, --seed)
@@ -57,6 +59,8 @@ spec() {
         relacq-dmb) echo "ArmO3CPU --shape sb-rel-acq --fence dmb" ;;
         relacq-timing) echo "ArmTimingSimpleCPU --shape sb-rel-acq --fence none" ;;
         mprelacq) echo "ArmO3CPU --shape mp-rel-acq --fence none" ;;
+        relacq-same) echo "ArmO3CPU --shape sb-rel-acq --fence none --sharing same-line" ;;
+        relacq-own) echo "ArmO3CPU --shape sb-rel-acq --fence none --sharing own-line" ;;
         *) echo "arm-litmus: unknown row $1" >&2; exit 2 ;;
     esac
 }
