@@ -207,11 +207,7 @@ fn a_real_arm_o3_run_on_chi_breaks_armv8_exactly_where_both_acquires_read_0() {
         }
         if c.broken() {
             broken.push(i);
-            let a = c
-                .outcomes
-                .iter()
-                .find(|o| o.model == Model::Armv8)
-                .unwrap();
+            let a = c.outcomes.iter().find(|o| o.model == Model::Armv8).unwrap();
             let v = a.violation().expect("ARMv8 violated");
             assert_eq!(v.pattern.name(), "CyclicOb");
             assert!(v.certified_by.is_some(), "round {i}: certified");
@@ -224,6 +220,12 @@ fn a_real_arm_o3_run_on_chi_breaks_armv8_exactly_where_both_acquires_read_0() {
     let out = memconform(&["check", dir.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("#152 client-s1-r152 (SB+REL+ACQ): breaks armv8: CyclicOb"), "{text}");
-    assert!(text.contains("500 histories: 2 break their promise"), "{text}");
+    assert!(
+        text.contains("#152 client-s1-r152 (SB+REL+ACQ): breaks armv8: CyclicOb"),
+        "{text}"
+    );
+    assert!(
+        text.contains("500 histories: 2 break their promise"),
+        "{text}"
+    );
 }

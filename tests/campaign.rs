@@ -272,6 +272,50 @@ fn survivors_are_classified_by_hand_and_the_report_counts_them() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// A run of ARM O3 cores whose histories break ARMv8 (the bundled real
+/// CHI run of gem5 #1242's shape) is killed as `violation:armv8` when the
+/// campaign checks the default models: the promise's own check labels the
+/// kill (ARMv8 is weaker than SC, which the same rounds violate), its
+/// verdict is kept beside the asked ones, and the kill matrix has its
+/// column.
+#[test]
+fn a_run_breaking_its_armv8_promise_is_killed_by_armv8() {
+    use memconform::models::Model;
+    let (base, _) = fresh("armv8-kill");
+    let run = stand_in::repo().join("tests/data/gem5/arm/chi-o3-sb-rel-acq-s1");
+    let r = campaign::judge(
+        &run,
+        Some(0),
+        "",
+        &Model::DEFAULT,
+        1.0,
+        "m",
+        &base.join("rows.csv"),
+    );
+    assert_eq!(r.outcome, "violation:armv8", "{r:?}");
+    assert_eq!(r.decided_by, "armv8");
+    assert_eq!(r.pattern, "CyclicOb");
+    assert_eq!(r.verdicts["armv8"], "violation");
+    assert_eq!(r.verdicts["sc"], "violation");
+    // TSO allows store buffering: kept out of a kill (the promise is what counts)
+    assert_ne!(r.verdicts.get("tso").map(String::as_str), Some("violation"));
+    // an x86 O3 run breaking TSO: labelled by the weakest violated model
+    // TSO implies, as before (docs/findings/moesi-amd-base-corepair-tso)
+    let x86 = stand_in::repo().join("tests/data/gem5/moesi_amd_base/se-o3-stock-n4-s1");
+    let r = campaign::judge(
+        &x86,
+        Some(0),
+        "",
+        &Model::DEFAULT,
+        1.0,
+        "m",
+        &base.join("rows-x86.csv"),
+    );
+    assert_eq!(r.outcome, "violation:cc", "{r:?}");
+    assert!(!r.verdicts.contains_key("armv8"));
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 #[test]
 fn a_patch_for_another_base_file_is_refused_as_unviable() {
     let (base, root) = fresh("campaign-base");

@@ -37,8 +37,22 @@ const MATRIX_HEAD: [&str; 16] = [
 /// then one row per finished mutant that ran no seed (unviable).
 pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
     let mut w = csv::Writer::from_writer(out);
+    // the default models, and any other a run has a verdict of (a promise
+    // checked on its own: ARMv8 for ARM O3 cores), in Model::EVERY's order
+    let models: Vec<Model> = Model::EVERY
+        .iter()
+        .copied()
+        .filter(|m| {
+            Model::DEFAULT.contains(m)
+                || s.runs
+                    .values()
+                    .flat_map(|r| r.values())
+                    .chain(s.baseline.iter().map(|(_, r)| r))
+                    .any(|r| r.verdicts.contains_key(m.name()))
+        })
+        .collect();
     let mut head: Vec<&str> = MATRIX_HEAD.to_vec();
-    head.extend(Model::DEFAULT.iter().map(|m| m.name()));
+    head.extend(models.iter().map(|m| m.name()));
     head.extend(["decided_by", "pattern", "memconform_only"]);
     w.write_record(&head)?;
     let c = s.campaign;
@@ -76,7 +90,7 @@ pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
                         format!("{:.2}", r.check_s),
                     ]);
                     row.extend(
-                        Model::DEFAULT
+                        models
                             .iter()
                             .map(|m| r.verdicts.get(m.name()).cloned().unwrap_or_default()),
                     );
@@ -93,10 +107,7 @@ pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
                         String::new(),
                         build.clone(),
                     ]);
-                    row.extend(std::iter::repeat_n(
-                        String::new(),
-                        2 + Model::DEFAULT.len() + 3,
-                    ));
+                    row.extend(std::iter::repeat_n(String::new(), 2 + models.len() + 3));
                 }
             }
             row

@@ -155,6 +155,18 @@ pub(super) fn exit_text(code: Option<i32>) -> String {
     }
 }
 
+/// Adds outcome `o` to a run's verdict per model: a violation in any
+/// history or view beats the rest, then unknown, then consistent.
+fn merge_verdict(verdicts: &mut BTreeMap<String, String>, o: &memconform_core::check::Outcome) {
+    let v = o.verdict().name();
+    let e = verdicts
+        .entry(o.model.name().to_string())
+        .or_insert_with(|| v.to_string());
+    if v == "violation" || (v == "unknown" && e == "consistent") {
+        *e = v.to_string();
+    }
+}
+
 /// Whether a violation of `m` is the plainer label than one of `than`: `m`
 /// strictly weaker (`than` implies it, not back: [`Model::implies`], the
 /// proven facts), else, for models neither implies, the earlier in
@@ -221,26 +233,32 @@ pub fn judge(
                 // a run's configuration promises a model: violating a
                 // model on a history that keeps the promise is what its
                 // cores may do (store buffering), not a kill
-                for (_, o) in c.outcomes.iter().enumerate().filter(|&(i, _)| {
+                let counted = |i: usize| {
                     c.breaks(i) != Some(false) || c.outcomes[i].verdict() == Verdict::Consistent
-                }) {
-                    let name = o.model.name().to_string();
-                    let v = o.verdict().name();
-                    // per model, a violation in either view beats the rest
-                    let e = verdicts.entry(name).or_insert_with(|| v.to_string());
-                    if v == "violation" || (v == "unknown" && e == "consistent") {
-                        *e = v.to_string();
-                    }
-                    if o.verdict() == Verdict::Violation && weaker(o.decided_by, violated) {
-                        violated = Some(o.decided_by);
-                        pattern = o
-                            .violation()
-                            .map_or(String::new(), |v| v.pattern.name().to_string());
-                    }
+                };
+                for (_, o) in c.outcomes.iter().enumerate().filter(|&(i, _)| counted(i)) {
+                    merge_verdict(&mut verdicts, o);
                 }
-                // a broken promise no asked model names (ARMv8's, checked on
-                // its own): its own check's violation labels the kill
-                if let Some(o) = c.promise.as_ref().and_then(|k| k.evidence(&c.outcomes)) {
+                // a promise checked on its own (ARMv8's, when not asked):
+                // its verdict is kept beside the asked ones
+                for o in c.promise.iter().flat_map(|k| &k.extra) {
+                    merge_verdict(&mut verdicts, o);
+                }
+                // the kill's label: where the promise is broken, its
+                // evidence (the weakest violated model it implies, else its
+                // own check); else the weakest violated model counted
+                let evidence = c.promise.as_ref().and_then(|k| k.evidence(&c.outcomes));
+                let labels: Vec<&memconform_core::check::Outcome> = match evidence {
+                    Some(o) => vec![o],
+                    None => c
+                        .outcomes
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, _)| counted(i))
+                        .map(|(_, o)| o)
+                        .collect(),
+                };
+                for o in labels {
                     if o.verdict() == Verdict::Violation && weaker(o.decided_by, violated) {
                         violated = Some(o.decided_by);
                         pattern = o
