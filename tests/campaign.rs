@@ -845,6 +845,49 @@ fn the_committed_moesi_amd_base_o3_campaign_agrees_with_its_evidence() {
     assert!(unviable.contains("unviable"), "{unviable}");
 }
 
+/// The CHI campaign on ARM O3 cores (docs/campaign-chi-o3): the same
+/// rules; its memconform-only kills are CH-3, the `send_evictions` branch
+/// of the same action and CF-2 on CHI's L1 data cache, each an exclusive
+/// pair losing atomicity; its survivors are classified in survivors.toml.
+#[test]
+fn the_committed_chi_o3_campaign_agrees_with_its_evidence() {
+    let (tier1, catalogue, memconform_only) = committed_campaign("docs/campaign-chi-o3");
+    assert!(tier1.len() >= 36, "{} Tier-1 mutants", tier1.len());
+    for name in ["CH-1", "CH-2", "CH-3", "CF-2"] {
+        assert!(catalogue.contains(name), "{name} missing: {catalogue:?}");
+    }
+    assert_eq!(memconform_only.len(), 3, "{memconform_only:?}");
+    for id in ["c481115f3728", "739a0e6f6bcc", "296044ead8b8"] {
+        assert!(memconform_only.contains(id), "{id}: {memconform_only:?}");
+    }
+    let report = committed_report("docs/campaign-chi-o3");
+    assert!(report.contains("memconform only         3"), "{report}");
+    assert!(report.contains("baseline: 3 of 3 seeds clean and consistent"));
+    let row = |name: &str| catalogue_row(&report, name);
+    assert!(row("CH-3").contains("killed"), "{}", row("CH-3"));
+    // every survivor the report lists has a class or says it has none
+    let classes =
+        std::fs::read_to_string(stand_in::repo().join("docs/campaign-chi-o3/survivors.toml"))
+            .unwrap();
+    let ids: Vec<&str> = classes
+        .lines()
+        .filter_map(|l| l.strip_prefix('[')?.strip_suffix(']'))
+        .collect();
+    assert_eq!(ids.len(), 4, "{classes}");
+    for id in ids {
+        let line = report
+            .lines()
+            .skip_while(|l| !l.trim_start().starts_with(id) || !l.contains(".sm:"))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{id} is not a listed survivor"));
+        assert!(
+            line.trim_start().starts_with("equivalent: ")
+                || line.trim_start().starts_with("stimulus gap: "),
+            "{id}: {line}"
+        );
+    }
+}
+
 /// A committed campaign's `report.txt` (`dir` under the repository).
 fn committed_report(dir: &str) -> String {
     std::fs::read_to_string(stand_in::repo().join(dir).join("report.txt")).unwrap()

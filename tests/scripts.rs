@@ -80,6 +80,7 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         .arg(root().join("docs/campaign-moesi-hammer-tester"))
         .arg(root().join("docs/campaign-moesi-amd-base-tester"))
         .arg(root().join("docs/campaign-moesi-amd-base-o3"))
+        .arg(root().join("docs/campaign-chi-o3"))
         .status()
         .unwrap();
     assert!(status.success());
@@ -107,6 +108,7 @@ fn cross_protocol_table_follows_the_campaign_reports() {
             "campaign-moesi-amd-base-o3",
             "docs/campaign-moesi-amd-base-o3/report.txt",
         ),
+        ("campaign-chi-o3", "docs/campaign-chi-o3/report.txt"),
     ] {
         let report = std::fs::read_to_string(root().join(report)).unwrap();
         // "summary: killed 23, survived 7, timeout 1, unviable 0, unknown 0, no coverage 9; ..."
