@@ -169,17 +169,7 @@ fn survivors_are_classified_by_hand_and_the_report_counts_them() {
     let mutants = four_mutants(&root);
     let dir = base.join("campaign");
     let c = Campaign::init(&dir, settings(&root), mutants.clone()).unwrap();
-    let stop = AtomicBool::new(false);
-    let progress = |_: &str| {};
-    let o = RunOptions {
-        slots: 1,
-        cores: 1,
-        shard: (0, 1),
-        slot_dir: None,
-        stop: &stop,
-        progress: &progress,
-    };
-    campaign::run(&c, &o).unwrap();
+    run_all(&c);
     let (killed, survivor) = (&mutants[0].id, &mutants[1].id);
     let classify = |args: &[&str]| {
         let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
@@ -282,16 +272,19 @@ fn survivors_are_classified_by_hand_and_the_report_counts_them() {
 fn a_run_breaking_its_armv8_promise_is_killed_by_armv8() {
     use memconform::models::Model;
     let (base, _) = fresh("armv8-kill");
-    let run = stand_in::repo().join("tests/data/gem5/arm/chi-o3-sb-rel-acq-s1");
-    let r = campaign::judge(
-        &run,
-        Some(0),
-        "",
-        &Model::DEFAULT,
-        1.0,
-        "m",
-        &base.join("rows.csv"),
-    );
+    // a clean exit of the bundled run `name`, judged on the default models
+    let judge = |name: &str| {
+        campaign::judge(
+            &stand_in::repo().join("tests/data/gem5").join(name),
+            Some(0),
+            "",
+            &Model::DEFAULT,
+            1.0,
+            "m",
+            &base.join("rows.csv"),
+        )
+    };
+    let r = judge("arm/chi-o3-sb-rel-acq-s1");
     assert_eq!(r.outcome, "violation:armv8", "{r:?}");
     assert_eq!(r.decided_by, "armv8");
     assert_eq!(r.pattern, "CyclicOb");
@@ -301,16 +294,7 @@ fn a_run_breaking_its_armv8_promise_is_killed_by_armv8() {
     assert_ne!(r.verdicts.get("tso").map(String::as_str), Some("violation"));
     // an x86 O3 run breaking TSO: labelled by the weakest violated model
     // TSO implies, as before (docs/findings/moesi-amd-base-corepair-tso)
-    let x86 = stand_in::repo().join("tests/data/gem5/moesi_amd_base/se-o3-stock-n4-s1");
-    let r = campaign::judge(
-        &x86,
-        Some(0),
-        "",
-        &Model::DEFAULT,
-        1.0,
-        "m",
-        &base.join("rows-x86.csv"),
-    );
+    let r = judge("moesi_amd_base/se-o3-stock-n4-s1");
     assert_eq!(r.outcome, "violation:cc", "{r:?}");
     assert!(!r.verdicts.contains_key("armv8"));
     let _ = std::fs::remove_dir_all(&base);
