@@ -516,6 +516,87 @@ fn a_mutant_no_baseline_seed_reaches_is_no_coverage_and_not_built() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// A mutant whose every edited transition the configuration cannot take
+/// (the reach analysis of each baseline seed) is no coverage with why, not
+/// searched for and not built; the report lists it apart and scores the
+/// other no-coverage mutants as survivors. The invented protocol's ZZ is a
+/// state no transition enters and no code names; M.Poke is reachable and
+/// merely not taken (the replayed MI_example run has no Poke).
+#[test]
+fn a_mutant_of_code_the_configuration_cannot_run_is_set_apart() {
+    let (base, root) = fresh("campaign-cannot-take");
+    let dir = root.join("src/mem/ruby/protocol");
+    std::fs::write(
+        dir.join("MI_example.slicc"),
+        "protocol \"MI_example\";\ninclude \"Toy-cov.sm\";\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Toy-cov.sm"),
+        "// invented for this test, not a gem5 file\n\
+         machine(MachineType:L1Cache, \"stand-in cache\") {\n\
+         state_declaration(State, desc=\"s\", default=\"L1Cache_State_I\") { I, desc=\"i\"; IS, desc=\"is\"; M, desc=\"m\"; ZZ, desc=\"z\"; }\n\
+         enumeration(Event, desc=\"e\") { Load, desc=\"l\"; Store, desc=\"s\"; Fwd_GETX, desc=\"f\"; Data, desc=\"d\"; Poke, desc=\"p\"; }\n\
+         transition(I, {Load, Store}, IS) { }\n\
+         transition(IS, Data, M) { }\n\
+         transition(M, {Load, Fwd_GETX, Poke}) { }\n\
+         transition(ZZ, Load, I) { }\n\
+         }\n",
+    )
+    .unwrap();
+    stand_in::sh(
+        &root,
+        "git add -A && git -c user.name=t -c user.email=t@t commit -qm protocol",
+    );
+    let mut dead = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
+    dead.fires = Some(vec!["L1Cache.ZZ.Load".into()]);
+    let mut idle = mutant(&root, "DAS", "    ++counter;", "    // [idle] ++counter;");
+    idle.fires = Some(vec!["L1Cache.M.Poke".into()]);
+    let c = Campaign::init(
+        &base.join("campaign"),
+        settings(&root),
+        vec![dead.clone(), idle.clone()],
+    )
+    .unwrap();
+    assert_eq!(run_all(&c), 2);
+    let s = State::of(&c).unwrap();
+    for (seed, r) in &s.baseline {
+        let u = r.unreachable.as_ref().expect("analysed");
+        assert_eq!(
+            u.keys().collect::<Vec<_>>(),
+            ["L1Cache.ZZ.Load"],
+            "seed {seed}"
+        );
+    }
+    assert_eq!(s.status[&dead.id], Status::NoCoverage);
+    assert_eq!(s.status[&idle.id], Status::NoCoverage);
+    let why = "L1Cache.ZZ.Load: L1Cache never enters ZZ: only unreachable transitions lead there";
+    assert_eq!(
+        s.notes.get(&dead.id).map(String::as_str),
+        Some(format!("{}: {why}", campaign::CANNOT_TAKE).as_str())
+    );
+    assert_eq!(s.notes.get(&idle.id), None);
+    // neither was built: no run directory
+    assert!(!c.dir.join("runs").join(&dead.id).exists());
+    let text = memconform::mutate::report::write_all(&s).unwrap();
+    assert!(
+        text.contains(
+            "no coverage: 1 of 2 edit only transitions this configuration cannot take (listed \
+             below with why); 0.00 counting the other no coverage as survived"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "\nunreachable in this configuration (1): mutants of code no run of this \
+             configuration executes\n  {} ADS: {why}\n",
+            dead.id
+        )),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// Each baseline seed's coverage table is written beside its output, the
 /// report has a coverage line per seed, and `mutant-coverage.csv` lists
 /// each mutant's transitions with the seeds that took them. The stand-in
@@ -559,11 +640,13 @@ fn each_baseline_seed_records_its_coverage() {
             machine: "L1Cache".into(),
             taken: 4,
             declared: Some(5),
+            reachable: Some(5),
         },
         coverage::Summary {
             machine: "Directory".into(),
             taken: 0,
             declared: Some(0),
+            reachable: Some(0),
         },
     ];
     for (seed, r) in &s.baseline {
@@ -578,18 +661,31 @@ fn each_baseline_seed_records_its_coverage() {
             table.contains("note: Directory took 7 transitions its SLICC does not declare"),
             "{table}"
         );
-        let csv = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
-        assert!(csv.contains("\nL1Cache,M,Load,0,true,false\n"), "{csv}");
-        assert!(csv.contains("\nL1Cache,IS,Store,0,true,true\n"), "{csv}");
+        // the invented protocol is no stock MI_example: the built-in reach
+        // file's rules do not fit it and are left out, the rest stands
         assert!(
-            csv.contains("\nDirectory,M,PUTX,464,false,false\n"),
+            table.contains("note: memconform's reach file does not fit this MI_example"),
+            "{table}"
+        );
+        let csv = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+        assert!(
+            csv.contains("\nL1Cache,M,Load,0,true,false,true,\n"),
+            "{csv}"
+        );
+        assert!(
+            csv.contains("\nL1Cache,IS,Store,0,true,true,true,\n"),
+            "{csv}"
+        );
+        assert!(
+            csv.contains("\nDirectory,M,PUTX,464,false,false,,\n"),
             "{csv}"
         );
     }
     let text = memconform::mutate::report::write_all(&s).unwrap();
     for seed in [1, 2] {
         let line = format!(
-            "coverage, seed {seed}: 4/5 (80%) transitions: L1Cache 4/5 (80%), Directory 0/0\n"
+            "coverage, seed {seed}: 4/5 reachable transitions (80%), 5 declared: L1Cache 4/5 \
+             (80%), Directory 0/0\n"
         );
         assert!(text.contains(&line), "{line} not in\n{text}");
     }

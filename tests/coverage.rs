@@ -37,14 +37,31 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-/// The table's row of `machine`: (taken, declared, percent, stalls).
-fn row(text: &str, machine: &str) -> (String, String, String, String) {
+/// The table's row of `machine`, by the header's column names.
+fn cols(text: &str, machine: &str) -> BTreeMap<String, String> {
+    let head = text
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some("machine"))
+        .unwrap_or_else(|| panic!("no header in\n{text}"));
     let l = text
         .lines()
         .find(|l| l.split_whitespace().next() == Some(machine))
         .unwrap_or_else(|| panic!("no row {machine} in\n{text}"));
-    let w: Vec<String> = l.split_whitespace().map(String::from).collect();
-    (w[1].clone(), w[2].clone(), w[3].clone(), w[4].clone())
+    head.split_whitespace()
+        .map(String::from)
+        .zip(l.split_whitespace().map(String::from))
+        .collect()
+}
+
+/// The table's row of `machine`: (taken, declared, percent, stalls).
+fn row(text: &str, machine: &str) -> (String, String, String, String) {
+    let c = cols(text, machine);
+    (
+        c["taken"].clone(),
+        c["declared"].clone(),
+        c["percent"].clone(),
+        c["stalls"].clone(),
+    )
 }
 
 const TOYCO: &str = "tests/data/slicc/toyco";
@@ -125,18 +142,18 @@ fn runs_sum_and_the_csv_and_svg_say_so() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("machine,state,event,count,declared,stall")
+        Some("machine,state,event,count,declared,stall,reachable,reason")
     );
     let rows: Vec<&str> = lines.collect();
     // 13 + 6 stalls of the cache, 3 of the directory
     assert_eq!(rows.len(), 22, "{csv}");
     for r in [
-        "L1Cache,I,Load,9,true,false", // 5 + 4 (::total lines)
-        "L1Cache,S,Load,4,true,false", // 0 + 4 of two caches
-        "L1Cache,M,Inv,1,true,false",  // run b only
-        "L1Cache,M,Evict,0,true,false",
-        "L1Cache,IM,Store,0,true,true",  // a z_stall wildcard pair
-        "Directory,I,Get,12,true,false", // scalar lines, 7 + 5
+        "L1Cache,I,Load,9,true,false,true,", // 5 + 4 (::total lines)
+        "L1Cache,S,Load,4,true,false,true,", // 0 + 4 of two caches
+        "L1Cache,M,Inv,1,true,false,true,",  // run b only
+        "L1Cache,M,Evict,0,true,false,true,",
+        "L1Cache,IM,Store,0,true,true,true,", // a z_stall wildcard pair
+        "Directory,I,Get,12,true,false,true,", // scalar lines, 7 + 5
     ] {
         assert!(rows.contains(&r), "{r} not in\n{csv}");
     }
@@ -362,4 +379,356 @@ fn outputs_never_overwrite_inputs() {
     let o = memconform(&["coverage", RUN_A, "--csv", stats.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(std::fs::read(&stats).unwrap(), before);
+}
+
+const TOYREACH: &str = "tests/data/slicc/toyreach";
+const REACH_RUN: &str = "tests/data/coverage/toyreach-a";
+const REACH_FILE: &str = "tests/data/reach/toyreach.toml";
+
+/// The listing's groups after `unreachable in this configuration`: each
+/// reason's line (without its count) with its transitions.
+fn unreachable_groups(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for l in text
+        .lines()
+        .skip_while(|l| !l.starts_with("unreachable in this configuration"))
+        .skip(1)
+    {
+        if let Some(t) = l.strip_prefix("    ") {
+            out.last_mut().unwrap().1.push(t.to_string());
+        } else if let Some(g) = l.strip_prefix("  ") {
+            let g = g.rsplit_once(" (").map_or(g, |(g, _)| g);
+            out.push((g.to_string(), Vec::new()));
+        }
+    }
+    out
+}
+
+/// Toyreach's run (enable_pf false, no DMA controller): the 12 declared
+/// transitions its configuration cannot take, each with the reason worked
+/// out by hand in the .sm files' comments: a rule of the reach file (with
+/// its line), an event no code triggers, a state only those lead to, a
+/// machine the configuration lacks. IS is compared with, never entered by
+/// code: it is reachable only because I.Load leads there.
+#[test]
+fn reach_marks_what_the_configuration_cannot_take_with_each_reason() {
+    let dir = scratch("reach");
+    let csv = dir.join("r.csv");
+    let o = memconform(&[
+        "coverage",
+        REACH_RUN,
+        "--protocol-dir",
+        TOYREACH,
+        "--reach",
+        REACH_FILE,
+        "--list",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = stdout(&o);
+    let c = cols(&t, "L1Cache");
+    assert_eq!(
+        (&c["taken"][..], &c["reachable"][..], &c["declared"][..]),
+        ("7", "13", "21"),
+        "{t}"
+    );
+    assert_eq!(c["percent"], "53.8%");
+    let c = cols(&t, "Directory");
+    assert_eq!((&c["reachable"][..], &c["declared"][..]), ("3", "6"));
+    let c = cols(&t, "DMA");
+    assert_eq!((&c["reachable"][..], &c["percent"][..]), ("0", "-"));
+    assert_eq!(cols(&t, "all")["reachable"], "16");
+    let rule = |line: usize, words: &str| format!("{words} ({REACH_FILE}:{line})");
+    let groups = unreachable_groups(&t);
+    let want: Vec<(String, Vec<&str>)> = vec![
+        (
+            format!(
+                "L1Cache: {}",
+                rule(
+                    3,
+                    "no prefetch: only the prefetcher fills prefetchQueue, and it runs only when \
+                     enable_pf is true"
+                )
+            ),
+            vec!["L1Cache.I.PF_Load"],
+        ),
+        (
+            "L1Cache: events no code triggers".into(),
+            vec!["L1Cache.S.Ghost", "L1Cache.M.Ghost"],
+        ),
+        (
+            "L1Cache: states only unreachable transitions lead to".into(),
+            vec![
+                "L1Cache.PF_IS.Load",
+                "L1Cache.PF_IS.Store",
+                "L1Cache.PF_IS.Data",
+                "L1Cache.ZZ.Load",
+                "L1Cache.ZZ.Store",
+            ],
+        ),
+        (
+            format!(
+                "Directory: {}",
+                rule(10, "no DMA controller: only a DMA controller sends DMA_GET")
+            ),
+            vec!["Directory.I.DMA_Get"],
+        ),
+        (
+            "Directory: states only unreachable transitions lead to".into(),
+            vec!["Directory.ID.Get", "Directory.ID.Put"],
+        ),
+        (
+            "DMA: the configuration has no DMA_Controller".into(),
+            vec!["DMA.READY.ReadRequest"],
+        ),
+    ];
+    let want: Vec<(String, Vec<String>)> = want
+        .into_iter()
+        .map(|(g, ts)| (g, ts.into_iter().map(String::from).collect()))
+        .collect();
+    assert_eq!(groups, want, "{t}");
+    // not taken: the reachable ones only
+    let listed: Vec<&str> = t
+        .lines()
+        .skip_while(|l| !l.starts_with("not taken"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "L1Cache.S.Store",
+            "L1Cache.M.Load",
+            "L1Cache.M.Inv",
+            "L1Cache.IS.Load",
+            "L1Cache.IS.Inv",
+            "L1Cache.IM.Inv",
+            "Directory.M.Get",
+        ]
+    );
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        csv.contains("L1Cache,IS,Load,0,true,false,true,\n"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains(&format!(
+            "L1Cache,I,PF_Load,0,true,false,false,\"no prefetch: only the prefetcher fills \
+             prefetchQueue, and it runs only when enable_pf is true ({REACH_FILE}:3)\"\n"
+        )),
+        "{csv}"
+    );
+    assert!(csv.contains(
+        "L1Cache,ZZ,Load,0,true,false,false,\"L1Cache never enters ZZ: only unreachable \
+         transitions lead there\"\n"
+    ));
+    // --no-reach: every declared transition counts
+    let o = memconform(&[
+        "coverage",
+        REACH_RUN,
+        "--protocol-dir",
+        TOYREACH,
+        "--no-reach",
+    ]);
+    let t = stdout(&o);
+    assert!(!cols(&t, "L1Cache").contains_key("reachable"), "{t}");
+    assert_eq!(row(&t, "L1Cache").2, "33.3%");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A copy of Toyreach's run with `edit` applied to its config.ini and
+/// `extra` counters added to its stats.txt.
+fn toyreach_variant(dir: &Path, name: &str, edit: (&str, &str), extra: &str) -> PathBuf {
+    let d = dir.join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    let ini = std::fs::read_to_string(repo().join(REACH_RUN).join("config.ini")).unwrap();
+    std::fs::write(d.join("config.ini"), ini.replace(edit.0, edit.1)).unwrap();
+    let stats = std::fs::read_to_string(repo().join(REACH_RUN).join("stats.txt")).unwrap();
+    let end = "---------- End Simulation Statistics";
+    std::fs::write(
+        d.join("stats.txt"),
+        stats.replace(end, &format!("{extra}{end}")),
+    )
+    .unwrap();
+    d
+}
+
+/// Evidence beats every argument: a run that took I.PF_Load though its
+/// configuration meets the rule makes it reachable (and PF_IS with it), and
+/// says so; a configuration that does not meet a rule's condition, or
+/// cannot tell, leaves the rule out.
+#[test]
+fn a_run_that_took_a_transition_makes_it_reachable_and_a_rule_needs_its_condition() {
+    let dir = scratch("evidence");
+    let pf = "system.ruby.L1Cache_Controller.I.PF_Load 2 (Unspecified)\n";
+    let took = toyreach_variant(&dir, "took", ("", ""), pf);
+    let args = |run: &Path| -> Vec<String> {
+        [
+            "coverage",
+            run.to_str().unwrap(),
+            "--protocol-dir",
+            TOYREACH,
+            "--reach",
+            REACH_FILE,
+            "--list",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let run = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        memconform(&a)
+    };
+    let o = run(args(&took));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert!(
+        t.contains(&format!(
+            "note: L1Cache.I.PF_Load was taken by a run, though no prefetch: only the prefetcher \
+             fills prefetchQueue, and it runs only when enable_pf is true ({REACH_FILE}:3): \
+             counted reachable"
+        )),
+        "{t}"
+    );
+    // I.PF_Load and PF_IS's three transitions join the 13
+    let c = cols(&t, "L1Cache");
+    assert_eq!((&c["taken"][..], &c["reachable"][..]), ("8", "17"), "{t}");
+    assert!(t.contains("  L1Cache.PF_IS.Data\n"), "{t}");
+
+    // the prefetcher on in one controller: the rule does not hold
+    let on = toyreach_variant(
+        &dir,
+        "on",
+        ("enable_pf=false\nversion=1", "enable_pf=true\nversion=1"),
+        "",
+    );
+    let t = stdout(&run(args(&on)));
+    assert_eq!(cols(&t, "L1Cache")["reachable"], "17", "{t}");
+    assert!(!t.contains("no prefetch"), "{t}");
+    // a DMA controller: the directory's DMA transitions are reachable
+    let dma = toyreach_variant(
+        &dir,
+        "dma",
+        (
+            "[system.ruby.dir_cntrl0]",
+            "[system.ruby.dma_cntrl0]\ntype=DMA_Controller\nversion=0\n\n[system.ruby.dir_cntrl0]",
+        ),
+        "",
+    );
+    let t = stdout(&run(args(&dma)));
+    assert_eq!(cols(&t, "Directory")["reachable"], "6", "{t}");
+    assert_eq!(cols(&t, "DMA")["reachable"], "1", "{t}");
+    // a config.ini without the parameter cannot tell: the rule is left out
+    let blind = toyreach_variant(&dir, "blind", ("enable_pf=false\n", ""), "");
+    let t = stdout(&run(args(&blind)));
+    assert!(
+        t.contains(&format!(
+            "note: {REACH_FILE}:3: not applied: [system.ruby.l1_cntrl0] has no parameter \
+             `enable_pf` in a run's config.ini"
+        )),
+        "{t}"
+    );
+    assert_eq!(cols(&t, "L1Cache")["reachable"], "17", "{t}");
+    // runs summed: a rule applies only where every run meets it
+    let mut a = args(&on);
+    a.insert(2, REACH_RUN.to_string());
+    let t = stdout(&run(a));
+    assert_eq!(cols(&t, "L1Cache")["reachable"], "17", "{t}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A reach file that does not parse, or names what the protocol does not
+/// declare, is an input error at its file:line[:col]; so is a rule without a
+/// reason or a condition.
+#[test]
+fn a_reach_file_that_does_not_fit_the_protocol_is_an_input_error() {
+    let dir = scratch("badreach");
+    let good = std::fs::read_to_string(repo().join(REACH_FILE)).unwrap();
+    for (name, text, want) in [
+        (
+            "event",
+            good.replace("[\"PF_Load\"]", "[\"PF_Lod\"]"),
+            ":3: L1Cache declares no event PF_Lod".to_string(),
+        ),
+        (
+            "machine",
+            good.replace("\"Directory\"", "\"Dir\""),
+            ":10: protocol Toyreach has no machine Dir".into(),
+        ),
+        (
+            "reason",
+            good.replace(
+                "reason = \"no DMA controller: only a DMA controller sends DMA_GET\"",
+                "reason = \" \"",
+            ),
+            ":10:1: a rule needs a reason in words".into(),
+        ),
+        (
+            "condition",
+            good.replace("absent = [\"DMA\"]\n", ""),
+            ":10:1: a rule needs a condition".into(),
+        ),
+        (
+            "key",
+            good.replace("absent = [", "absnet = ["),
+            ":13:1: unknown field `absnet`".into(),
+        ),
+    ] {
+        let f = dir.join(format!("{name}.toml"));
+        std::fs::write(&f, text).unwrap();
+        let o = memconform(&[
+            "coverage",
+            REACH_RUN,
+            "--protocol-dir",
+            TOYREACH,
+            "--reach",
+            f.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stdout(&o));
+        let want = format!("{}{want}", f.display());
+        assert!(
+            stderr(&o).contains(&want),
+            "{name}: wanted {want} in {}",
+            stderr(&o)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Where gem5's own protocol files are (GEM5_ROOT): on every bundled real
+/// run of stock gem5, no transition the reach analysis calls unreachable
+/// was taken (independent evidence: gem5's own counters), and the built-in
+/// reach files apply (each protocol's reachable total below its declared).
+#[test]
+fn no_real_run_takes_a_transition_the_reach_analysis_calls_unreachable() {
+    let Some(root) = std::env::var_os("GEM5_ROOT") else {
+        eprintln!("skipped: GEM5_ROOT is not set");
+        return;
+    };
+    for (run, reachable) in [
+        ("tests/data/gem5/mi_example/clean-n4-s2", 34),
+        ("tests/data/gem5/mi_example/memtest-n4", 34),
+        ("traces/clean-n8-s3-gz", 34),
+        ("tests/data/gem5/mesi_two_level/clean-n4-s2-rich", 244),
+        ("traces/se-o3-n2-s1", 244),
+        ("traces/se-timing-n2-s1", 244),
+        ("tests/data/gem5/moesi_hammer/clean-n4-s1-rich", 403),
+        ("tests/data/gem5/moesi_hammer/noflush-n4-s6-rich", 403),
+        ("tests/data/gem5/moesi_amd_base/se-o3-stock-n4-s1", 943),
+        ("tests/data/gem5/moesi_amd_base/se-o3-rmw-stock-n4-s1", 943),
+        ("tests/data/gem5/arm/chi-o3-sb-rel-acq-s1", 1200),
+    ] {
+        let o = memconform(&["coverage", run, "--protocol-dir", root.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{run}: {}", stderr(&o));
+        let t = stdout(&o);
+        assert!(!t.contains("was taken by a run, though"), "{run}:\n{t}");
+        assert!(!t.contains("not applied"), "{run}:\n{t}");
+        assert_eq!(
+            cols(&t, "all")["reachable"],
+            reachable.to_string(),
+            "{run}:\n{t}"
+        );
+    }
 }

@@ -25,20 +25,34 @@ their controllers), else the one .slicc of --protocol-dir. Stalls (headers with 
 listed apart and left out of `declared`. Several runs sum their counts (of one protocol); of \
 several dumps in one stats.txt each counter keeps its largest count.
 
-Outputs: the table on standard output (per controller type: taken, declared, percent, stalls; \
---list adds the declared transitions no run took); --csv FILE, a row per (machine, state, \
-event) declared or taken: machine,state,event,count,declared,stall (declared empty when \
-unknown); --svg FILE, a heat map per controller type, states down and events across: taken \
+Reachable: a share of every declared transition is no target: a system without a DMA \
+controller never runs the directory's DMA transitions. With --protocol-dir the table sets the \
+transitions taken against those the runs' configuration can take (`reachable`); a declared one \
+is unreachable only with a reason, listed by --list: the configuration has no controller of the \
+type (config.ini); no code of the machine names `Event:E`; a rule of the protocol's reach file \
+whose condition every run's config.ini meets (built in for MI_example, MESI_Two_Level, \
+MOESI_hammer and MOESI_AMD_Base: gem5-configs/reach/; --reach FILE gives another); or the state \
+is entered only by transitions unreachable for those reasons. A transition a run took is \
+reachable whatever a rule says (the rule is named in a note). --no-reach counts every declared \
+transition.
+
+Outputs: the table on standard output (per controller type: taken, reachable, declared, \
+percent of reachable, stalls; --list adds the reachable transitions no run took and the \
+unreachable ones by reason); --csv FILE, a row per (machine, state, event) declared or taken: \
+machine,state,event,count,declared,stall,reachable,reason (declared empty when unknown; \
+reachable empty without a reach analysis); --svg FILE, a heat map per controller type, states down and events across: taken \
 shaded by count, declared but untaken crossed in red, stalls grey, undeclared blank.
 
 Exit status: 0 ok; 2 bad input (a run without stats.txt or without transition counters, a \
-stats.txt line that does not parse, as file:line:col, a protocol that cannot be read) or an \
+stats.txt line that does not parse, as file:line:col, a protocol that cannot be read, a reach \
+file that does not parse or names what the protocol does not declare) or an \
 output that cannot be written; 141 standard output closed early (a broken pipe).
 
 Examples:
   memconform coverage tests/data/gem5/mi_example/clean-n4-s2
   memconform coverage run1 run2 run3 --protocol-dir $GEM5/src/mem/ruby/protocol --list
   memconform coverage m5out --protocol-dir $GEM5 --csv cov.csv --svg cov.svg
+  memconform coverage m5out --protocol-dir $GEM5 --reach my-system.toml --list
   memconform coverage tests/data/coverage/toyco-a --protocol-dir tests/data/slicc/toyco --list")]
 pub struct CoverageArgs {
     /// gem5 output directories (`-d`, m5out; or their stats.txt files): their counts are summed.
@@ -55,13 +69,23 @@ pub struct CoverageArgs {
     #[arg(long, value_name = "NAME")]
     protocol: Option<String>,
 
-    /// After the table, list every declared transition no run took (Machine.State.Event).
+    /// After the table, list every reachable transition no run took (Machine.State.Event), then
+    /// the unreachable ones by reason.
     #[arg(long)]
     list: bool,
 
-    /// Write the table as CSV: machine,state,event,count,declared,stall.
+    /// Write the table as CSV: machine,state,event,count,declared,stall,reachable,reason.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
+
+    /// The reach file whose rules mark transitions the configuration cannot take (instead of
+    /// memconform's own for the protocol; format: gem5-configs/reach/*.toml).
+    #[arg(long, value_name = "FILE", conflicts_with = "no_reach")]
+    reach: Option<PathBuf>,
+
+    /// Count every declared transition: no reach analysis.
+    #[arg(long)]
+    no_reach: bool,
 
     /// Write a heat map as SVG (states x events per controller type).
     #[arg(long, value_name = "FILE")]
@@ -81,16 +105,23 @@ pub fn run(args: CoverageArgs) -> i32 {
         read.extend([stats, dir.join("config.ini"), dir.join("config.json")]);
     }
     read.extend(args.protocol_dir.iter().cloned());
+    read.extend(args.reach.iter().cloned());
     memconform_report::protect(&memconform_report::Inputs::new().with(&read));
     for out in args.csv.iter().chain(&args.svg) {
         if let Err(e) = memconform_report::refuse_input(out) {
             return fail(format!("cannot write {}: {e}", super::shown(out)));
         }
     }
-    let table = match coverage::of_runs(
+    let rules = match (&args.reach, args.no_reach) {
+        (_, true) => coverage::ReachRules::Off,
+        (Some(f), false) => coverage::ReachRules::File(f),
+        (None, false) => coverage::ReachRules::Builtin,
+    };
+    let table = match coverage::of_runs_reach(
         &args.runs,
         args.protocol_dir.as_deref(),
         args.protocol.as_deref(),
+        rules,
     ) {
         Ok(t) => t,
         Err(e) => return fail(e),

@@ -22,7 +22,7 @@ use memconform_parsers::gem5::config;
 use memconform_parsers::gem5::stats::parse_stats;
 use serde::{Deserialize, Serialize};
 
-use crate::{slicc, Mutant};
+use crate::{reach, slicc, Mutant};
 
 /// A transition counter: (machine, state, event).
 pub type Key = (String, String, String);
@@ -112,7 +112,8 @@ fn line_count(values: &[f64]) -> f64 {
 /// dumps are cumulative unless the statistics were reset between them.
 pub fn read_counts(stats_txt: &Path) -> Result<Counts, CountsError> {
     let shown = memconform_report::shown_path(stats_txt);
-    let bytes = std::fs::read(stats_txt)
+    // a bundled run keeps its stats.txt gzipped (stats.txt.gz)
+    let bytes = memconform_parsers::file::FileBytes::open_gunzipped(stats_txt)
         .map_err(|e| CountsError::Io(format!("{shown}: cannot read: {e}")))?;
     let dumps = parse_stats(&bytes).map_err(|e| CountsError::Parse(format!("{shown}:{e}")))?;
     let mut out = Counts::default();
@@ -274,6 +275,11 @@ pub struct MachineTable {
     pub events: Vec<String>,
     /// The pairs declared or counted.
     pub cells: BTreeMap<(String, String), Cell>,
+    /// Whether the transitions the configuration can take are known (a
+    /// reach analysis ran, [`reach`](crate::reach)).
+    pub reach_known: bool,
+    /// The declared pairs the configuration cannot take, with why.
+    pub unreachable: BTreeMap<(String, String), reach::Reason>,
 }
 
 impl MachineTable {
@@ -306,15 +312,34 @@ impl MachineTable {
         })
     }
 
+    /// Declared transitions the configuration can take (not stalls, not
+    /// unreachable); `None` when unknown.
+    pub fn reachable(&self) -> Option<usize> {
+        (self.known && self.reach_known).then(|| {
+            self.cells
+                .iter()
+                .filter(|(k, c)| c.declared && !c.stall && !self.unreachable.contains_key(*k))
+                .count()
+        })
+    }
+
     /// Declared `z_stall` transitions (never counted, left out of [`Self::declared`]).
     pub fn stalls(&self) -> usize {
         self.cells.values().filter(|c| c.stall).count()
     }
 
-    /// Declared transitions no run took, as `State.Event`.
+    /// Declared transitions no run took (reachable ones, when that is
+    /// known), as `State.Event`.
     pub fn untaken(&self) -> Vec<String> {
         self.ordered()
-            .filter(|(_, _, c)| c.declared && !c.stall && c.count == 0)
+            .filter(|(s, e, c)| {
+                c.declared
+                    && !c.stall
+                    && c.count == 0
+                    && !self
+                        .unreachable
+                        .contains_key(&(s.to_string(), e.to_string()))
+            })
             .map(|(s, e, _)| format!("{s}.{e}"))
             .collect()
     }
@@ -342,6 +367,9 @@ pub struct Summary {
     /// Transitions gem5 can count (declared, not stalls); absent when unknown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declared: Option<usize>,
+    /// Of those, the ones the configuration can take; absent when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reachable: Option<usize>,
 }
 
 /// `taken of declared (percent)` of a sum, or `taken` alone.
@@ -353,17 +381,31 @@ fn fraction(taken: usize, declared: Option<usize>) -> String {
     }
 }
 
-/// One line of summaries: `35/68 (51%): L1Cache 25/48 (52%), Directory ...`.
+/// One line of summaries: `35/68 (51%): L1Cache 25/48 (52%), Directory ...`;
+/// of the reachable transitions when known (`35/60 reachable (58%), 68
+/// declared: ...`).
 pub fn summary_line(s: &[Summary]) -> String {
     let taken = s.iter().map(|m| m.taken).sum();
     let declared = s.iter().map(|m| m.declared).sum::<Option<usize>>();
+    let reachable = s.iter().map(|m| m.reachable).sum::<Option<usize>>();
     let parts: Vec<String> = s
         .iter()
-        .map(|m| format!("{} {}", m.machine, fraction(m.taken, m.declared)))
+        .map(|m| {
+            format!(
+                "{} {}",
+                m.machine,
+                fraction(m.taken, m.reachable.or(m.declared))
+            )
+        })
         .collect();
-    let all = match declared {
-        Some(_) => format!("{} transitions", fraction(taken, declared)),
-        None => format!("{taken} transitions taken (declared unknown)"),
+    let all = match (reachable, declared) {
+        (Some(r), Some(d)) => {
+            let f = fraction(taken, Some(r));
+            let (num, pct) = f.split_once(' ').unwrap_or((&f, ""));
+            format!("{num} reachable transitions {pct}, {d} declared")
+        }
+        (None, Some(_)) => format!("{} transitions", fraction(taken, declared)),
+        _ => format!("{taken} transitions taken (declared unknown)"),
     };
     format!("{all}: {}", parts.join(", "))
 }
@@ -378,6 +420,8 @@ pub struct Table {
     /// The `.slicc` file the declared transitions come from (shown), if read.
     pub declared_in: Option<String>,
     pub machines: Vec<MachineTable>,
+    /// The reach analysis the table was marked with ([`Table::with_reach`]).
+    pub reach: Option<reach::Reach>,
 }
 
 /// A name as the SVG's text (`&`, `<`, `>`, `"` escaped).
@@ -414,6 +458,8 @@ impl Table {
                     states: m.states.clone(),
                     events: m.events.clone(),
                     cells: BTreeMap::new(),
+                    reach_known: false,
+                    unreachable: BTreeMap::new(),
                 };
                 for ((s, e), &stall) in &m.transitions {
                     // a header may name a state or event no declaration has
@@ -442,6 +488,8 @@ impl Table {
                         states: Vec::new(),
                         events: Vec::new(),
                         cells: BTreeMap::new(),
+                        reach_known: false,
+                        unreachable: BTreeMap::new(),
                     });
                     machines.len() - 1
                 }
@@ -456,7 +504,29 @@ impl Table {
             protocol: protocol.or_else(|| declared.map(|d| d.protocol.clone())),
             declared_in: declared.map(|d| memconform_report::shown_path(&d.manifest).into_owned()),
             machines,
+            reach: None,
         }
+    }
+
+    /// The table with the transitions the configuration cannot take marked
+    /// (`reach`, [`reach::analyse`] of the same runs).
+    pub fn with_reach(mut self, reach: reach::Reach) -> Table {
+        for m in &mut self.machines {
+            if !m.known {
+                continue;
+            }
+            m.reach_known = true;
+            m.unreachable = reach
+                .unreachable
+                .iter()
+                .filter(|((mm, s, e), _)| {
+                    *mm == m.machine && m.cells.contains_key(&(s.clone(), e.clone()))
+                })
+                .map(|((_, s, e), r)| ((s.clone(), e.clone()), r.clone()))
+                .collect();
+        }
+        self.reach = Some(reach);
+        self
     }
 
     /// Each machine's summary.
@@ -467,6 +537,7 @@ impl Table {
                 machine: m.machine.clone(),
                 taken: m.taken(),
                 declared: m.declared(),
+                reachable: m.reachable(),
             })
             .collect()
     }
@@ -497,55 +568,86 @@ impl Table {
             .max()
             .unwrap_or(0)
             .max(7);
-        let _ = writeln!(
-            out,
-            "{:<width$}  {:>6}  {:>8}  {:>7}  {:>6}",
-            "machine", "taken", "declared", "percent", "stalls"
+        let reach = known && self.reach.is_some();
+        let row = |out: &mut String, cols: [&str; 6]| {
+            let _ = write!(out, "{:<width$}  {:>6}", cols[0], cols[1]);
+            if reach {
+                let _ = write!(out, "  {:>9}", cols[2]);
+            }
+            let _ = writeln!(out, "  {:>8}  {:>7}  {:>6}", cols[3], cols[4], cols[5]);
+        };
+        row(
+            &mut out,
+            [
+                "machine",
+                "taken",
+                "reachable",
+                "declared",
+                "percent",
+                "stalls",
+            ],
         );
         let pct = |t: usize, d: Option<usize>| match d {
             Some(d) if d > 0 => format!("{:.1}%", 100.0 * t as f64 / d as f64),
             _ => "-".to_string(),
         };
         let opt = |d: Option<usize>| d.map_or("?".to_string(), |d| d.to_string());
-        let (mut taken, mut declared, mut stalls) = (0, Some(0), 0);
+        let (mut taken, mut declared, mut reachable, mut stalls) = (0, Some(0), Some(0), 0);
         for m in &self.machines {
-            let d = m.declared();
-            let _ = writeln!(
-                out,
-                "{:<width$}  {:>6}  {:>8}  {:>7}  {:>6}",
-                m.machine,
-                m.taken(),
-                opt(d),
-                pct(m.taken(), d),
-                if known {
-                    m.stalls().to_string()
-                } else {
-                    "?".into()
-                }
+            let (d, r) = (m.declared(), m.reachable());
+            let of = if reach { r } else { d };
+            row(
+                &mut out,
+                [
+                    &m.machine,
+                    &m.taken().to_string(),
+                    &opt(r),
+                    &opt(d),
+                    &pct(m.taken(), of),
+                    &if known {
+                        m.stalls().to_string()
+                    } else {
+                        "?".into()
+                    },
+                ],
             );
             taken += m.taken();
             declared = declared.zip(d).map(|(a, b)| a + b);
+            reachable = reachable.zip(r).map(|(a, b)| a + b);
             stalls += m.stalls();
         }
         let declared = declared.filter(|_| known);
-        let _ = writeln!(
-            out,
-            "{:<width$}  {:>6}  {:>8}  {:>7}  {:>6}",
-            "all",
-            taken,
-            opt(declared),
-            pct(taken, declared),
-            if known {
-                stalls.to_string()
-            } else {
-                "?".into()
-            }
+        let of = if reach { reachable } else { declared };
+        row(
+            &mut out,
+            [
+                "all",
+                &taken.to_string(),
+                &opt(reachable),
+                &opt(declared),
+                &pct(taken, of),
+                &if known {
+                    stalls.to_string()
+                } else {
+                    "?".into()
+                },
+            ],
         );
+        if reach {
+            let _ = writeln!(
+                out,
+                "(percent: of the reachable transitions, the declared ones this configuration \
+                 can take; --list says why the others cannot)"
+            );
+        }
         if known && stalls > 0 {
             let _ = writeln!(
                 out,
                 "(stalls: declared z_stall transitions, which gem5 never counts: not in `declared`)"
             );
+        }
+        for n in self.reach.iter().flat_map(|r| &r.notes) {
+            let _ = writeln!(out, "note: {n}");
         }
         for m in &self.machines {
             let u = m.undeclared();
@@ -574,6 +676,34 @@ impl Table {
             for t in untaken {
                 let _ = writeln!(out, "  {t}");
             }
+            let unreachable: usize = self.machines.iter().map(|m| m.unreachable.len()).sum();
+            if unreachable > 0 {
+                let _ = writeln!(
+                    out,
+                    "\nunreachable in this configuration ({unreachable}), by reason:"
+                );
+                for m in &self.machines {
+                    // the machine's reasons in the order their first transition comes
+                    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+                    for (s, e, _) in m.ordered() {
+                        let Some(why) = m.unreachable.get(&(s.to_string(), e.to_string())) else {
+                            continue;
+                        };
+                        let g = why.group(&m.machine);
+                        let t = format!("{}.{s}.{e}", m.machine);
+                        match groups.iter_mut().find(|(x, _)| *x == g) {
+                            Some((_, ts)) => ts.push(t),
+                            None => groups.push((g, vec![t])),
+                        }
+                    }
+                    for (g, ts) in groups {
+                        let _ = writeln!(out, "  {g} ({}):", ts.len());
+                        for t in ts {
+                            let _ = writeln!(out, "    {t}");
+                        }
+                    }
+                }
+            }
         } else if list {
             let _ = writeln!(
                 out,
@@ -583,10 +713,11 @@ impl Table {
         out
     }
 
-    /// `machine,state,event,count,declared,stall`: every pair declared or
-    /// counted (`declared` empty when unknown).
+    /// `machine,state,event,count,declared,stall,reachable,reason`: every
+    /// pair declared or counted (`declared` empty when unknown; `reachable`
+    /// empty when no reach analysis ran or the pair is not declared).
     pub fn csv(&self) -> String {
-        let mut out = String::from("machine,state,event,count,declared,stall\n");
+        let mut out = String::from("machine,state,event,count,declared,stall,reachable,reason\n");
         for m in &self.machines {
             for (s, e, c) in m.ordered() {
                 let declared = if m.known {
@@ -594,9 +725,21 @@ impl Table {
                 } else {
                     String::new()
                 };
+                let why = m.unreachable.get(&(s.to_string(), e.to_string()));
+                let (reachable, reason) = match why {
+                    _ if !m.reach_known || !c.declared => (String::new(), String::new()),
+                    None => ("true".to_string(), String::new()),
+                    Some(r) => {
+                        let w = r.words(&m.machine, s, e);
+                        (
+                            "false".to_string(),
+                            format!("\"{}\"", w.replace('"', "\"\"")),
+                        )
+                    }
+                };
                 let _ = writeln!(
                     out,
-                    "{},{s},{e},{},{declared},{}",
+                    "{},{s},{e},{},{declared},{},{reachable},{reason}",
                     m.machine, c.count, c.stall
                 );
             }
@@ -851,10 +994,18 @@ pub fn only_protocol(dir: &Path) -> Option<String> {
 }
 
 /// A run's `stats.txt` and directory: `run` is the directory gem5 wrote
-/// (`-d`, m5out) or its `stats.txt`.
+/// (`-d`, m5out) or its `stats.txt`; a directory with `stats.txt.gz` and no
+/// `stats.txt` (a bundled run) gives the gzipped file.
 pub fn run_files(run: &Path) -> (PathBuf, PathBuf) {
     if run.is_dir() {
-        (run.join("stats.txt"), run.to_path_buf())
+        let plain = run.join("stats.txt");
+        let gz = run.join("stats.txt.gz");
+        let stats = if !plain.exists() && gz.is_file() {
+            gz
+        } else {
+            plain
+        };
+        (stats, run.to_path_buf())
     } else {
         let dir = run.parent().unwrap_or(Path::new(".")).to_path_buf();
         (run.to_path_buf(), dir)
@@ -870,8 +1021,48 @@ pub fn of_runs(
     protocol_dir: Option<&Path>,
     protocol: Option<&str>,
 ) -> Result<Table, String> {
+    of_runs_reach(runs, protocol_dir, protocol, ReachRules::Builtin)
+}
+
+/// Where a reach analysis takes its rules from ([`reach`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReachRules<'a> {
+    /// memconform's reach file for the protocol, if it has one.
+    Builtin,
+    /// A reach file.
+    File(&'a Path),
+    /// No reach analysis: every declared transition counts.
+    Off,
+}
+
+/// A run's configuration (`config.ini`, else `config.json`); `None` when
+/// it has neither.
+pub fn run_config(dir: &Path) -> Result<Option<config::Config>, String> {
+    let (ini, json) = (dir.join("config.ini"), dir.join("config.json"));
+    let (path, parse): (&Path, fn(&[u8]) -> _) = if ini.is_file() {
+        (&ini, config::parse_config_ini)
+    } else if json.is_file() {
+        (&json, config::parse_config_json)
+    } else {
+        return Ok(None);
+    };
+    let shown = memconform_report::shown_path(path);
+    let bytes = std::fs::read(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    parse(&bytes).map(Some).map_err(|e| format!("{shown}:{e}"))
+}
+
+/// [`of_runs`], with the transitions the runs' configurations cannot take
+/// marked by a reach analysis whose rules come from `rules` (when the
+/// declared transitions are known).
+pub fn of_runs_reach(
+    runs: &[PathBuf],
+    protocol_dir: Option<&Path>,
+    protocol: Option<&str>,
+    rules: ReachRules<'_>,
+) -> Result<Table, String> {
     let mut named: Vec<(String, String)> = Vec::new();
     let mut counts = Counts::default();
+    let mut configs = Vec::new();
     for run in runs {
         let (stats, dir) = run_files(run);
         if run.is_dir() && !stats.exists() {
@@ -882,6 +1073,7 @@ pub fn of_runs(
             ));
         }
         counts.add(&read_counts(&stats).map_err(|e| e.to_string())?);
+        configs.push(run_config(&dir)?);
         if let Some(p) = run_protocol(&dir)? {
             named.push((p, memconform_report::shown_path(run).into_owned()));
         }
@@ -920,10 +1112,30 @@ pub fn of_runs(
                 )
                 })?;
             let p = slicc::load_protocol(dir, &name).map_err(|e| e.to_string())?;
-            Some(declared(&p))
+            Some((declared(&p), p))
         }
     };
-    Ok(Table::new(&counts, declared.as_ref(), runs.len(), protocol))
+    let table = Table::new(
+        &counts,
+        declared.as_ref().map(|(d, _)| d),
+        runs.len(),
+        protocol,
+    );
+    let Some((_, p)) = declared else {
+        return Ok(table);
+    };
+    let r = match rules {
+        ReachRules::Off => return Ok(table),
+        ReachRules::Builtin => reach::analyse_builtin(&p, &configs, &counts.fired()),
+        ReachRules::File(f) => {
+            let shown = memconform_report::shown_path(f).into_owned();
+            let text =
+                std::fs::read_to_string(f).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+            let rules = reach::parse_rules(&shown, &text)?;
+            reach::analyse(&p, &configs, Some(&rules), &counts.fired())?
+        }
+    };
+    Ok(table.with_reach(r))
 }
 
 /// `mutant-coverage.csv`: per mutant, each transition counter its edit

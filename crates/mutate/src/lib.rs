@@ -10,6 +10,7 @@
 pub mod campaign;
 pub mod coverage;
 pub mod plot;
+pub mod reach;
 pub mod report;
 pub mod slurm;
 pub mod stimulus;

@@ -256,6 +256,33 @@ pub fn text(s: &State, survivors: &Survivors) -> String {
         all.score_covering(),
         unreached.1
     );
+    // no coverage because the configuration cannot take what they edit
+    let cannot: Vec<&crate::Mutant> = c
+        .mutants
+        .iter()
+        .filter(|m| s.status.get(&m.id) == Some(&Status::NoCoverage))
+        .filter(|m| {
+            s.notes
+                .get(&m.id)
+                .is_some_and(|n| n.starts_with(crate::campaign::CANNOT_TAKE))
+        })
+        .collect();
+    if !cannot.is_empty() {
+        let d = all.killed + all.survived + all.no_coverage - cannot.len() + all.unreached;
+        let _ = writeln!(
+            out,
+            "no coverage: {} of {} edit only transitions this configuration cannot take (listed \
+             below with why); {} counting the other no coverage{} as survived",
+            cannot.len(),
+            all.no_coverage,
+            if d == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.2}", all.killed as f64 / d as f64)
+            },
+            unreached.1
+        );
+    }
     if all.survived > 0 {
         let class_of = |class: Class| {
             c.mutants
@@ -350,6 +377,21 @@ pub fn text(s: &State, survivors: &Survivors) -> String {
                 let note = s.notes.get(&m.id).map_or("", String::as_str);
                 let _ = writeln!(out, "  {} {}: {note}", m.id, m.op);
             }
+        }
+    }
+    if !cannot.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} ({}): mutants of code no run of this configuration executes",
+            crate::campaign::CANNOT_TAKE,
+            cannot.len()
+        );
+        for m in &cannot {
+            let note = s.notes.get(&m.id).map_or("", String::as_str);
+            let why = note
+                .strip_prefix(crate::campaign::CANNOT_TAKE)
+                .map_or(note, |w| w.trim_start_matches(": "));
+            let _ = writeln!(out, "  {} {}: {why}", m.id, m.op);
         }
     }
     // detectors: a mutant counts for each detector that saw any of its runs

@@ -480,6 +480,9 @@ pub struct Machine {
     /// `include "..."` lines inside the machine (CHI style), in order; at
     /// any depth of included files when [`load_protocol`] followed them.
     pub includes: Vec<Include>,
+    /// The body's tokens in the machine's own file, braces excluded (its
+    /// included files belong to it whole).
+    pub body: std::ops::Range<usize>,
 }
 
 /// `include "FILE";` inside a machine body (or inside a file a machine
@@ -843,8 +846,10 @@ impl<'a> Parser<'a> {
             actions: Vec::new(),
             transitions: Vec::new(),
             includes: Vec::new(),
+            body: self.pos..self.pos,
         };
         self.machine_decls(&mut m, false)?;
+        m.body.end = self.pos;
         self.expect("}")?;
         Ok(m)
     }

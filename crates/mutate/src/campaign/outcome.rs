@@ -103,6 +103,11 @@ pub struct Run {
     /// `stats.txt` had no counters (or for a mutant's run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Vec<coverage::Summary>>,
+    /// A baseline run's declared transitions its configuration cannot take
+    /// (`Machine.State.Event` -> why, [`crate::reach`]); `None` when not
+    /// analysed (or for a mutant's run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreachable: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl Run {
@@ -294,6 +299,7 @@ pub fn judge(
         check_error,
         fired: None,
         coverage: None,
+        unreachable: None,
     }
 }
 

@@ -105,14 +105,18 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
         )));
     }
     let covered = if c.settings.coverage {
-        baseline_coverage(&baseline)
+        baseline_coverage(&baseline).map(|taken| Covered {
+            taken,
+            cannot_take: baseline_cannot_take(&baseline),
+        })
     } else {
         None
     };
     if let Some(cov) = &covered {
         (o.progress)(&format!(
-            "baseline coverage: {} transitions taken",
-            cov.len()
+            "baseline coverage: {} transitions taken; {} the configuration cannot take",
+            cov.taken.len(),
+            cov.cannot_take.len()
         ));
     }
     write_atomic(
@@ -248,6 +252,10 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
     Ok(finished.into_inner())
 }
 
+/// How a no-coverage mutant's note starts when the configuration cannot
+/// take any transition it edits ([`Covered::cannot_take`]).
+pub const CANNOT_TAKE: &str = "unreachable in this configuration";
+
 /// The file listing each mutant's transitions and the baseline seeds that
 /// took them ([`mutant_coverage_csv`]).
 pub const MUTANT_COVERAGE: &str = "mutant-coverage.csv";
@@ -263,6 +271,33 @@ pub fn mutant_coverage_csv(c: &Campaign, baseline: &[(u64, Run)]) -> String {
     let seeds: Vec<(u64, Option<&BTreeSet<String>>)> =
         fired.iter().map(|(s, f)| (*s, f.as_ref())).collect();
     coverage::mutants_csv(&c.mutants, &seeds)
+}
+
+/// What the clean baseline seeds took, and what their configuration cannot
+/// take.
+pub struct Covered {
+    /// The transitions (`Machine.State.Event`) some clean seed took.
+    pub taken: BTreeSet<String>,
+    /// The transitions no clean seed's configuration can take, with why
+    /// ([`crate::reach`]): a mutant there is code no stimulus runs.
+    pub cannot_take: BTreeMap<String, String>,
+}
+
+/// The transitions every clean baseline seed's configuration cannot take
+/// (the reach analysis each seed's coverage table made), with the first
+/// seed's reason; empty when a seed has no analysis.
+pub fn baseline_cannot_take(baseline: &[(u64, Run)]) -> BTreeMap<String, String> {
+    let mut out: Option<BTreeMap<String, String>> = None;
+    for (_, r) in baseline.iter().filter(|(_, r)| r.outcome == "survived") {
+        let Some(u) = &r.unreachable else {
+            return BTreeMap::new();
+        };
+        out = Some(match out {
+            None => u.clone(),
+            Some(o) => o.into_iter().filter(|(k, _)| u.contains_key(k)).collect(),
+        });
+    }
+    out.unwrap_or_default()
 }
 
 /// The transitions the clean baseline seeds took, all together; `None` when
@@ -346,8 +381,9 @@ pub(super) fn run_baseline(
     let mut out = Vec::new();
     let limit = s.run_timeout_s.unwrap_or(3600);
     // the transitions the protocol declares, from the tree the baseline built
-    let declared = match crate::slicc::load_protocol(&slot.root, &s.protocol) {
-        Ok(p) => Some(coverage::declared(&p)),
+    let protocol = crate::slicc::load_protocol(&slot.root, &s.protocol);
+    let declared = match &protocol {
+        Ok(p) => Some(coverage::declared(p)),
         Err(e) => {
             (o.progress)(&format!(
                 "baseline coverage: the transitions {} declares are unknown ({e})",
@@ -381,8 +417,20 @@ pub(super) fn run_baseline(
             if let Ok(counts) = coverage::read_counts(&outdir.join("stats.txt")) {
                 run.fired = Some(counts.fired().into_iter().collect());
                 // the seed's coverage table, beside its output
-                let table =
+                let mut table =
                     coverage::Table::new(&counts, declared.as_ref(), 1, Some(s.protocol.clone()));
+                // and what this seed's configuration cannot take (reach.rs)
+                if let Ok(p) = &protocol {
+                    let config = coverage::run_config(&outdir).ok().flatten();
+                    let r = crate::reach::analyse_builtin(p, &[config], &counts.fired());
+                    run.unreachable = Some(
+                        r.unreachable
+                            .iter()
+                            .map(|((m, st, e), why)| (format!("{m}.{st}.{e}"), why.words(m, st, e)))
+                            .collect(),
+                    );
+                    table = table.with_reach(r);
+                }
                 write_atomic(
                     &outdir.join("coverage.txt"),
                     table.text(declared.is_some()).as_bytes(),
@@ -811,7 +859,8 @@ pub(super) fn finish_early(
     log.push(&Event::MutantDone {
         mutant: m.id.clone(),
         status,
-        note: (status == Status::Unreached).then(|| why.to_string()),
+        note: (status == Status::Unreached || why.starts_with(CANNOT_TAKE))
+            .then(|| why.to_string()),
     })?;
     (o.progress)(&format!("{} {}: {why}", m.id, m.op));
     Ok(true)
@@ -833,7 +882,7 @@ pub(super) fn prepare_mutant(
     c: &Campaign,
     here: &Here<'_>,
     m: &Mutant,
-    covered: Option<&BTreeSet<String>>,
+    covered: Option<&Covered>,
     baseline: &[(u64, Run)],
     (models, limit): (&[Model], u64),
     log: &Log,
@@ -845,7 +894,22 @@ pub(super) fn prepare_mutant(
     // a mutant no baseline seed reaches: with stimuli, searched for (or
     // unreached), else no coverage
     let mut reached = None;
-    if covered.is_some_and(|cov| !coverage::covered(m.fires.as_deref(), cov)) {
+    if let Some(cov) = covered.filter(|cov| !coverage::covered(m.fires.as_deref(), &cov.taken)) {
+        // every transition it edits is one the configuration cannot take:
+        // no stimulus runs it, none is searched for
+        if let Some(fires) = m.fires.as_deref().filter(|f| !f.is_empty()) {
+            if fires.iter().all(|t| cov.cannot_take.contains_key(t)) {
+                let why = format!(
+                    "{CANNOT_TAKE}: {}",
+                    fires
+                        .iter()
+                        .map(|t| format!("{t}: {}", cov.cannot_take[t]))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                );
+                return finish_early(log, o, m, Status::NoCoverage, &why);
+            }
+        }
         if c.settings.stimuli.is_empty() {
             return finish_early(
                 log,
