@@ -1319,6 +1319,52 @@ fn gem5_init_names_the_catalogue_bugs() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// `mutate init --sample N --stratify` draws every operator of
+/// MESI_Two_Level at least once and the rest by share
+/// (memconform_mutate::sample::allocation), the same draw every time;
+/// `--stratify` without `--sample` is refused.
+#[test]
+fn gem5_init_stratifies_a_sample_by_operator() {
+    let Some(gem5) = gem5_root() else { return };
+    let g = gem5.to_str().unwrap();
+    let base = temp_dir("init-stratify");
+    let ops_of = |rows: &[serde_json::Value]| {
+        let mut c: std::collections::BTreeMap<String, usize> = Default::default();
+        for r in rows {
+            *c.entry(r["op"].as_str().unwrap().to_string()).or_default() += 1;
+        }
+        c
+    };
+    let all = generate(&gem5, "MESI_Two_Level", &Options::default()).unwrap();
+    let mut want: std::collections::BTreeMap<String, usize> = Default::default();
+    for m in &all {
+        *want.entry(m.op.clone()).or_default() += 1;
+    }
+    let want = memconform::mutate::sample::allocation(&want, 40, 5);
+    let want: std::collections::BTreeMap<String, usize> =
+        want.into_iter().filter(|(_, n)| *n > 0).collect();
+    let init = |name: &str, extra: &[&str]| {
+        init_campaign(
+            &base.join(name),
+            g,
+            "MESI_Two_Level",
+            "build/X86_MESI_Two_Level/gem5.opt",
+            extra,
+        )
+    };
+    let args = ["--sample", "40", "--sample-seed", "5", "--stratify"];
+    let (o, rows) = init("a", &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(ops_of(&rows), want);
+    let total: usize = want.values().sum();
+    assert_eq!(rows.len(), total);
+    let (_, again) = init("b", &args);
+    assert_eq!(again, rows, "the same draw every time");
+    let (o, _) = init("c", &["--stratify"]);
+    assert_eq!(o.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// `mutate init --with-o3` adds every `needs:o3` mutant (send_evictions
 /// code) to a sample, once each; the sample's own mutants stay.
 #[test]

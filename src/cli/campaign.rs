@@ -409,6 +409,11 @@ pub(crate) struct InitArgs {
     pub sample: Option<usize>,
     #[arg(long, default_value_t = 0)]
     pub sample_seed: u64,
+    /// With --sample: stratified by operator (one of each operator, the
+    /// rest in proportion to how many each has), so a few large operators
+    /// do not crowd out the others.
+    #[arg(long, requires = "sample")]
+    pub stratify: bool,
     /// A base-edit file (see `mutate apply-edits --help`): edits of the
     /// protocol's transitions applied to the campaign's base before its
     /// mutants are made and its baseline runs; kept in the campaign
@@ -528,12 +533,11 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
     }
     if let Some(n) = args.sample {
         // by the hash of seed and id: the same sample every time
-        let key = |id: &str| {
-            memconform_mutate::sha256_hex(format!("{}:{id}", args.sample_seed).as_bytes())
+        mutants = if args.stratify {
+            memconform_mutate::sample::stratified(mutants, n, args.sample_seed)
+        } else {
+            memconform_mutate::sample::plain(mutants, n, args.sample_seed)
         };
-        mutants.sort_by_cached_key(|m| key(&m.id));
-        mutants.truncate(n);
-        mutants.sort_by(|a, b| a.id.cmp(&b.id));
     }
     for m in o3 {
         if !mutants.iter().any(|g| g.id == m.id) {

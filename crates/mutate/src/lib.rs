@@ -12,6 +12,7 @@ pub mod coverage;
 pub mod plot;
 pub mod reach;
 pub mod report;
+pub mod sample;
 pub mod slurm;
 pub mod stimulus;
 
