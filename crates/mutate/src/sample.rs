@@ -62,7 +62,7 @@ pub fn allocation(
         rem.push((exact % left.max(1), o));
     }
     // largest remainder first; the draw's order breaks ties (stable sort)
-    rem.sort_by(|a, b| b.0.cmp(&a.0));
+    rem.sort_by_key(|r| std::cmp::Reverse(r.0));
     for (_, o) in rem.into_iter().cycle().take(4 * ops.len()) {
         if given == rest {
             break;
