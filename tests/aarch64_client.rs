@@ -232,6 +232,7 @@ fn aarch64_every_shape_parses_under_every_option() {
         ("wrc", 3),
         ("2+2w", 2),
         ("mp+sm", 2),
+        ("mp+s", 2),
         ("sb-rel-acq", 2),
         ("sb-rel-acqpc", 2),
         ("mp-dmb", 2),
@@ -248,6 +249,7 @@ fn aarch64_every_shape_parses_under_every_option() {
             ("fence", "random"),
             ("rmw", "random"),
             ("warm-up", "random"),
+            ("warm-order", "first"),
         ],
         &[
             ("rmw", "cmpxchg"),

@@ -227,7 +227,8 @@ static const char USAGE[] =
     "  --threads N        threads, main included (1..%u; gem5 SE: -n N); required\n"
     "  --rounds R         rounds, one history each (default 1)\n"
     "  --seed S           seed of the programs (unsigned 64-bit, default 1)\n"
-    "  --shape SHAPE      random mp sb lb iriw wrc 2+2w mp+sm mix (default mix);\n"
+    "  --shape SHAPE      random mp sb lb iriw wrc 2+2w mp+sm mp+s mix (default mix;\n"
+    "                     mix draws every shape but mp+s);\n"
     "                     aarch64 client also: sb-rel-acq sb-rel-acqpc mp-dmb\n"
     "                     mp-dmb-stld mp-rel-acq iriw-acq excl\n"
     "  --place P          first: shape thread Pi on ti; random: anywhere,\n"
@@ -239,6 +240,11 @@ static const char USAGE[] =
     "                     random (per access) (default none); aarch64: LDXR/STXR loops\n"
     "  --warm-up W        on, off, random: a plain read of the second-read\n"
     "                     variable before a delayed load (default on)\n"
+    "  --warm-order O     any: the warm-up reads race; first: the first thread of\n"
+    "                     the shape (the writer) reads before the others, and\n"
+    "                     starts its program once they have (a handshake on a\n"
+    "                     line of its own, not in the history): the others hold\n"
+    "                     the line shared, not exclusive (default any)\n"
     "  --delay-chain N    dependent divisions before a delayed load, 0 = none\n"
     "                     (default 12)\n"
     "  --delay-misses N   dependent loads of cold lines (0..4) before a delayed\n"
@@ -418,7 +424,7 @@ struct shape {
 #define XSWAP(v, val) {'X', v, val, 0, ORD_PLAIN, FK_NONE}
 
 enum {
-    SH_RANDOM, SH_MP, SH_SB, SH_LB, SH_IRIW, SH_WRC, SH_2P2W, SH_MPSM,
+    SH_RANDOM, SH_MP, SH_SB, SH_LB, SH_IRIW, SH_WRC, SH_2P2W, SH_MPSM, SH_MPS,
     /* aarch64 only */
     SH_SBRELACQ, SH_SBRELACQPC, SH_MPDMB, SH_MPDMBSTLD, SH_MPRELACQ, SH_IRIWACQ, SH_EXCL,
     SH_COUNT, SH_MIX = SH_COUNT
@@ -455,6 +461,13 @@ static const struct shape shapes[SH_COUNT] = {
     [SH_MPSM] = {"mp+sm", "MP+SM", 2,
                  {{2, VX + 1, {WR(VX, 1), WR(VY, 2)}},
                   {3, VX + 1, {WR(VZ, 3), RDELAY(VY), RD(VX)}}}},
+    /* [R(x)] W(x,1) W(y,2) || [R(x)] R(y)* R(x): MP whose reader holds x's
+     * line shared when the writer's store invalidates it. With --warm-order
+     * first the writer reads x first (a lone reader gets the line
+     * exclusive), so the reader's copy is the sharer's: MOESI_hammer's S
+     * (catalogue MH-2), and MP+SM's SM (MH-1). */
+    [SH_MPS] = {"mp+s", "MP+S", 2,
+                {{2, VX + 1, {WR(VX, 1), WR(VY, 2)}}, {2, VX + 1, {RDELAY(VY), RD(VX)}}}},
     /* aarch64 shapes. STLR x=1; LDAR y || STLR y=2; LDAR x: SB whose
      * release/acquire pairs are RCsc, so both reading 0 is forbidden (gem5
      * issue #1242: ARM O3 lets the LDAR go before the older STLR) */
@@ -513,6 +526,12 @@ enum {
     K_STLR,  /* store-release */
     K_DMBLD, /* DMB ISHLD */
     K_DMBST, /* DMB ISHST */
+    /* --warm-order first: the round's handshake on its own flag line, not
+     * in the history (a location no recorded access touches) */
+    K_SIGNAL, /* role 0, after its warm-up read: the others may warm up */
+    K_AWAIT,  /* the others, before their warm-up read: wait for role 0's */
+    K_DONE,   /* the others, after their warm-up read: count it */
+    K_ALLIN,  /* role 0, before its program: wait for every other warm-up */
 };
 
 /* A value no client write stores: a K_CASR never succeeds. */
@@ -541,6 +560,7 @@ struct round2 {
     unsigned char own_line; /* x and y on their own lines */
     unsigned char used[NVARS]; /* variable accessed in this round */
     unsigned place[4];      /* thread of each shape thread (not random rounds) */
+    unsigned char warm_others; /* --warm-order first: warm-ups role 0 waits for */
 };
 
 enum { PLACE_FIRST, PLACE_RANDOM };
@@ -559,6 +579,9 @@ static const char *const fence_names[] = {"none", "mfence", "random", NULL};
 #endif
 static const char *const rmw_names[] = {"none", "xchg", "cmpxchg", "random", NULL};
 static const char *const warm_names[] = {"on", "off", "random", NULL};
+enum { WARM_ANY, WARM_FIRST };
+static const char *const warm_order_names[] = {"any", "first", NULL};
+static unsigned opt_warm_order = WARM_ANY;
 
 static int opt_stream; /* --stream on: each round printed as it ends */
 static int opt_plain_barrier; /* --barrier plain: no locked instruction in barriers */
@@ -595,7 +618,14 @@ static size_t line_word(size_t k)
 /* Lines of one round: x's, y's, then one per --delay-misses load. */
 static size_t round_lines(void)
 {
-    return 2 + opt_misses;
+    return 2 + opt_misses + (opt_warm_order == WARM_FIRST);
+}
+
+/* Round r's handshake words (--warm-order first), on the round's last line:
+ * [0] role 0 warmed up, [1] how many other roles have. */
+static volatile uint64_t *warm_flags(unsigned r)
+{
+    return mem + line_word((size_t)(r + 1) * round_lines() - 1);
 }
 
 /* The words of x, y and z in round r: x on the round's first line, y beside
@@ -623,7 +653,7 @@ static void add_access(struct prog *p, uint64_t *rng, char kind, unsigned var, u
     if (fence != FK_NONE)
         p->ops[p->n++] = (struct op2){
             .kind = fence == FK_ISH ? K_FENCE : fence == FK_ISHLD ? K_DMBLD : K_DMBST};
-    else if (p->n > 0 &&
+    else if (p->n > 0 && p->ops[p->n - 1].kind != K_AWAIT && /* not before the first access */
              (opt_fence == FENCE_MFENCE || (opt_fence == FENCE_RANDOM && draw(rng, 2))))
         p->ops[p->n++] = (struct op2){.kind = K_FENCE};
     unsigned rmw = locked_ok && ord == ORD_PLAIN ? opt_rmw : RMW_NONE;
@@ -656,7 +686,9 @@ static void plan2(void)
     uint64_t rng = seed;
     unsigned fitting[SH_COUNT], nfitting = 0;
     for (unsigned s = 0; s < SH_COUNT; s++)
-        if (shapes[s].nroles <= nthreads && shape_here(s))
+        /* mp+s is MP with the writer's warm-up read too: not drawn by mix,
+         * which keeps the draws it had before mp+s existed */
+        if (shapes[s].nroles <= nthreads && shape_here(s) && s != SH_MPS)
             fitting[nfitting++] = s;
     unsigned *perm = malloc(nthreads * sizeof *perm);
     if (!perm) {
@@ -697,17 +729,43 @@ static void plan2(void)
             perm[j] = tmp;
             rd->place[i] = perm[i];
         }
+        /* --warm-order first: role 0's warm-up read before the others', and
+         * every warm-up before role 0's program (when role 0 warms up and
+         * another role does too); the draws stay those of --warm-order any */
+        unsigned char warm0 = 0;
+        unsigned others = 0;
         for (unsigned i = 0; i < sh->nroles; i++) {
             const struct role *ro = &sh->role[i];
             struct prog *p = prog_of(r, rd->place[i]);
-            if (ro->warm && (opt_warm == WARM_ON || (opt_warm == WARM_RANDOM && draw(&rng, 2))))
+            const int warm =
+                ro->warm && (opt_warm == WARM_ON || (opt_warm == WARM_RANDOM && draw(&rng, 2)));
+            const int order = opt_warm_order == WARM_FIRST && i > 0 && warm && warm0;
+            if (i == 0)
+                warm0 = (unsigned char)warm;
+            if (order)
+                p->ops[p->n++] = (struct op2){.kind = K_AWAIT};
+            if (warm)
                 add_access(p, &rng, 'R', ro->warm - 1u, 0, 0, 0, ORD_PLAIN, FK_NONE);
+            if (order) {
+                p->ops[p->n++] = (struct op2){.kind = K_DONE};
+                others++;
+            }
             for (unsigned a = 0; a < ro->n; a++) {
                 const struct tacc *ac = &ro->acc[a];
                 add_access(p, &rng, ac->kind, ac->var, ac->value, ac->delayed, 1, ac->ord,
                            ac->fence);
                 rd->used[ac->var] = 1;
             }
+        }
+        rd->warm_others = (unsigned char)others;
+        if (others) {
+            /* role 0: signal after its warm-up read (its first op), then wait
+             * for the others' before its program */
+            struct prog *p = prog_of(r, rd->place[0]);
+            memmove(&p->ops[3], &p->ops[1], (p->n - 1) * sizeof p->ops[0]);
+            p->ops[1] = (struct op2){.kind = K_SIGNAL};
+            p->ops[2] = (struct op2){.kind = K_ALLIN};
+            p->n += 2;
         }
     }
     free(perm);
@@ -859,7 +917,8 @@ static inline uint64_t arm_cas(volatile uint64_t *p, uint64_t expected, uint64_t
     return old;
 }
 
-/* The instruction an operation ran, for its thread's `@arm` line. */
+/* The instruction an operation ran, for its thread's `@arm` line (never a
+ * handshake: see handshake()). */
 static const char *arm_token(const struct op2 *o)
 {
     switch (o->kind) {
@@ -878,9 +937,18 @@ static const char *arm_token(const struct op2 *o)
 }
 #endif
 
+/* Whether an operation is the --warm-order handshake, which no history or
+ * @arm line shows. */
+static int handshake(const struct op2 *o)
+{
+    return o->kind == K_SIGNAL || o->kind == K_AWAIT || o->kind == K_DONE || o->kind == K_ALLIN;
+}
+
 static void print_op(const struct op2 *o)
 {
     const char v = "xyz"[o->var];
+    if (handshake(o))
+        return;
     switch (o->kind) {
     case K_FENCE:
         fputs(" F", stdout);
@@ -941,7 +1009,8 @@ static void print_round2(unsigned r)
         const struct prog *p = prog_of(r, t);
         printf("@arm t%u", t);
         for (unsigned i = 0; i < p->n; i++)
-            printf(" %s", arm_token(&p->ops[i]));
+            if (!handshake(&p->ops[i]))
+                printf(" %s", arm_token(&p->ops[i]));
         putchar('\n');
     }
 #endif
@@ -984,6 +1053,21 @@ static void run2(unsigned thread)
                 break;
             case K_FENCE:
                 full_fence();
+                break;
+            case K_SIGNAL:
+                __atomic_store_n(&warm_flags(r)[0], 1, __ATOMIC_RELEASE);
+                break;
+            case K_AWAIT:
+                while (!__atomic_load_n(&warm_flags(r)[0], __ATOMIC_ACQUIRE))
+                    __asm__ volatile("");
+                break;
+            case K_DONE:
+                __atomic_add_fetch(&warm_flags(r)[1], 1, __ATOMIC_ACQ_REL);
+                break;
+            case K_ALLIN:
+                while (__atomic_load_n(&warm_flags(r)[1], __ATOMIC_ACQUIRE) <
+                       rounds2[r].warm_others)
+                    __asm__ volatile("");
                 break;
 #if defined(__aarch64__)
             case K_XCHG:
@@ -1057,8 +1141,8 @@ static void run2(unsigned thread)
     barrier(&bar);
 }
 
-/* The header's delay-misses, barrier and evict fields, when not the
- * defaults. */
+/* The header's delay-misses, barrier, evict and warm-order fields, when not
+ * the defaults. */
 static const char *misses_field(void)
 {
     static char field[80];
@@ -1068,7 +1152,9 @@ static const char *misses_field(void)
     if (opt_plain_barrier)
         n += snprintf(field + n, sizeof field - (size_t)n, " barrier=plain");
     if (opt_evict)
-        snprintf(field + n, sizeof field - (size_t)n, " evict=%u", opt_evict);
+        n += snprintf(field + n, sizeof field - (size_t)n, " evict=%u", opt_evict);
+    if (opt_warm_order == WARM_FIRST)
+        snprintf(field + n, sizeof field - (size_t)n, " warm-order=first");
     return field;
 }
 
@@ -1128,11 +1214,11 @@ static int main_v2(int argc, char **argv)
         } else if (strcmp(name, "--shape") == 0) {
             static const char *const names[] = {
                 "random",     "mp",           "sb",     "lb",          "iriw",
-                "wrc",        "2+2w",         "mp+sm",  "sb-rel-acq",  "sb-rel-acqpc",
+                "wrc",        "2+2w",         "mp+sm",  "mp+s",        "sb-rel-acq",  "sb-rel-acqpc",
                 "mp-dmb",     "mp-dmb-stld",  "mp-rel-acq", "iriw-acq", "excl",
                 "mix",        NULL};
             opt_shape = choice(value, names,
-                               "--shape must be random, mp, sb, lb, iriw, wrc, 2+2w, mp+sm, "
+                               "--shape must be random, mp, sb, lb, iriw, wrc, 2+2w, mp+sm, mp+s, "
                                "sb-rel-acq, sb-rel-acqpc, mp-dmb, mp-dmb-stld, mp-rel-acq, "
                                "iriw-acq, excl or mix");
             if (opt_shape != SH_MIX && !shape_here(opt_shape))
@@ -1149,6 +1235,8 @@ static int main_v2(int argc, char **argv)
             opt_rmw = choice(value, rmw_names, "--rmw must be none, xchg, cmpxchg or random");
         } else if (strcmp(name, "--warm-up") == 0) {
             opt_warm = choice(value, warm_names, "--warm-up must be on, off or random");
+        } else if (strcmp(name, "--warm-order") == 0) {
+            opt_warm_order = choice(value, warm_order_names, "--warm-order must be any or first");
         } else if (strcmp(name, "--delay-misses") == 0) {
             opt_misses = (unsigned)number(value, "--delay-misses must be 0..4", 0, 4);
         } else if (strcmp(name, "--evict") == 0) {
@@ -1183,7 +1271,7 @@ static int main_v2(int argc, char **argv)
 
     long page = sysconf(_SC_PAGESIZE);
     page_lines = page >= 128 ? (size_t)page / 64 : 64;
-    slots = 7; /* warm-up + 3 accesses (MP+SM) + a fence between each two */
+    slots = 9; /* warm-up + 3 accesses (MP+SM) + a fence between each two + 2 handshakes */
     if (2 * nops - 1 > slots)
         slots = 2 * nops - 1;
     size_t nlines = (size_t)nrounds * round_lines();
