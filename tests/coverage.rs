@@ -708,9 +708,9 @@ fn no_real_run_takes_a_transition_the_reach_analysis_calls_unreachable() {
         return;
     };
     for (run, reachable) in [
-        ("tests/data/gem5/mi_example/clean-n4-s2", 34),
-        ("tests/data/gem5/mi_example/memtest-n4", 34),
-        ("traces/clean-n8-s3-gz", 34),
+        ("tests/data/gem5/mi_example/clean-n4-s2", 31),
+        ("tests/data/gem5/mi_example/memtest-n4", 31),
+        ("traces/clean-n8-s3-gz", 31),
         ("tests/data/gem5/mesi_two_level/clean-n4-s2-rich", 244),
         ("traces/se-o3-n2-s1", 244),
         ("traces/se-timing-n2-s1", 244),

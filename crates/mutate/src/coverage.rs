@@ -520,7 +520,11 @@ impl Table {
                 .unreachable
                 .iter()
                 .filter(|((mm, s, e), _)| {
-                    *mm == m.machine && m.cells.contains_key(&(s.clone(), e.clone()))
+                    // the pairs gem5 counts: a stall is never a target
+                    *mm == m.machine
+                        && m.cells
+                            .get(&(s.clone(), e.clone()))
+                            .is_some_and(|c| c.declared && !c.stall)
                 })
                 .map(|((_, s, e), r)| ((s.clone(), e.clone()), r.clone()))
                 .collect();
