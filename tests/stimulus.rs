@@ -365,6 +365,12 @@ fn a_campaign_runs_each_mutant_on_the_stimuli_that_reach_it() {
         listed.starts_with(&format!("{}\tunreached: ", neither.id)),
         "{listed}"
     );
+    // the kill matrix names the stimulus of each run: MI-5 killed by k2
+    let km = kill_matrix_rows(&c.dir.join("kill-matrix.csv"));
+    let mi5_row = km.iter().find(|r| r["mutant_id"] == mi5.id).unwrap();
+    assert_eq!(mi5_row["seed"], "8");
+    assert_eq!(mi5_row["stimulus"], format!("k2: replay={n4}"));
+    assert_eq!(mi5_row["status"], "killed");
 
     // the same campaign without stimuli: every clean seed runs, and the
     // mutant no seed reaches is no_coverage
@@ -384,6 +390,20 @@ fn a_campaign_runs_each_mutant_on_the_stimuli_that_reach_it() {
         st.runs[&only_k1.id].keys().copied().collect::<Vec<_>>(),
         vec![5, 8]
     );
+}
+
+/// The rows of a kill matrix, by column name.
+fn kill_matrix_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let head: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records()
+        .map(|rec| {
+            head.iter()
+                .cloned()
+                .zip(rec.unwrap().iter().map(String::from))
+                .collect()
+        })
+        .collect()
 }
 
 /// With `reach_runs`, a mutant no stimulus reaches is searched for: clean
@@ -433,6 +453,15 @@ fn a_search_reaches_a_mutant_no_stimulus_reaches_and_runs_it_there() {
     assert!(
         report.contains("reached by a search (1 of 2 searched)"),
         "{report}"
+    );
+    // the kill matrix names the stimulus the search found for MI-5
+    let km = kill_matrix_rows(&c.dir.join("kill-matrix.csv"));
+    let row = km.iter().find(|r| r["mutant_id"] == mi5.id).unwrap();
+    assert_eq!(row["seed"], k.seed.to_string());
+    assert_eq!(
+        row["stimulus"],
+        format!("{}: replay={n4}", k.name),
+        "{row:?}"
     );
     assert!(
         report.contains(&format!("  {} ADS: run {runs}, seed {}", mi5.id, k.seed)),

@@ -14,7 +14,7 @@ use crate::campaign::{Class, ExitKind, Run, State, Status, Survivors};
 use memconform_core::models::Model;
 
 /// The kill-matrix columns before the per-model verdicts.
-const MATRIX_HEAD: [&str; 16] = [
+const MATRIX_HEAD: [&str; 17] = [
     "protocol",
     "variant",
     "mutant_id",
@@ -25,6 +25,7 @@ const MATRIX_HEAD: [&str; 16] = [
     "site",
     "status",
     "seed",
+    "stimulus",
     "outcome",
     "exit_kind",
     "exit_code",
@@ -66,7 +67,22 @@ pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
             .build_s
             .get(&m.id)
             .map_or(String::new(), |b| format!("{b:.1}"));
+        // the stimulus of a seed: the campaign's, else the one a search
+        // found for this mutant (`name: knob=value ...`)
+        let found = s.reached.get(&m.id).and_then(|(_, k)| k.as_ref());
+        let stimulus = |seed: &str| -> String {
+            let Ok(seed) = seed.parse::<u64>() else {
+                return String::new();
+            };
+            c.settings
+                .stimulus_of(seed)
+                .or(found.filter(|k| k.seed == seed))
+                .map_or_else(String::new, |k| {
+                    format!("{}: {}", k.name, crate::stimulus::knobs_text(&k.knobs))
+                })
+        };
         let fixed = |seed: String, run: Option<&Run>| -> Vec<String> {
+            let stim = stimulus(&seed);
             let mut row = vec![
                 c.settings.protocol.clone(),
                 m.id.clone(),
@@ -78,6 +94,7 @@ pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
                 m.site.clone(),
                 status.name().to_string(),
                 seed,
+                stim,
             ];
             match run {
                 Some(r) => {
