@@ -404,12 +404,13 @@ fn unreachable_groups(text: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// Toyreach's run (enable_pf false, no DMA controller): the 12 declared
+/// Toyreach's run (enable_pf false, no DMA controller): the 14 declared
 /// transitions its configuration cannot take, each with the reason worked
 /// out by hand in the .sm files' comments: a rule of the reach file (with
-/// its line), an event no code triggers, a state only those lead to, a
-/// machine the configuration lacks. IS is compared with, never entered by
-/// code: it is reachable only because I.Load leads there.
+/// its line), an event no code triggers, an event whose message only an
+/// unreachable transition of another machine sends, a state only those
+/// lead to, a machine the configuration lacks. IS is compared with, never
+/// entered by code: it is reachable only because I.Load leads there.
 #[test]
 fn reach_marks_what_the_configuration_cannot_take_with_each_reason() {
     let dir = scratch("reach");
@@ -430,7 +431,7 @@ fn reach_marks_what_the_configuration_cannot_take_with_each_reason() {
     let c = cols(&t, "L1Cache");
     assert_eq!(
         (&c["taken"][..], &c["reachable"][..], &c["declared"][..]),
-        ("7", "13", "21"),
+        ("7", "13", "23"),
         "{t}"
     );
     assert_eq!(c["percent"], "53.8%");
@@ -456,6 +457,10 @@ fn reach_marks_what_the_configuration_cannot_take_with_each_reason() {
         (
             "L1Cache: events no code triggers".into(),
             vec!["L1Cache.S.Ghost", "L1Cache.M.Ghost"],
+        ),
+        (
+            "L1Cache: events triggered only by messages no reachable transition sends".into(),
+            vec!["L1Cache.S.Recall", "L1Cache.M.Recall"],
         ),
         (
             "L1Cache: states only unreachable transitions lead to".into(),
@@ -524,6 +529,10 @@ fn reach_marks_what_the_configuration_cannot_take_with_each_reason() {
         "L1Cache,ZZ,Load,0,true,false,false,\"L1Cache never enters ZZ: only unreachable \
          transitions lead there\"\n"
     ));
+    assert!(csv.contains(
+        "L1Cache,M,Recall,0,true,false,false,\"L1Cache gets Recall only on \
+         ToyreachType:RECALL, which only unreachable transitions send\"\n"
+    ));
     // --no-reach: every declared transition counts
     let o = memconform(&[
         "coverage",
@@ -534,7 +543,7 @@ fn reach_marks_what_the_configuration_cannot_take_with_each_reason() {
     ]);
     let t = stdout(&o);
     assert!(!cols(&t, "L1Cache").contains_key("reachable"), "{t}");
-    assert_eq!(row(&t, "L1Cache").2, "33.3%");
+    assert_eq!(row(&t, "L1Cache").2, "30.4%"); // 7 of 23
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -620,6 +629,26 @@ fn a_run_that_took_a_transition_makes_it_reachable_and_a_rule_needs_its_conditio
     let t = stdout(&run(args(&dma)));
     assert_eq!(cols(&t, "Directory")["reachable"], "6", "{t}");
     assert_eq!(cols(&t, "DMA")["reachable"], "1", "{t}");
+    // and with ID entered, r_recall runs: the cache's Recall is reachable
+    assert_eq!(cols(&t, "L1Cache")["reachable"], "15", "{t}");
+    // a run that took S.Recall, which the code alone does not reach: said,
+    // and counted reachable (M.Recall stays unreachable: RECALL is unsent)
+    let recall = toyreach_variant(
+        &dir,
+        "recall",
+        ("", ""),
+        "system.ruby.L1Cache_Controller.S.Recall 1 (Unspecified)\n",
+    );
+    let t = stdout(&run(args(&recall)));
+    assert!(
+        t.contains(
+            "note: L1Cache.S.Recall was taken by a run, though the code alone does not reach \
+             it (its state or the messages of its event): counted reachable"
+        ),
+        "{t}"
+    );
+    assert_eq!(cols(&t, "L1Cache")["reachable"], "14", "{t}");
+    assert!(t.contains("    L1Cache.M.Recall\n"), "{t}");
     // a config.ini without the parameter cannot tell: the rule is left out
     let blind = toyreach_variant(&dir, "blind", ("enable_pf=false\n", ""), "");
     let t = stdout(&run(args(&blind)));
@@ -714,8 +743,8 @@ fn no_real_run_takes_a_transition_the_reach_analysis_calls_unreachable() {
         ("tests/data/gem5/mesi_two_level/clean-n4-s2-rich", 244),
         ("traces/se-o3-n2-s1", 244),
         ("traces/se-timing-n2-s1", 244),
-        ("tests/data/gem5/moesi_hammer/clean-n4-s1-rich", 403),
-        ("tests/data/gem5/moesi_hammer/noflush-n4-s6-rich", 403),
+        ("tests/data/gem5/moesi_hammer/clean-n4-s1-rich", 387),
+        ("tests/data/gem5/moesi_hammer/noflush-n4-s6-rich", 387),
         ("tests/data/gem5/moesi_amd_base/se-o3-stock-n4-s1", 943),
         ("tests/data/gem5/moesi_amd_base/se-o3-rmw-stock-n4-s1", 943),
         ("tests/data/gem5/arm/chi-o3-sb-rel-acq-s1", 1200),

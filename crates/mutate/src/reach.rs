@@ -15,9 +15,22 @@
 //!   values), `absent` (the configuration has no controller of these
 //!   types) and `several` (it has two or more of these), with its reason
 //!   in words;
+//! - **no sender**: every trigger of the event sits under an `if` that asks
+//!   for a message value (`in_msg.Type == CoherenceRequestType:INV`) which
+//!   only actions of unreachable transitions name (MI_example's L1 gets INV
+//!   only from the directory's DMA transitions);
 //! - **never entered**: the state is not reached from the states the
 //!   machine's code names (`State:X`, `"{M}_State_X"` defaults) over the
 //!   transitions left: only unreachable transitions lead to it.
+//!
+//! The last two are one least fixpoint over all machines at once
+//! (reachable transitions send values, sent values enable events, enabled
+//! events in entered states are reachable transitions). A value SLICC never
+//! names outside a comparison may come from C++ (the sequencer's requests,
+//! memory responses) and counts as sent; so does one named outside actions.
+//! The fixpoint runs twice: from the code alone, and with the runs'
+//! evidence; a transition a run took that the code alone does not reach is
+//! reported (the analysis was wrong, or the SLICC is not the run's).
 //!
 //! Evidence wins: a transition a run took is reachable, whatever a rule
 //! says; the rule is reported as contradicted (a note), never believed.
@@ -179,6 +192,9 @@ pub enum Reason {
     /// The state is reached from no state the code names, over the
     /// transitions left.
     NeverEntered,
+    /// Every trigger of the event needs a message value (`Type:V`) that only
+    /// actions of unreachable transitions send: these values.
+    NoSender(Vec<String>),
 }
 
 impl Reason {
@@ -197,6 +213,10 @@ impl Reason {
             Reason::NeverEntered => {
                 format!("{m} never enters {s}: only unreachable transitions lead there")
             }
+            Reason::NoSender(v) => format!(
+                "{m} gets {e} only on {}, which only unreachable transitions send",
+                v.join(" or ")
+            ),
         }
     }
 
@@ -212,6 +232,9 @@ impl Reason {
             } => format!("{m}: {reason} ({source}:{line})"),
             Reason::NeverEntered => {
                 format!("{m}: states only unreachable transitions lead to")
+            }
+            Reason::NoSender(_) => {
+                format!("{m}: events triggered only by messages no reachable transition sends")
             }
         }
     }
@@ -279,6 +302,236 @@ fn root_states(files: &[SliccFile], own: usize, m: &Machine) -> BTreeSet<String>
         }
     }
     roots
+}
+
+/// Enumerations whose values C++ code makes (the sequencer's requests,
+/// memory responses, machine types): a trigger's condition on them needs
+/// nothing SLICC sends.
+const MADE_BY_CPP: &[&str] = &[
+    "RubyRequestType",
+    "MemoryRequestType",
+    "SequencerRequestType",
+    "MachineType",
+    "AccessPermission",
+];
+
+/// `E:V` when `toks` is a message value of a type SLICC sends: `E` ends
+/// in `Type` and is not one C++ makes.
+fn message_value(toks: &[&str]) -> Option<String> {
+    match toks {
+        [e, ":", v] if e.ends_with("Type") && !MADE_BY_CPP.contains(e) => Some(format!("{e}:{v}")),
+        _ => None,
+    }
+}
+
+/// `toks` without parentheses around the whole.
+fn unwrap_parens<'a, 'b>(mut toks: &'b [&'a str]) -> &'b [&'a str] {
+    while toks.len() >= 2 && toks[0] == "(" && toks[toks.len() - 1] == ")" {
+        // only when the first `(` closes at the end
+        let mut depth = 0usize;
+        let mut closes_at = 0;
+        for (i, t) in toks.iter().enumerate() {
+            match *t {
+                "(" => depth += 1,
+                ")" => {
+                    depth -= 1;
+                    if depth == 0 {
+                        closes_at = i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if closes_at != toks.len() - 1 {
+            break;
+        }
+        toks = &toks[1..toks.len() - 1];
+    }
+    toks
+}
+
+/// `toks` split at the top-level (outside parentheses) `op`.
+fn split_top<'a, 'b>(toks: &'b [&'a str], op: &str) -> Vec<&'b [&'a str]> {
+    let mut parts = Vec::new();
+    let (mut depth, mut from) = (0i32, 0);
+    for (i, t) in toks.iter().enumerate() {
+        match *t {
+            "(" | "[" => depth += 1,
+            ")" | "]" => depth -= 1,
+            x if x == op && depth == 0 => {
+                parts.push(&toks[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&toks[from..]);
+    parts
+}
+
+/// The message value an equality `X == E:V` (or `E:V == X`) asks for; none
+/// for anything else (a negation, another operator).
+fn atom(toks: &[&str]) -> Option<String> {
+    let toks = unwrap_parens(toks);
+    if toks.iter().any(|t| matches!(*t, "!" | "!=" | "&&" | "||")) {
+        return None;
+    }
+    let eq: Vec<usize> = (0..toks.len()).filter(|&i| toks[i] == "==").collect();
+    let [k] = eq[..] else {
+        return None;
+    };
+    message_value(&toks[k + 1..]).or_else(|| message_value(&toks[..k]))
+}
+
+/// The message values one of which a disjunction of equalities asks for;
+/// none when a disjunct is anything else.
+fn alternatives(toks: &[&str]) -> Option<BTreeSet<String>> {
+    let toks = unwrap_parens(toks);
+    let parts = split_top(toks, "||");
+    if parts.len() == 1 {
+        return atom(toks).map(|v| BTreeSet::from([v]));
+    }
+    let mut out = BTreeSet::new();
+    for p in parts {
+        if split_top(p, "&&").len() > 1 {
+            return None;
+        }
+        out.extend(alternatives(p)?);
+    }
+    Some(out)
+}
+
+/// What an `if` condition asks of the message: each entry a set of values
+/// one of which must hold (a conjunction of disjunctions of equalities);
+/// nothing it cannot read.
+fn requirements(toks: &[&str]) -> Vec<BTreeSet<String>> {
+    let toks = unwrap_parens(toks);
+    let conj = split_top(toks, "&&");
+    if conj.len() > 1 {
+        return conj.into_iter().flat_map(requirements).collect();
+    }
+    alternatives(toks).into_iter().collect()
+}
+
+/// The condition of the `if` whose body the `{` at token `open` starts
+/// (`if (c) {` or `else if (c) {`), as [`requirements`]; empty for any
+/// other block.
+fn if_requirements(f: &SliccFile, open: usize, start: usize) -> Vec<BTreeSet<String>> {
+    if open == start || f.tok(open - 1) != ")" {
+        return Vec::new();
+    }
+    let mut depth = 0usize;
+    let mut k = open - 1;
+    loop {
+        match f.tok(k) {
+            ")" => depth += 1,
+            "(" => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        if k == start {
+            return Vec::new();
+        }
+        k -= 1;
+    }
+    if k == start || f.tok(k - 1) != "if" {
+        return Vec::new();
+    }
+    let toks: Vec<&str> = (k + 1..open - 1).map(|i| f.tok(i)).collect();
+    requirements(&toks)
+}
+
+/// Each place the code of a machine names `Event:E`, by event: what the
+/// `if`s around it ask of the message (each requirement a set of values
+/// one of which must hold).
+type Sites = BTreeMap<String, Vec<Vec<BTreeSet<String>>>>;
+
+/// The [`Sites`] of `m`.
+fn trigger_sites(files: &[SliccFile], own: usize, m: &Machine) -> Sites {
+    let mut sites = Sites::new();
+    for (f, r) in machine_tokens(files, own, m) {
+        let mut open: Vec<Vec<BTreeSet<String>>> = Vec::new();
+        for i in r.clone() {
+            match f.tok(i) {
+                "{" => open.push(if_requirements(f, i, r.start)),
+                "}" => {
+                    open.pop();
+                }
+                "Event" if i + 2 < r.end && f.tok(i + 1) == ":" => {
+                    let needs = open.iter().flatten().cloned().collect();
+                    sites
+                        .entry(f.tok(i + 2).to_string())
+                        .or_default()
+                        .push(needs);
+                }
+                _ => {}
+            }
+        }
+    }
+    sites
+}
+
+/// Who sends each message value: the actions whose code names it (other
+/// than to compare with), and the values named outside any action
+/// (functions, ports), which count as always sent.
+#[derive(Default)]
+struct Senders {
+    /// (machine, action) -> the values it names.
+    actions: BTreeMap<(String, String), BTreeSet<String>>,
+    /// Values named outside actions.
+    free: BTreeSet<String>,
+    /// Every value named anywhere other than to compare with.
+    named: BTreeSet<String>,
+}
+
+/// The [`Senders`] of every machine of `p`.
+fn senders(p: &slicc::Protocol) -> Senders {
+    let mut out = Senders::default();
+    let compare = |t: &str| t == "==" || t == "!=";
+    for (own, f) in p.files.iter().enumerate() {
+        for m in &f.machines {
+            let files = std::iter::once(own).chain(m.includes.iter().filter_map(|i| i.file));
+            for (index, (file, r)) in files.zip(machine_tokens(&p.files, own, m)) {
+                let in_action = |byte: usize| {
+                    m.actions
+                        .iter()
+                        .find(|a| a.file == index && a.span.start <= byte && byte < a.span.end)
+                        .map(|a| a.name.name.clone())
+                };
+                for i in r.clone() {
+                    if i + 2 >= r.end || file.tok(i + 1) != ":" {
+                        continue;
+                    }
+                    let Some(v) = message_value(&[file.tok(i), ":", file.tok(i + 2)]) else {
+                        continue;
+                    };
+                    let before = i > r.start && compare(file.tok(i - 1));
+                    let after = i + 3 < r.end && compare(file.tok(i + 3));
+                    if before || after {
+                        continue;
+                    }
+                    out.named.insert(v.clone());
+                    match in_action(file.tokens[i].start) {
+                        Some(a) => {
+                            out.actions
+                                .entry((m.ident.clone(), a))
+                                .or_default()
+                                .insert(v);
+                        }
+                        None => {
+                            out.free.insert(v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whether `rule`'s condition holds in `config`; an error when the
@@ -385,6 +638,23 @@ pub fn analyse(
             }
         }
     }
+    // per machine: what the configuration and the rules rule out
+    struct Part {
+        name: String,
+        rows: Vec<(String, String, String, Vec<String>)>,
+        mark: BTreeMap<(String, String), Reason>,
+        absent: bool,
+        /// The message analysis applies (a machine with in_ports).
+        flows: bool,
+        sites: Sites,
+        /// The states the machine's code starts it in.
+        roots: BTreeSet<String>,
+        /// The states entered, after the fixpoint.
+        entered: BTreeSet<String>,
+        /// A `*` next state was reached: every state counts as entered.
+        all: bool,
+    }
+    let mut parts: Vec<Part> = Vec::new();
     for &(own, m) in &machines {
         let name = &m.ident;
         let rows = m.expanded();
@@ -433,40 +703,155 @@ pub fn analyse(
                     why.words(name, &s, &e)
                 ));
             }
-            // the states entered from the roots over the transitions left
-            let mut entered = root_states(&p.files, own, m);
-            for (s, e, _, _) in &rows {
-                if was_taken(s, e) {
-                    entered.insert(s.clone());
-                }
-            }
-            let mut all = false;
-            loop {
-                let before = entered.len();
-                for (s, e, next, _) in &rows {
-                    if entered.contains(s) && !mark.contains_key(&(s.clone(), e.clone())) {
-                        if next == "*" {
-                            all = true;
-                        } else {
-                            entered.insert(next.clone());
-                        }
-                    }
-                }
-                if all || entered.len() == before {
-                    break;
-                }
-            }
-            if !all {
-                for (s, e, _, _) in &rows {
-                    if !entered.contains(s) {
-                        mark.entry((s.clone(), e.clone()))
-                            .or_insert(Reason::NeverEntered);
+        }
+        parts.push(Part {
+            name: name.clone(),
+            rows,
+            mark,
+            absent,
+            flows: !m.in_ports.is_empty(),
+            sites: trigger_sites(&p.files, own, m),
+            roots: root_states(&p.files, own, m),
+            entered: BTreeSet::new(),
+            all: false,
+        });
+    }
+    // all machines at once, a least fixpoint: the transitions reachable
+    // from the states entered, over the events whose triggers ask only for
+    // message values sent (by an action of a reachable transition, by code
+    // outside actions, or by C++: a value SLICC never names); a transition
+    // a run took is reachable, and so are the values its actions send
+    let send = senders(p);
+    let sendable = |v: &str, sent: &BTreeSet<String>| {
+        !send.named.contains(v) || send.free.contains(v) || sent.contains(v)
+    };
+    // an event is enabled when one of its triggers asks only for values sent
+    let enabled = |part: &Part, e: &str, sent: &BTreeSet<String>| {
+        if !part.flows {
+            return true;
+        }
+        match part.sites.get(e) {
+            None => true,
+            Some(sites) => sites.iter().any(|needs| {
+                needs
+                    .iter()
+                    .all(|alts| alts.iter().any(|v| sendable(v, sent)))
+            }),
+        }
+    };
+    // the fixpoint, with the runs' evidence or from the code alone: the
+    // reachable (part, row)s, the values sent, each part's states entered
+    // and whether it reached a `*`
+    type Fix = (
+        BTreeSet<(usize, usize)>,
+        BTreeSet<String>,
+        Vec<(BTreeSet<String>, bool)>,
+    );
+    let fixpoint = |evidence: bool| -> Fix {
+        let mut reachable: BTreeSet<(usize, usize)> = BTreeSet::new();
+        // a machine whose code names no state has no known start: every
+        // state counts as entered
+        let mut states: Vec<(BTreeSet<String>, bool)> = parts
+            .iter()
+            .map(|part| (part.roots.clone(), part.roots.is_empty()))
+            .collect();
+        if evidence {
+            for (k, part) in parts.iter().enumerate() {
+                for (j, (s, e, _, _)) in part.rows.iter().enumerate() {
+                    if taken.contains(&format!("{}.{s}.{e}", part.name)) {
+                        reachable.insert((k, j));
+                        states[k].0.insert(s.clone());
                     }
                 }
             }
         }
-        for ((s, e), why) in mark {
-            reach.unreachable.insert((name.clone(), s, e), why);
+        let mut sent: BTreeSet<String> = BTreeSet::new();
+        loop {
+            let before = (reachable.len(), sent.len());
+            for &(k, j) in &reachable {
+                let part = &parts[k];
+                for a in &part.rows[j].3 {
+                    if let Some(vs) = send.actions.get(&(part.name.clone(), a.clone())) {
+                        sent.extend(vs.iter().cloned());
+                    }
+                }
+            }
+            for (k, part) in parts.iter().enumerate() {
+                if part.absent {
+                    continue;
+                }
+                for (j, (s, e, next, _)) in part.rows.iter().enumerate() {
+                    let (entered, all) = &states[k];
+                    let live = (*all || entered.contains(s))
+                        && !part.mark.contains_key(&(s.clone(), e.clone()))
+                        && enabled(part, e, &sent);
+                    if live || reachable.contains(&(k, j)) {
+                        reachable.insert((k, j));
+                        if next == "*" {
+                            states[k].1 = true;
+                        } else {
+                            states[k].0.insert(next.clone());
+                        }
+                    }
+                }
+            }
+            if (reachable.len(), sent.len()) == before {
+                return (reachable, sent, states);
+            }
+        }
+    };
+    // the code alone must not rule out what a run took: said if it does
+    let (alone, _, _) = fixpoint(false);
+    for (k, part) in parts.iter().enumerate() {
+        for (j, (s, e, _, _)) in part.rows.iter().enumerate() {
+            let key = (s.clone(), e.clone());
+            if !alone.contains(&(k, j))
+                && !part.mark.contains_key(&key)
+                && !part.absent
+                && taken.contains(&format!("{}.{s}.{e}", part.name))
+            {
+                reach.notes.push(format!(
+                    "{}.{s}.{e} was taken by a run, though the code alone does not reach it \
+                     (its state or the messages of its event): counted reachable",
+                    part.name
+                ));
+            }
+        }
+    }
+    let (reachable, sent, states) = fixpoint(true);
+    for (k, part) in parts.iter_mut().enumerate() {
+        part.entered = states[k].0.clone();
+        part.all = states[k].1;
+    }
+    for (k, part) in parts.iter_mut().enumerate() {
+        if !part.absent {
+            for (j, (s, e, _, _)) in part.rows.iter().enumerate() {
+                if reachable.contains(&(k, j)) {
+                    continue;
+                }
+                let key = (s.clone(), e.clone());
+                if part.mark.contains_key(&key) {
+                    continue;
+                }
+                let why = if !(part.all || part.entered.contains(s)) {
+                    Reason::NeverEntered
+                } else {
+                    // the values its triggers ask for that nothing sends
+                    let mut unsent: BTreeSet<String> = BTreeSet::new();
+                    for needs in part.sites.get(e).into_iter().flatten() {
+                        for alts in needs {
+                            if !alts.iter().any(|v| sendable(v, &sent)) {
+                                unsent.extend(alts.iter().cloned());
+                            }
+                        }
+                    }
+                    Reason::NoSender(unsent.into_iter().collect())
+                };
+                part.mark.insert(key, why);
+            }
+        }
+        for ((s, e), why) in std::mem::take(&mut part.mark) {
+            reach.unreachable.insert((part.name.clone(), s, e), why);
         }
     }
     Ok(reach)
@@ -492,5 +877,47 @@ pub fn analyse_builtin(
             ));
             r
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A protocol named like one memconform has a reach file for, whose
+    /// machines lack what the file names: the file is left out with a
+    /// note, the analysis still runs (here: a machine whose code names no
+    /// state, so every state counts as entered, and nothing is unreachable).
+    #[test]
+    fn a_builtin_reach_file_that_does_not_fit_is_left_out() {
+        let dir = std::env::temp_dir().join(format!("memconform-reach-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("MOESI_hammer.slicc"),
+            "protocol \"MOESI_hammer\";\ninclude \"X.sm\";\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("X.sm"),
+            "machine(MachineType:L1Cache, \"x\") {\n\
+             state_declaration(State, desc=\"s\") { I, desc=\"i\"; M, desc=\"m\"; }\n\
+             enumeration(Event, desc=\"e\") { Load, desc=\"l\"; }\n\
+             transition(I, Load, M) { }\n\
+             transition(M, Load) { }\n\
+             }\n",
+        )
+        .unwrap();
+        let p = slicc::load_protocol(&dir, "MOESI_hammer").unwrap();
+        let r = analyse_builtin(&p, &[None], &BTreeSet::new());
+        assert!(r.unreachable.is_empty(), "{:?}", r.unreachable);
+        assert!(
+            r.notes.iter().any(|n| n.starts_with(
+                "memconform's reach file does not fit this MOESI_hammer (gem5-configs/reach/\
+                 MOESI_hammer.toml:"
+            )),
+            "{:?}",
+            r.notes
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
