@@ -649,6 +649,22 @@ fn a_run_that_took_a_transition_makes_it_reachable_and_a_rule_needs_its_conditio
     );
     assert_eq!(cols(&t, "L1Cache")["reachable"], "14", "{t}");
     assert!(t.contains("    L1Cache.M.Recall\n"), "{t}");
+    // a controller config.ini does not list, yet counted: said, reachable
+    let ghost = toyreach_variant(
+        &dir,
+        "ghost",
+        ("", ""),
+        "system.ruby.DMA_Controller.READY.ReadRequest 1 (Unspecified)\n",
+    );
+    let t = stdout(&run(args(&ghost)));
+    assert!(
+        t.contains(
+            "note: DMA.READY.ReadRequest was taken by a run, though the configuration has no \
+             DMA_Controller: counted reachable"
+        ),
+        "{t}"
+    );
+    assert_eq!(cols(&t, "DMA")["reachable"], "1", "{t}");
     // a config.ini without the parameter cannot tell: the rule is left out
     let blind = toyreach_variant(&dir, "blind", ("enable_pf=false\n", ""), "");
     let t = stdout(&run(args(&blind)));

@@ -690,19 +690,19 @@ pub fn analyse(
                     }
                 }
             }
-            // evidence wins over every argument
-            let contradicted: Vec<(String, String)> = mark
-                .keys()
-                .filter(|(s, e)| was_taken(s, e))
-                .cloned()
-                .collect();
-            for (s, e) in contradicted {
-                let why = mark.remove(&(s.clone(), e.clone())).expect("marked");
-                reach.notes.push(format!(
-                    "{name}.{s}.{e} was taken by a run, though {}: counted reachable",
-                    why.words(name, &s, &e)
-                ));
-            }
+        }
+        // evidence wins over every argument
+        let contradicted: Vec<(String, String)> = mark
+            .keys()
+            .filter(|(s, e)| was_taken(s, e))
+            .cloned()
+            .collect();
+        for (s, e) in contradicted {
+            let why = mark.remove(&(s.clone(), e.clone())).expect("marked");
+            reach.notes.push(format!(
+                "{name}.{s}.{e} was taken by a run, though {}: counted reachable",
+                why.words(name, &s, &e)
+            ));
         }
         parts.push(Part {
             name: name.clone(),
