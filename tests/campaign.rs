@@ -516,6 +516,22 @@ fn a_mutant_no_baseline_seed_reaches_is_no_coverage_and_not_built() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// The stand-in tree's protocol made an invented one: MI_example.slicc
+/// including `Toy-cov.sm` with text `sm`, committed.
+fn toy_protocol(root: &std::path::Path, sm: &str) {
+    let dir = root.join("src/mem/ruby/protocol");
+    std::fs::write(
+        dir.join("MI_example.slicc"),
+        "protocol \"MI_example\";\ninclude \"Toy-cov.sm\";\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("Toy-cov.sm"), sm).unwrap();
+    stand_in::sh(
+        root,
+        "git add -A && git -c user.name=t -c user.email=t@t commit -qm protocol",
+    );
+}
+
 /// A mutant whose every edited transition the configuration cannot take
 /// (the reach analysis of each baseline seed) is no coverage with why, not
 /// searched for and not built; the report lists it apart and scores the
@@ -525,14 +541,8 @@ fn a_mutant_no_baseline_seed_reaches_is_no_coverage_and_not_built() {
 #[test]
 fn a_mutant_of_code_the_configuration_cannot_run_is_set_apart() {
     let (base, root) = fresh("campaign-cannot-take");
-    let dir = root.join("src/mem/ruby/protocol");
-    std::fs::write(
-        dir.join("MI_example.slicc"),
-        "protocol \"MI_example\";\ninclude \"Toy-cov.sm\";\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("Toy-cov.sm"),
+    toy_protocol(
+        &root,
         "// invented for this test, not a gem5 file\n\
          machine(MachineType:L1Cache, \"stand-in cache\") {\n\
          state_declaration(State, desc=\"s\", default=\"L1Cache_State_I\") { I, desc=\"i\"; IS, desc=\"is\"; M, desc=\"m\"; ZZ, desc=\"z\"; }\n\
@@ -542,11 +552,6 @@ fn a_mutant_of_code_the_configuration_cannot_run_is_set_apart() {
          transition(M, {Load, Fwd_GETX, Poke}) { }\n\
          transition(ZZ, Load, I) { }\n\
          }\n",
-    )
-    .unwrap();
-    stand_in::sh(
-        &root,
-        "git add -A && git -c user.name=t -c user.email=t@t commit -qm protocol",
     );
     let mut dead = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
     dead.fires = Some(vec!["L1Cache.ZZ.Load".into()]);
@@ -605,14 +610,8 @@ fn a_mutant_of_code_the_configuration_cannot_run_is_set_apart() {
 #[test]
 fn each_baseline_seed_records_its_coverage() {
     let (base, root) = fresh("campaign-baseline-coverage");
-    let dir = root.join("src/mem/ruby/protocol");
-    std::fs::write(
-        dir.join("MI_example.slicc"),
-        "protocol \"MI_example\";\ninclude \"Toy-cov.sm\";\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("Toy-cov.sm"),
+    toy_protocol(
+        &root,
         "// invented for this test, not a gem5 file\n\
          machine(MachineType:L1Cache, \"stand-in cache\") {\n\
          state_declaration(State, desc=\"s\") { I, desc=\"i\"; IS, desc=\"is\"; M, desc=\"m\"; }\n\
@@ -622,11 +621,6 @@ fn each_baseline_seed_records_its_coverage() {
          transition(M, {Load, Fwd_GETX}) { }\n\
          transition(IS, {Load, Store}) { z_stall; }\n\
          }\n",
-    )
-    .unwrap();
-    stand_in::sh(
-        &root,
-        "git add -A && git -c user.name=t -c user.email=t@t commit -qm protocol",
     );
     let mut m = mutant(&root, "ADS", "    ++counter;", "    // [mutant] ++counter;");
     m.fires = Some(vec!["L1Cache.M.Load".into(), "Directory.M.PUTX".into()]);

@@ -590,6 +590,10 @@ fn a_run_that_took_a_transition_makes_it_reachable_and_a_rule_needs_its_conditio
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
         memconform(&a)
     };
+    // the table of a variant of Toyreach's run
+    let table_of = |name: &str, edit: (&str, &str), extra: &str| {
+        stdout(&run(args(&toyreach_variant(&dir, name, edit, extra))))
+    };
     let o = run(args(&took));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let t = stdout(&o);
@@ -607,18 +611,15 @@ fn a_run_that_took_a_transition_makes_it_reachable_and_a_rule_needs_its_conditio
     assert!(t.contains("  L1Cache.PF_IS.Data\n"), "{t}");
 
     // the prefetcher on in one controller: the rule does not hold
-    let on = toyreach_variant(
-        &dir,
+    let t = table_of(
         "on",
         ("enable_pf=false\nversion=1", "enable_pf=true\nversion=1"),
         "",
     );
-    let t = stdout(&run(args(&on)));
     assert_eq!(cols(&t, "L1Cache")["reachable"], "17", "{t}");
     assert!(!t.contains("no prefetch"), "{t}");
     // a DMA controller: the directory's DMA transitions are reachable
-    let dma = toyreach_variant(
-        &dir,
+    let t = table_of(
         "dma",
         (
             "[system.ruby.dir_cntrl0]",
@@ -626,20 +627,17 @@ fn a_run_that_took_a_transition_makes_it_reachable_and_a_rule_needs_its_conditio
         ),
         "",
     );
-    let t = stdout(&run(args(&dma)));
     assert_eq!(cols(&t, "Directory")["reachable"], "6", "{t}");
     assert_eq!(cols(&t, "DMA")["reachable"], "1", "{t}");
     // and with ID entered, r_recall runs: the cache's Recall is reachable
     assert_eq!(cols(&t, "L1Cache")["reachable"], "15", "{t}");
     // a run that took S.Recall, which the code alone does not reach: said,
     // and counted reachable (M.Recall stays unreachable: RECALL is unsent)
-    let recall = toyreach_variant(
-        &dir,
+    let t = table_of(
         "recall",
         ("", ""),
         "system.ruby.L1Cache_Controller.S.Recall 1 (Unspecified)\n",
     );
-    let t = stdout(&run(args(&recall)));
     assert!(
         t.contains(
             "note: L1Cache.S.Recall was taken by a run, though the code alone does not reach \
@@ -650,13 +648,11 @@ fn a_run_that_took_a_transition_makes_it_reachable_and_a_rule_needs_its_conditio
     assert_eq!(cols(&t, "L1Cache")["reachable"], "14", "{t}");
     assert!(t.contains("    L1Cache.M.Recall\n"), "{t}");
     // a controller config.ini does not list, yet counted: said, reachable
-    let ghost = toyreach_variant(
-        &dir,
+    let t = table_of(
         "ghost",
         ("", ""),
         "system.ruby.DMA_Controller.READY.ReadRequest 1 (Unspecified)\n",
     );
-    let t = stdout(&run(args(&ghost)));
     assert!(
         t.contains(
             "note: DMA.READY.ReadRequest was taken by a run, though the configuration has no \
@@ -677,7 +673,7 @@ fn a_run_that_took_a_transition_makes_it_reachable_and_a_rule_needs_its_conditio
     );
     assert_eq!(cols(&t, "L1Cache")["reachable"], "17", "{t}");
     // runs summed: a rule applies only where every run meets it
-    let mut a = args(&on);
+    let mut a = args(&dir.join("on")); // the variant made above
     a.insert(2, REACH_RUN.to_string());
     let t = stdout(&run(a));
     assert_eq!(cols(&t, "L1Cache")["reachable"], "17", "{t}");

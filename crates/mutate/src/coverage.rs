@@ -958,21 +958,15 @@ fn shade(count: u64, max: u64) -> String {
 /// gem5.md §6's fingerprints; `None` when neither file is there or the
 /// controllers match no protocol memconform knows.
 pub fn run_protocol(dir: &Path) -> Result<Option<String>, String> {
-    let (ini, json) = (dir.join("config.ini"), dir.join("config.json"));
-    let (path, parse): (&Path, fn(&[u8]) -> _) = if ini.is_file() {
-        (&ini, config::parse_config_ini)
-    } else if json.is_file() {
-        (&json, config::parse_config_json)
-    } else {
-        return Ok(None);
-    };
-    let shown = memconform_report::shown_path(path);
-    let bytes = std::fs::read(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    let c = parse(&bytes).map_err(|e| format!("{shown}:{e}"))?;
-    Ok(match config::protocol(&c) {
+    Ok(run_config(dir)?.as_ref().and_then(protocol_of))
+}
+
+/// The protocol a configuration describes ([`run_protocol`]).
+fn protocol_of(c: &config::Config) -> Option<String> {
+    match config::protocol(c) {
         config::Protocol::Unknown => None,
         p => Some(p.name().to_string()),
-    })
+    }
 }
 
 /// The one protocol (`NAME` of `NAME.slicc`) in `dir` or in its
@@ -1077,10 +1071,12 @@ pub fn of_runs_reach(
             ));
         }
         counts.add(&read_counts(&stats).map_err(|e| e.to_string())?);
-        configs.push(run_config(&dir)?);
-        if let Some(p) = run_protocol(&dir)? {
+        // config.ini read once: the protocol it names, the reach analysis
+        let config = run_config(&dir)?;
+        if let Some(p) = config.as_ref().and_then(protocol_of) {
             named.push((p, memconform_report::shown_path(run).into_owned()));
         }
+        configs.push(config);
     }
     let protocol = match protocol {
         Some(given) => {

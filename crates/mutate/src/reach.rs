@@ -265,19 +265,6 @@ fn machine_tokens<'a>(
     )
 }
 
-/// `X` of every `Kind : X` in the tokens of `m` (`Event`, `State`).
-fn named(files: &[SliccFile], own: usize, m: &Machine, kind: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for (f, r) in machine_tokens(files, own, m) {
-        for i in r.clone() {
-            if i + 2 < r.end && f.tok(i) == kind && f.tok(i + 1) == ":" {
-                out.insert(f.tok(i + 2).to_string());
-            }
-        }
-    }
-    out
-}
-
 /// The states the code of `m` names other than to compare with: `State:X`
 /// not beside `==` or `!=` (assigned, returned, passed), and
 /// `"{M}_State_X"` strings (a `default=` of an entry or of the state
@@ -663,6 +650,8 @@ pub fn analyse(
                 .iter()
                 .all(|c| c.sections_of_type(&format!("{name}_Controller")).is_empty());
         let was_taken = |s: &str, e: &str| taken.contains(&format!("{name}.{s}.{e}"));
+        // where the code names each event (SLICC triggers one only so)
+        let sites = trigger_sites(&p.files, own, m);
         let mut mark: BTreeMap<(String, String), Reason> = BTreeMap::new();
         if absent {
             for (s, e, _, _) in &rows {
@@ -671,9 +660,8 @@ pub fn analyse(
         } else {
             // a machine without in_ports is a fragment (a test's toy): its
             // triggers are not all there to read
-            let triggered = named(&p.files, own, m, "Event");
             for (s, e, _, _) in &rows {
-                if !m.in_ports.is_empty() && !triggered.contains(e) {
+                if !m.in_ports.is_empty() && !sites.contains_key(e) {
                     mark.insert((s.clone(), e.clone()), Reason::NeverTriggered);
                 }
             }
@@ -710,7 +698,7 @@ pub fn analyse(
             mark,
             absent,
             flows: !m.in_ports.is_empty(),
-            sites: trigger_sites(&p.files, own, m),
+            sites,
             roots: root_states(&p.files, own, m),
             entered: BTreeSet::new(),
             all: false,

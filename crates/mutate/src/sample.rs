@@ -61,16 +61,12 @@ pub fn allocation(
         given += q;
         rem.push((exact % left.max(1), o));
     }
-    // largest remainder first; the draw's order breaks ties (stable sort)
+    // largest remainder first; the draw's order breaks ties (stable sort).
+    // Fewer than ops.len() are left, one each; none is at its count (a floor
+    // reaches it only when rest = left, i.e. n = total, returned above).
     rem.sort_by_key(|r| std::cmp::Reverse(r.0));
-    for (_, o) in rem.into_iter().cycle().take(4 * ops.len()) {
-        if given == rest {
-            break;
-        }
-        if take[o] < counts[o] {
-            *take.get_mut(o).expect("listed") += 1;
-            given += 1;
-        }
+    for (_, o) in rem.into_iter().take(rest - given) {
+        *take.get_mut(o).expect("listed") += 1;
     }
     take
 }
