@@ -384,8 +384,8 @@ fn bundled_v2_output_is_tso() {
 }
 
 /// Every setting of gem5-configs/knobs-se-o3.toml's client knobs (cpus,
-/// shape, sharing, evict, rmw, fence, warm_order: 1,008 of its 2,016
-/// settings; l1d_size is gem5's) is a command line the client accepts: a search over the file
+/// shape, sharing, evict, rmw, fence, warm_order: 1,008 of its 4,032
+/// settings; l1d_size and l2_size are gem5's) is a command line the client accepts: a search over the file
 /// wastes no run on a client that refuses its options.
 #[test]
 fn every_client_setting_of_the_o3_knob_file_runs() {
