@@ -415,7 +415,8 @@ fn kill_matrix_rows(path: &Path) -> Vec<std::collections::BTreeMap<String, Strin
 /// counter (`Directory.IM.GETX`) is taken only by the 4-CPU run, which the
 /// search finds, and MI-5 is then run (and killed) with that setting and
 /// seed alone. A transition no setting takes stays `unreached`, its note
-/// saying the search failed too.
+/// saying the search failed too. A later mutant of the same transition
+/// needs no search of its own: the earlier search's run is its stimulus.
 #[test]
 fn a_search_reaches_a_mutant_no_stimulus_reaches_and_runs_it_there() {
     use memconform::mutate::campaign::{Campaign, State, Status};
@@ -430,7 +431,8 @@ fn a_search_reaches_a_mutant_no_stimulus_reaches_and_runs_it_there() {
     let mi5 = mi5(&root);
     let neither = observer(&root, "ADS3", "L1Cache.M.Nope");
     let only_k1 = observer(&root, "ADS", "L1Cache.M.Store");
-    let mutants = vec![mi5.clone(), neither.clone(), only_k1.clone()];
+    let also = observer(&root, "ADS2", "Directory.IM.GETX");
+    let mutants = vec![mi5.clone(), neither.clone(), only_k1.clone(), also.clone()];
     let c = Campaign::init(&base.join("camp"), s, mutants).unwrap();
     let c = Campaign::open(&c.dir).unwrap();
     assert_eq!(c.settings.reach_runs, 4);
@@ -452,9 +454,21 @@ fn a_search_reaches_a_mutant_no_stimulus_reaches_and_runs_it_there() {
     assert!(note.contains("nor did a search of 4 clean runs"), "{note}");
     assert_eq!(st.status[&only_k1.id], Status::Survived);
     assert!(!st.reached.contains_key(&only_k1.id));
+    // of MI-5 and `also` (one transition), the first searched found the
+    // run the second needs: no run of its own (their order is their ids')
+    let (also_runs, shared) = &st.reached[&also.id];
+    let shared = shared.as_ref().expect("a search run");
+    assert_eq!((shared.seed, &shared.knobs), (k.seed, &k.knobs));
+    assert_eq!(runs.min(also_runs), &0, "{runs} and {also_runs} runs");
+    assert!(runs.max(also_runs) > &0, "{runs} and {also_runs} runs");
+    assert_eq!(st.status[&also.id], Status::Survived);
+    assert_eq!(
+        st.runs[&also.id].keys().copied().collect::<Vec<_>>(),
+        vec![k.seed]
+    );
     let report = memconform::mutate::report::write_all(&st).unwrap();
     assert!(
-        report.contains("reached by a search (1 of 2 searched)"),
+        report.contains("reached by a search (2 of 3 searched)"),
         "{report}"
     );
     // the kill matrix names the stimulus the search found for MI-5

@@ -12,7 +12,7 @@
 //! - **argued**: a rule of a reach file (`gem5-configs/reach/*.toml`, one
 //!   per protocol, built in) whose condition every run's `config.ini`
 //!   meets: `when` (each controller of the machine has these parameter
-//!   values), `absent` (the configuration has no controller of these
+//!   values; `sequencer.type` is its sequencer's type), `absent` (the configuration has no controller of these
 //!   types) and `several` (it has two or more of these), with its reason
 //!   in words;
 //! - **no sender**: every trigger of the event sits under an `if` that asks
@@ -25,9 +25,12 @@
 //!
 //! The last two are one least fixpoint over all machines at once
 //! (reachable transitions send values, sent values enable events, enabled
-//! events in entered states are reachable transitions). A value SLICC never
-//! names outside a comparison may come from C++ (the sequencer's requests,
-//! memory responses) and counts as sent; so does one named outside actions.
+//! events in entered states are reachable transitions). C++ makes only the
+//! values of gem5's own enumerations (the sequencer's requests, memory
+//! responses: `MADE_BY_CPP`), which count as sent; so does a value named
+//! outside actions (or outside every machine, or as a `"E_V"` default). A
+//! value of the protocol's own message types that SLICC names only to
+//! compare with is never sent.
 //! The fixpoint runs twice: from the code alone, and with the runs'
 //! evidence; a transition a run took that the code alone does not reach is
 //! reported (the analysis was wrong, or the SLICC is not the run's).
@@ -470,10 +473,9 @@ fn trigger_sites(files: &[SliccFile], own: usize, m: &Machine) -> Sites {
 struct Senders {
     /// (machine, action) -> the values it names.
     actions: BTreeMap<(String, String), BTreeSet<String>>,
-    /// Values named outside actions.
+    /// Values named outside actions (in a machine's code or outside every
+    /// machine), or as a `"E_V"` default: sent whatever is reachable.
     free: BTreeSet<String>,
-    /// Every value named anywhere other than to compare with.
-    named: BTreeSet<String>,
 }
 
 /// The [`Senders`] of every machine of `p`.
@@ -502,7 +504,6 @@ fn senders(p: &slicc::Protocol) -> Senders {
                     if before || after {
                         continue;
                     }
-                    out.named.insert(v.clone());
                     match in_action(file.tokens[i].start) {
                         Some(a) => {
                             out.actions
@@ -515,6 +516,46 @@ fn senders(p: &slicc::Protocol) -> Senders {
                         }
                     }
                 }
+            }
+        }
+    }
+    // code outside every machine (a message file's functions), and
+    // `default="E_V"` strings anywhere (a field left unset holds it)
+    let mut inside: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new(); p.files.len()];
+    for (own, f) in p.files.iter().enumerate() {
+        for m in &f.machines {
+            inside[own].push(m.body.clone());
+            for k in m.includes.iter().filter_map(|i| i.file) {
+                inside[k].push(0..p.files[k].tokens.len());
+            }
+        }
+    }
+    for (k, file) in p.files.iter().enumerate() {
+        for i in 0..file.tokens.len() {
+            let t = file.tok(i);
+            if let Some((e, v)) = t
+                .strip_prefix('"')
+                .and_then(|t| t.strip_suffix('"'))
+                .and_then(|t| t.split_once('_'))
+            {
+                if let Some(value) = message_value(&[e, ":", v]) {
+                    out.free.insert(value);
+                }
+                continue;
+            }
+            if inside[k].iter().any(|r| r.contains(&i))
+                || i + 2 >= file.tokens.len()
+                || file.tok(i + 1) != ":"
+            {
+                continue;
+            }
+            let Some(v) = message_value(&[t, ":", file.tok(i + 2)]) else {
+                continue;
+            };
+            let before = i > 0 && compare(file.tok(i - 1));
+            let after = i + 3 < file.tokens.len() && compare(file.tok(i + 3));
+            if !before && !after {
+                out.free.insert(v);
             }
         }
     }
@@ -544,14 +585,29 @@ fn holds(rule: &Rule, config: &Config) -> Result<bool, String> {
     }
     for s in sections {
         for (k, want) in &rule.when {
-            match config.get(s, k) {
-                Some(v) if v == want => {}
-                Some(_) => return Ok(false),
-                None => return Err(format!("[{s}] has no parameter `{k}`")),
+            match parameter(config, s, k)? {
+                v if v == want => {}
+                _ => return Ok(false),
             }
         }
     }
     Ok(true)
+}
+
+/// Parameter `key` of `section`; `ref.key` follows the section parameter
+/// `ref` names (`sequencer.type`: the type of the controller's sequencer).
+fn parameter<'c>(config: &'c Config, section: &str, key: &str) -> Result<&'c str, String> {
+    match key.split_once('.') {
+        None => config
+            .get(section, key)
+            .ok_or_else(|| format!("[{section}] has no parameter `{key}`")),
+        Some((r, rest)) => {
+            let to = config
+                .get(section, r)
+                .ok_or_else(|| format!("[{section}] has no parameter `{r}`"))?;
+            parameter(config, to, rest)
+        }
+    }
 }
 
 /// The unreachable declared transitions of `p` in the configurations
@@ -706,13 +762,11 @@ pub fn analyse(
     }
     // all machines at once, a least fixpoint: the transitions reachable
     // from the states entered, over the events whose triggers ask only for
-    // message values sent (by an action of a reachable transition, by code
-    // outside actions, or by C++: a value SLICC never names); a transition
+    // message values sent (by an action of a reachable transition, or by
+    // code outside actions; C++ makes only MADE_BY_CPP's); a transition
     // a run took is reachable, and so are the values its actions send
     let send = senders(p);
-    let sendable = |v: &str, sent: &BTreeSet<String>| {
-        !send.named.contains(v) || send.free.contains(v) || sent.contains(v)
-    };
+    let sendable = |v: &str, sent: &BTreeSet<String>| send.free.contains(v) || sent.contains(v);
     // an event is enabled when one of its triggers asks only for values sent
     let enabled = |part: &Part, e: &str, sent: &BTreeSet<String>| {
         if !part.flows {

@@ -45,6 +45,16 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         stimulus: Option<crate::stimulus::Stimulus>,
     },
+    /// One clean run of a search for a stimulus ([`Event::Reached`]): its
+    /// setting, seed, outcome and the transitions it took, so that a later
+    /// mutant those transitions reach runs with it and needs no search.
+    ReachRun {
+        mutant: String,
+        seed: u64,
+        knobs: BTreeMap<String, String>,
+        outcome: String,
+        fired: Vec<String>,
+    },
     /// A `mutate run` of this shard began, with so many slots and cores
     /// (what [`Campaign::sessions`] measures its idle time against).
     Started { slots: usize, cores: usize },
@@ -100,7 +110,8 @@ pub(super) fn sessions_of(logs: &[TimedLog]) -> Vec<Session> {
                     s.run_s += run_s;
                     s.check_s += check_s;
                 }
-                Event::MutantDone { .. } | Event::Started { .. } => {}
+                // a search's runs are timed in its `Reached`
+                Event::MutantDone { .. } | Event::Started { .. } | Event::ReachRun { .. } => {}
             }
         }
         out.extend(cur.map(|(_, s)| s));

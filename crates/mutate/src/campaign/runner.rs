@@ -770,6 +770,56 @@ pub(super) fn reach(
             chooser.learn(&setting, &gain);
         }
     }
+    // so are the earlier searches' runs (any slot's, any shard's): a clean,
+    // consistent one that took this mutant's transitions is its stimulus
+    // with no run of its own (gem5 is deterministic: its seed and knobs
+    // take them again)
+    for e in c.events()? {
+        let Event::ReachRun {
+            seed,
+            knobs,
+            outcome,
+            fired,
+            ..
+        } = e
+        else {
+            continue;
+        };
+        let Some(setting) = space.setting(&knobs) else {
+            continue;
+        };
+        let fired: BTreeSet<String> = fired.into_iter().collect();
+        chooser.learn(&setting, &seen.add(&fired, &targets));
+        let took: Vec<String> = fires
+            .iter()
+            .filter(|t| fired.contains(*t))
+            .cloned()
+            .collect();
+        if took.is_empty() || outcome != "survived" {
+            continue;
+        }
+        let k = Stimulus {
+            name: format!("reach-s{seed}"),
+            seed,
+            knobs,
+            adds: took,
+        };
+        (o.progress)(&format!(
+            "{} {}: an earlier search's run (seed {seed}; {}) takes {}",
+            m.id,
+            m.op,
+            crate::stimulus::knobs_text(&k.knobs),
+            k.adds.join(", ")
+        ));
+        log.push(&Event::Reached {
+            mutant: m.id.clone(),
+            runs: 0,
+            run_s: 0.0,
+            check_s: 0.0,
+            stimulus: Some(k.clone()),
+        })?;
+        return Ok(Reach::Found(k));
+    }
     let dir = c.dir.join("runs").join(&m.id).join("reach");
     fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
     let (mut run_s, mut check_s) = (0.0, 0.0);
@@ -797,6 +847,13 @@ pub(super) fn reach(
         check_s += run.check_s;
         let outdir = dir.join(format!("s{seed}"));
         let fired = coverage::fired(&outdir.join("stats.txt")).unwrap_or_default();
+        log.push(&Event::ReachRun {
+            mutant: m.id.clone(),
+            seed,
+            knobs: knobs.clone(),
+            outcome: run.outcome.clone(),
+            fired: fired.iter().cloned().collect(),
+        })?;
         let gain = seen.add(&fired, &targets);
         chooser.learn(&setting, &gain);
         let took = fires
@@ -820,7 +877,7 @@ pub(super) fn reach(
         ));
         if !took.is_empty() && run.outcome == "survived" {
             let k = Stimulus {
-                name: format!("reach-{}", n + 1),
+                name: format!("reach-s{seed}"),
                 seed,
                 knobs,
                 adds: took,

@@ -78,7 +78,7 @@ impl<'c> State<'c> {
                 } => {
                     s.reached.insert(mutant, (runs, stimulus));
                 }
-                Event::Started { .. } => {}
+                Event::Started { .. } | Event::ReachRun { .. } => {}
             }
         }
         Ok(s)
