@@ -12,9 +12,9 @@
 //! - **argued**: a rule of a reach file (`gem5-configs/reach/*.toml`, one
 //!   per protocol, built in) whose condition every run's `config.ini`
 //!   meets: `when` (each controller of the machine has these parameter
-//!   values; `sequencer.type` is its sequencer's type), `absent` (the configuration has no controller of these
-//!   types) and `several` (it has two or more of these), with its reason
-//!   in words;
+//!   values; `sequencer.type` is its sequencer's type), `absent` (the
+//!   configuration has no controller of these types) and `several` (it
+//!   has two or more of these), with its reason in words;
 //! - **no sender**: every trigger of the event sits under an `if` that asks
 //!   for a message value (`in_msg.Type == CoherenceRequestType:INV`) which
 //!   only actions of unreachable transitions name (MI_example's L1 gets INV
@@ -960,6 +960,54 @@ mod tests {
             "{:?}",
             r.notes
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Who sends a protocol's own message value: an action of a reachable
+    /// transition (A, sent by I.ED), code outside every machine (C), a
+    /// `default="ToyType_D"` (D); a value only compared with (B) is never
+    /// sent, so I.EB alone is unreachable.
+    #[test]
+    fn a_value_only_compared_with_is_never_sent() {
+        let dir = std::env::temp_dir().join(format!("memconform-sent-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("Toysent.slicc"),
+            "protocol \"Toysent\";\ninclude \"X.sm\";\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("X.sm"),
+            "enumeration(ToyType, desc=\"t\") { A, desc=\"a\"; B, desc=\"b\"; C, desc=\"c\"; D, desc=\"d\"; }\n\
+             structure(ToyMsg, desc=\"m\") { ToyType Type, default=\"ToyType_D\"; }\n\
+             ToyType pick() { return ToyType:C; }\n\
+             machine(MachineType:L1Cache, \"x\") {\n\
+             state_declaration(State, desc=\"s\", default=\"L1Cache_State_I\") { I, desc=\"i\"; }\n\
+             enumeration(Event, desc=\"e\") { EA, desc=\"a\"; EB, desc=\"b\"; EC, desc=\"c\"; ED, desc=\"d\"; }\n\
+             in_port(q_in, ToyMsg, q) {\n\
+               peek(q_in, ToyMsg) {\n\
+                 if (in_msg.Type == ToyType:A) { trigger(Event:EA, address); }\n\
+                 else if (in_msg.Type == ToyType:B) { trigger(Event:EB, address); }\n\
+                 else if (in_msg.Type == ToyType:C) { trigger(Event:EC, address); }\n\
+                 else if (in_msg.Type == ToyType:D) { trigger(Event:ED, address); }\n\
+               }\n\
+             }\n\
+             action(s_sendA, \"s\", desc=\"a\") { enqueue(o, ToyMsg, 1) { out_msg.Type := ToyType:A; } }\n\
+             transition(I, EA) { }\n\
+             transition(I, EB) { }\n\
+             transition(I, EC) { }\n\
+             transition(I, ED) { s_sendA; }\n\
+             }\n",
+        )
+        .unwrap();
+        let p = slicc::load_protocol(&dir, "Toysent").unwrap();
+        let r = analyse(&p, &[None], None, &BTreeSet::new()).unwrap();
+        let got: Vec<String> = r
+            .unreachable
+            .keys()
+            .map(|(m, s, e)| format!("{m}.{s}.{e}"))
+            .collect();
+        assert_eq!(got, ["L1Cache.I.EB"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
