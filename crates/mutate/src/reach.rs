@@ -478,14 +478,29 @@ struct Senders {
     free: BTreeSet<String>,
 }
 
+/// The message value `E:V` at token `i` of `r` in `file`, when the code
+/// names it other than to compare with (`==`, `!=` beside it).
+fn sent_value(file: &SliccFile, i: usize, r: &std::ops::Range<usize>) -> Option<String> {
+    let compare = |t: &str| t == "==" || t == "!=";
+    if i + 2 >= r.end || file.tok(i + 1) != ":" {
+        return None;
+    }
+    let v = message_value(&[file.tok(i), ":", file.tok(i + 2)])?;
+    let before = i > r.start && compare(file.tok(i - 1));
+    let after = i + 3 < r.end && compare(file.tok(i + 3));
+    (!before && !after).then_some(v)
+}
+
 /// The [`Senders`] of every machine of `p`.
 fn senders(p: &slicc::Protocol) -> Senders {
     let mut out = Senders::default();
-    let compare = |t: &str| t == "==" || t == "!=";
+    // each file's token ranges some machine's code covers
+    let mut inside: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new(); p.files.len()];
     for (own, f) in p.files.iter().enumerate() {
         for m in &f.machines {
             let files = std::iter::once(own).chain(m.includes.iter().filter_map(|i| i.file));
             for (index, (file, r)) in files.zip(machine_tokens(&p.files, own, m)) {
+                inside[index].push(r.clone());
                 let in_action = |byte: usize| {
                     m.actions
                         .iter()
@@ -493,17 +508,9 @@ fn senders(p: &slicc::Protocol) -> Senders {
                         .map(|a| a.name.name.clone())
                 };
                 for i in r.clone() {
-                    if i + 2 >= r.end || file.tok(i + 1) != ":" {
-                        continue;
-                    }
-                    let Some(v) = message_value(&[file.tok(i), ":", file.tok(i + 2)]) else {
+                    let Some(v) = sent_value(file, i, &r) else {
                         continue;
                     };
-                    let before = i > r.start && compare(file.tok(i - 1));
-                    let after = i + 3 < r.end && compare(file.tok(i + 3));
-                    if before || after {
-                        continue;
-                    }
                     match in_action(file.tokens[i].start) {
                         Some(a) => {
                             out.actions
@@ -521,42 +528,20 @@ fn senders(p: &slicc::Protocol) -> Senders {
     }
     // code outside every machine (a message file's functions), and
     // `default="E_V"` strings anywhere (a field left unset holds it)
-    let mut inside: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new(); p.files.len()];
-    for (own, f) in p.files.iter().enumerate() {
-        for m in &f.machines {
-            inside[own].push(m.body.clone());
-            for k in m.includes.iter().filter_map(|i| i.file) {
-                inside[k].push(0..p.files[k].tokens.len());
-            }
-        }
-    }
     for (k, file) in p.files.iter().enumerate() {
-        for i in 0..file.tokens.len() {
-            let t = file.tok(i);
-            if let Some((e, v)) = t
+        let whole = 0..file.tokens.len();
+        for i in whole.clone() {
+            let default = file
+                .tok(i)
                 .strip_prefix('"')
                 .and_then(|t| t.strip_suffix('"'))
-                .and_then(|t| t.split_once('_'))
-            {
-                if let Some(value) = message_value(&[e, ":", v]) {
-                    out.free.insert(value);
-                }
-                continue;
-            }
-            if inside[k].iter().any(|r| r.contains(&i))
-                || i + 2 >= file.tokens.len()
-                || file.tok(i + 1) != ":"
-            {
-                continue;
-            }
-            let Some(v) = message_value(&[t, ":", file.tok(i + 2)]) else {
-                continue;
+                .and_then(|t| t.split_once('_'));
+            let v = match default {
+                Some((e, v)) => message_value(&[e, ":", v]),
+                None if inside[k].iter().any(|r| r.contains(&i)) => None,
+                None => sent_value(file, i, &whole),
             };
-            let before = i > 0 && compare(file.tok(i - 1));
-            let after = i + 3 < file.tokens.len() && compare(file.tok(i + 3));
-            if !before && !after {
-                out.free.insert(v);
-            }
+            out.free.extend(v);
         }
     }
     out
@@ -926,30 +911,34 @@ pub fn analyse_builtin(
 mod tests {
     use super::*;
 
+    /// Protocol `name` whose one file `X.sm` is `sm`, in a temporary
+    /// directory named after `tag` (removed by the caller), loaded.
+    fn toy(tag: &str, name: &str, sm: &str) -> (std::path::PathBuf, slicc::Protocol) {
+        let dir = std::env::temp_dir().join(format!("memconform-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let slicc = format!("protocol \"{name}\";\ninclude \"X.sm\";\n");
+        std::fs::write(dir.join(format!("{name}.slicc")), slicc).unwrap();
+        std::fs::write(dir.join("X.sm"), sm).unwrap();
+        let p = slicc::load_protocol(&dir, name).unwrap();
+        (dir, p)
+    }
+
     /// A protocol named like one memconform has a reach file for, whose
     /// machines lack what the file names: the file is left out with a
     /// note, the analysis still runs (here: a machine whose code names no
     /// state, so every state counts as entered, and nothing is unreachable).
     #[test]
     fn a_builtin_reach_file_that_does_not_fit_is_left_out() {
-        let dir = std::env::temp_dir().join(format!("memconform-reach-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(
-            dir.join("MOESI_hammer.slicc"),
-            "protocol \"MOESI_hammer\";\ninclude \"X.sm\";\n",
-        )
-        .unwrap();
-        std::fs::write(
-            dir.join("X.sm"),
+        let (dir, p) = toy(
+            "reach",
+            "MOESI_hammer",
             "machine(MachineType:L1Cache, \"x\") {\n\
              state_declaration(State, desc=\"s\") { I, desc=\"i\"; M, desc=\"m\"; }\n\
              enumeration(Event, desc=\"e\") { Load, desc=\"l\"; }\n\
              transition(I, Load, M) { }\n\
              transition(M, Load) { }\n\
              }\n",
-        )
-        .unwrap();
-        let p = slicc::load_protocol(&dir, "MOESI_hammer").unwrap();
+        );
         let r = analyse_builtin(&p, &[None], &BTreeSet::new());
         assert!(r.unreachable.is_empty(), "{:?}", r.unreachable);
         assert!(
@@ -969,15 +958,9 @@ mod tests {
     /// sent, so I.EB alone is unreachable.
     #[test]
     fn a_value_only_compared_with_is_never_sent() {
-        let dir = std::env::temp_dir().join(format!("memconform-sent-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(
-            dir.join("Toysent.slicc"),
-            "protocol \"Toysent\";\ninclude \"X.sm\";\n",
-        )
-        .unwrap();
-        std::fs::write(
-            dir.join("X.sm"),
+        let (dir, p) = toy(
+            "sent",
+            "Toysent",
             "enumeration(ToyType, desc=\"t\") { A, desc=\"a\"; B, desc=\"b\"; C, desc=\"c\"; D, desc=\"d\"; }\n\
              structure(ToyMsg, desc=\"m\") { ToyType Type, default=\"ToyType_D\"; }\n\
              ToyType pick() { return ToyType:C; }\n\
@@ -998,9 +981,7 @@ mod tests {
              transition(I, EC) { }\n\
              transition(I, ED) { s_sendA; }\n\
              }\n",
-        )
-        .unwrap();
-        let p = slicc::load_protocol(&dir, "Toysent").unwrap();
+        );
         let r = analyse(&p, &[None], None, &BTreeSet::new()).unwrap();
         let got: Vec<String> = r
             .unreachable

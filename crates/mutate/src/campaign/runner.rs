@@ -758,6 +758,14 @@ pub(super) fn reach(
         return Ok(Reach::NotFound(0));
     }
     let targets: BTreeSet<String> = fires.iter().cloned().collect();
+    // the mutant's transitions a run took
+    let took_of = |fired: &BTreeSet<String>| -> Vec<String> {
+        fires
+            .iter()
+            .filter(|t| fired.contains(*t))
+            .cloned()
+            .collect()
+    };
     let index = c.mutants.iter().position(|x| x.id == m.id).unwrap_or(0) as u64;
     let first = s.seeds.iter().max().copied().unwrap_or(0) + 1 + index * s.reach_runs as u64;
     let mut chooser = Chooser::new(space, Strategy::Bandit, first);
@@ -790,11 +798,7 @@ pub(super) fn reach(
         };
         let fired: BTreeSet<String> = fired.into_iter().collect();
         chooser.learn(&setting, &seen.add(&fired, &targets));
-        let took: Vec<String> = fires
-            .iter()
-            .filter(|t| fired.contains(*t))
-            .cloned()
-            .collect();
+        let took = took_of(&fired);
         if took.is_empty() || outcome != "survived" {
             continue;
         }
@@ -856,11 +860,7 @@ pub(super) fn reach(
         })?;
         let gain = seen.add(&fired, &targets);
         chooser.learn(&setting, &gain);
-        let took = fires
-            .iter()
-            .filter(|t| fired.contains(*t))
-            .cloned()
-            .collect::<Vec<_>>();
+        let took = took_of(&fired);
         (o.progress)(&format!(
             "{} {}: reach run {}/{} (seed {seed}; {}): {}{}",
             m.id,
