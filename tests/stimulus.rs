@@ -266,6 +266,7 @@ fn replay_space(n2: &str, n4: &str) -> Space {
             name: "replay".into(),
             values: vec![n2.to_string(), n4.to_string()],
         }],
+        follow_up: Default::default(),
     }
 }
 
@@ -484,6 +485,236 @@ fn a_search_reaches_a_mutant_no_stimulus_reaches_and_runs_it_there() {
         report.contains(&format!("  {} ADS: run {runs}, seed {}", mi5.id, k.seed)),
         "{report}"
     );
+}
+
+/// Follow-up runs (docs/design/campaigns.md §11b): a survivor of its
+/// stimuli runs them again with the knob space's follow-up values set over
+/// them. The stand-in gem5 replays the MI-5 run for `--param onedit` in a
+/// build whose counter line is edited (the observers), so the knob value
+/// `fence = onedit` stands for one that shows a bug its stimulus
+/// (`fence = none`) hid; `--param bugfence` replays it in every build, the
+/// clean one too (a setting gem5 itself fails). A campaign begun without
+/// follow-up runs leaves two observers surviving; `set_follow_up` owes them
+/// runs, and the next run gives them those alone (their stimulus's seed is
+/// not run again): killed by the first, once the clean protocol ran the
+/// same knobs and seed clean, and named in the kill matrix. A run the
+/// clean protocol fails too is no kill (`unknown`): the survivor gets every
+/// run and stays a survivor; asking for more runs later adds only the
+/// missing ones.
+#[test]
+fn follow_up_runs_kill_what_a_stimulus_hid_and_only_survivors_get_them() {
+    use memconform::mutate::campaign::{follow_up_seed, Campaign, Event, State, Status};
+    let (base, root) = stand_in::fresh("stimuli-follow-up");
+    let (n2, n4) = clean_runs();
+    let mut space = replay_space(&n2, &n4);
+    space.knobs.push(memconform_mutate::stimulus::Knob {
+        name: "fence".into(),
+        values: vec!["none".into(), "onedit".into(), "bugfence".into()],
+    });
+    let with_fence = |name: &str, seed: u64, replay: &str| {
+        let mut k = replaying(name, seed, replay);
+        k.knobs.insert("fence".into(), "none".into());
+        k
+    };
+    let mut s = stand_in::settings(&root);
+    s.run = "{gem5} -d {outdir} --seed {seed} --replay {replay} --param {fence}".into();
+    s.seeds = vec![5, 8];
+    s.stimuli = vec![with_fence("k1", 5, &n2), with_fence("k2", 8, &n4)];
+    s.knobs = Some(space);
+    let only_k1 = observer(&root, "ADS", "L1Cache.M.Store");
+    let only_k2 = observer(&root, "ADS2", "Directory.IM.GETX");
+    let neither = observer(&root, "ADS3", "L1Cache.M.Nope");
+    let same = observer(&root, "ADS4", "L1Cache.M.Store");
+    let mi5 = mi5(&root);
+    let mutants = vec![
+        only_k1.clone(),
+        only_k2.clone(),
+        neither.clone(),
+        same.clone(),
+        mi5.clone(),
+    ];
+    let c = Campaign::init(&base.join("camp"), s.clone(), mutants.clone()).unwrap();
+    stand_in::run_all(&c);
+    let st = State::of(&c).unwrap();
+    assert_eq!(st.status[&only_k1.id], Status::Survived);
+    assert_eq!(st.status[&only_k2.id], Status::Survived);
+    assert!(st.follow_ups.is_empty());
+    // a survivor classified equivalent is owed nothing
+    c.classify(
+        &st,
+        std::slice::from_ref(&same.id),
+        Some(memconform::mutate::campaign::Classified {
+            class: memconform::mutate::campaign::Class::Equivalent,
+            reason: "the stand-in's counter is never read".into(),
+        }),
+    )
+    .unwrap();
+
+    // owed: 2 runs with fence=onedit; the next run kills both survivors
+    // on their first follow-up run, from the stimulus that reached them
+    let onedit = [("fence".to_string(), "onedit".to_string())].into();
+    let e = Campaign::set_follow_up(&c.dir, 2, &[("fence".into(), "x".into())].into())
+        .err()
+        .unwrap();
+    assert!(e
+        .to_string()
+        .contains("not one of the knob's values (none, onedit, bugfence)"));
+    let c = Campaign::set_follow_up(&c.dir, 2, &onedit).unwrap();
+    assert_eq!(c.settings.follow_up_runs, 2);
+    let finished = stand_in::run_all(&c);
+    assert_eq!(finished, 2, "the two survivors alone");
+    let st = State::of(&c).unwrap();
+    for (m, seed, from, replay) in [(&only_k1, 5, "k1", &n2), (&only_k2, 8, "k2", &n4)] {
+        assert_eq!(st.status[&m.id], Status::Killed, "{}", m.op);
+        let f0 = follow_up_seed(&m.id, 0);
+        assert_eq!(
+            st.runs[&m.id].keys().copied().collect::<Vec<_>>(),
+            vec![seed, f0],
+            "{}: the stimulus's seed once, then one follow-up run",
+            m.op
+        );
+        let f = &st.follow_ups[&m.id][&f0];
+        assert_eq!(f.from, from);
+        assert_eq!(f.knobs["fence"], "onedit");
+        assert_eq!(&f.knobs["replay"], replay);
+        assert_eq!(f.clean.as_deref(), Some("survived"), "{}", m.op);
+    }
+    assert_eq!(st.status[&neither.id], Status::Unreached);
+    assert!(!st.follow_ups.contains_key(&mi5.id));
+    assert_eq!(st.status[&same.id], Status::Survived);
+    assert!(!st.follow_ups.contains_key(&same.id));
+    let report = memconform::mutate::report::write_all(&st).unwrap();
+    assert!(
+        report.contains("follow-up runs (2 survivors of their stimuli, 2 then killed)"),
+        "{report}"
+    );
+    let km = kill_matrix_rows(&c.dir.join("kill-matrix.csv"));
+    let f0 = follow_up_seed(&only_k1.id, 0).to_string();
+    let row = km
+        .iter()
+        .find(|r| r["mutant_id"] == only_k1.id && r["seed"] == f0)
+        .unwrap();
+    assert_eq!(
+        row["stimulus"],
+        format!("k1+follow-up: fence=onedit replay={n2}")
+    );
+    assert_eq!(row["status"], "killed");
+
+    // a value the clean protocol fails too: no kill, every run, still a
+    // survivor; three runs asked for later add the third alone
+    let mut quiet = s;
+    quiet.follow_up_runs = 2;
+    quiet.knobs.as_mut().unwrap().follow_up =
+        [("fence".to_string(), "bugfence".to_string())].into();
+    let c = Campaign::init(&base.join("quiet"), quiet, vec![only_k1.clone()]).unwrap();
+    stand_in::run_all(&c);
+    let st = State::of(&c).unwrap();
+    assert_eq!(st.status[&only_k1.id], Status::Survived);
+    assert_eq!(st.follow_ups[&only_k1.id].len(), 2);
+    for (seed, f) in &st.follow_ups[&only_k1.id] {
+        let clean = f.clean.as_deref().unwrap_or("");
+        assert!(clean.starts_with("violation:"), "{clean}");
+        let run = &st.runs[&only_k1.id][seed];
+        assert_eq!(run.outcome, "unknown");
+        assert!(
+            run.check_error
+                .contains("the clean protocol's run of the same knobs and seed"),
+            "{}",
+            run.check_error
+        );
+    }
+    let c = Campaign::set_follow_up(&c.dir, 3, &Default::default()).unwrap();
+    assert_eq!(
+        c.settings.knobs.as_ref().unwrap().follow_up["fence"],
+        "bugfence"
+    );
+    assert_eq!(stand_in::run_all(&c), 1);
+    let st = State::of(&c).unwrap();
+    assert_eq!(
+        st.follow_ups[&only_k1.id]
+            .keys()
+            .copied()
+            .collect::<Vec<_>>(),
+        (0..3)
+            .map(|i| follow_up_seed(&only_k1.id, i))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(st.status[&only_k1.id], Status::Survived);
+    // nothing owed now: a further run finishes nothing
+    assert_eq!(stand_in::run_all(&c), 0);
+
+    // a kill by a follow-up run with no clean run logged (a log of a
+    // runner without the check) is no evidence: the run is made again,
+    // then the clean one, which fails too: a survivor
+    let killing = c_killed_run(&base.join("camp"), &only_k1.id);
+    let mut plain = stand_in::settings(&root);
+    plain.run = "{gem5} -d {outdir} --seed {seed} --replay {replay} --param {fence}".into();
+    plain.seeds = vec![5];
+    plain.stimuli = vec![with_fence("k1", 5, &n2)];
+    plain.knobs = Some(replay_space(&n2, &n4));
+    plain
+        .knobs
+        .as_mut()
+        .unwrap()
+        .knobs
+        .push(memconform_mutate::stimulus::Knob {
+            name: "fence".into(),
+            values: vec!["none".into(), "onedit".into(), "bugfence".into()],
+        });
+    let c = Campaign::init(&base.join("unchecked"), plain, vec![only_k1.clone()]).unwrap();
+    stand_in::run_all(&c);
+    let f0 = follow_up_seed(&only_k1.id, 0);
+    let mut lines = String::new();
+    for e in [
+        Event::FollowUp {
+            mutant: only_k1.id.clone(),
+            seed: f0,
+            from: "k1".into(),
+            knobs: [("fence".to_string(), "bugfence".to_string())].into(),
+            clean: None,
+        },
+        Event::Ran {
+            mutant: only_k1.id.clone(),
+            seed: f0,
+            run: killing,
+        },
+        Event::MutantDone {
+            mutant: only_k1.id.clone(),
+            status: Status::Killed,
+            note: None,
+        },
+    ] {
+        lines.push_str(&serde_json::to_string(&e).unwrap());
+        lines.push('\n');
+    }
+    let log = c.dir.join("events-0.jsonl");
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(&lines);
+    std::fs::write(&log, text).unwrap();
+    assert_eq!(State::of(&c).unwrap().status[&only_k1.id], Status::Killed);
+    let bugfence = [("fence".to_string(), "bugfence".to_string())].into();
+    let c = Campaign::set_follow_up(&c.dir, 2, &bugfence).unwrap();
+    assert_eq!(stand_in::run_all(&c), 1);
+    let st = State::of(&c).unwrap();
+    assert_eq!(st.status[&only_k1.id], Status::Survived);
+    let runs = &st.follow_ups[&only_k1.id];
+    assert_eq!(runs.len(), 2);
+    assert!(runs.values().all(|f| f.clean.is_some()), "{runs:?}");
+    assert_eq!(st.runs[&only_k1.id][&f0].outcome, "unknown");
+}
+
+/// The killing run of `mutant` in the campaign at `dir`.
+fn c_killed_run(dir: &Path, mutant: &str) -> memconform::mutate::campaign::Run {
+    use memconform::mutate::campaign::{Campaign, Event};
+    let c = Campaign::open(dir).unwrap();
+    c.events()
+        .unwrap()
+        .into_iter()
+        .find_map(|e| match e {
+            Event::Ran { mutant: m, run, .. } if m == mutant && run.kills() => Some(run),
+            _ => None,
+        })
+        .expect("a killing run")
 }
 
 /// Ctrl-C stops a search: the run in flight is killed (its process group)

@@ -332,6 +332,12 @@ pub(crate) struct InitArgs {
     /// its transitions; a clean, consistent run that does runs the mutant.
     #[arg(long, value_name = "N", default_value_t = 0, requires = "stimuli")]
     pub reach: usize,
+    /// With --stimuli: a survivor whose transitions its runs took gets N more runs, each a
+    /// stimulus that took them with the knob file's [follow-up] values set over it (values
+    /// that leave a bug visible: no fences, no locked RMWs) and a seed of its own; the first
+    /// that kills ends it (`mutate follow-up` sets this on a campaign begun without it).
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "stimuli")]
+    pub follow_up: usize,
     /// A build directory of your tree copied into each new slot (cp
     /// --reflink=auto), so that its builds are incremental, e.g. build/NULL.
     #[arg(long, value_name = "DIR")]
@@ -610,6 +616,7 @@ pub(crate) fn init(args: &InitArgs) -> i32 {
         stimuli,
         knobs,
         reach_runs: args.reach,
+        follow_up_runs: args.follow_up,
     };
     let recorded = edits.as_ref().zip(applied.as_ref());
     match Campaign::init_with_edits(&args.dir, settings, mutants, recorded) {
@@ -840,6 +847,58 @@ pub(crate) struct AddArgs {
     /// A configuration mutant, as `mutate init --param`. Repeatable.
     #[arg(long = "param", value_name = "PATH=VALUE")]
     pub params: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct FollowUpArgs {
+    /// The campaign directory (made by `mutate init --stimuli`).
+    pub dir: PathBuf,
+    /// Follow-up runs per survivor (0: none).
+    #[arg(long, value_name = "N")]
+    pub runs: usize,
+    /// A knob value the follow-up runs set over their stimulus (one of the knob's values).
+    /// Repeatable; without it, the values the campaign has (the knob file's [follow-up]).
+    #[arg(long = "set", value_name = "KNOB=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// `mutate follow-up`: records the follow-up runs and values in
+/// `campaign.toml`; the next `mutate run` runs them.
+pub(crate) fn follow_up(args: &FollowUpArgs) -> i32 {
+    let mut set = std::collections::BTreeMap::new();
+    for kv in &args.set {
+        let Some((k, v)) = kv.split_once('=') else {
+            say!("memconform mutate follow-up: --set {kv}: expected KNOB=VALUE");
+            return exit::INPUT_ERROR;
+        };
+        set.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    match Campaign::set_follow_up(&args.dir, args.runs, &set) {
+        Ok(c) => {
+            let values = c
+                .settings
+                .knobs
+                .as_ref()
+                .map(|k| memconform_mutate::stimulus::knobs_text(&k.follow_up))
+                .unwrap_or_default();
+            say!(
+                "campaign {}: {} follow-up runs per survivor{}; next: memconform mutate run {}",
+                super::shown(&args.dir),
+                args.runs,
+                if values.is_empty() {
+                    " (no knob values set over their stimuli)".to_string()
+                } else {
+                    format!(", with {values}")
+                },
+                super::shown(&args.dir)
+            );
+            exit::CONSISTENT
+        }
+        Err(e) => {
+            say!("memconform mutate follow-up: {e}");
+            exit::INPUT_ERROR
+        }
+    }
 }
 
 /// `mutate add`: more mutants for an existing campaign, its baseline and

@@ -36,6 +36,9 @@ enum MutateCommand {
     Init(Box<super::campaign::InitArgs>),
     /// Add mutants to a campaign (its baseline and finished mutants kept).
     Add(super::campaign::AddArgs),
+    /// Give a campaign's survivors follow-up runs: their stimuli with knob values set over them.
+    #[command(name = "follow-up", after_long_help = FOLLOW_UP_HELP)]
+    FollowUp(super::campaign::FollowUpArgs),
     /// Run a campaign (or resume it): the baseline, then each mutant not done.
     #[command(after_long_help = CAMPAIGN_HELP)]
     Run(super::campaign::RunArgs),
@@ -50,6 +53,23 @@ enum MutateCommand {
     #[command(after_long_help = CAMPAIGN_HELP)]
     Slurm(super::campaign::SlurmArgs),
 }
+
+const FOLLOW_UP_HELP: &str = "\
+A survivor's runs took its transitions and saw nothing. The stimuli that took them were chosen \
+for coverage: fences, locked RMWs, four cores and evictions that reach the protocol's corners \
+also hide the reorderings a deleted forward_eviction_to_cpu lets through. Follow-up runs give \
+each survivor N more runs: the stimuli whose baseline runs took its transitions most often, \
+in turn, with the --set values over their knobs and seeds of their own (above every stimulus's \
+and search's). The first run that kills ends it; the kill matrix names the run \
+`k3+follow-up: knob=value ...` (k3: the stimulus it follows). This command records N and the \
+values in campaign.toml (each value one of its knob's: the knob file's [follow-up] table, or \
+--set here); the next `mutate run` gives every survivor with fewer follow-up runs than N the \
+missing ones (built again, its stimuli's seeds not run again), and new mutants get them as they \
+survive. With N = 0 no follow-up runs. Refused while a `mutate run` holds the campaign.
+
+Example:
+  memconform mutate follow-up camp --runs 4 --set fence=none --set rmw=none
+  memconform mutate run camp -j 2";
 
 const CLASSIFY_HELP: &str = "\
 A survivor is a mutant no seed killed. Either no program can tell it from the protocol \
@@ -337,6 +357,7 @@ pub fn run(args: MutateArgs) -> i32 {
         MutateCommand::ApplyEdits(a) => apply_edits(&a),
         MutateCommand::Init(a) => super::campaign::init(&a),
         MutateCommand::Add(a) => super::campaign::add(&a),
+        MutateCommand::FollowUp(a) => super::campaign::follow_up(&a),
         MutateCommand::Run(a) => super::campaign::run(&a),
         MutateCommand::Status(a) => super::campaign::status(&a),
         MutateCommand::Report(a) => super::campaign::report(&a),

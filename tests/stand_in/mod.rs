@@ -21,8 +21,10 @@ const TOY: &str = "machine(MachineType:Directory, \"toy\") {\n  action(l_queueMe
 /// is gone and hangs when `slow;` is; a slot's first build takes 2 s.
 /// Otherwise it replays the clean run (or, with `--replay DIR`, the clean
 /// run in DIR). At run time, `--param` values
-/// holding `bug` replay the MI-5 run, holding `nosuch` stop before any
-/// simulation (exit 1), as gem5 does with a parameter of no object.
+/// holding `bug` replay the MI-5 run, holding `onedit` replay it in a build
+/// whose `++counter;` is edited (a bug a knob value shows), holding
+/// `nosuch` stop before any simulation (exit 1), as gem5 does with a
+/// parameter of no object.
 const BUILD: &str = r#"#!/bin/sh
 set -e
 f=src/mem/ruby/protocol/Toy-dir.sm
@@ -38,6 +40,8 @@ pwd > build/TOY/built-at
 run=clean; src="$BUNDLE_clean"
 grep -q '^    out_msg.DataBlk := in_msg.DataBlk;' $f || { run=bug; src="$BUNDLE_bug"; }
 grep -q '^    go;' $f || run=hang
+# the profiling counter edited: `--param onedit` shows it (tests/stimulus.rs)
+edited=""; grep -q '^    ++counter;' $f || edited=counter
 cat > build/TOY/gem5.opt <<EOF
 #!/bin/sh
 # stand-in for gem5: replays a bundled real run
@@ -53,6 +57,7 @@ src="$src"
 case "\$param" in
   *nosuch*) echo "AttributeError: object has no attribute 'nosuch'" >&2; exit 1;;
   *bug*) src="$BUNDLE_bug";;
+  *onedit*) [ "$edited" = counter ] && src="$BUNDLE_bug";;
 esac
 cp "\$src"/config.ini "\$src"/trace.txt.gz "\$src"/stats.txt "\$out"/
 cat "\$src"/simout.txt; cat "\$src"/simerr.txt >&2
@@ -154,6 +159,7 @@ pub fn settings(root: &Path) -> Settings {
         stimuli: Vec::new(),
         knobs: None,
         reach_runs: 0,
+        follow_up_runs: 0,
     }
 }
 

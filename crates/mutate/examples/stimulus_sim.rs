@@ -31,6 +31,7 @@ fn main() {
                 values: (0..n).map(|v| v.to_string()).collect(),
             })
             .collect(),
+        follow_up: Default::default(),
     };
     let marks = [budget / 4, budget / 2, budget];
     for strategy in [Strategy::Random, Strategy::Bandit] {

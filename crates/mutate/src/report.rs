@@ -70,10 +70,19 @@ pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
         // the stimulus of a seed: the campaign's, else the one a search
         // found for this mutant (`name: knob=value ...`)
         let found = s.reached.get(&m.id).and_then(|(_, k)| k.as_ref());
+        let followed = s.follow_ups.get(&m.id);
         let stimulus = |seed: &str| -> String {
             let Ok(seed) = seed.parse::<u64>() else {
                 return String::new();
             };
+            // a follow-up run: the stimulus it follows, with its own knobs
+            if let Some(f) = followed.and_then(|f| f.get(&seed)) {
+                return format!(
+                    "{}+follow-up: {}",
+                    f.from,
+                    crate::stimulus::knobs_text(&f.knobs)
+                );
+            }
             c.settings
                 .stimulus_of(seed)
                 .or(found.filter(|k| k.seed == seed))
@@ -379,6 +388,47 @@ pub fn text(s: &State, survivors: &Survivors) -> String {
                 k.seed,
                 crate::stimulus::knobs_text(&k.knobs),
                 k.adds.join(", "),
+                s.status.get(id).map_or("pending", |st| st.name())
+            );
+        }
+    }
+    if !s.follow_ups.is_empty() {
+        let killed = |id: &str| s.status.get(id) == Some(&Status::Killed);
+        let mut ids: Vec<&String> = s.follow_ups.keys().collect();
+        ids.sort();
+        let _ = writeln!(
+            out,
+            "\nfollow-up runs ({} survivors of their stimuli, {} then killed): their stimuli \
+             with {}",
+            ids.len(),
+            ids.iter().filter(|id| killed(id)).count(),
+            c.settings
+                .knobs
+                .as_ref()
+                .map(|k| crate::stimulus::knobs_text(&k.follow_up))
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| "their own knobs".to_string())
+        );
+        for id in ids {
+            let runs = &s.follow_ups[id];
+            let op = c
+                .mutants
+                .iter()
+                .find(|m| &m.id == id)
+                .map_or("", |m| m.op.as_str());
+            let outcome = |seed: &u64| {
+                s.runs
+                    .get(id)
+                    .and_then(|r| r.get(seed))
+                    .map_or("-", |r| r.outcome.as_str())
+            };
+            let _ = writeln!(
+                out,
+                "  {id} {op}: {} ({})",
+                runs.iter()
+                    .map(|(seed, f)| format!("{} {}", f.from, outcome(seed)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 s.status.get(id).map_or("pending", |st| st.name())
             );
         }

@@ -55,6 +55,20 @@ pub enum Event {
         outcome: String,
         fired: Vec<String>,
     },
+    /// A survivor's follow-up run (§11b): the stimulus it follows (`from`),
+    /// the knobs it ran with (the follow-up values set over that
+    /// stimulus's) and its seed; the run itself is the `Ran` after it.
+    FollowUp {
+        mutant: String,
+        seed: u64,
+        from: String,
+        knobs: BTreeMap<String, String>,
+        /// The outcome of the clean protocol's run of the same knobs and
+        /// seed, made when the mutant's run killed: a kill counts only
+        /// when it is `survived`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clean: Option<String>,
+    },
     /// A `mutate run` of this shard began, with so many slots and cores
     /// (what [`Campaign::sessions`] measures its idle time against).
     Started { slots: usize, cores: usize },
@@ -110,8 +124,12 @@ pub(super) fn sessions_of(logs: &[TimedLog]) -> Vec<Session> {
                     s.run_s += run_s;
                     s.check_s += check_s;
                 }
-                // a search's runs are timed in its `Reached`
-                Event::MutantDone { .. } | Event::Started { .. } | Event::ReachRun { .. } => {}
+                // a search's runs are timed in its `Reached`, a follow-up's
+                // in its `Ran`
+                Event::MutantDone { .. }
+                | Event::Started { .. }
+                | Event::ReachRun { .. }
+                | Event::FollowUp { .. } => {}
             }
         }
         out.extend(cur.map(|(_, s)| s));

@@ -8,6 +8,7 @@
 //! first matching outcome. Resuming replays the logs: a mutant without its
 //! `mutant_done` event starts again from its patch, nothing done is redone.
 
+mod follow_up;
 mod log;
 mod outcome;
 mod phases;
@@ -18,6 +19,7 @@ mod slot;
 mod state;
 mod survivors;
 
+pub use follow_up::{candidates as follow_up_candidates, follow_up_seed};
 pub use log::*;
 pub use outcome::*;
 pub use phases::*;
@@ -113,6 +115,13 @@ pub struct Settings {
     /// transitions (0: none); a run that does becomes the mutant's stimulus.
     #[serde(default)]
     pub reach_runs: usize,
+    /// With stimuli: a survivor (every run of it clean and consistent,
+    /// its transitions taken) gets this many more runs, each a stimulus
+    /// that took its transitions with the knob space's `follow_up` values
+    /// set over it and a seed of its own (0: none; docs/design/campaigns.md
+    /// §11b); the first that kills ends it.
+    #[serde(default)]
+    pub follow_up_runs: usize,
 }
 
 impl Settings {
@@ -327,6 +336,71 @@ impl Campaign {
         write_mutants(dir, &c.mutants)?;
         drop(held);
         Ok((c, added))
+    }
+
+    /// Sets the campaign's follow-up (§11b): `runs` more runs per survivor,
+    /// with `set` (knob = value, each one of the knob's values) over their
+    /// stimulus; `set` empty keeps the knob values it has. `campaign.toml`
+    /// is rewritten whole; refused while a `mutate run` holds any shard.
+    /// The next `mutate run` gives each survivor its follow-up runs.
+    pub fn set_follow_up(
+        dir: &Path,
+        runs: usize,
+        set: &BTreeMap<String, String>,
+    ) -> Result<Campaign, Error> {
+        use std::fs::TryLockError;
+        let mut c = Campaign::open(dir)?;
+        let Some(space) = c.settings.knobs.as_mut() else {
+            return Err(err(format!(
+                "{}: no stimuli: follow-up runs are stimuli with knob values set over them \
+                 (`mutate init --stimuli`)",
+                shown(dir)
+            )));
+        };
+        for (name, value) in set {
+            let Some(knob) = space.knobs.iter().find(|k| &k.name == name) else {
+                return Err(err(format!(
+                    "--set {name}={value}: `{name}` is no knob of the campaign (knobs: {})",
+                    space
+                        .knobs
+                        .iter()
+                        .map(|k| k.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            };
+            if !knob.values.contains(value) {
+                return Err(err(format!(
+                    "--set {name}={value}: not one of the knob's values ({})",
+                    knob.values.join(", ")
+                )));
+            }
+        }
+        if !set.is_empty() {
+            space.follow_up = set.clone();
+        }
+        c.settings.follow_up_runs = runs;
+        let mut held = Vec::new();
+        for (_, path) in shard_locks(dir)? {
+            let f = File::open(&path).map_err(|e| io_err(&path, e))?;
+            match f.try_lock() {
+                Ok(()) => held.push(f),
+                Err(TryLockError::WouldBlock) => {
+                    return Err(err(format!(
+                        "{} is being run by {} (its lock: {}): set the follow-up when it ends \
+                         or after stopping it (the next `mutate run` resumes)",
+                        shown(dir),
+                        holder_of(&path),
+                        shown(&path)
+                    )))
+                }
+                Err(TryLockError::Error(e)) => return Err(io_err(&path, e)),
+            }
+        }
+        let toml = toml::to_string_pretty(&c.settings).map_err(|e| err(e.to_string()))?;
+        write_atomic(&dir.join("campaign.toml"), toml.as_bytes())?;
+        drop(held);
+        Ok(c)
     }
 
     /// The campaign's base edits (`base.edits`), if it has any.

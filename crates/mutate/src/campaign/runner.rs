@@ -62,10 +62,12 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
             _ => None,
         })
         .collect();
+    // survivors owed follow-up runs (§11b): done, but run again for those
+    let reopen = owed_follow_ups(c, &events)?;
     let todo: Vec<&Mutant> = c
         .shard(k, n)
         .into_iter()
-        .filter(|m| !done.contains(m.id.as_str()))
+        .filter(|m| !done.contains(m.id.as_str()) || reopen.contains_key(m.id.as_str()))
         .collect();
     let slot_dir = o.slot_dir.clone().unwrap_or_else(|| c.dir.join("slots"));
     // the baseline: the first slot, unmutated (shards running at once may
@@ -134,8 +136,8 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for s in 0..o.slots.max(1) {
-            let (queue, finished, failure, log, models, clean, covered, cores) = (
-                &queue, &finished, &failure, &log, &models, &clean, &covered, &cores,
+            let (queue, finished, failure, log, models, clean, covered, cores, reopen) = (
+                &queue, &finished, &failure, &log, &models, &clean, &covered, &cores, &reopen,
             );
             let baseline = baseline.as_slice();
             let slot_root = slot_dir.join(format!("{k}-{s}"));
@@ -211,12 +213,22 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                         };
                         // with stimuli, the seeds whose baseline reached it
                         // (or the one a search found)
+                        // (a survivor owed follow-up runs: those alone)
+                        let owed = reopen.get(built.id.as_str()).copied();
                         let plan = Plan {
                             m: built,
-                            seeds: match &reached {
-                                Some(k) => vec![k.seed],
-                                None => mutant_seeds(c, built, clean, baseline),
+                            seeds: match (&reached, owed) {
+                                (_, Some(_)) => Vec::new(),
+                                (Some(k), None) => vec![k.seed],
+                                (None, None) => mutant_seeds(c, built, clean, baseline),
                             },
+                            follow_ups: follow_up::candidates(
+                                c,
+                                built.fires.as_deref().unwrap_or_default(),
+                                baseline,
+                                reached.as_ref(),
+                            ),
+                            followed: owed.unwrap_or(0),
                             reached,
                         };
                         if cores.try_take(1) == 0 {
@@ -1130,6 +1142,77 @@ pub(super) struct Plan<'a> {
     pub(super) m: &'a Mutant,
     pub(super) seeds: Vec<u64>,
     pub(super) reached: Option<crate::stimulus::Stimulus>,
+    /// The stimuli its follow-up runs follow, if it survives (§11b).
+    pub(super) follow_ups: Vec<(crate::stimulus::Stimulus, u64)>,
+    /// Its follow-up runs logged before (a survivor reopened for them).
+    pub(super) followed: usize,
+}
+
+/// Survivors owed follow-up runs (§11b): done as `survived` with fewer
+/// follow-up runs logged than the campaign asks for, and not classified
+/// equivalent (`survivors.toml`: no program tells them apart); each with
+/// the number logged. A kill by a follow-up run with no clean run of its
+/// knobs and seed logged (`clean`) is not evidence: that mutant is owed
+/// the run again (the same seed: the same run), then the clean one.
+pub(super) fn owed_follow_ups(
+    c: &Campaign,
+    events: &[Event],
+) -> Result<HashMap<String, usize>, Error> {
+    let s = &c.settings;
+    if s.follow_up_runs == 0 || s.knobs.is_none() {
+        return Ok(HashMap::new());
+    }
+    let classified = c.survivors()?;
+    let equivalent = |m: &str| {
+        classified
+            .get(m)
+            .is_some_and(|k| k.class == Class::Equivalent)
+    };
+    let mut last: HashMap<&str, Status> = HashMap::new();
+    let mut logged: HashMap<&str, usize> = HashMap::new();
+    // follow-up seeds with no clean run logged, and the kills of each kind
+    let mut unchecked: HashSet<(&str, u64)> = HashSet::new();
+    let mut kills: HashMap<&str, (bool, bool)> = HashMap::new();
+    for e in events {
+        match e {
+            Event::MutantDone { mutant, status, .. } => {
+                last.insert(mutant, *status);
+            }
+            Event::FollowUp {
+                mutant,
+                seed,
+                clean,
+                ..
+            } => {
+                *logged.entry(mutant).or_default() += 1;
+                if clean.is_none() {
+                    unchecked.insert((mutant, *seed));
+                }
+            }
+            Event::Ran { mutant, seed, run } if run.kills() => {
+                let k = kills.entry(mutant).or_default();
+                if unchecked.contains(&(mutant.as_str(), *seed)) {
+                    k.1 = true;
+                } else {
+                    k.0 = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(last
+        .into_iter()
+        .filter(|(m, _)| !equivalent(m))
+        .filter_map(|(m, st)| {
+            let n = logged.get(m).copied().unwrap_or(0);
+            match (st, kills.get(m).copied().unwrap_or_default()) {
+                (Status::Survived, _) if n < s.follow_up_runs => Some((m.to_string(), n)),
+                // killed by an unchecked follow-up run alone (its last)
+                (Status::Killed, (false, true)) => Some((m.to_string(), n.saturating_sub(1))),
+                _ => None,
+            }
+        })
+        .collect())
 }
 
 /// Runs a built mutant's seeds (until the first kill; every seed with
@@ -1228,6 +1311,24 @@ pub(super) fn run_built(
                 done = true;
                 break;
             }
+        }
+    }
+    // a survivor its runs reached: its follow-up runs (§11b)
+    if status == Status::Survived && !plan.follow_ups.is_empty() {
+        match follow_up::follow_up(
+            c,
+            slot,
+            bin,
+            m,
+            &plan.follow_ups,
+            plan.followed,
+            models,
+            limit,
+            log,
+            o,
+        )? {
+            Some(after) => status = after,
+            None => return Ok(false),
         }
     }
     log.push(&Event::MutantDone {

@@ -14,11 +14,23 @@ pub struct State<'c> {
     /// and the stimulus it found.
     pub reached: HashMap<String, (usize, Option<crate::stimulus::Stimulus>)>,
     pub runs: HashMap<String, BTreeMap<u64, Run>>,
+    /// Per mutant its follow-up runs (§11b) by seed: the stimulus each
+    /// follows and its knobs.
+    pub follow_ups: HashMap<String, BTreeMap<u64, FollowedUp>>,
     pub build_s: HashMap<String, f64>,
     /// Where each build's time went, where its output said.
     pub build_phases: HashMap<String, BuildPhases>,
     /// Each `mutate run` whose log lines carry their times.
     pub sessions: Vec<Session>,
+}
+
+/// One follow-up run of a survivor: the stimulus it follows, the knobs it
+/// ran with, and (when it killed) the clean protocol's outcome of them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FollowedUp {
+    pub from: String,
+    pub knobs: BTreeMap<String, String>,
+    pub clean: Option<String>,
 }
 
 impl<'c> State<'c> {
@@ -31,6 +43,7 @@ impl<'c> State<'c> {
             notes: HashMap::new(),
             reached: HashMap::new(),
             runs: HashMap::new(),
+            follow_ups: HashMap::new(),
             build_s: HashMap::new(),
             build_phases: HashMap::new(),
             sessions: Vec::new(),
@@ -77,6 +90,18 @@ impl<'c> State<'c> {
                     ..
                 } => {
                     s.reached.insert(mutant, (runs, stimulus));
+                }
+                Event::FollowUp {
+                    mutant,
+                    seed,
+                    from,
+                    knobs,
+                    clean,
+                } => {
+                    s.follow_ups
+                        .entry(mutant)
+                        .or_default()
+                        .insert(seed, FollowedUp { from, knobs, clean });
                 }
                 Event::Started { .. } | Event::ReachRun { .. } => {}
             }

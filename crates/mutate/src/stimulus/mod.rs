@@ -54,6 +54,12 @@ pub struct Knob {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Space {
     pub knobs: Vec<Knob>,
+    /// The knob file's `[follow-up]` table: values a campaign's follow-up
+    /// runs set over a survivor's stimulus (docs/design/campaigns.md §11b),
+    /// those that leave a bug visible rather than take transitions (no
+    /// fences, no locked RMWs); each a knob and one of its values.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub follow_up: BTreeMap<String, String>,
 }
 
 /// A setting: a value index per knob of a [`Space`], in its order.
@@ -61,13 +67,17 @@ pub type Setting = Vec<usize>;
 
 impl Space {
     /// Parses a knob file: a `[knobs]` table, each entry `name = [values]`
-    /// (strings, integers or booleans). Errors are `path:line:col: what`.
+    /// (strings, integers or booleans), and an optional `[follow-up]`
+    /// table, each entry `name = value` (a knob and one of its values).
+    /// Errors are `path:line:col: what`.
     pub fn parse(text: &str, path: &Path) -> Result<Space, String> {
         let shown = memconform_report::shown_path(path);
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct File {
             knobs: BTreeMap<String, toml::Spanned<Vec<toml::Spanned<toml::Value>>>>,
+            #[serde(default, rename = "follow-up")]
+            follow_up: BTreeMap<String, toml::Spanned<toml::Value>>,
         }
         let at = |span: std::ops::Range<usize>| {
             let (line, col) = line_col(text, span.start);
@@ -114,7 +124,40 @@ impl Space {
                 "{shown}: no knobs (a `[knobs]` table of `name = [values]`)"
             ));
         }
-        Ok(Space { knobs })
+        let mut follow_up = BTreeMap::new();
+        for (name, value) in file.follow_up {
+            let here = at(value.span());
+            let v = match value.into_inner() {
+                toml::Value::String(s) => s,
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
+                other => {
+                    return Err(format!(
+                        "{here}: follow-up `{name}`: a value is a string, an integer or a \
+                         boolean, not a {}",
+                        other.type_str()
+                    ))
+                }
+            };
+            let Some(knob) = knobs.iter().find(|k| k.name == name) else {
+                return Err(format!(
+                    "{here}: follow-up `{name}` is no knob (knobs: {})",
+                    knobs
+                        .iter()
+                        .map(|k| k.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            };
+            if !knob.values.contains(&v) {
+                return Err(format!(
+                    "{here}: follow-up `{name}` = {v:?} is not one of the knob's values ({})",
+                    knob.values.join(", ")
+                ));
+            }
+            follow_up.insert(name, v);
+        }
+        Ok(Space { knobs, follow_up })
     }
 
     /// How many settings there are.
@@ -565,6 +608,18 @@ impl Stimuli {
                 check_value(&k.name, v).map_err(|e| format!("{shown}: [space]: {e}"))?;
             }
         }
+        for (name, v) in &s.space.follow_up {
+            if !s
+                .space
+                .knobs
+                .iter()
+                .any(|k| &k.name == name && k.values.contains(v))
+            {
+                return Err(format!(
+                    "{shown}: [space.follow_up]: `{name}` = {v:?} is not a knob with that value"
+                ));
+            }
+        }
         let mut seeds = BTreeMap::new();
         let mut names = BTreeSet::new();
         for k in &s.stimuli {
@@ -621,6 +676,28 @@ mod tests {
         assert!(bad("[knobs]\nx = [1.5]\n").contains("not a float"));
         assert!(bad("[knobs]\n").contains("no knobs"));
         assert!(bad("[knob]\nx = [1]\n").starts_with("k.toml:1:"));
+    }
+
+    #[test]
+    fn a_follow_up_table_sets_knobs_to_their_own_values() {
+        let text = "[knobs]\nfence = [\"none\", \"random\"]\nevict = [0, 1024]\n\n\
+                    [follow-up]\nfence = \"none\"\n";
+        let s = Space::parse(text, Path::new("k.toml")).unwrap();
+        assert_eq!(s.follow_up.len(), 1);
+        assert_eq!(s.follow_up["fence"], "none");
+        // it goes into stimuli.toml with the space and comes back
+        let back: Space = toml::from_str(&toml::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+        let bad = |t: &str| Space::parse(t, Path::new("k.toml")).unwrap_err();
+        let e = bad(&text.replace("fence = \"none\"\n", "rmw = \"none\"\n"));
+        assert!(
+            e.starts_with("k.toml:6:7: ") && e.contains("no knob"),
+            "{e}"
+        );
+        let e = bad(&text.replace("fence = \"none\"\n", "evict = 256\n"));
+        assert!(e.contains("not one of the knob's values (0, 1024)"), "{e}");
+        // without the table: no follow-up values
+        assert!(space().follow_up.is_empty());
     }
 
     #[test]

@@ -1,0 +1,201 @@
+//! Follow-up runs of a survivor (docs/design/campaigns.md §11b). The
+//! stimuli were chosen for coverage: the knob values that take the
+//! protocol's corners (fences, locked RMWs, four cores, evictions) also
+//! hide what a deleted `forward_eviction_to_cpu` lets through, a load the
+//! core ran early and kept. A survivor whose transitions its runs took gets
+//! `follow_up_runs` more: the stimuli that took its transitions, most often
+//! first, in turn, with the knob space's `follow_up` values set over their
+//! knobs and seeds of its own. The first that kills ends it — once the
+//! clean protocol has run the same knobs and seed clean and consistent: a
+//! follow-up's setting has no baseline run, and gem5 itself fails some
+//! settings (small caches: `Ruby functional read failed`), which is no
+//! kill of the mutant's.
+
+use super::*;
+
+/// The seed of a mutant's follow-up run `i`: 2^40 + the id's first eight
+/// hex digits × 256 + `i`, above every stimulus's and search's seed and
+/// the same however many mutants the campaign has or runs per survivor.
+pub fn follow_up_seed(mutant: &str, i: usize) -> u64 {
+    let id = u64::from_str_radix(mutant.get(..8).unwrap_or(mutant), 16).unwrap_or(0);
+    (1 << 40) + (id << 8) + (i as u64 % 256)
+}
+
+/// The stimuli a survivor's follow-up runs follow, each with the count of
+/// its transitions its baseline run took, most first: those whose baseline
+/// run took one of `fires`, and the one a search found for it (first: no
+/// stimulus took them). Empty when the campaign has no stimuli.
+pub fn candidates(
+    c: &Campaign,
+    fires: &[String],
+    baseline: &[(u64, Run)],
+    reached: Option<&crate::stimulus::Stimulus>,
+) -> Vec<(crate::stimulus::Stimulus, u64)> {
+    let mut out: Vec<(crate::stimulus::Stimulus, u64)> = Vec::new();
+    if let Some(k) = reached {
+        out.push((k.clone(), 0));
+    }
+    for (seed, r) in baseline.iter().filter(|(_, r)| r.outcome == "survived") {
+        let Some(k) = c.settings.stimulus_of(*seed) else {
+            continue;
+        };
+        let took = r
+            .fired
+            .as_ref()
+            .is_some_and(|f| fires.iter().any(|t| f.contains(t)));
+        if !took {
+            continue;
+        }
+        // how often: the run's own counters (kept in runs/baseline)
+        let stats = c
+            .dir
+            .join("runs/baseline")
+            .join(format!("s{seed}"))
+            .join("stats.txt");
+        let n = coverage::read_counts(&stats).map_or(0, |counts| {
+            counts
+                .count
+                .iter()
+                .filter(|((m, s, e), _)| fires.iter().any(|t| *t == format!("{m}.{s}.{e}")))
+                .map(|(_, n)| n)
+                .sum()
+        });
+        out.push((k.clone(), n));
+    }
+    // most often first (a search's find first of all); ties by seed
+    let found = reached.is_some() as usize;
+    out[found..].sort_by(|(a, x), (b, y)| y.cmp(x).then(a.seed.cmp(&b.seed)));
+    out
+}
+
+/// The knobs of follow-up run `i`: its stimulus's (candidates in turn) with
+/// the space's follow-up values set over them.
+pub fn knobs_of(
+    space: &crate::stimulus::Space,
+    candidates: &[(crate::stimulus::Stimulus, u64)],
+    i: usize,
+) -> Option<(String, BTreeMap<String, String>)> {
+    let (k, _) = candidates.get(i % candidates.len().max(1))?;
+    let mut knobs = k.knobs.clone();
+    for (name, value) in &space.follow_up {
+        knobs.insert(name.clone(), value.clone());
+    }
+    Some((k.name.clone(), knobs))
+}
+
+/// Runs a survivor's follow-up runs from run `from` (those logged before
+/// count: a resumed follow-up goes on) and logs each (`FollowUp`, then
+/// `Ran`). A run that kills is run again on the clean protocol (the
+/// baseline's binary, same knobs and seed): unless that run survives, the
+/// kill is no evidence and the run is `unknown`. Returns `Killed` at the
+/// first kill, else `Survived` (a follow-up's timeout or `unknown` leaves
+/// a survivor of its stimuli one), or `None` when stopped.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn follow_up(
+    c: &Campaign,
+    slot: &Slot,
+    bin: Option<&Path>,
+    m: &Mutant,
+    candidates: &[(crate::stimulus::Stimulus, u64)],
+    from: usize,
+    models: &[Model],
+    limit: u64,
+    log: &Log,
+    o: &RunOptions<'_>,
+) -> Result<Option<Status>, Error> {
+    let s = &c.settings;
+    let mut status = Status::Survived;
+    let Some(space) = s.knobs.as_ref() else {
+        return Ok(Some(status));
+    };
+    let dir = c.dir.join("runs").join(&m.id);
+    for i in from..s.follow_up_runs {
+        let Some((name, knobs)) = knobs_of(space, candidates, i) else {
+            break;
+        };
+        let seed = follow_up_seed(&m.id, i);
+        let Some(mut run) = run_seed(
+            c,
+            slot,
+            bin,
+            &m.id,
+            &m.params,
+            seed,
+            &dir,
+            models,
+            limit,
+            o,
+            Some(&knobs),
+        )?
+        else {
+            return Ok(None);
+        };
+        // a kill: does the clean protocol run this setting clean?
+        let mut clean = None;
+        if run.kills() {
+            let base = base_binary(c);
+            let Some(reference) = run_seed(
+                c,
+                slot,
+                Some(&base),
+                "baseline",
+                &[],
+                seed,
+                &dir.join("follow-up-clean"),
+                models,
+                limit,
+                o,
+                Some(&knobs),
+            )?
+            else {
+                return Ok(None);
+            };
+            if reference.outcome != "survived" {
+                run.check_error = format!(
+                    "{} is no kill: the clean protocol's run of the same knobs and seed ends {} \
+                     too ({})",
+                    run.outcome,
+                    reference.outcome,
+                    shown(&dir.join("follow-up-clean").join(format!("s{seed}")))
+                );
+                run.outcome = "unknown".to_string();
+            } else {
+                let _ = fs::remove_dir_all(dir.join("follow-up-clean").join(format!("s{seed}")));
+            }
+            clean = Some(reference.outcome);
+        }
+        (o.progress)(&format!(
+            "{} {} follow-up {}/{} (seed {seed}; {name} with {}): {}",
+            m.id,
+            m.op,
+            i + 1,
+            s.follow_up_runs,
+            crate::stimulus::knobs_text(&space.follow_up),
+            run.outcome
+        ));
+        let kills = run.kills();
+        if kills {
+            status = Status::Killed;
+        }
+        let survived = run.outcome == "survived";
+        log.push(&Event::FollowUp {
+            mutant: m.id.clone(),
+            seed,
+            from: name,
+            knobs,
+            clean,
+        })?;
+        log.push(&Event::Ran {
+            mutant: m.id.clone(),
+            seed,
+            run,
+        })?;
+        if survived {
+            let _ = fs::remove_dir_all(dir.join(format!("s{seed}")));
+        }
+        if kills {
+            break;
+        }
+    }
+    Ok(Some(status))
+}
