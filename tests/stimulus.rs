@@ -701,6 +701,11 @@ fn follow_up_runs_kill_what_a_stimulus_hid_and_only_survivors_get_them() {
     assert_eq!(runs.len(), 2);
     assert!(runs.values().all(|f| f.clean.is_some()), "{runs:?}");
     assert_eq!(st.runs[&only_k1.id][&f0].outcome, "unknown");
+    // a run made again counts once: three asked for add the third
+    let c = Campaign::set_follow_up(&c.dir, 3, &Default::default()).unwrap();
+    assert_eq!(stand_in::run_all(&c), 1);
+    let st = State::of(&c).unwrap();
+    assert_eq!(st.follow_ups[&only_k1.id].len(), 3);
 }
 
 /// The killing run of `mutant` in the campaign at `dir`.

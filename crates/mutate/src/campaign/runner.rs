@@ -1169,7 +1169,8 @@ pub(super) fn owed_follow_ups(
             .is_some_and(|k| k.class == Class::Equivalent)
     };
     let mut last: HashMap<&str, Status> = HashMap::new();
-    let mut logged: HashMap<&str, usize> = HashMap::new();
+    // each mutant's follow-up seeds (a run made again is one run)
+    let mut logged: HashMap<&str, HashSet<u64>> = HashMap::new();
     // follow-up seeds with no clean run logged, and the kills of each kind
     let mut unchecked: HashSet<(&str, u64)> = HashSet::new();
     let mut kills: HashMap<&str, (bool, bool)> = HashMap::new();
@@ -1184,9 +1185,11 @@ pub(super) fn owed_follow_ups(
                 clean,
                 ..
             } => {
-                *logged.entry(mutant).or_default() += 1;
+                logged.entry(mutant).or_default().insert(*seed);
                 if clean.is_none() {
                     unchecked.insert((mutant, *seed));
+                } else {
+                    unchecked.remove(&(mutant.as_str(), *seed));
                 }
             }
             Event::Ran { mutant, seed, run } if run.kills() => {
@@ -1204,7 +1207,7 @@ pub(super) fn owed_follow_ups(
         .into_iter()
         .filter(|(m, _)| !equivalent(m))
         .filter_map(|(m, st)| {
-            let n = logged.get(m).copied().unwrap_or(0);
+            let n = logged.get(m).map_or(0, HashSet::len);
             match (st, kills.get(m).copied().unwrap_or_default()) {
                 (Status::Survived, _) if n < s.follow_up_runs => Some((m.to_string(), n)),
                 // killed by an unchecked follow-up run alone (its last)
