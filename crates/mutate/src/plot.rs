@@ -42,13 +42,14 @@ const STATUSES: [Status; 7] = [
     Status::Unreached,
 ];
 
-const EXIT_KINDS: [ExitKind; 7] = [
+const EXIT_KINDS: [ExitKind; 8] = [
     ExitKind::Clean,
     ExitKind::TesterCheck,
     ExitKind::ProtocolPanic,
     ExitKind::Deadlock,
     ExitKind::Timeout,
     ExitKind::Crash,
+    ExitKind::ProgramAbort,
     ExitKind::Stopped,
 ];
 

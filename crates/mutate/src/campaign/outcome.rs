@@ -22,6 +22,11 @@ pub enum ExitKind {
     Timeout,
     /// Any other non-zero exit or signal.
     Crash,
+    /// gem5 ended cleanly but the simulated program aborted first: its C
+    /// library's heap or stack checks or an `assert` said so on its
+    /// standard error (`malloc(): corrupted top size`): data it read was
+    /// wrong. Its clean run (the same seed) ended with its output.
+    ProgramAbort,
     /// memconform stopped the run at a violation it found while gem5 ran
     /// (`stop_at_violation`): how gem5 would have ended is not known.
     Stopped,
@@ -37,6 +42,7 @@ impl ExitKind {
             ExitKind::Deadlock => "deadlock",
             ExitKind::Timeout => "timeout",
             ExitKind::Crash => "crash",
+            ExitKind::ProgramAbort => "program_abort",
             ExitKind::Stopped => "stopped",
         }
     }
@@ -58,6 +64,8 @@ impl ExitKind {
             ExitKind::ProtocolPanic
         } else if output.contains("Deadlock detected") {
             ExitKind::Deadlock
+        } else if code == Some(0) && PROGRAM_ABORTS.iter().any(|m| output.contains(m)) {
+            ExitKind::ProgramAbort
         } else if code == Some(0) {
             ExitKind::Clean
         } else {
@@ -65,6 +73,18 @@ impl ExitKind {
         }
     }
 }
+
+/// What a simulated program's C library or `assert` writes to its standard
+/// error (gem5's, in SE mode) as it aborts: glibc's heap checks
+/// (`malloc(): corrupted top size`, `free(): invalid pointer`, `double free
+/// or corruption`), its stack protector, a failed `assert`.
+const PROGRAM_ABORTS: [&str; 5] = [
+    "malloc(): ",
+    "free(): ",
+    "double free or corruption",
+    "*** stack smashing detected ***",
+    "Assertion `",
+];
 
 /// Written to a run's log by the runner when it kills the run.
 pub(super) const TIMEOUT_MARK: &str = "memconform: timed out";
@@ -345,5 +365,32 @@ mod tests {
         // incomparable: the earlier in EVERY
         assert!(weaker(Ccv, Some(Cm)) || weaker(Cm, Some(Ccv)));
         assert!(!(weaker(Ccv, Some(Cm)) && weaker(Cm, Some(Ccv))));
+    }
+
+    /// A run gem5 ended cleanly whose program aborted (a real run's log:
+    /// MESI_Two_Level's L2 sending exclusive data without its block) is a
+    /// program abort; a plain clean run is clean; gem5's own panics come
+    /// first.
+    #[test]
+    fn a_program_that_aborts_under_a_clean_gem5_is_no_clean_run() {
+        let tail = "src/sim/mem_state.cc:448: info: Increasing stack size by one page.\n\
+                    malloc(): corrupted top size\n\
+                    src/sim/syscall_emul.cc:85: warn: ignoring syscall rt_sigprocmask(...)\n\
+                    Exiting @ tick 30131500 because exiting with last active thread context\n";
+        assert_eq!(ExitKind::classify(Some(0), tail), ExitKind::ProgramAbort);
+        let clean = tail.replace("malloc(): corrupted top size\n", "");
+        assert_eq!(ExitKind::classify(Some(0), &clean), ExitKind::Clean);
+        assert_eq!(
+            ExitKind::classify(
+                Some(0),
+                "client: client.c:80: main: Assertion `x' failed.\n"
+            ),
+            ExitKind::ProgramAbort
+        );
+        assert_eq!(
+            ExitKind::classify(Some(1), &format!("{tail}Invalid transition\n")),
+            ExitKind::ProtocolPanic
+        );
+        assert_eq!(ExitKind::classify(Some(1), tail), ExitKind::Crash);
     }
 }
