@@ -308,26 +308,9 @@ impl Campaign {
     /// any shard (shards are a function of the sorted ids: a runner's share
     /// would shift under it). Returns the campaign and the ids added.
     pub fn add(dir: &Path, mutants: Vec<Mutant>) -> Result<(Campaign, Vec<String>), Error> {
-        use std::fs::TryLockError;
         let mut c = Campaign::open(dir)?;
         // hold every shard's lock while the list changes
-        let mut held = Vec::new();
-        for (_, path) in shard_locks(dir)? {
-            let f = File::open(&path).map_err(|e| io_err(&path, e))?;
-            match f.try_lock() {
-                Ok(()) => held.push(f),
-                Err(TryLockError::WouldBlock) => {
-                    return Err(err(format!(
-                        "{} is being run by {} (its lock: {}): add mutants when it ends \
-                         or after stopping it (the next `mutate run` resumes)",
-                        shown(dir),
-                        holder_of(&path),
-                        shown(&path)
-                    )))
-                }
-                Err(TryLockError::Error(e)) => return Err(io_err(&path, e)),
-            }
-        }
+        let held = hold_every_shard(dir, "add mutants")?;
         let added = crate::merge(&mut c.mutants, mutants);
         for m in c.mutants.iter().filter(|m| added.contains(&m.id)) {
             write_patch(dir, m)?;
@@ -348,7 +331,6 @@ impl Campaign {
         runs: usize,
         set: &BTreeMap<String, String>,
     ) -> Result<Campaign, Error> {
-        use std::fs::TryLockError;
         let mut c = Campaign::open(dir)?;
         let Some(space) = c.settings.knobs.as_mut() else {
             return Err(err(format!(
@@ -358,45 +340,15 @@ impl Campaign {
             )));
         };
         for (name, value) in set {
-            let Some(knob) = space.knobs.iter().find(|k| &k.name == name) else {
-                return Err(err(format!(
-                    "--set {name}={value}: `{name}` is no knob of the campaign (knobs: {})",
-                    space
-                        .knobs
-                        .iter()
-                        .map(|k| k.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )));
-            };
-            if !knob.values.contains(value) {
-                return Err(err(format!(
-                    "--set {name}={value}: not one of the knob's values ({})",
-                    knob.values.join(", ")
-                )));
-            }
+            space
+                .check_follow_up(name, value)
+                .map_err(|e| err(format!("--set {name}={value}: {e}")))?;
         }
         if !set.is_empty() {
             space.follow_up = set.clone();
         }
         c.settings.follow_up_runs = runs;
-        let mut held = Vec::new();
-        for (_, path) in shard_locks(dir)? {
-            let f = File::open(&path).map_err(|e| io_err(&path, e))?;
-            match f.try_lock() {
-                Ok(()) => held.push(f),
-                Err(TryLockError::WouldBlock) => {
-                    return Err(err(format!(
-                        "{} is being run by {} (its lock: {}): set the follow-up when it ends \
-                         or after stopping it (the next `mutate run` resumes)",
-                        shown(dir),
-                        holder_of(&path),
-                        shown(&path)
-                    )))
-                }
-                Err(TryLockError::Error(e)) => return Err(io_err(&path, e)),
-            }
-        }
+        let held = hold_every_shard(dir, "set the follow-up")?;
         let toml = toml::to_string_pretty(&c.settings).map_err(|e| err(e.to_string()))?;
         write_atomic(&dir.join("campaign.toml"), toml.as_bytes())?;
         drop(held);
@@ -459,6 +411,31 @@ impl Campaign {
             mutants,
         })
     }
+}
+
+/// Every shard's lock of the campaign in `dir`, held (the files open)
+/// while the caller changes what runners read; refused, saying to
+/// `to_do` later, while a `mutate run` holds one.
+fn hold_every_shard(dir: &Path, to_do: &str) -> Result<Vec<File>, Error> {
+    use std::fs::TryLockError;
+    let mut held = Vec::new();
+    for (_, path) in shard_locks(dir)? {
+        let f = File::open(&path).map_err(|e| io_err(&path, e))?;
+        match f.try_lock() {
+            Ok(()) => held.push(f),
+            Err(TryLockError::WouldBlock) => {
+                return Err(err(format!(
+                    "{} is being run by {} (its lock: {}): {to_do} when it ends or after \
+                     stopping it (the next `mutate run` resumes)",
+                    shown(dir),
+                    holder_of(&path),
+                    shown(&path)
+                )))
+            }
+            Err(TryLockError::Error(e)) => return Err(io_err(&path, e)),
+        }
+    }
+    Ok(held)
 }
 
 /// The first seed that `seeds` lists a second time.

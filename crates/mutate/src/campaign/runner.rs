@@ -222,12 +222,7 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
                                 (Some(k), None) => vec![k.seed],
                                 (None, None) => mutant_seeds(c, built, clean, baseline),
                             },
-                            follow_ups: follow_up::candidates(
-                                c,
-                                built.fires.as_deref().unwrap_or_default(),
-                                baseline,
-                                reached.as_ref(),
-                            ),
+                            baseline,
                             followed: owed.unwrap_or(0),
                             reached,
                         };
@@ -1142,8 +1137,9 @@ pub(super) struct Plan<'a> {
     pub(super) m: &'a Mutant,
     pub(super) seeds: Vec<u64>,
     pub(super) reached: Option<crate::stimulus::Stimulus>,
-    /// The stimuli its follow-up runs follow, if it survives (§11b).
-    pub(super) follow_ups: Vec<(crate::stimulus::Stimulus, u64)>,
+    /// The baseline's runs: which stimuli its follow-up runs follow, if
+    /// it survives (§11b).
+    pub(super) baseline: &'a [(u64, Run)],
     /// Its follow-up runs logged before (a survivor reopened for them).
     pub(super) followed: usize,
 }
@@ -1316,14 +1312,25 @@ pub(super) fn run_built(
             }
         }
     }
-    // a survivor its runs reached: its follow-up runs (§11b)
-    if status == Status::Survived && !plan.follow_ups.is_empty() {
+    // a survivor its runs reached: its follow-up runs (§11b), the stimuli
+    // that took its transitions read only now
+    let follow_ups = if status == Status::Survived && plan.followed < s.follow_up_runs {
+        follow_up::candidates(
+            c,
+            m.fires.as_deref().unwrap_or_default(),
+            plan.baseline,
+            reached,
+        )
+    } else {
+        Vec::new()
+    };
+    if !follow_ups.is_empty() {
         match follow_up::follow_up(
             c,
             slot,
             bin,
             m,
-            &plan.follow_ups,
+            &follow_ups,
             plan.followed,
             models,
             limit,

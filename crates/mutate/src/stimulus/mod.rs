@@ -99,18 +99,12 @@ impl Space {
             let mut out = Vec::new();
             for v in values {
                 let here = at(v.span());
-                let s = match v.into_inner() {
-                    toml::Value::String(s) => s,
-                    toml::Value::Integer(i) => i.to_string(),
-                    toml::Value::Boolean(b) => b.to_string(),
-                    other => {
-                        return Err(format!(
-                            "{here}: knob `{name}`: a value is a string, an integer or a boolean, \
-                             not a {}",
-                            other.type_str()
-                        ))
-                    }
-                };
+                let s = value_text(v.into_inner()).map_err(|t| {
+                    format!(
+                        "{here}: knob `{name}`: a value is a string, an integer or a boolean, \
+                         not a {t}"
+                    )
+                })?;
                 check_value(&name, &s).map_err(|e| format!("{here}: {e}"))?;
                 if !seen.insert(s.clone()) {
                     return Err(format!("{here}: knob `{name}`: the value {s:?} twice"));
@@ -124,40 +118,46 @@ impl Space {
                 "{shown}: no knobs (a `[knobs]` table of `name = [values]`)"
             ));
         }
-        let mut follow_up = BTreeMap::new();
+        let mut space = Space {
+            knobs,
+            follow_up: BTreeMap::new(),
+        };
         for (name, value) in file.follow_up {
             let here = at(value.span());
-            let v = match value.into_inner() {
-                toml::Value::String(s) => s,
-                toml::Value::Integer(i) => i.to_string(),
-                toml::Value::Boolean(b) => b.to_string(),
-                other => {
-                    return Err(format!(
-                        "{here}: follow-up `{name}`: a value is a string, an integer or a \
-                         boolean, not a {}",
-                        other.type_str()
-                    ))
-                }
-            };
-            let Some(knob) = knobs.iter().find(|k| k.name == name) else {
-                return Err(format!(
-                    "{here}: follow-up `{name}` is no knob (knobs: {})",
-                    knobs
-                        .iter()
-                        .map(|k| k.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            };
-            if !knob.values.contains(&v) {
-                return Err(format!(
-                    "{here}: follow-up `{name}` = {v:?} is not one of the knob's values ({})",
-                    knob.values.join(", ")
-                ));
-            }
-            follow_up.insert(name, v);
+            let v = value_text(value.into_inner()).map_err(|t| {
+                format!(
+                    "{here}: follow-up `{name}`: a value is a string, an integer or a boolean, \
+                     not a {t}"
+                )
+            })?;
+            space
+                .check_follow_up(&name, &v)
+                .map_err(|e| format!("{here}: {e}"))?;
+            space.follow_up.insert(name, v);
         }
-        Ok(Space { knobs, follow_up })
+        Ok(space)
+    }
+
+    /// Checks a follow-up value (§11b): `name` is a knob and `value` one
+    /// of its values.
+    pub fn check_follow_up(&self, name: &str, value: &str) -> Result<(), String> {
+        let Some(knob) = self.knobs.iter().find(|k| k.name == name) else {
+            return Err(format!(
+                "follow-up `{name}` is no knob (knobs: {})",
+                self.knobs
+                    .iter()
+                    .map(|k| k.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        };
+        if !knob.values.iter().any(|v| v == value) {
+            return Err(format!(
+                "follow-up `{name}` = {value:?} is not one of the knob's values ({})",
+                knob.values.join(", ")
+            ));
+        }
+        Ok(())
     }
 
     /// How many settings there are.
@@ -283,6 +283,17 @@ fn check_value(name: &str, value: &str) -> Result<(), String> {
              they are, so they hold none of the shell's special characters"
         )),
         None => Ok(()),
+    }
+}
+
+/// A knob file's value as the run command gets it: a string, an integer or
+/// a boolean as written; another TOML type is an error naming it.
+fn value_text(v: toml::Value) -> Result<String, &'static str> {
+    match v {
+        toml::Value::String(s) => Ok(s),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Boolean(b) => Ok(b.to_string()),
+        other => Err(other.type_str()),
     }
 }
 
@@ -609,16 +620,9 @@ impl Stimuli {
             }
         }
         for (name, v) in &s.space.follow_up {
-            if !s
-                .space
-                .knobs
-                .iter()
-                .any(|k| &k.name == name && k.values.contains(v))
-            {
-                return Err(format!(
-                    "{shown}: [space.follow_up]: `{name}` = {v:?} is not a knob with that value"
-                ));
-            }
+            s.space
+                .check_follow_up(name, v)
+                .map_err(|e| format!("{shown}: [space.follow_up]: {e}"))?;
         }
         let mut seeds = BTreeMap::new();
         let mut names = BTreeSet::new();
