@@ -1550,6 +1550,84 @@ fn mutants_added_later_run_alone_and_the_baseline_is_kept() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// `mutate retry`: a mutant's end set aside is built and run again by the
+/// next run, every seed, and no other mutant is; refused while a runner
+/// holds a shard and for a mutant not done.
+#[test]
+fn a_retried_mutant_is_built_and_run_again_and_no_other() {
+    use memconform::mutate::campaign::ShardLock;
+    let (base, root) = fresh("campaign-retry");
+    let all = four_mutants(&root);
+    let dir = base.join("c");
+    let c = Campaign::init(&dir, settings(&root), all.clone()).unwrap();
+    assert_eq!(run_all(&c), 4);
+    let before = State::of(&c).unwrap();
+    assert_eq!(before.status[&all[0].id], Status::Killed);
+    assert_eq!(before.status[&all[3].id], Status::Timeout);
+    let built = |c: &Campaign, id: &str| {
+        c.events()
+            .unwrap()
+            .iter()
+            .filter(|e| matches!(e, Event::Built { mutant, .. } if mutant == id))
+            .count()
+    };
+    assert_eq!(built(&c, &all[0].id), 1);
+
+    let held = ShardLock::take(&c, (0, 1)).unwrap();
+    let Err(e) = Campaign::retry(&dir, &[], &[Status::Timeout]) else {
+        panic!("retried while a runner holds the shard");
+    };
+    assert!(e.to_string().contains("is being run by"), "{e}");
+    drop(held);
+
+    // by status (the timeout) and by a prefix (the killed one)
+    let again = Campaign::retry(&dir, &[all[0].id[..6].to_string()], &[Status::Timeout]).unwrap();
+    let mut want = vec![
+        (all[0].id.clone(), Status::Killed),
+        (all[3].id.clone(), Status::Timeout),
+    ];
+    want.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(again, want);
+    let s = State::of(&c).unwrap();
+    for m in [&all[0], &all[3]] {
+        assert!(!s.status.contains_key(&m.id), "{} still done", m.id);
+        assert!(!s.runs.contains_key(&m.id), "{} still has runs", m.id);
+    }
+    assert_eq!(s.status[&all[1].id], before.status[&all[1].id]);
+    assert_eq!(s.runs[&all[1].id], before.runs[&all[1].id]);
+    assert_eq!(built(&c, &all[0].id), 0, "its build is set aside");
+
+    assert_eq!(run_all(&c), 2, "only the retried mutants run");
+    let s = State::of(&c).unwrap();
+    assert_eq!(s.status[&all[0].id], Status::Killed);
+    assert_eq!(s.status[&all[3].id], Status::Timeout);
+    let seeds = |s: &State, id: &str| s.runs[id].keys().copied().collect::<Vec<u64>>();
+    assert_eq!(seeds(&s, &all[0].id), seeds(&before, &all[0].id), "the same seeds run again");
+    assert_eq!(built(&c, &all[0].id), 1);
+    // the raw log keeps every line: two builds, a retry between
+    let log = std::fs::read_to_string(dir.join("events-0.jsonl")).unwrap();
+    let id0 = format!("\"mutant\":\"{}\"", all[0].id);
+    let lines: Vec<&str> = log.lines().filter(|l| l.contains(&id0)).collect();
+    assert_eq!(lines.iter().filter(|l| l.contains("\"event\":\"built\"")).count(), 2);
+    assert_eq!(lines.iter().filter(|l| l.contains("\"event\":\"retry\"")).count(), 1);
+
+    // a mutant not done, and a name of none, are refused
+    let Err(e) = Campaign::retry(&dir, &["zzzz".to_string()], &[]) else {
+        panic!("retried a mutant the campaign has not");
+    };
+    assert!(e.to_string().contains("no mutant of this campaign"), "{e}");
+    let out = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["mutate", "retry"])
+        .arg(&dir)
+        .args(["--status", "lost"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`lost` is no status"), "{err}");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 // ---------------------------------------------------------------------
 // No process outlives its command ("Trust, round 3", class 6).
 

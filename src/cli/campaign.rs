@@ -849,6 +849,60 @@ pub(crate) struct AddArgs {
     pub params: Vec<String>,
 }
 
+#[derive(Args)]
+pub(crate) struct RetryArgs {
+    /// The campaign directory.
+    pub dir: PathBuf,
+    /// Mutants to run again: ids, unique prefixes of them (4 digits or
+    /// more), or catalogue names (`ME-8`).
+    pub mutants: Vec<String>,
+    /// Every mutant of this status (killed, survived, timeout, unviable,
+    /// no_coverage, unknown, unreached). Repeatable.
+    #[arg(long, value_name = "STATUS", value_parser = parse_status)]
+    pub status: Vec<Status>,
+}
+
+/// A mutant status by its report name.
+fn parse_status(s: &str) -> Result<Status, String> {
+    Status::from_name(s).ok_or_else(|| {
+        format!(
+            "`{s}` is no status: one of {}",
+            Status::ALL.map(Status::name).join(", ")
+        )
+    })
+}
+
+/// `mutate retry`: sets mutants' ends aside, for the next `mutate run`.
+pub(crate) fn retry(args: &RetryArgs) -> i32 {
+    if args.mutants.is_empty() && args.status.is_empty() {
+        say!("memconform mutate retry: nothing to retry: give mutant ids or --status STATUS");
+        return exit::INPUT_ERROR;
+    }
+    match Campaign::retry(&args.dir, &args.mutants, &args.status) {
+        Ok(again) if again.is_empty() => {
+            say!("no mutant of the campaign has those statuses: nothing to retry");
+            exit::CONSISTENT
+        }
+        Ok(again) => {
+            for (id, was) in &again {
+                say!("{id}: was {}; to build and run again", was.name());
+            }
+            say!(
+                "{} mutant{} to run again: `memconform mutate run {}` runs {}",
+                again.len(),
+                if again.len() == 1 { "" } else { "s" },
+                memconform_report::commands::shell_word(&args.dir.display().to_string()),
+                if again.len() == 1 { "it" } else { "them" }
+            );
+            exit::CONSISTENT
+        }
+        Err(e) => {
+            say!("memconform mutate retry: {e}");
+            exit::INPUT_ERROR
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub(crate) struct FollowUpArgs {
     /// The campaign directory (made by `mutate init --stimuli`).

@@ -39,6 +39,9 @@ enum MutateCommand {
     /// Give a campaign's survivors follow-up runs: their stimuli with knob values set over them.
     #[command(name = "follow-up", after_long_help = FOLLOW_UP_HELP)]
     FollowUp(super::campaign::FollowUpArgs),
+    /// Build and run mutants again (by id, or every one of a status): the next `mutate run` does.
+    #[command(after_long_help = RETRY_HELP)]
+    Retry(super::campaign::RetryArgs),
     /// Run a campaign (or resume it): the baseline, then each mutant not done.
     #[command(after_long_help = CAMPAIGN_HELP)]
     Run(super::campaign::RunArgs),
@@ -69,6 +72,22 @@ survive. With N = 0 no follow-up runs. Refused while a `mutate run` holds the ca
 
 Example:
   memconform mutate follow-up camp --runs 4 --set fence=none --set rmw=none
+  memconform mutate run camp -j 2";
+
+const RETRY_HELP: &str = "\
+A mutant's end is final: `mutate run` resumes only what is not done. When a run was judged \
+by a memconform that knew less (a run's output it could not read, an outcome it had no name \
+for) or a machine failed it (a timeout under load, a full disk), retry sets the mutant's \
+build, runs, follow-up runs and end aside (a `retry` line in the event log; nothing is \
+deleted) and the next `mutate run` builds and runs it again, every seed. Its search for a \
+stimulus, made on the clean protocol, is kept. Give mutants (ids, unique prefixes of 4 digits \
+or more, catalogue names) or --status (repeatable: killed, survived, timeout, unviable, \
+no_coverage, unknown, unreached), or both. A mutant not done is refused (the next run runs it \
+anyway), and so is the whole command while a `mutate run` holds the campaign.
+
+Examples:
+  memconform mutate retry camp --status unknown
+  memconform mutate retry camp c267fa202627 ME-8
   memconform mutate run camp -j 2";
 
 const CLASSIFY_HELP: &str = "\
@@ -358,6 +377,7 @@ pub fn run(args: MutateArgs) -> i32 {
         MutateCommand::Init(a) => super::campaign::init(&a),
         MutateCommand::Add(a) => super::campaign::add(&a),
         MutateCommand::FollowUp(a) => super::campaign::follow_up(&a),
+        MutateCommand::Retry(a) => super::campaign::retry(&a),
         MutateCommand::Run(a) => super::campaign::run(&a),
         MutateCommand::Status(a) => super::campaign::status(&a),
         MutateCommand::Report(a) => super::campaign::report(&a),

@@ -72,6 +72,10 @@ pub enum Event {
     /// A `mutate run` of this shard began, with so many slots and cores
     /// (what [`Campaign::sessions`] measures its idle time against).
     Started { slots: usize, cores: usize },
+    /// `mutate retry`: the mutant is to be built and run again. Its build,
+    /// runs, follow-up runs and end logged before this line are set aside
+    /// (its search for a stimulus, a clean protocol's, is kept).
+    Retry { mutant: String },
 }
 
 /// One `mutate run` of a shard, from its log's times (each line carries
@@ -129,7 +133,8 @@ pub(super) fn sessions_of(logs: &[TimedLog]) -> Vec<Session> {
                 Event::MutantDone { .. }
                 | Event::Started { .. }
                 | Event::ReachRun { .. }
-                | Event::FollowUp { .. } => {}
+                | Event::FollowUp { .. }
+                | Event::Retry { .. } => {}
             }
         }
         out.extend(cur.map(|(_, s)| s));
@@ -149,9 +154,9 @@ impl Session {
 impl Campaign {
     /// Every event of every shard's log, in file order per shard. A last
     /// line cut by a crash is left out (it was never acknowledged).
+    /// A mutant's events before its `retry` are left out.
     pub fn events(&self) -> Result<Vec<Event>, Error> {
-        Ok(self
-            .timed_events()?
+        Ok(without_retried(self.timed_events()?)
             .into_iter()
             .flatten()
             .map(|(_, e)| e)
@@ -164,15 +169,8 @@ impl Campaign {
         Ok(sessions_of(&self.timed_events()?))
     }
 
-    /// Each shard's log (`events-K.jsonl`, by name): its events in file
-    /// order, each with its time `at` (`None` in a log written before lines
-    /// carried one). A last line cut by a crash is left out.
-    pub(super) fn timed_events(&self) -> Result<Vec<TimedLog>, Error> {
-        /// The time of a log line, beside its event.
-        #[derive(Deserialize)]
-        struct At {
-            at: Option<f64>,
-        }
+    /// The shards' logs, `events-K.jsonl`, by name.
+    pub(super) fn log_paths(&self) -> Result<Vec<PathBuf>, Error> {
         let mut logs: Vec<PathBuf> = fs::read_dir(&self.dir)
             .map_err(|e| io_err(&self.dir, e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -183,8 +181,20 @@ impl Campaign {
             })
             .collect();
         logs.sort();
+        Ok(logs)
+    }
+
+    /// Each shard's log (`events-K.jsonl`, by name): its events in file
+    /// order, each with its time `at` (`None` in a log written before lines
+    /// carried one). A last line cut by a crash is left out.
+    pub(super) fn timed_events(&self) -> Result<Vec<TimedLog>, Error> {
+        /// The time of a log line, beside its event.
+        #[derive(Deserialize)]
+        struct At {
+            at: Option<f64>,
+        }
         let mut out = Vec::new();
-        for log in logs {
+        for log in self.log_paths()? {
             let bytes = fs::read(&log).map_err(|e| io_err(&log, e))?;
             let lines = whole_lines(&bytes);
             let n = lines.len();
@@ -205,6 +215,52 @@ impl Campaign {
         }
         Ok(out)
     }
+}
+
+/// The logs without each retried mutant's build, runs, follow-up runs and
+/// end from before its last [`Event::Retry`]: in the retry's own log, the
+/// lines above it; in another shard's log (a campaign run again with
+/// another shard count), the lines of an earlier time or none.
+pub(super) fn without_retried(mut logs: Vec<TimedLog>) -> Vec<TimedLog> {
+    // per mutant its last retry: (log, line, time)
+    let mut last: HashMap<String, (usize, usize, Option<f64>)> = HashMap::new();
+    for (k, log) in logs.iter().enumerate() {
+        for (i, (at, e)) in log.iter().enumerate() {
+            if let Event::Retry { mutant } = e {
+                last.insert(mutant.clone(), (k, i, *at));
+            }
+        }
+    }
+    if last.is_empty() {
+        return logs;
+    }
+    for (k, log) in logs.iter_mut().enumerate() {
+        let mut i = 0;
+        log.retain(|(at, e)| {
+            let line = i;
+            i += 1;
+            let mutant = match e {
+                Event::Built { mutant, .. }
+                | Event::Ran { mutant, .. }
+                | Event::MutantDone { mutant, .. }
+                | Event::FollowUp { mutant, .. } => mutant,
+                _ => return true,
+            };
+            let Some(&(rk, ri, rat)) = last.get(mutant) else {
+                return true;
+            };
+            let before = if rk == k {
+                line < ri
+            } else {
+                match (at, rat) {
+                    (Some(a), Some(r)) => *a < r,
+                    _ => true,
+                }
+            };
+            !before
+        });
+    }
+    logs
 }
 
 /// The whole lines of an event log (each ends with `\n`, which is left

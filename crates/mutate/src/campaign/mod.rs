@@ -321,6 +321,52 @@ impl Campaign {
         Ok((c, added))
     }
 
+    /// `mutate retry`: the mutants `ids` names, and every mutant whose
+    /// status is one of `statuses`, are to be built and run again (a run
+    /// judged before memconform knew better, a timeout or crash of a
+    /// loaded machine): an [`Event::Retry`] each, in the log holding its
+    /// end, sets its build, runs, follow-up runs and end aside. Refused
+    /// while a `mutate run` holds any shard, and for a mutant not done.
+    /// Returns the mutants, with the status each had.
+    pub fn retry(
+        dir: &Path,
+        ids: &[String],
+        statuses: &[Status],
+    ) -> Result<Vec<(String, Status)>, Error> {
+        let c = Campaign::open(dir)?;
+        let held = hold_every_shard(dir, "retry mutants")?;
+        let paths = c.log_paths()?;
+        // per mutant its end: the log it is in and its status
+        let mut end: BTreeMap<String, (usize, Status)> = BTreeMap::new();
+        for (k, log) in log::without_retried(c.timed_events()?).iter().enumerate() {
+            for (_, e) in log {
+                if let Event::MutantDone { mutant, status, .. } = e {
+                    end.insert(mutant.clone(), (k, *status));
+                }
+            }
+        }
+        let mut chosen: BTreeMap<String, (usize, Status)> = end
+            .iter()
+            .filter(|(_, (_, s))| statuses.contains(s))
+            .map(|(m, e)| (m.clone(), *e))
+            .collect();
+        for q in ids {
+            let id = c.resolve(q)?;
+            let Some(e) = end.get(&id) else {
+                return Err(err(format!(
+                    "mutant {id} is not done: the next `mutate run` runs it anyway"
+                )));
+            };
+            chosen.insert(id, *e);
+        }
+        for (m, (k, _)) in &chosen {
+            let log = Log::open(&paths[*k])?;
+            log.push(&Event::Retry { mutant: m.clone() })?;
+        }
+        drop(held);
+        Ok(chosen.into_iter().map(|(m, (_, s))| (m, s)).collect())
+    }
+
     /// Sets the campaign's follow-up (§11b): `runs` more runs per survivor,
     /// with `set` (knob = value, each one of the knob's values) over their
     /// stimulus; `set` empty keeps the knob values it has. `campaign.toml`

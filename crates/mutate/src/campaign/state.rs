@@ -51,7 +51,7 @@ impl<'c> State<'c> {
         // the logs, read once: the events replayed, the sessions timed
         let logs = c.timed_events()?;
         s.sessions = sessions_of(&logs);
-        for e in logs.into_iter().flatten().map(|(_, e)| e) {
+        for e in without_retried(logs).into_iter().flatten().map(|(_, e)| e) {
             match e {
                 Event::Baseline { seed, run } => {
                     // shards running at once may each run it: the last counts
@@ -103,7 +103,7 @@ impl<'c> State<'c> {
                         .or_default()
                         .insert(seed, FollowedUp { from, knobs, clean });
                 }
-                Event::Started { .. } | Event::ReachRun { .. } => {}
+                Event::Started { .. } | Event::ReachRun { .. } | Event::Retry { .. } => {}
             }
         }
         Ok(s)

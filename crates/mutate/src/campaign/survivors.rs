@@ -127,7 +127,7 @@ impl Campaign {
 
     /// The id `q` names: a mutant id, a unique prefix of one (4 hex digits
     /// at least), or a catalogue name (`ME-8`).
-    fn resolve(&self, q: &str) -> Result<String, Error> {
+    pub(super) fn resolve(&self, q: &str) -> Result<String, Error> {
         let by_name: Vec<&str> = self
             .mutants
             .iter()
