@@ -712,6 +712,11 @@ fn a_reach_file_that_does_not_fit_the_protocol_is_an_input_error() {
             ":10:1: a rule needs a condition".into(),
         ),
         (
+            "dead with a condition",
+            good.replace("absent = [\"DMA\"]\n", "absent = [\"DMA\"]\ndead = true\n"),
+            ":10:1: a `dead` rule has no condition".into(),
+        ),
+        (
             "key",
             good.replace("absent = [", "absnet = ["),
             ":13:1: unknown field `absnet`".into(),
@@ -735,6 +740,29 @@ fn a_reach_file_that_does_not_fit_the_protocol_is_an_input_error() {
             stderr(&o)
         );
     }
+    // dead code needs no condition, and says so
+    let f = dir.join("dead.toml");
+    std::fs::write(
+        &f,
+        good.replace("absent = [\"DMA\"]\n", "dead = true\n"),
+    )
+    .unwrap();
+    let o = memconform(&[
+        "coverage",
+        REACH_RUN,
+        "--protocol-dir",
+        TOYREACH,
+        "--reach",
+        f.to_str().unwrap(),
+        "--list",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let t = stdout(&o);
+    assert_eq!(cols(&t, "Directory")["reachable"], "3", "{t}");
+    assert!(
+        t.contains("Directory: dead code: no DMA controller: only a DMA controller sends DMA_GET"),
+        "{t}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -752,9 +780,9 @@ fn no_real_run_takes_a_transition_the_reach_analysis_calls_unreachable() {
         ("tests/data/gem5/mi_example/clean-n4-s2", 29),
         ("tests/data/gem5/mi_example/memtest-n4", 29),
         ("traces/clean-n8-s3-gz", 29),
-        ("tests/data/gem5/mesi_two_level/clean-n4-s2-rich", 232),
-        ("traces/se-o3-n2-s1", 232),
-        ("traces/se-timing-n2-s1", 232),
+        ("tests/data/gem5/mesi_two_level/clean-n4-s2-rich", 189),
+        ("traces/se-o3-n2-s1", 189),
+        ("traces/se-timing-n2-s1", 189),
         ("tests/data/gem5/moesi_hammer/clean-n4-s1-rich", 372),
         ("tests/data/gem5/moesi_hammer/noflush-n4-s6-rich", 372),
         ("tests/data/gem5/moesi_amd_base/se-o3-stock-n4-s1", 943),

@@ -70,6 +70,9 @@ pub struct Rule {
     pub absent: Vec<String>,
     /// Controller types the configuration must have two or more of.
     pub several: Vec<String>,
+    /// Dead code: no configuration takes these (the reason argues it from
+    /// the protocol's own code); no condition.
+    pub dead: bool,
     /// Why, in words.
     pub reason: String,
     /// The `[[unreachable]]` line.
@@ -96,6 +99,8 @@ struct RuleToml {
     absent: Vec<String>,
     #[serde(default)]
     several: Vec<String>,
+    #[serde(default)]
+    dead: bool,
     reason: String,
 }
 
@@ -122,10 +127,17 @@ pub fn parse_rules(source: &str, text: &str) -> Result<Rules, String> {
         if r.events.is_empty() {
             return Err(format!("{source}:{line}:{col}: a rule names no event"));
         }
-        if r.when.is_empty() && r.absent.is_empty() && r.several.is_empty() {
+        let conditioned = !(r.when.is_empty() && r.absent.is_empty() && r.several.is_empty());
+        if !conditioned && !r.dead {
             return Err(format!(
-                "{source}:{line}:{col}: a rule needs a condition (`when`, `absent` or `several`): \
-                 a transition no configuration takes is not declared unreachable by hand"
+                "{source}:{line}:{col}: a rule needs a condition (`when`, `absent` or `several`), \
+                 or `dead = true` with the argument that no configuration takes its transitions"
+            ));
+        }
+        if conditioned && r.dead {
+            return Err(format!(
+                "{source}:{line}:{col}: a `dead` rule has no condition: no configuration takes \
+                 dead code"
             ));
         }
         rules.push(Rule {
@@ -135,6 +147,7 @@ pub fn parse_rules(source: &str, text: &str) -> Result<Rules, String> {
             when: r.when,
             absent: r.absent,
             several: r.several,
+            dead: r.dead,
             reason: r.reason.split_whitespace().collect::<Vec<_>>().join(" "),
             line,
         });
@@ -191,6 +204,8 @@ pub enum Reason {
         source: String,
         line: usize,
         reason: String,
+        /// A `dead` rule's: no configuration takes it.
+        dead: bool,
     },
     /// The state is reached from no state the code names, over the
     /// transitions left.
@@ -212,7 +227,11 @@ impl Reason {
                 source,
                 line,
                 reason,
-            } => format!("{reason} ({source}:{line})"),
+                dead,
+            } => format!(
+                "{}{reason} ({source}:{line})",
+                if *dead { "dead code: " } else { "" }
+            ),
             Reason::NeverEntered => {
                 format!("{m} never enters {s}: only unreachable transitions lead there")
             }
@@ -232,7 +251,11 @@ impl Reason {
                 source,
                 line,
                 reason,
-            } => format!("{m}: {reason} ({source}:{line})"),
+                dead,
+            } => format!(
+                "{m}: {}{reason} ({source}:{line})",
+                if *dead { "dead code: " } else { "" }
+            ),
             Reason::NeverEntered => {
                 format!("{m}: states only unreachable transitions lead to")
             }
@@ -550,6 +573,9 @@ fn senders(p: &slicc::Protocol) -> Senders {
 /// Whether `rule`'s condition holds in `config`; an error when the
 /// configuration cannot tell (a controller without the parameter).
 fn holds(rule: &Rule, config: &Config) -> Result<bool, String> {
+    if rule.dead {
+        return Ok(true);
+    }
     for a in &rule.absent {
         let n = config.sections_of_type(&format!("{a}_Controller")).len();
         if n > 0 {
@@ -610,7 +636,7 @@ pub fn analyse(
     let known: Vec<&Config> = configs.iter().flatten().collect();
     if !all_known {
         reach.notes.push(
-            "a run has no config.ini: neither absent controllers nor reach rules are used"
+            "a run has no config.ini: neither absent controllers nor reach rules (but dead code's) are used"
                 .to_string(),
         );
     }
@@ -641,7 +667,8 @@ pub fn analyse(
                     return Err(format!("{at}: {} declares no state {s}", r.machine));
                 }
             }
-            if !all_known {
+            // dead code needs no configuration to argue from
+            if !all_known && !r.dead {
                 continue;
             }
             let mut ok = true;
@@ -715,6 +742,7 @@ pub fn analyse(
                                 source: rules.map_or(String::new(), |x| x.source.clone()),
                                 line: r.line,
                                 reason: r.reason.clone(),
+                                dead: r.dead,
                             });
                     }
                 }
