@@ -1602,14 +1602,30 @@ fn a_retried_mutant_is_built_and_run_again_and_no_other() {
     assert_eq!(s.status[&all[0].id], Status::Killed);
     assert_eq!(s.status[&all[3].id], Status::Timeout);
     let seeds = |s: &State, id: &str| s.runs[id].keys().copied().collect::<Vec<u64>>();
-    assert_eq!(seeds(&s, &all[0].id), seeds(&before, &all[0].id), "the same seeds run again");
+    assert_eq!(
+        seeds(&s, &all[0].id),
+        seeds(&before, &all[0].id),
+        "the same seeds run again"
+    );
     assert_eq!(built(&c, &all[0].id), 1);
     // the raw log keeps every line: two builds, a retry between
     let log = std::fs::read_to_string(dir.join("events-0.jsonl")).unwrap();
     let id0 = format!("\"mutant\":\"{}\"", all[0].id);
     let lines: Vec<&str> = log.lines().filter(|l| l.contains(&id0)).collect();
-    assert_eq!(lines.iter().filter(|l| l.contains("\"event\":\"built\"")).count(), 2);
-    assert_eq!(lines.iter().filter(|l| l.contains("\"event\":\"retry\"")).count(), 1);
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("\"event\":\"built\""))
+            .count(),
+        2
+    );
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("\"event\":\"retry\""))
+            .count(),
+        1
+    );
 
     // a mutant not done, and a name of none, are refused
     let Err(e) = Campaign::retry(&dir, &["zzzz".to_string()], &[]) else {

@@ -742,11 +742,7 @@ fn a_reach_file_that_does_not_fit_the_protocol_is_an_input_error() {
     }
     // dead code needs no condition, and says so
     let f = dir.join("dead.toml");
-    std::fs::write(
-        &f,
-        good.replace("absent = [\"DMA\"]\n", "dead = true\n"),
-    )
-    .unwrap();
+    std::fs::write(&f, good.replace("absent = [\"DMA\"]\n", "dead = true\n")).unwrap();
     let o = memconform(&[
         "coverage",
         REACH_RUN,

@@ -384,8 +384,8 @@ fn bundled_v2_output_is_tso() {
 }
 
 /// Every setting of gem5-configs/knobs-se-o3.toml's client knobs (cpus,
-/// shape, sharing, evict, rmw, fence, warm_order: 1,008 of its 4,032
-/// settings; l1d_size and l2_size are gem5's) is a command line the client accepts: a search over the file
+/// shape, sharing, evict, rmw, fence, warm_order, code_line: 2,016 of its
+/// 16,128 settings; l1d_size, l2_size and l2_assoc are gem5's) is a command line the client accepts: a search over the file
 /// wastes no run on a client that refuses its options.
 #[test]
 fn every_client_setting_of_the_o3_knob_file_runs() {
@@ -412,6 +412,7 @@ fn every_client_setting_of_the_o3_knob_file_runs() {
         "rmw",
         "fence",
         "warm_order",
+        "code_line",
     ];
     let lists: Vec<Vec<String>> = names.iter().map(|n| values(n)).collect();
     let mut at = vec![0usize; names.len()];
@@ -436,5 +437,5 @@ fn every_client_setting_of_the_o3_knob_file_runs() {
         }
         break;
     }
-    assert_eq!(runs, 1008);
+    assert_eq!(runs, 2016);
 }

@@ -262,6 +262,10 @@ static const char USAGE[] =
     "                     own buffer, a new stretch each round: replacements of the\n"
     "                     round's lines in L1 (N >= its lines) or L2; 0 = none\n"
     "                     (default 0; not in the history)\n"
+    "  --code-line on|off on: after its program, each thread also runs a\n"
+    "                     four-byte function whose line holds a word the even\n"
+    "                     threads write first and all read: instruction fetches\n"
+    "                     of a line cores write (default off; not in the history)\n"
     "  --barrier B        atomic: barriers count with a locked add; plain: with\n"
     "                     plain stores and loads only, for protocols whose locked\n"
     "                     RMWs are broken or under test (default atomic)\n";
@@ -592,6 +596,15 @@ static unsigned opt_shape = SH_MIX, opt_place = PLACE_RANDOM, opt_sharing = SHAR
  * buffer, a footprint that pushes the round's lines out of its caches */
 static unsigned opt_evict;
 static volatile uint64_t **evict_bufs; /* [thread]: opt_evict lines each */
+/* --code-line on: one 64-byte line of an executable mapping holding a
+ * function (its first bytes: return the argument plus one) and, 16 bytes
+ * on, a word the threads write and read: an L1 that fetches the function
+ * asks for a line another core may hold written (MESI_Two_Level's
+ * GET_INSTR of a line an L1 owns, Fwd_GET_INSTR) */
+static int opt_code_line;
+static uint64_t (*code_fn)(uint64_t);
+static volatile uint64_t *code_word;
+static volatile uint64_t code_sink;
 static unsigned slots; /* struct op2 per thread and round */
 static struct prog *progs; /* [round][thread] */
 static struct round2 *rounds2;
@@ -1118,6 +1131,13 @@ static void run2(unsigned thread)
 #endif
             }
         }
+        if (opt_code_line) {
+            /* the even threads write the line before they fetch it, the odd
+             * ones fetch it first: stores and fetches of one line race */
+            if (thread % 2 == 0)
+                *code_word = r;
+            code_sink = code_fn(*code_word);
+        }
         if (opt_evict) {
             /* the footprint: two stretches of the buffer in turn, so every
              * read misses and replaces a line older than the round's */
@@ -1153,6 +1173,8 @@ static const char *misses_field(void)
         n += snprintf(field + n, sizeof field - (size_t)n, " barrier=plain");
     if (opt_evict)
         n += snprintf(field + n, sizeof field - (size_t)n, " evict=%u", opt_evict);
+    if (opt_code_line)
+        n += snprintf(field + n, sizeof field - (size_t)n, " code-line=on");
     if (opt_warm_order == WARM_FIRST)
         snprintf(field + n, sizeof field - (size_t)n, " warm-order=first");
     return field;
@@ -1239,6 +1261,9 @@ static int main_v2(int argc, char **argv)
             opt_warm_order = choice(value, warm_order_names, "--warm-order must be any or first");
         } else if (strcmp(name, "--delay-misses") == 0) {
             opt_misses = (unsigned)number(value, "--delay-misses must be 0..4", 0, 4);
+        } else if (strcmp(name, "--code-line") == 0) {
+            static const char *const onoff[] = {"off", "on", NULL};
+            opt_code_line = (int)choice(value, onoff, "--code-line must be on or off");
         } else if (strcmp(name, "--evict") == 0) {
             opt_evict = (unsigned)number(value, "--evict must be 0..65536", 0, 65536);
         } else if (strcmp(name, "--delay-chain") == 0) {
@@ -1310,6 +1335,25 @@ static int main_v2(int argc, char **argv)
             fprintf(stderr, "memconform client: out of memory\n");
             return 1;
         }
+    }
+    if (opt_code_line) {
+        /* return x + 1: x86-64 `lea 1(%rdi),%rax; ret`, aarch64 `add x0,
+         * x0, #1; ret` */
+#if ISA_ARM
+        static const uint32_t code[] = {0x91000400u, 0xd65f03c0u};
+#else
+        static const unsigned char code[] = {0x48, 0x8d, 0x47, 0x01, 0xc3};
+#endif
+        void *c = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (c == MAP_FAILED) {
+            perror("memconform client: an executable page for --code-line");
+            return 1;
+        }
+        memcpy(c, code, sizeof code);
+        __builtin___clear_cache((char *)c, (char *)c + 64);
+        code_fn = (uint64_t(*)(uint64_t))c;
+        code_word = (volatile uint64_t *)((char *)c + 16);
     }
     if (opt_plain_barrier) {
         void *a = NULL;

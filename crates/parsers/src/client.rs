@@ -1941,7 +1941,7 @@ pub type ExpectedFields = Vec<(&'static str, Option<String>)>;
 /// rules: the version, and each field the arguments decide — `Some(value)`
 /// it must have, `None` it must not have (a v2 option at its default that
 /// the header leaves out: `--stream off`, `--delay-misses 0`, `--evict 0`,
-/// `--barrier atomic`). A v1 command line decides every field (its defaults are
+/// `--code-line off`, `--barrier atomic`). A v1 command line decides every field (its defaults are
 /// positional); a v2 one only the options it names. An error when the
 /// client would refuse the arguments (it then prints its usage and no
 /// header).
@@ -2039,6 +2039,10 @@ pub fn expected_header(args: &[&str]) -> Result<(&'static str, ExpectedFields), 
             "--evict" => {
                 let n = number(name, value, 0, 65_536)?;
                 set("evict", (n != "0").then_some(n));
+            }
+            "--code-line" => {
+                let o = one_of(&["off", "on"])?;
+                set("code-line", (o == "on").then_some(o));
             }
             "--delay-chain" => set("delay-chain", Some(number(name, value, 0, 100_000)?)),
             "--spin" => set("spin", Some(number(name, value, 0, 1_000_000_000)?)),
@@ -3096,6 +3100,7 @@ mod header_tests {
             "--warm-order" => "first",
             "--barrier" => "plain",
             "--stream" => "on",
+            "--code-line" => "on",
             _ => "2",
         };
         for o in &options {
@@ -3115,6 +3120,12 @@ mod header_tests {
         let (_, fields) = expected_header(&["--threads", "2", "--evict", "0"]).unwrap();
         assert!(fields.contains(&("evict", None)));
         assert!(expected_header(&["--threads", "2", "--evict", "65537"]).is_err());
+        // instruction fetches of a written line: a field only when on
+        let (_, fields) = expected_header(&["--threads", "2", "--code-line", "on"]).unwrap();
+        assert!(fields.contains(&("code-line", Some("on".into()))));
+        let (_, fields) = expected_header(&["--threads", "2", "--code-line", "off"]).unwrap();
+        assert!(fields.contains(&("code-line", None)));
+        assert!(expected_header(&["--threads", "2", "--code-line", "2"]).is_err());
         assert!(expected_header(&["--rounds", "2"]).is_err());
         let (v, fields) = expected_header(&["2", "50", "2", "1"]).unwrap();
         assert_eq!(v, "v1");
