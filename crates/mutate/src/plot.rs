@@ -61,6 +61,9 @@ pub struct SeedRun {
     /// `survived`.
     pub outcome: String,
     pub exit_kind: ExitKind,
+    /// A survivor's follow-up run (§11b): its `unknown` or timeout leaves
+    /// the mutant survived (only a kill counts).
+    pub follow_up: bool,
 }
 
 impl SeedRun {
@@ -178,7 +181,8 @@ impl Mutant {
     /// unviable when the campaign says so: gem5 stopped before simulating
     /// (its parameter names no object of the system), which is no kill.
     fn status_of_runs(&self) -> Option<Status> {
-        let any = |o: &str| self.runs.iter().any(|r| r.outcome == o);
+        // a follow-up run counts only when it kills
+        let any = |o: &str| self.runs.iter().any(|r| !r.follow_up && r.outcome == o);
         if self.runs.is_empty() {
             None
         } else if self.status == Status::Unviable
@@ -312,10 +316,12 @@ impl Reading {
                                 "clean, tester_check, protocol_panic, deadlock, timeout or crash",
                             )
                         })?;
+                    let follow_up = r.has("stimulus") && r.get("stimulus").contains("+follow-up:");
                     let run = SeedRun {
                         seed,
                         outcome: outcome.to_string(),
                         exit_kind,
+                        follow_up,
                     };
                     check_outcome(&run).map_err(|m| r.error(m))?;
                     let only = match r.get("memconform_only") {
@@ -451,8 +457,12 @@ impl Reading {
 
 /// An outcome the campaign can give this exit kind: a violation whatever
 /// the exit, else the exit kind itself, or `survived` / `unknown` after a
-/// clean exit.
+/// clean exit; a follow-up run (§11b) whose clean protocol's run of the same
+/// knobs and seed ended as badly is `unknown` after any exit.
 fn check_outcome(r: &SeedRun) -> Result<(), String> {
+    if r.follow_up && r.outcome == "unknown" {
+        return Ok(());
+    }
     let o = r.outcome.as_str();
     if let Some(model) = o.strip_prefix("violation:") {
         if Model::from_name(model).is_some() {

@@ -140,6 +140,8 @@ pub fn write_kill_matrix(out: impl Write, s: &State) -> io::Result<()> {
         };
         match s.runs.get(&m.id) {
             Some(runs) if !runs.is_empty() => {
+                // in the order they ran: the runner takes a mutant's seeds
+                // ascending (a follow-up run's seed is above every other)
                 for (seed, r) in runs {
                     w.write_record(fixed(seed.to_string(), Some(r)))?;
                 }
@@ -507,21 +509,20 @@ pub fn text(s: &State, survivors: &Survivors) -> String {
             "  stopped at a violation  {stopped}   (memconform stopped gem5 first: whether gem5 would have caught it is not known)"
         );
     }
-    // seeds to kill
+    // seeds to kill: the killing run's place among the mutant's runs, which
+    // the runner makes in seed order (follow-up runs last): with stimuli a
+    // mutant runs only the seeds whose stimuli take its transitions
     let seeds = &c.settings.seeds;
     let firsts: Vec<usize> = s
         .runs
         .iter()
         .filter(|(id, _)| s.status.get(*id) == Some(&Status::Killed))
-        .filter_map(|(_, runs)| {
-            seeds
-                .iter()
-                .position(|seed| runs.get(seed).is_some_and(Run::kills))
-        })
+        .filter_map(|(_, runs)| runs.values().position(Run::kills))
         .collect();
     if !firsts.is_empty() {
         let _ = write!(out, "\nseeds to kill:");
-        for k in 0..seeds.len() {
+        let most = firsts.iter().max().map_or(0, |m| m + 1);
+        for k in 0..seeds.len().max(most) {
             let within = firsts.iter().filter(|&&f| f <= k).count();
             let _ = write!(
                 out,
@@ -531,6 +532,30 @@ pub fn text(s: &State, survivors: &Survivors) -> String {
             );
         }
         out.push('\n');
+    }
+    // each run's binary against its mutant's build (both digests logged)
+    if s.binary_checked > 0 {
+        if s.foreign_binary.is_empty() {
+            let _ = writeln!(
+                out,
+                "binaries: each of {} runs started its mutant's build (SHA-256 at the build and at the run)",
+                s.binary_checked
+            );
+        } else {
+            let which: Vec<String> = s
+                .foreign_binary
+                .iter()
+                .map(|(m, seed)| format!("{m} seed {seed}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "binaries: {} of {} runs started another binary than their mutant's build, \
+                 so their outcomes say nothing of it: {}",
+                s.foreign_binary.len(),
+                s.binary_checked,
+                which.join(", ")
+            );
+        }
     }
     // times
     let builds: Vec<f64> = s.build_s.values().copied().collect();

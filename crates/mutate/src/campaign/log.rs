@@ -20,6 +20,10 @@ pub enum Event {
         /// where the build's time went, read off its output as it came
         #[serde(default, skip_serializing_if = "Option::is_none")]
         phases: Option<BuildPhases>,
+        /// The SHA-256 of the binary it built (each run of the mutant
+        /// records the one it started: a report compares them).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        binary_sha256: Option<String>,
     },
     /// One seed of a mutant.
     Ran { mutant: String, seed: u64, run: Run },

@@ -144,6 +144,10 @@ pub struct Run {
     /// analysed (or for a mutant's run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unreachable: Option<std::collections::BTreeMap<String, String>>,
+    /// The SHA-256 of the gem5 binary the run started (a campaign's run: a
+    /// report checks it is its mutant's last build's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary_sha256: Option<String>,
 }
 
 impl Run {
@@ -352,6 +356,7 @@ pub fn judge(
         fired: None,
         coverage: None,
         unreachable: None,
+        binary_sha256: None,
     }
 }
 

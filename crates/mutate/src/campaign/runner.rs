@@ -507,6 +507,8 @@ pub(super) fn run_seed(
             },
         )
     });
+    // what starts: the binary's digest, beside the run's outcome
+    let started = file_sha256(&slot.root.join(bin.unwrap_or(Path::new(&c.settings.gem5))));
     let Ended {
         code,
         secs,
@@ -527,9 +529,15 @@ pub(super) fn run_seed(
     }
     let text = run_output(&log, &outdir);
     let rows = dir.join(format!("s{seed}.csv"));
-    Ok(Some(judge(
-        &outdir, code, &text, models, secs, mutant, &rows,
-    )))
+    let mut run = judge(&outdir, code, &text, models, secs, mutant, &rows);
+    run.binary_sha256 = started;
+    Ok(Some(run))
+}
+
+/// The SHA-256 of a file (a gem5 binary: tens of MB, a tenth of a second),
+/// `None` when it cannot be read.
+pub(super) fn file_sha256(path: &Path) -> Option<String> {
+    fs::read(path).ok().map(|b| sha256_hex(&b))
 }
 
 /// [`run_seed`] for each seed of `group`, side by side (a thread each),
@@ -1021,6 +1029,7 @@ pub(super) fn prepare_mutant(
             wall_s: 0.0,
             log_tail: format!("the patch does not apply: {why}"),
             phases: None,
+            binary_sha256: None,
         })?;
         return finish_early(log, o, m, Status::Unviable, "unviable (patch)");
     }
@@ -1051,6 +1060,7 @@ pub(super) fn prepare_mutant(
                 wall_s: secs,
                 log_tail: format!("the pre-check rejects it: {}", tail(&pre_log, 5)),
                 phases: None,
+                binary_sha256: None,
             })?;
             return finish_early(log, o, m, Status::Unviable, "unviable (pre-check)");
         }
@@ -1092,6 +1102,7 @@ pub(super) fn prepare_mutant(
             wall_s: secs,
             log_tail: format!("the build timed out after {build_limit} s"),
             phases,
+            binary_sha256: None,
         })?;
         return finish_early(
             log,
@@ -1118,6 +1129,7 @@ pub(super) fn prepare_mutant(
             tail(&build_log, 20)
         },
         phases,
+        binary_sha256: ok.then(|| file_sha256(&slot.root.join(&s.gem5))).flatten(),
     })?;
     if !ok {
         return finish_early(

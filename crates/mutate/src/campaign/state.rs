@@ -22,6 +22,11 @@ pub struct State<'c> {
     pub build_phases: HashMap<String, BuildPhases>,
     /// Each `mutate run` whose log lines carry their times.
     pub sessions: Vec<Session>,
+    /// Runs that started another binary than their mutant's build before
+    /// them (both digests logged): mutant, seed.
+    pub foreign_binary: Vec<(String, u64)>,
+    /// Runs whose binary was checked against their mutant's build.
+    pub binary_checked: usize,
 }
 
 /// One follow-up run of a survivor: the stimulus it follows, the knobs it
@@ -47,7 +52,11 @@ impl<'c> State<'c> {
             build_s: HashMap::new(),
             build_phases: HashMap::new(),
             sessions: Vec::new(),
+            foreign_binary: Vec::new(),
+            binary_checked: 0,
         };
+        // each mutant's last build's binary, as the replay goes
+        let mut built: HashMap<String, String> = HashMap::new();
         // the logs, read once: the events replayed, the sessions timed
         let logs = c.timed_events()?;
         s.sessions = sessions_of(&logs);
@@ -62,14 +71,32 @@ impl<'c> State<'c> {
                     mutant,
                     wall_s,
                     phases,
+                    binary_sha256,
                     ..
                 } => {
+                    match binary_sha256 {
+                        Some(b) => built.insert(mutant.clone(), b),
+                        None => built.remove(&mutant),
+                    };
                     if let Some(p) = phases {
                         s.build_phases.insert(mutant.clone(), p);
+                    }
+                    // a build of a mutant not done starts its runs again
+                    // (a run stopped part way resumes from its patch): the
+                    // stopped attempt's runs are superseded (a survivor
+                    // built again for its follow-up runs keeps its own)
+                    if !s.status.contains_key(&mutant) {
+                        s.runs.remove(&mutant);
                     }
                     s.build_s.insert(mutant, wall_s);
                 }
                 Event::Ran { mutant, seed, run } => {
+                    if let (Some(ran), Some(b)) = (&run.binary_sha256, built.get(&mutant)) {
+                        s.binary_checked += 1;
+                        if ran != b {
+                            s.foreign_binary.push((mutant.clone(), seed));
+                        }
+                    }
                     s.runs.entry(mutant).or_default().insert(seed, run);
                 }
                 Event::MutantDone {
