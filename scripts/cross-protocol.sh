@@ -8,15 +8,18 @@
 #   campaign directory after `mutate report`, or one of its kill-matrix CSVs:
 #   kill-matrix-strip.csv for a rerun)
 # Writes OUT/cross-protocol.csv (a row per campaign, protocol, operator and
-# detector: mutants, killed, survived, timeout, no coverage) and
+# detector: mutants, killed, survived, timeout, no coverage, unreached) and
 # OUT/cross-protocol.md (the three tables).
 #
 # A mutant's detector is how its killing run ended: `memconform only` when
 # gem5 ended cleanly (or a tester ran out of checks) and memconform found a
 # violation, else gem5's own verdict (`tester_check`: the Ruby tester's
 # value check; `protocol_panic`: an invalid transition; `deadlock`; `crash`).
-# Score: killed / (killed + survived); a timeout (livelock) and no coverage
-# (the runs never fired the mutated transition) count in neither.
+# Score: killed / (killed + survived); a timeout (livelock), no coverage
+# (the runs never fired the mutated transition) and unreached (nor did a
+# search's runs, with stimuli) count in neither. Runs to kill: the killing
+# run's place among the mutant's runs (with stimuli a mutant runs only those
+# that take its transitions, so its first run need not be the first seed).
 set -euo pipefail
 OUT=${1:?usage: scripts/cross-protocol.sh OUT CAMPAIGN...}
 shift
@@ -26,7 +29,7 @@ python3 - "$OUT" "$@" <<'PY'
 import csv, os, statistics, sys
 from collections import defaultdict
 out, camps = sys.argv[1], sys.argv[2:]
-STATUSES = ["killed", "survived", "timeout", "unviable", "unknown", "no_coverage"]
+STATUSES = ["killed", "survived", "timeout", "unviable", "unknown", "no_coverage", "unreached"]
 
 def load(c):
     path = os.path.join(c, "kill-matrix.csv") if os.path.isdir(c) else c
@@ -79,8 +82,10 @@ for c in camps:
             m["det"] = det
         if det:
             only += det == "memconform only"
-            seeds.append(int(kill["seed"]))
-        if status != "no_coverage":
+            # the runs it took: the killing run's place among its runs (a
+            # campaign's seeds need not be 1, 2, ...: a stimulus's own)
+            seeds.append(rows.index(kill) + 1)
+        if status not in ("no_coverage", "unreached"):
             # one build, then each seed's run and check
             secs.append(num(rows[0]["build_s"]) + sum(num(r["run_s"]) + num(r["check_s"]) for r in rows))
     for proto, s in per.items():
@@ -88,14 +93,14 @@ for c in camps:
         score = f"{killed / (killed + survived):.2f}" if killed + survived else "-"
         n = sum(s.values())
         first = sum(1 for x in seeds if x <= 1)
-        table.append((name, proto, n, killed, survived, s["timeout"], s["no_coverage"], score, only,
+        table.append((name, proto, n, killed, survived, s["timeout"], s["no_coverage"], s["unreached"], score, only,
                       f"{first} of {len(seeds)}" if seeds else "-",
                       f"{max(seeds)}" if seeds else "-",
                       f"{statistics.median(secs):.1f}" if secs else "-"))
         rows_csv.append([name, proto, "", ""] + [s[k] for k in STATUSES])
 
 # the best a mutant did against the protocol's campaigns
-PRECEDENCE = ["killed", "timeout", "survived", "unknown", "unviable", "no_coverage"]
+PRECEDENCE = ["killed", "timeout", "survived", "unknown", "unviable", "unreached", "no_coverage"]
 by_op, by_det = defaultdict(lambda: defaultdict(int)), defaultdict(lambda: defaultdict(int))
 for (proto, mid), m in merged.items():
     status = min(m["statuses"], key=lambda x: PRECEDENCE.index(x) if x in PRECEDENCE else len(PRECEDENCE))
@@ -107,20 +112,20 @@ md = ["# memconform mutation campaigns across protocols\n",
       "Made by `scripts/cross-protocol.sh` from each campaign's kill matrix. A mutant is",
       "*killed* when some seed's run fails gem5's own checks or violates a model memconform",
       "checks; *memconform only*: gem5 ended that run cleanly. Score = killed / (killed +",
-      "survived). Time per mutant: its build plus every seed's run and check, median over",
+      "survived). Time per mutant: its build plus every run and check, median over",
       "the mutants whose runs started.\n",
-      "| campaign | protocol | mutants | killed | survived | timeout | no coverage | score | memconform only | killed on seed 1 | most seeds to kill | median s per mutant |",
-      "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+      "| campaign | protocol | mutants | killed | survived | timeout | no coverage | unreached | score | memconform only | killed by its first run | most runs to kill | median s per mutant |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 md += ["| " + " | ".join(str(x) for x in t) + " |" for t in table]
 md += ["\n## Score per protocol and operator\n",
        "Each mutant once per protocol, over all its campaigns (a campaign run again, e.g. with",
        "stripped links, adds none): killed if any campaign killed it, else timeout, survived,",
-       "unknown, unviable, no coverage, in that order.\n",
-       "| protocol | operator | mutants | killed | survived | timeout | no coverage | score |",
-       "|---|---|---|---|---|---|---|---|"]
+       "unknown, unviable, unreached, no coverage, in that order.\n",
+       "| protocol | operator | mutants | killed | survived | timeout | no coverage | unreached | score |",
+       "|---|---|---|---|---|---|---|---|---|"]
 for (proto, op), s in sorted(by_op.items()):
     k, v = s["killed"], s["survived"]
-    md.append(f"| {proto} | {op} | {sum(s.values())} | {k} | {v} | {s['timeout']} | {s['no_coverage']} | "
+    md.append(f"| {proto} | {op} | {sum(s.values())} | {k} | {v} | {s['timeout']} | {s['no_coverage']} | {s['unreached']} | "
               + (f"{k / (k + v):.2f}" if k + v else "-") + " |")
     rows_csv.append(["*", proto, op, ""] + [s[x] for x in STATUSES])
 md += ["\n## Killed mutants per protocol and detector\n",

@@ -76,6 +76,7 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         .arg(root().join("docs/campaign-mi-example"))
         .arg(root().join("docs/campaign-mesi-o3"))
         .arg(root().join("docs/campaign-mesi-o3/kill-matrix-strip.csv"))
+        .arg(root().join("docs/campaign-x86-mesi"))
         .arg(root().join("docs/campaign-moesi-hammer-o3"))
         .arg(root().join("docs/campaign-moesi-hammer-tester"))
         .arg(root().join("docs/campaign-moesi-amd-base-tester"))
@@ -88,6 +89,7 @@ fn cross_protocol_table_follows_the_campaign_reports() {
     for (campaign, report) in [
         ("campaign-mi-example", "docs/campaign-mi-example/report.txt"),
         ("campaign-mesi-o3", "docs/campaign-mesi-o3/report.txt"),
+        ("campaign-x86-mesi", "docs/campaign-x86-mesi/report.txt"),
         (
             "campaign-mesi-o3-strip",
             "docs/campaign-mesi-o3/report-strip.txt",
@@ -137,7 +139,7 @@ fn cross_protocol_table_follows_the_campaign_reports() {
             .unwrap_or_else(|| panic!("{campaign}: {md}"));
         let cells: Vec<&str> = row.split('|').map(str::trim).collect();
         assert_eq!(
-            (cells[4], cells[5], cells[6], cells[7], cells[9]),
+            (cells[4], cells[5], cells[6], cells[7], cells[10]),
             (
                 count("killed").as_str(),
                 count("survived").as_str(),
@@ -147,7 +149,14 @@ fn cross_protocol_table_follows_the_campaign_reports() {
             ),
             "{row}\n{summary}"
         );
-        // "seeds to kill:  ≤1: 92%  ..." against "11 of 12" killed on seed 1
+        // a campaign with stimuli says how many no stimulus reached
+        let unreached = if summary.contains("unreached") {
+            count("unreached")
+        } else {
+            "0".to_string()
+        };
+        assert_eq!(cells[8], unreached, "{row}\n{summary}");
+        // "seeds to kill:  ≤1: 92%  ..." against "11 of 12" killed by the first run
         let first = report
             .lines()
             .find_map(|l| l.strip_prefix("seeds to kill:"))
@@ -156,7 +165,7 @@ fn cross_protocol_table_follows_the_campaign_reports() {
             .trim_end_matches('%')
             .parse::<f64>()
             .unwrap();
-        let (k, n) = cells[10].split_once(" of ").unwrap();
+        let (k, n) = cells[11].split_once(" of ").unwrap();
         let share = 100.0 * k.parse::<f64>().unwrap() / n.parse::<f64>().unwrap();
         assert_eq!(share.round(), first, "{row}");
     }
@@ -190,7 +199,7 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         }
         let rows: Vec<Vec<&str>> = md
             .lines()
-            .filter(|l| l.starts_with(&format!("| {protocol} | ")) && l.split('|').count() == 10)
+            .filter(|l| l.starts_with(&format!("| {protocol} | ")) && l.split('|').count() == 11)
             .map(|l| l.split('|').map(str::trim).collect())
             .collect();
         let sum =
@@ -213,13 +222,36 @@ fn cross_protocol_table_follows_the_campaign_reports() {
             .sum();
         assert_eq!(detectors, killed.len(), "{protocol}");
     }
-    // the rerun's 40 mutants are the first run's: each counted once per operator
+    // the rerun's 40 mutants are the first run's: each counted once per
+    // operator, with the directed-stimulus campaign's (mutants both share
+    // once, killed if either killed it)
+    let (mut all, mut killed) = (
+        std::collections::BTreeSet::new(),
+        std::collections::BTreeSet::new(),
+    );
+    for c in ["campaign-mesi-o3", "campaign-x86-mesi"] {
+        let path = root().join("docs").join(c).join("kill-matrix.csv");
+        let mut r = csv::Reader::from_path(&path).unwrap();
+        for row in r.deserialize::<std::collections::HashMap<String, String>>() {
+            let row = row.unwrap();
+            if row["op"] == "TDA" {
+                all.insert(row["mutant_id"].clone());
+                if row["status"] == "killed" {
+                    killed.insert(row["mutant_id"].clone());
+                }
+            }
+        }
+    }
     let tda = md
         .lines()
         .find(|l| l.starts_with("| MESI_Two_Level | TDA |"))
         .unwrap();
     assert!(
-        tda.starts_with("| MESI_Two_Level | TDA | 15 | 8 | 4 |"),
+        tda.starts_with(&format!(
+            "| MESI_Two_Level | TDA | {} | {} |",
+            all.len(),
+            killed.len()
+        )),
         "{tda}"
     );
     let _ = std::fs::remove_dir_all(&out);
