@@ -740,6 +740,39 @@ fn a_reach_file_that_does_not_fit_the_protocol_is_an_input_error() {
             stderr(&o)
         );
     }
+    // `without`: the rule holds where no SimObject of the type is
+    let f = dir.join("without.toml");
+    std::fs::write(
+        &f,
+        good.replace(
+            "when = { enable_pf = \"false\" }\n",
+            "without = [\"RubyTester\"]\n",
+        ),
+    )
+    .unwrap();
+    let reachable = |run: &str| {
+        let o = memconform(&[
+            "coverage",
+            run,
+            "--protocol-dir",
+            TOYREACH,
+            "--reach",
+            f.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        cols(&stdout(&o), "L1Cache")["reachable"].clone()
+    };
+    assert_eq!(reachable(REACH_RUN), "13");
+    let tester = toyreach_variant(
+        &dir,
+        "tester",
+        (
+            "[system.ruby]\n",
+            "[system.tester]\ntype=RubyTester\n\n[system.ruby]\n",
+        ),
+        "",
+    );
+    assert_eq!(reachable(tester.to_str().unwrap()), "17");
     // dead code needs no condition, and says so
     let f = dir.join("dead.toml");
     std::fs::write(&f, good.replace("absent = [\"DMA\"]\n", "dead = true\n")).unwrap();

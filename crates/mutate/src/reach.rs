@@ -13,8 +13,10 @@
 //!   per protocol, built in) whose condition every run's `config.ini`
 //!   meets: `when` (each controller of the machine has these parameter
 //!   values; `sequencer.type` is its sequencer's type), `absent` (the
-//!   configuration has no controller of these types) and `several` (it
-//!   has two or more of these), with its reason in words;
+//!   configuration has no controller of these types), `several` (it
+//!   has two or more of these) and `without` (it has no SimObject of these
+//!   types), with its reason in words; or `dead = true`, no condition: code
+//!   no configuration runs, argued from the protocol's code;
 //! - **no sender**: every trigger of the event sits under an `if` that asks
 //!   for a message value (`in_msg.Type == CoherenceRequestType:INV`) which
 //!   only actions of unreachable transitions name (MI_example's L1 gets INV
@@ -70,6 +72,9 @@ pub struct Rule {
     pub absent: Vec<String>,
     /// Controller types the configuration must have two or more of.
     pub several: Vec<String>,
+    /// SimObject types (config.ini's `type=`) the configuration has none of
+    /// (`RubyTester`: the only requestor of some request types).
+    pub without: Vec<String>,
     /// Dead code: no configuration takes these (the reason argues it from
     /// the protocol's own code); no condition.
     pub dead: bool,
@@ -100,6 +105,8 @@ struct RuleToml {
     #[serde(default)]
     several: Vec<String>,
     #[serde(default)]
+    without: Vec<String>,
+    #[serde(default)]
     dead: bool,
     reason: String,
 }
@@ -127,10 +134,13 @@ pub fn parse_rules(source: &str, text: &str) -> Result<Rules, String> {
         if r.events.is_empty() {
             return Err(format!("{source}:{line}:{col}: a rule names no event"));
         }
-        let conditioned = !(r.when.is_empty() && r.absent.is_empty() && r.several.is_empty());
+        let conditioned = !(r.when.is_empty()
+            && r.absent.is_empty()
+            && r.several.is_empty()
+            && r.without.is_empty());
         if !conditioned && !r.dead {
             return Err(format!(
-                "{source}:{line}:{col}: a rule needs a condition (`when`, `absent` or `several`), \
+                "{source}:{line}:{col}: a rule needs a condition (`when`, `absent`, `several` or `without`), \
                  or `dead = true` with the argument that no configuration takes its transitions"
             ));
         }
@@ -147,6 +157,7 @@ pub fn parse_rules(source: &str, text: &str) -> Result<Rules, String> {
             when: r.when,
             absent: r.absent,
             several: r.several,
+            without: r.without,
             dead: r.dead,
             reason: r.reason.split_whitespace().collect::<Vec<_>>().join(" "),
             line,
@@ -584,6 +595,11 @@ fn holds(rule: &Rule, config: &Config) -> Result<bool, String> {
     }
     for m in &rule.several {
         if config.sections_of_type(&format!("{m}_Controller")).len() < 2 {
+            return Ok(false);
+        }
+    }
+    for t in &rule.without {
+        if !config.sections_of_type(t).is_empty() {
             return Ok(false);
         }
     }
