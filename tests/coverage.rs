@@ -687,6 +687,19 @@ fn a_run_that_took_a_transition_makes_it_reachable_and_a_rule_needs_its_conditio
 fn a_reach_file_that_does_not_fit_the_protocol_is_an_input_error() {
     let dir = scratch("badreach");
     let good = std::fs::read_to_string(repo().join(REACH_FILE)).unwrap();
+    // `coverage RUN` of Toyreach with reach file `reach`
+    let cover = |run: &str, reach: &Path, more: &[&str]| {
+        let mut args = vec![
+            "coverage",
+            run,
+            "--protocol-dir",
+            TOYREACH,
+            "--reach",
+            reach.to_str().unwrap(),
+        ];
+        args.extend_from_slice(more);
+        memconform(&args)
+    };
     for (name, text, want) in [
         (
             "event",
@@ -724,14 +737,7 @@ fn a_reach_file_that_does_not_fit_the_protocol_is_an_input_error() {
     ] {
         let f = dir.join(format!("{name}.toml"));
         std::fs::write(&f, text).unwrap();
-        let o = memconform(&[
-            "coverage",
-            REACH_RUN,
-            "--protocol-dir",
-            TOYREACH,
-            "--reach",
-            f.to_str().unwrap(),
-        ]);
+        let o = cover(REACH_RUN, &f, &[]);
         assert_eq!(o.status.code(), Some(2), "{name}: {}", stdout(&o));
         let want = format!("{}{want}", f.display());
         assert!(
@@ -751,14 +757,7 @@ fn a_reach_file_that_does_not_fit_the_protocol_is_an_input_error() {
     )
     .unwrap();
     let reachable = |run: &str| {
-        let o = memconform(&[
-            "coverage",
-            run,
-            "--protocol-dir",
-            TOYREACH,
-            "--reach",
-            f.to_str().unwrap(),
-        ]);
+        let o = cover(run, &f, &[]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         cols(&stdout(&o), "L1Cache")["reachable"].clone()
     };
@@ -776,15 +775,7 @@ fn a_reach_file_that_does_not_fit_the_protocol_is_an_input_error() {
     // dead code needs no condition, and says so
     let f = dir.join("dead.toml");
     std::fs::write(&f, good.replace("absent = [\"DMA\"]\n", "dead = true\n")).unwrap();
-    let o = memconform(&[
-        "coverage",
-        REACH_RUN,
-        "--protocol-dir",
-        TOYREACH,
-        "--reach",
-        f.to_str().unwrap(),
-        "--list",
-    ]);
+    let o = cover(REACH_RUN, &f, &["--list"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let t = stdout(&o);
     assert_eq!(cols(&t, "Directory")["reachable"], "3", "{t}");

@@ -33,22 +33,6 @@ pub enum ExitKind {
 }
 
 impl ExitKind {
-    /// Every status, in the reports' order.
-    pub const ALL: [Status; 7] = [
-        Status::Killed,
-        Status::Survived,
-        Status::Timeout,
-        Status::Unviable,
-        Status::NoCoverage,
-        Status::Unknown,
-        Status::Unreached,
-    ];
-
-    /// The status of a CSV name.
-    pub fn from_name(name: &str) -> Option<Status> {
-        Status::ALL.into_iter().find(|s| s.name() == name)
-    }
-
     /// The CSV name.
     pub fn name(self) -> &'static str {
         match self {
