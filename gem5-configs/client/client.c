@@ -262,6 +262,11 @@ static const char USAGE[] =
     "                     own buffer, a new stretch each round: replacements of the\n"
     "                     round's lines in L1 (N >= its lines) or L2; 0 = none\n"
     "                     (default 0; not in the history)\n"
+    "  --evict-at A       spread: the N lines in a row; conflict: one line a page,\n"
+    "                     at the page offset of the round's x: every read misses\n"
+    "                     in x's set of an L2 of up to 64 sets (32 kB 8-way),\n"
+    "                     replacing x while other cores may ask for it (default\n"
+    "                     spread)\n"
     "  --code-line on|off on: after its program, each thread also runs a\n"
     "                     four-byte function whose line holds a word the even\n"
     "                     threads write first and all read: instruction fetches\n"
@@ -275,6 +280,64 @@ static void usage(const char *msg)
     fprintf(stderr, "memconform client: %s\n", msg);
     fprintf(stderr, USAGE, MAX_THREADS, MAX_THREADS);
     exit(2);
+}
+
+/* ---------------------------------------------------------------------------
+ * Output that gem5 can read.
+ *
+ * gem5 SE mode reads a write()'s buffer functionally, outside the protocol's
+ * timing. Ruby answers a functional read from a controller that holds the
+ * line readable, or from a message in flight; a line whose only copy is
+ * elsewhere (an L2's writeback waiting in the memory controller, a store
+ * still in the core's store queue) fails it, and gem5 stops with `Ruby
+ * functional read failed` and no statistics. A small L2 makes that common:
+ * the printing thread's own stores evict its earlier output lines. So the
+ * output goes through small chunks, and each chunk is settled before its
+ * write(): a spin long enough for stores and writebacks in flight to land,
+ * then a load of every line of the chunk, which leaves each readable in the
+ * L1 (the syscall runs after those loads complete: it is serialising).
+ */
+#define OUT_CHUNK 1024
+#define OUT_SETTLE_SPINS 20000
+
+static ssize_t settled_write(void *cookie, const char *p, size_t n)
+{
+    (void)cookie;
+    size_t done = 0;
+    while (done < n) {
+        size_t len = n - done < OUT_CHUNK ? n - done : OUT_CHUNK;
+        const volatile char *v = p + done;
+        for (volatile unsigned i = 0; i < OUT_SETTLE_SPINS; i++)
+            ;
+        unsigned sum = 0;
+        for (size_t i = 0; i < len; i += 64)
+            sum += (unsigned char)v[i];
+        sum += (unsigned char)v[len - 1];
+        (void)sum;
+        ssize_t w = write(STDOUT_FILENO, p + done, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)done;
+}
+
+/* stdout through settled_write, fully buffered in a static OUT_CHUNK
+ * buffer (no heap, no page the run has not touched). */
+static void settled_stdout(void)
+{
+    static char buf[OUT_CHUNK];
+    cookie_io_functions_t io = {.write = settled_write};
+    FILE *f = fopencookie(NULL, "w", io);
+    if (!f) {
+        perror("memconform client: fopencookie");
+        exit(1);
+    }
+    setvbuf(f, buf, _IOFBF, sizeof buf);
+    stdout = f;
 }
 
 static uint64_t number(const char *s, const char *what, uint64_t min, uint64_t max)
@@ -335,8 +398,7 @@ static int main_v1(int argc, char **argv)
         pthread_join(tids[t], NULL);
     free(tids);
 
-    static char buf[1 << 16];
-    setvbuf(stdout, buf, _IOFBF, sizeof buf);
+    settled_stdout();
     printf("# memconform-client v1 threads=%u ops=%u words=%u seed=%" PRIu64
            " rounds=%u stride=%u writes=%u%s\n",
            nthreads, nops, nwords, seed, nrounds, stride, write_pct,
@@ -595,7 +657,15 @@ static unsigned opt_shape = SH_MIX, opt_place = PLACE_RANDOM, opt_sharing = SHAR
 /* --evict N: after its program, every thread reads N lines of its own
  * buffer, a footprint that pushes the round's lines out of its caches */
 static unsigned opt_evict;
-static volatile uint64_t **evict_bufs; /* [thread]: opt_evict lines each */
+/* --evict-at conflict: read k of a round lies on page k of the buffer, at
+ * the page offset of the round's line x: in every cache whose set index
+ * lies within the page offset (an L2 of 64 sets or fewer: 32 kB of 8 ways,
+ * 8 kB of 2), each read misses in x's set, so the replacements meet x while
+ * other cores may still be asking for it (the L2's transient states) */
+enum { EVICT_SPREAD, EVICT_CONFLICT };
+static const char *const evict_at_names[] = {"spread", "conflict", NULL};
+static unsigned opt_evict_at = EVICT_SPREAD;
+static volatile uint64_t **evict_bufs; /* [thread]: 2 * opt_evict lines or pages */
 /* --code-line on: one 64-byte line of an executable mapping holding a
  * function (its first bytes: return the argument plus one) and, 16 bytes
  * on, a word the threads write and read: an L1 that fetches the function
@@ -1141,9 +1211,17 @@ static void run2(unsigned thread)
         if (opt_evict) {
             /* the footprint: two stretches of the buffer in turn, so every
              * read misses and replaces a line older than the round's */
-            volatile uint64_t *b = evict_bufs[thread] + (size_t)(r % 2) * opt_evict * line_words;
-            for (unsigned k = 0; k < opt_evict; k++)
-                (void)b[(size_t)k * line_words];
+            if (opt_evict_at == EVICT_CONFLICT) {
+                size_t page_words = page_lines * line_words;
+                size_t at = ((uintptr_t)w[VX] / 64 % page_lines) * line_words;
+                volatile uint64_t *b = evict_bufs[thread] + (size_t)(r % 2) * opt_evict * page_words + at;
+                for (unsigned k = 0; k < opt_evict; k++)
+                    (void)b[(size_t)k * page_words];
+            } else {
+                volatile uint64_t *b = evict_bufs[thread] + (size_t)(r % 2) * opt_evict * line_words;
+                for (unsigned k = 0; k < opt_evict; k++)
+                    (void)b[(size_t)k * line_words];
+            }
         }
         if (opt_stream) {
             /* the round is over for every thread; thread 0 prints it while
@@ -1161,11 +1239,11 @@ static void run2(unsigned thread)
     barrier(&bar);
 }
 
-/* The header's delay-misses, barrier, evict and warm-order fields, when not
- * the defaults. */
+/* The header's delay-misses, barrier, evict, evict-at, code-line and
+ * warm-order fields, when not the defaults. */
 static const char *misses_field(void)
 {
-    static char field[80];
+    static char field[128];
     int n = 0;
     if (opt_misses)
         n = snprintf(field, sizeof field, " delay-misses=%u", opt_misses);
@@ -1173,6 +1251,8 @@ static const char *misses_field(void)
         n += snprintf(field + n, sizeof field - (size_t)n, " barrier=plain");
     if (opt_evict)
         n += snprintf(field + n, sizeof field - (size_t)n, " evict=%u", opt_evict);
+    if (opt_evict_at == EVICT_CONFLICT)
+        n += snprintf(field + n, sizeof field - (size_t)n, " evict-at=conflict");
     if (opt_code_line)
         n += snprintf(field + n, sizeof field - (size_t)n, " code-line=on");
     if (opt_warm_order == WARM_FIRST)
@@ -1266,6 +1346,8 @@ static int main_v2(int argc, char **argv)
             opt_code_line = (int)choice(value, onoff, "--code-line must be on or off");
         } else if (strcmp(name, "--evict") == 0) {
             opt_evict = (unsigned)number(value, "--evict must be 0..65536", 0, 65536);
+        } else if (strcmp(name, "--evict-at") == 0) {
+            opt_evict_at = choice(value, evict_at_names, "--evict-at must be spread or conflict");
         } else if (strcmp(name, "--delay-chain") == 0) {
             opt_chain = (unsigned)number(value, "--delay-chain must be 0..100000", 0, 100000);
         } else if (strcmp(name, "--spin") == 0) {
@@ -1323,13 +1405,19 @@ static int main_v2(int argc, char **argv)
         /* each thread's own buffer, apart from the rounds' lines */
         evict_bufs = calloc(nthreads, sizeof *evict_bufs);
         for (unsigned t = 0; evict_bufs && t < nthreads; t++) {
-            void *e = mmap(NULL, (size_t)2 * opt_evict * 64, PROT_READ | PROT_WRITE,
+            size_t unit = opt_evict_at == EVICT_CONFLICT ? page_lines * 64 : 64;
+            void *e = mmap(NULL, (size_t)2 * opt_evict * unit, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (e == MAP_FAILED) {
                 fprintf(stderr, "memconform client: out of memory\n");
                 return 1;
             }
             evict_bufs[t] = e;
+            /* map its pages now, before the rounds: a page fault in gem5 SE
+             * writes the page table functionally (see settled_write) */
+            if (opt_evict_at == EVICT_CONFLICT)
+                for (size_t pg = 0; pg < (size_t)2 * opt_evict; pg++)
+                    ((volatile uint64_t *)e)[pg * page_lines * line_words] = 0;
         }
         if (!evict_bufs) {
             fprintf(stderr, "memconform client: out of memory\n");
@@ -1370,8 +1458,7 @@ static int main_v2(int argc, char **argv)
         progs[i].ops = all + i * slots;
     plan2();
 
-    static char buf[1 << 16];
-    setvbuf(stdout, buf, _IOFBF, sizeof buf);
+    settled_stdout();
     printf("# memconform-client v2 threads=%u rounds=%u seed=%" PRIu64
            " shape=%s place=%s sharing=%s fence=%s rmw=%s warm-up=%s delay-chain=%u"
            " spin=%u ops=%u writes=%u%s%s%s\n",

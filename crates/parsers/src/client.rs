@@ -1941,8 +1941,9 @@ pub type ExpectedFields = Vec<(&'static str, Option<String>)>;
 /// rules: the version, and each field the arguments decide — `Some(value)`
 /// it must have, `None` it must not have (a v2 option at its default that
 /// the header leaves out: `--stream off`, `--delay-misses 0`, `--evict 0`,
-/// `--code-line off`, `--barrier atomic`). A v1 command line decides every field (its defaults are
-/// positional); a v2 one only the options it names. An error when the
+/// `--evict-at spread`, `--code-line off`, `--barrier atomic`). A v1
+/// command line decides every field (its defaults are positional); a v2
+/// one only the options it names. An error when the
 /// client would refuse the arguments (it then prints its usage and no
 /// header).
 pub fn expected_header(args: &[&str]) -> Result<(&'static str, ExpectedFields), String> {
@@ -2043,6 +2044,10 @@ pub fn expected_header(args: &[&str]) -> Result<(&'static str, ExpectedFields), 
             "--code-line" => {
                 let o = one_of(&["off", "on"])?;
                 set("code-line", (o == "on").then_some(o));
+            }
+            "--evict-at" => {
+                let a = one_of(&["spread", "conflict"])?;
+                set("evict-at", (a == "conflict").then_some(a));
             }
             "--delay-chain" => set("delay-chain", Some(number(name, value, 0, 100_000)?)),
             "--spin" => set("spin", Some(number(name, value, 0, 1_000_000_000)?)),
@@ -3101,6 +3106,7 @@ mod header_tests {
             "--barrier" => "plain",
             "--stream" => "on",
             "--code-line" => "on",
+            "--evict-at" => "conflict",
             _ => "2",
         };
         for o in &options {
@@ -3126,6 +3132,12 @@ mod header_tests {
         let (_, fields) = expected_header(&["--threads", "2", "--code-line", "off"]).unwrap();
         assert!(fields.contains(&("code-line", None)));
         assert!(expected_header(&["--threads", "2", "--code-line", "2"]).is_err());
+        // the footprint's placement: a field only when conflict
+        let (_, fields) = expected_header(&["--threads", "2", "--evict-at", "conflict"]).unwrap();
+        assert!(fields.contains(&("evict-at", Some("conflict".into()))));
+        let (_, fields) = expected_header(&["--threads", "2", "--evict-at", "spread"]).unwrap();
+        assert!(fields.contains(&("evict-at", None)));
+        assert!(expected_header(&["--threads", "2", "--evict-at", "same"]).is_err());
         assert!(expected_header(&["--rounds", "2"]).is_err());
         let (v, fields) = expected_header(&["2", "50", "2", "1"]).unwrap();
         assert_eq!(v, "v1");
