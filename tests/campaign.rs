@@ -38,6 +38,7 @@ fn a_stand_in_campaign_classifies_resumes_and_reports() {
         cores: 1,
         shard: (0, 1),
         slot_dir: None,
+        first: Vec::new(),
         stop: &stop,
         progress: &progress,
     };
@@ -400,6 +401,7 @@ fn a_slot_builds_at_the_users_path_where_the_machine_allows() {
         cores: 1,
         shard: (0, 1),
         slot_dir: None,
+        first: Vec::new(),
         stop: &stop,
         progress: &|m| said.lock().unwrap().push(m.to_string()),
     };
@@ -2009,4 +2011,53 @@ fn the_report_never_overwrites_the_campaign_and_a_seed_twice_is_refused() {
     let e = Campaign::open(&dir).err().expect("refused");
     assert!(e.to_string().contains("seed 2 twice"), "{e}");
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// `mutate run --first`: the mutants named run before the others, in the
+/// order given (by id, prefix); a name that is no mutant of the shard is
+/// an error before anything runs.
+#[test]
+fn first_runs_the_mutants_named_before_the_others() {
+    let (base, root) = fresh("campaign-first");
+    let mutants = four_mutants(&root);
+    let dir = base.join("campaign");
+    let c = Campaign::init(&dir, settings(&root), mutants.clone()).unwrap();
+    let mut by_id: Vec<&str> = mutants.iter().map(|m| m.id.as_str()).collect();
+    by_id.sort();
+    // the last two by id, last first (one by a 6-digit prefix)
+    let wanted = [by_id[3].to_string(), by_id[2][..6].to_string()];
+    let stop = AtomicBool::new(false);
+    let progress = |line: &str| eprintln!("{line}");
+    let o = |first: Vec<String>, shard: (usize, usize)| RunOptions {
+        slots: 1,
+        cores: 1,
+        shard,
+        slot_dir: None,
+        first,
+        stop: &stop,
+        progress: &progress,
+    };
+    let e = campaign::run(&c, &o(vec!["ffffffff".into()], (0, 1))).unwrap_err();
+    assert!(e.to_string().contains("no mutant of this campaign"), "{e}");
+    let other = c.shard(1, 2)[0].id.clone();
+    let e = campaign::run(&c, &o(vec![other.clone()], (0, 2))).unwrap_err();
+    assert!(e.to_string().contains("not a mutant of shard 0/2"), "{e}");
+    // refused before anything is logged or run
+    assert!(c
+        .events()
+        .unwrap()
+        .iter()
+        .all(|e| !matches!(e, Event::MutantDone { .. } | Event::Started { .. })));
+
+    assert_eq!(campaign::run(&c, &o(wanted.to_vec(), (0, 1))).unwrap(), 4);
+    let order: Vec<String> = c
+        .events()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            Event::MutantDone { mutant, .. } => Some(mutant.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, [by_id[3], by_id[2], by_id[0], by_id[1]]);
 }

@@ -315,11 +315,10 @@ static ssize_t settled_write(void *cookie, const char *p, size_t n)
         sum += (unsigned char)v[len - 1];
         (void)sum;
         ssize_t w = write(STDOUT_FILENO, p + done, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
             return done ? (ssize_t)done : -1;
-        }
         done += (size_t)w;
     }
     return (ssize_t)done;

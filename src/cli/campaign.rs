@@ -37,6 +37,12 @@ pub(crate) struct RunArgs {
     /// cluster.
     #[arg(long)]
     pub slot_dir: Option<PathBuf>,
+    /// Run these mutants before the others, in this order: ids, unique
+    /// prefixes of 4 digits or more, or catalogue names, comma-separated
+    /// or the option given again (`--first MH-1,MH-2`). The rest follow by
+    /// id; a mutant done already is not run again.
+    #[arg(long, value_name = "MUTANT,...", value_delimiter = ',')]
+    pub first: Vec<String>,
 }
 
 #[derive(Args)]
@@ -146,6 +152,7 @@ pub(crate) fn run(args: &RunArgs) -> i32 {
         cores: args.jobs.max(slots),
         shard: args.shard,
         slot_dir: args.slot_dir.clone(),
+        first: args.first.clone(),
         stop: &STOP,
         progress: &progress,
     };

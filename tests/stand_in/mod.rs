@@ -210,6 +210,7 @@ pub fn run_on(c: &Campaign, slots: usize, cores: usize) -> usize {
         cores,
         shard: (0, 1),
         slot_dir: None,
+        first: Vec::new(),
         stop: &stop,
         progress: &|_| {},
     };
@@ -224,6 +225,7 @@ pub fn try_run_all(c: &Campaign) -> Result<usize, campaign::Error> {
         cores: 1,
         shard: (0, 1),
         slot_dir: None,
+        first: Vec::new(),
         stop: &stop,
         progress: &|_| {},
     };

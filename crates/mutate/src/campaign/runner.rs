@@ -15,6 +15,10 @@ pub struct RunOptions<'a> {
     pub shard: (usize, usize),
     /// Where slots live (default: `DIR/slots`).
     pub slot_dir: Option<PathBuf>,
+    /// Mutants to run before the others, in this order (ids, unique
+    /// prefixes of 4 digits or more, or catalogue names); each must be a
+    /// mutant of this shard.
+    pub first: Vec<String>,
     /// Set (e.g. by Ctrl-C) to stop after the steps in flight.
     pub stop: &'a AtomicBool,
     /// A line per finished step, for the user.
@@ -49,6 +53,20 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
         .iter()
         .map(|m| Model::from_name(m).ok_or_else(|| err(format!("unknown model `{m}`"))))
         .collect::<Result<_, _>>()?;
+    // --first, resolved before anything is logged or run
+    let shard = c.shard(k, n);
+    let mut first: Vec<String> = Vec::new();
+    for q in &o.first {
+        let id = c.resolve(q)?;
+        if !shard.iter().any(|m| m.id == id) {
+            return Err(err(format!(
+                "`{q}` ({id}) is not a mutant of shard {k}/{n}"
+            )));
+        }
+        if !first.contains(&id) {
+            first.push(id);
+        }
+    }
     let log = Log::open(&c.dir.join(format!("events-{k}.jsonl")))?;
     log.push(&Event::Started {
         slots: o.slots.max(1),
@@ -64,11 +82,12 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
         .collect();
     // survivors owed follow-up runs (§11b): done, but run again for those
     let reopen = owed_follow_ups(c, &events)?;
-    let todo: Vec<&Mutant> = c
-        .shard(k, n)
+    let mut todo: Vec<&Mutant> = shard
         .into_iter()
         .filter(|m| !done.contains(m.id.as_str()) || reopen.contains_key(m.id.as_str()))
         .collect();
+    // --first: those, in the order given, then the rest by id (stable)
+    todo.sort_by_key(|m| first.iter().position(|f| *f == m.id).unwrap_or(first.len()));
     let slot_dir = o.slot_dir.clone().unwrap_or_else(|| c.dir.join("slots"));
     // the baseline: the first slot, unmutated (shards running at once may
     // each run it: the last run of a seed counts)
