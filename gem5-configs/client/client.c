@@ -265,8 +265,9 @@ static const char USAGE[] =
     "  --evict-at A       spread: the N lines in a row; conflict: one line a page,\n"
     "                     at the page offset of the round's x: every read misses\n"
     "                     in x's set of an L2 of up to 64 sets (32 kB 8-way),\n"
-    "                     replacing x while other cores may ask for it (default\n"
-    "                     spread)\n"
+    "                     replacing x while other cores may ask for it; inside:\n"
+    "                     as conflict, but a share of the reads after each access\n"
+    "                     of the program, at the line it accessed (default spread)\n"
     "  --code-line on|off on: after its program, each thread also runs a\n"
     "                     four-byte function whose line holds a word the even\n"
     "                     threads write first and all read: instruction fetches\n"
@@ -288,14 +289,17 @@ static void usage(const char *msg)
  * gem5 SE mode reads a write()'s buffer functionally, outside the protocol's
  * timing. Ruby answers a functional read from a controller that holds the
  * line readable, or from a message in flight; a line whose only copy is
- * elsewhere (an L2's writeback waiting in the memory controller, a store
- * still in the core's store queue) fails it, and gem5 stops with `Ruby
- * functional read failed` and no statistics. A small L2 makes that common:
- * the printing thread's own stores evict its earlier output lines. So the
- * output goes through small chunks, and each chunk is settled before its
- * write(): a spin long enough for stores and writebacks in flight to land,
- * then a load of every line of the chunk, which leaves each readable in the
- * L1 (the syscall runs after those loads complete: it is serialising).
+ * elsewhere fails it (gem5 stops with `Ruby functional read failed` and no
+ * statistics): above all a line an inclusive L2 is writing back, its data
+ * waiting in the memory controller. A small L2 makes that common: the
+ * printing thread's own misses (the histories it reads, its output) evict
+ * earlier output lines, and their L1 copies with them. So the output goes
+ * through small chunks, and each chunk is settled before its write(): a
+ * load of each of its lines (a miss may start a replacement), a write() of
+ * nothing (the system call's own code and stack, so that the real one
+ * misses nowhere), then a spin with no miss at all, long enough for every
+ * replacement and writeback in flight to land. A line is then readable in
+ * a cache, or in memory with the directory idle.
  */
 #define OUT_CHUNK 1024
 #define OUT_SETTLE_SPINS 20000
@@ -307,13 +311,15 @@ static ssize_t settled_write(void *cookie, const char *p, size_t n)
     while (done < n) {
         size_t len = n - done < OUT_CHUNK ? n - done : OUT_CHUNK;
         const volatile char *v = p + done;
-        for (volatile unsigned i = 0; i < OUT_SETTLE_SPINS; i++)
-            ;
         unsigned sum = 0;
         for (size_t i = 0; i < len; i += 64)
             sum += (unsigned char)v[i];
         sum += (unsigned char)v[len - 1];
         (void)sum;
+        if (write(STDOUT_FILENO, p + done, 0) < 0 && errno != EINTR)
+            return done ? (ssize_t)done : -1;
+        for (volatile unsigned i = 0; i < OUT_SETTLE_SPINS; i++)
+            ;
         ssize_t w = write(STDOUT_FILENO, p + done, len);
         if (w < 0 && errno == EINTR)
             continue;
@@ -660,9 +666,13 @@ static unsigned opt_evict;
  * the page offset of the round's line x: in every cache whose set index
  * lies within the page offset (an L2 of 64 sets or fewer: 32 kB of 8 ways,
  * 8 kB of 2), each read misses in x's set, so the replacements meet x while
- * other cores may still be asking for it (the L2's transient states) */
-enum { EVICT_SPREAD, EVICT_CONFLICT };
-static const char *const evict_at_names[] = {"spread", "conflict", NULL};
+ * other cores may still be asking for it (the L2's transient states).
+ * --evict-at inside: the same reads, but in the program, a share after
+ * each access at the page offset of the line it accessed: the thread
+ * replaces a line it has just written while the others race for it (a
+ * writeback meets their requests; a store meets its own writeback) */
+enum { EVICT_SPREAD, EVICT_CONFLICT, EVICT_INSIDE };
+static const char *const evict_at_names[] = {"spread", "conflict", "inside", NULL};
 static unsigned opt_evict_at = EVICT_SPREAD;
 static volatile uint64_t **evict_bufs; /* [thread]: 2 * opt_evict lines or pages */
 /* --code-line on: one 64-byte line of an executable mapping holding a
@@ -1119,6 +1129,15 @@ static void run2(unsigned thread)
             dl[j] = mem + line_word((size_t)r * round_lines() + 2 + j);
         const unsigned n = p->n;
         struct op2 *o = p->ops;
+        /* --evict-at inside: this round's stretch of the buffer, and the
+         * reads after each access */
+        const size_t page_words = page_lines * line_words;
+        volatile uint64_t *const inside =
+            opt_evict && opt_evict_at == EVICT_INSIDE
+                ? evict_bufs[thread] + (size_t)(r % 2) * opt_evict * page_words
+                : NULL;
+        const unsigned per_op = n ? (opt_evict + n - 1) / n : 0;
+        unsigned inside_k = 0;
         barrier(&bar);
         for (unsigned s = p->spin; s > 0; s--)
             __asm__ volatile("");
@@ -1199,6 +1218,11 @@ static void run2(unsigned thread)
                 break;
 #endif
             }
+            if (inside) {
+                size_t at = ((uintptr_t)w[o->var] / 64 % page_lines) * line_words;
+                for (unsigned k = 0; k < per_op && inside_k < opt_evict; k++, inside_k++)
+                    (void)inside[(size_t)inside_k * page_words + at];
+            }
         }
         if (opt_code_line) {
             /* the even threads write the line before they fetch it, the odd
@@ -1207,7 +1231,7 @@ static void run2(unsigned thread)
                 *code_word = r;
             code_sink = code_fn(*code_word);
         }
-        if (opt_evict) {
+        if (opt_evict && opt_evict_at != EVICT_INSIDE) {
             /* the footprint: two stretches of the buffer in turn, so every
              * read misses and replaces a line older than the round's */
             if (opt_evict_at == EVICT_CONFLICT) {
@@ -1250,8 +1274,9 @@ static const char *misses_field(void)
         n += snprintf(field + n, sizeof field - (size_t)n, " barrier=plain");
     if (opt_evict)
         n += snprintf(field + n, sizeof field - (size_t)n, " evict=%u", opt_evict);
-    if (opt_evict_at == EVICT_CONFLICT)
-        n += snprintf(field + n, sizeof field - (size_t)n, " evict-at=conflict");
+    if (opt_evict_at != EVICT_SPREAD)
+        n += snprintf(field + n, sizeof field - (size_t)n, " evict-at=%s",
+                      evict_at_names[opt_evict_at]);
     if (opt_code_line)
         n += snprintf(field + n, sizeof field - (size_t)n, " code-line=on");
     if (opt_warm_order == WARM_FIRST)
@@ -1346,7 +1371,8 @@ static int main_v2(int argc, char **argv)
         } else if (strcmp(name, "--evict") == 0) {
             opt_evict = (unsigned)number(value, "--evict must be 0..65536", 0, 65536);
         } else if (strcmp(name, "--evict-at") == 0) {
-            opt_evict_at = choice(value, evict_at_names, "--evict-at must be spread or conflict");
+            opt_evict_at =
+                choice(value, evict_at_names, "--evict-at must be spread, conflict or inside");
         } else if (strcmp(name, "--delay-chain") == 0) {
             opt_chain = (unsigned)number(value, "--delay-chain must be 0..100000", 0, 100000);
         } else if (strcmp(name, "--spin") == 0) {
@@ -1404,7 +1430,7 @@ static int main_v2(int argc, char **argv)
         /* each thread's own buffer, apart from the rounds' lines */
         evict_bufs = calloc(nthreads, sizeof *evict_bufs);
         for (unsigned t = 0; evict_bufs && t < nthreads; t++) {
-            size_t unit = opt_evict_at == EVICT_CONFLICT ? page_lines * 64 : 64;
+            size_t unit = opt_evict_at == EVICT_SPREAD ? 64 : page_lines * 64;
             void *e = mmap(NULL, (size_t)2 * opt_evict * unit, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (e == MAP_FAILED) {
@@ -1414,7 +1440,7 @@ static int main_v2(int argc, char **argv)
             evict_bufs[t] = e;
             /* map its pages now, before the rounds: a page fault in gem5 SE
              * writes the page table functionally (see settled_write) */
-            if (opt_evict_at == EVICT_CONFLICT)
+            if (opt_evict_at != EVICT_SPREAD)
                 for (size_t pg = 0; pg < (size_t)2 * opt_evict; pg++)
                     ((volatile uint64_t *)e)[pg * page_lines * line_words] = 0;
         }

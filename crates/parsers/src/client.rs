@@ -2046,8 +2046,8 @@ pub fn expected_header(args: &[&str]) -> Result<(&'static str, ExpectedFields), 
                 set("code-line", (o == "on").then_some(o));
             }
             "--evict-at" => {
-                let a = one_of(&["spread", "conflict"])?;
-                set("evict-at", (a == "conflict").then_some(a));
+                let a = one_of(&["spread", "conflict", "inside"])?;
+                set("evict-at", (a != "spread").then_some(a));
             }
             "--delay-chain" => set("delay-chain", Some(number(name, value, 0, 100_000)?)),
             "--spin" => set("spin", Some(number(name, value, 0, 1_000_000_000)?)),
@@ -3132,11 +3132,13 @@ mod header_tests {
         let (_, fields) = expected_header(&["--threads", "2", "--code-line", "off"]).unwrap();
         assert!(fields.contains(&("code-line", None)));
         assert!(expected_header(&["--threads", "2", "--code-line", "2"]).is_err());
-        // the footprint's placement: a field only when conflict
+        // the footprint's placement: a field only when not spread
         let (_, fields) = expected_header(&["--threads", "2", "--evict-at", "conflict"]).unwrap();
         assert!(fields.contains(&("evict-at", Some("conflict".into()))));
         let (_, fields) = expected_header(&["--threads", "2", "--evict-at", "spread"]).unwrap();
         assert!(fields.contains(&("evict-at", None)));
+        let (_, fields) = expected_header(&["--threads", "2", "--evict-at", "inside"]).unwrap();
+        assert!(fields.contains(&("evict-at", Some("inside".into()))));
         assert!(expected_header(&["--threads", "2", "--evict-at", "same"]).is_err());
         assert!(expected_header(&["--rounds", "2"]).is_err());
         let (v, fields) = expected_header(&["2", "50", "2", "1"]).unwrap();
