@@ -734,6 +734,22 @@ fn a_reach_file_that_does_not_fit_the_protocol_is_an_input_error() {
             good.replace("absent = [", "absnet = ["),
             ":13:1: unknown field `absnet`".into(),
         ),
+        (
+            "when_of without when",
+            good.replace(
+                "absent = [\"DMA\"]\n",
+                "absent = [\"DMA\"]\nwhen_of = \"L1Cache\"\n",
+            ),
+            ":10:1: `when_of` names the machine whose parameters `when` asks".into(),
+        ),
+        (
+            "when_of machine",
+            good.replace(
+                "absent = [\"DMA\"]\n",
+                "when = { enable_pf = \"false\" }\nwhen_of = \"L2\"\n",
+            ),
+            ":10: protocol Toyreach has no machine L2 (when_of)".into(),
+        ),
     ] {
         let f = dir.join(format!("{name}.toml"));
         std::fs::write(&f, text).unwrap();
@@ -772,6 +788,28 @@ fn a_reach_file_that_does_not_fit_the_protocol_is_an_input_error() {
         "",
     );
     assert_eq!(reachable(tester.to_str().unwrap()), "17");
+    // `when_of`: the directory's M.Get by the L1s' parameter (invented:
+    // only the test's reach file says so). Where the L1s have it, the rule
+    // holds; where they differ, it does not; asked of the directory, which
+    // has no such parameter, it cannot tell and is left out
+    let rule = |when_of: &str| {
+        good.replace(
+            "events = [\"DMA_Get\"]\nabsent = [\"DMA\"]\n",
+            &format!("states = [\"M\"]\nevents = [\"Get\"]\nwhen = {{ enable_pf = \"false\" }}\n{when_of}"),
+        )
+    };
+    let f = dir.join("when_of.toml");
+    let directory = |run: &str| {
+        let o = cover(run, &f, &[]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        cols(&stdout(&o), "Directory")["reachable"].clone()
+    };
+    std::fs::write(&f, rule("when_of = \"L1Cache\"\n")).unwrap();
+    assert_eq!(directory(REACH_RUN), "2");
+    let pf_on = toyreach_variant(&dir, "pf-on", ("enable_pf=false", "enable_pf=true"), "");
+    assert_eq!(directory(pf_on.to_str().unwrap()), "3");
+    std::fs::write(&f, rule("")).unwrap();
+    assert_eq!(directory(REACH_RUN), "3");
     // dead code needs no condition, and says so
     let f = dir.join("dead.toml");
     std::fs::write(&f, good.replace("absent = [\"DMA\"]\n", "dead = true\n")).unwrap();
@@ -803,8 +841,8 @@ fn no_real_run_takes_a_transition_the_reach_analysis_calls_unreachable() {
         ("tests/data/gem5/mesi_two_level/clean-n4-s2-rich", 186),
         ("traces/se-o3-n2-s1", 186),
         ("traces/se-timing-n2-s1", 186),
-        ("tests/data/gem5/moesi_hammer/clean-n4-s1-rich", 333),
-        ("tests/data/gem5/moesi_hammer/noflush-n4-s6-rich", 333),
+        ("tests/data/gem5/moesi_hammer/clean-n4-s1-rich", 319),
+        ("tests/data/gem5/moesi_hammer/noflush-n4-s6-rich", 319),
         ("tests/data/gem5/moesi_amd_base/se-o3-stock-n4-s1", 943),
         ("tests/data/gem5/moesi_amd_base/se-o3-rmw-stock-n4-s1", 943),
         ("tests/data/gem5/arm/chi-o3-sb-rel-acq-s1", 1139),

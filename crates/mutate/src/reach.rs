@@ -11,8 +11,9 @@
 //!   headers use the bare name);
 //! - **argued**: a rule of a reach file (`gem5-configs/reach/*.toml`, one
 //!   per protocol, built in) whose condition every run's `config.ini`
-//!   meets: `when` (each controller of the machine has these parameter
-//!   values; `sequencer.type` is its sequencer's type), `absent` (the
+//!   meets: `when` (each controller of the machine, or of the machine
+//!   `when_of` names, has these parameter values; `sequencer.type` is its
+//!   sequencer's type), `absent` (the
 //!   configuration has no controller of these types), `several` (it
 //!   has two or more of these) and `without` (it has no SimObject of these
 //!   types), with its reason in words; or `dead = true`, no condition: code
@@ -65,9 +66,13 @@ pub struct Rule {
     pub events: Vec<String>,
     /// The states it excludes them in; `None`: every state.
     pub states: Option<Vec<String>>,
-    /// Parameters each controller of `machine` has with these values
-    /// (`enable_prefetch = "false"`), as config.ini writes them.
+    /// Parameters each controller of `machine` (or of `when_of`) has with
+    /// these values (`enable_prefetch = "false"`), as config.ini writes
+    /// them.
     pub when: BTreeMap<String, String>,
+    /// The machine whose controllers `when` asks, when not `machine` (a
+    /// cache's event the directory's configuration decides).
+    pub when_of: Option<String>,
     /// Controller types (`DMA`) the configuration must not have.
     pub absent: Vec<String>,
     /// Controller types the configuration must have two or more of.
@@ -100,6 +105,8 @@ struct RuleToml {
     states: Option<Vec<String>>,
     #[serde(default)]
     when: BTreeMap<String, String>,
+    #[serde(default)]
+    when_of: Option<String>,
     #[serde(default)]
     absent: Vec<String>,
     #[serde(default)]
@@ -144,6 +151,12 @@ pub fn parse_rules(source: &str, text: &str) -> Result<Rules, String> {
                  or `dead = true` with the argument that no configuration takes its transitions"
             ));
         }
+        if r.when_of.is_some() && r.when.is_empty() {
+            return Err(format!(
+                "{source}:{line}:{col}: `when_of` names the machine whose parameters `when` \
+                 asks: a rule with `when_of` needs `when`"
+            ));
+        }
         if conditioned && r.dead {
             return Err(format!(
                 "{source}:{line}:{col}: a `dead` rule has no condition: no configuration takes \
@@ -155,6 +168,7 @@ pub fn parse_rules(source: &str, text: &str) -> Result<Rules, String> {
             events: r.events,
             states: r.states,
             when: r.when,
+            when_of: r.when_of,
             absent: r.absent,
             several: r.several,
             without: r.without,
@@ -606,9 +620,12 @@ fn holds(rule: &Rule, config: &Config) -> Result<bool, String> {
     if rule.when.is_empty() {
         return Ok(true);
     }
-    let sections = config.sections_of_type(&format!("{}_Controller", rule.machine));
+    let of = rule.when_of.as_deref().unwrap_or(&rule.machine);
+    let sections = config.sections_of_type(&format!("{of}_Controller"));
     if sections.is_empty() {
-        return Ok(true); // no controller: nothing of the machine is reachable
+        // no controller of the rule's machine: nothing of it is reachable;
+        // of another machine: no parameter says the rule holds
+        return Ok(rule.when_of.is_none());
     }
     for s in sections {
         for (k, want) in &rule.when {
@@ -673,6 +690,14 @@ pub fn analyse(
                     p.name, r.machine
                 ));
             };
+            if let Some(of) = &r.when_of {
+                if !machines.iter().any(|(_, m)| m.ident == *of) {
+                    return Err(format!(
+                        "{at}: protocol {} has no machine {of} (when_of)",
+                        p.name
+                    ));
+                }
+            }
             for e in &r.events {
                 if !m.events.iter().any(|x| x.name == *e) {
                     return Err(format!("{at}: {} declares no event {e}", r.machine));
