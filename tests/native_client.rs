@@ -385,7 +385,7 @@ fn bundled_v2_output_is_tso() {
 
 /// Every setting of gem5-configs/knobs-se-o3.toml's client knobs (cpus,
 /// shape, sharing, evict, evict_at, rmw, fence, warm_order, code_line:
-/// 6,048 of its 48,384 settings; l1d_size, l2_size and l2_assoc are
+/// 9,072 of its 72,576 settings; l1d_size, l2_size and l2_assoc are
 /// gem5's) is a command line the client accepts: a search over the file
 /// wastes no run on a client that refuses its options.
 #[test]
@@ -439,5 +439,5 @@ fn every_client_setting_of_the_o3_knob_file_runs() {
         }
         break;
     }
-    assert_eq!(runs, 6048);
+    assert_eq!(runs, 9072);
 }

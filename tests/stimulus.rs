@@ -239,7 +239,7 @@ fn bad_knobs_and_templates_are_errors_with_their_place() {
         &std::fs::read_to_string(repo().join(f)).unwrap(),
         Path::new(f),
     );
-    assert_eq!(space.unwrap().size(), 16128);
+    assert_eq!(space.unwrap().size(), 72_576);
 }
 
 mod common;
