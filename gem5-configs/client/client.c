@@ -689,6 +689,18 @@ static struct prog *progs; /* [round][thread] */
 static struct round2 *rounds2;
 static size_t line_words = 8; /* 64-byte lines */
 static size_t page_lines;     /* lines per page */
+
+/* Words from one --evict read to the next: a line (spread) or a page. */
+static size_t evict_step(void)
+{
+    return opt_evict_at == EVICT_SPREAD ? line_words : page_lines * line_words;
+}
+
+/* Words from its page's start to the line of word `a`. */
+static size_t page_offset(const volatile uint64_t *a)
+{
+    return ((uintptr_t)a / 64 % page_lines) * line_words;
+}
 /* The delay chain divides 1 by 1: values the compiler cannot know, so it
  * keeps every division. (In gem5's x86 microcode, a 64-bit division of 1 by
  * 1 is always the same few micro-ops: the chain's length is predictable.) */
@@ -1129,13 +1141,13 @@ static void run2(unsigned thread)
             dl[j] = mem + line_word((size_t)r * round_lines() + 2 + j);
         const unsigned n = p->n;
         struct op2 *o = p->ops;
-        /* --evict-at inside: this round's stretch of the buffer, and the
-         * reads after each access */
-        const size_t page_words = page_lines * line_words;
-        volatile uint64_t *const inside =
-            opt_evict && opt_evict_at == EVICT_INSIDE
-                ? evict_bufs[thread] + (size_t)(r % 2) * opt_evict * page_words
-                : NULL;
+        /* --evict: this round's stretch of the buffer (its two halves in
+         * turn, so every read misses and replaces a line older than the
+         * round's); inside, a share of its reads after each access */
+        const size_t step = evict_step();
+        volatile uint64_t *const stretch =
+            opt_evict ? evict_bufs[thread] + (size_t)(r % 2) * opt_evict * step : NULL;
+        const int inside = opt_evict && opt_evict_at == EVICT_INSIDE;
         const unsigned per_op = n ? (opt_evict + n - 1) / n : 0;
         unsigned inside_k = 0;
         barrier(&bar);
@@ -1219,9 +1231,9 @@ static void run2(unsigned thread)
 #endif
             }
             if (inside) {
-                size_t at = ((uintptr_t)w[o->var] / 64 % page_lines) * line_words;
+                size_t at = page_offset(w[o->var]);
                 for (unsigned k = 0; k < per_op && inside_k < opt_evict; k++, inside_k++)
-                    (void)inside[(size_t)inside_k * page_words + at];
+                    (void)stretch[(size_t)inside_k * step + at];
             }
         }
         if (opt_code_line) {
@@ -1231,20 +1243,12 @@ static void run2(unsigned thread)
                 *code_word = r;
             code_sink = code_fn(*code_word);
         }
-        if (opt_evict && opt_evict_at != EVICT_INSIDE) {
-            /* the footprint: two stretches of the buffer in turn, so every
-             * read misses and replaces a line older than the round's */
-            if (opt_evict_at == EVICT_CONFLICT) {
-                size_t page_words = page_lines * line_words;
-                size_t at = ((uintptr_t)w[VX] / 64 % page_lines) * line_words;
-                volatile uint64_t *b = evict_bufs[thread] + (size_t)(r % 2) * opt_evict * page_words + at;
-                for (unsigned k = 0; k < opt_evict; k++)
-                    (void)b[(size_t)k * page_words];
-            } else {
-                volatile uint64_t *b = evict_bufs[thread] + (size_t)(r % 2) * opt_evict * line_words;
-                for (unsigned k = 0; k < opt_evict; k++)
-                    (void)b[(size_t)k * line_words];
-            }
+        if (opt_evict && !inside) {
+            /* the footprint after the program: lines in a row, or one a
+             * page at x's offset (conflict) */
+            size_t at = opt_evict_at == EVICT_CONFLICT ? page_offset(w[VX]) : 0;
+            for (unsigned k = 0; k < opt_evict; k++)
+                (void)stretch[(size_t)k * step + at];
         }
         if (opt_stream) {
             /* the round is over for every thread; thread 0 prints it while
@@ -1430,7 +1434,7 @@ static int main_v2(int argc, char **argv)
         /* each thread's own buffer, apart from the rounds' lines */
         evict_bufs = calloc(nthreads, sizeof *evict_bufs);
         for (unsigned t = 0; evict_bufs && t < nthreads; t++) {
-            size_t unit = opt_evict_at == EVICT_SPREAD ? 64 : page_lines * 64;
+            size_t unit = evict_step() * sizeof(uint64_t);
             void *e = mmap(NULL, (size_t)2 * opt_evict * unit, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (e == MAP_FAILED) {
