@@ -859,3 +859,92 @@ fn no_real_run_takes_a_transition_the_reach_analysis_calls_unreachable() {
         );
     }
 }
+
+/// `--keep`: a kept run (its counters and configuration, gzipped) gives the
+/// table, the listing with its reasons and the CSV the run gives; on the
+/// bundled real MI_example run (8 controllers, `::total` lines, the
+/// protocol found from config.ini) the kept files are a small share of the
+/// run's, and a run kept again is kept the same.
+#[test]
+fn a_kept_run_gives_the_table_the_run_gives() {
+    let dir = scratch("keep");
+    let kept = dir.join("kept");
+    let k = kept.to_str().unwrap();
+    let cases: [(&[&str], &str); 3] = [
+        (&[RUN_A, RUN_B], "--protocol-dir"),
+        (&[REACH_RUN], "--reach"),
+        (&["traces/clean-n8-s3-gz"], ""),
+    ];
+    for (i, (runs, how)) in cases.into_iter().enumerate() {
+        let mut extra: Vec<&str> = match how {
+            "--protocol-dir" => vec!["--protocol-dir", TOYCO],
+            "--reach" => vec!["--protocol-dir", TOYREACH, "--reach", REACH_FILE],
+            _ => vec![],
+        };
+        extra.push("--list");
+        let csv = dir.join(format!("run-{i}.csv"));
+        let mut args = vec!["coverage"];
+        args.extend(runs);
+        args.extend(&extra);
+        args.extend(["--csv", csv.to_str().unwrap(), "--keep", k]);
+        let o = memconform(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let names: Vec<PathBuf> = runs
+            .iter()
+            .map(|r| kept.join(Path::new(r).file_name().unwrap()))
+            .collect();
+        let kept_csv = dir.join(format!("kept-{i}.csv"));
+        let mut again = vec!["coverage".to_string()];
+        again.extend(names.iter().map(|p| p.to_str().unwrap().to_string()));
+        again.extend(extra.iter().map(|s| s.to_string()));
+        again.extend(["--csv".into(), kept_csv.to_str().unwrap().into()]);
+        let again: Vec<&str> = again.iter().map(String::as_str).collect();
+        let ok = memconform(&again);
+        assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+        assert_eq!(stdout(&ok), stdout(&o), "{runs:?}");
+        assert_eq!(
+            std::fs::read_to_string(&kept_csv).unwrap(),
+            std::fs::read_to_string(&csv).unwrap()
+        );
+        if how == "--reach" {
+            // the rules were read off the kept config.ini.gz
+            assert!(stdout(&ok).contains("toyreach.toml:"), "{}", stdout(&ok));
+        }
+    }
+    let size = |d: &Path| -> u64 {
+        std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum()
+    };
+    let real = repo().join("traces/clean-n8-s3-gz");
+    let small = kept.join("clean-n8-s3-gz");
+    let before: Vec<_> = ["stats.txt.gz", "config.ini.gz"]
+        .iter()
+        .map(|f| std::fs::read(small.join(f)).unwrap())
+        .collect();
+    assert!(
+        size(&small) * 8 < size(&real),
+        "kept {} of {} bytes",
+        size(&small),
+        size(&real)
+    );
+    // kept again, from the kept run: the same bytes
+    let o = memconform(&[
+        "coverage",
+        small.to_str().unwrap(),
+        "--keep",
+        dir.join("twice").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for (f, b) in ["stats.txt.gz", "config.ini.gz"].iter().zip(&before) {
+        assert_eq!(
+            &std::fs::read(dir.join("twice/clean-n8-s3-gz").join(f)).unwrap(),
+            b
+        );
+    }
+    // a run is never kept over itself
+    let o = memconform(&["coverage", small.to_str().unwrap(), "--keep", k]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("the run itself"), "{}", stderr(&o));
+}

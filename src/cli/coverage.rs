@@ -40,7 +40,9 @@ Outputs: the table on standard output (per controller type: taken, reachable, de
 percent of reachable, stalls; --list adds the reachable transitions no run took and the \
 unreachable ones by reason); --csv FILE, a row per (machine, state, event) declared or taken: \
 machine,state,event,count,declared,stall,reachable,reason (declared empty when unknown; \
-reachable empty without a reach analysis); --svg FILE, a heat map per controller type, states down and events across: taken \
+reachable empty without a reach analysis); --keep DIR, each run's counters and configuration, \
+gzipped, in DIR/NAME (a directory coverage reads as the run: the union of many runs can be \
+recomputed from them after the runs are deleted); --svg FILE, a heat map per controller type, states down and events across: taken \
 shaded by count, declared but untaken crossed in red, stalls grey, undeclared blank.
 
 Exit status: 0 ok; 2 bad input (a run without stats.txt or without transition counters, a \
@@ -53,6 +55,7 @@ Examples:
   memconform coverage run1 run2 run3 --protocol-dir $GEM5/src/mem/ruby/protocol --list
   memconform coverage m5out --protocol-dir $GEM5 --csv cov.csv --svg cov.svg
   memconform coverage m5out --protocol-dir $GEM5 --reach my-system.toml --list
+  memconform coverage runs/* --keep kept/ && memconform coverage kept/* --protocol-dir $GEM5
   memconform coverage tests/data/coverage/toyco-a --protocol-dir tests/data/slicc/toyco --list")]
 pub struct CoverageArgs {
     /// gem5 output directories (`-d`, m5out; or their stats.txt files): their counts are summed.
@@ -90,6 +93,13 @@ pub struct CoverageArgs {
     /// Write a heat map as SVG (states x events per controller type).
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+
+    /// Also keep each run small under DIR/NAME (NAME the run's directory name): its transition
+    /// counters and its config.ini, gzipped (kilobytes, not the run's megabytes), which
+    /// `coverage` reads as it reads the run: commit them, and the table can be made again
+    /// without gem5.
+    #[arg(long, value_name = "DIR")]
+    keep: Option<PathBuf>,
 }
 
 /// Runs `coverage`; returns the exit code.
@@ -110,6 +120,13 @@ pub fn run(args: CoverageArgs) -> i32 {
     for out in args.csv.iter().chain(&args.svg) {
         if let Err(e) = memconform_report::refuse_input(out) {
             return fail(format!("cannot write {}: {e}", super::shown(out)));
+        }
+    }
+    if let Some(into) = &args.keep {
+        for r in &args.runs {
+            if let Err(e) = coverage::keep_run(r, into) {
+                return fail(e);
+            }
         }
     }
     let rules = match (&args.reach, args.no_reach) {

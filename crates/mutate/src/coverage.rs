@@ -1036,17 +1036,104 @@ pub enum ReachRules<'a> {
 /// A run's configuration (`config.ini`, else `config.json`); `None` when
 /// it has neither.
 pub fn run_config(dir: &Path) -> Result<Option<config::Config>, String> {
-    let (ini, json) = (dir.join("config.ini"), dir.join("config.json"));
-    let (path, parse): (&Path, fn(&[u8]) -> _) = if ini.is_file() {
-        (&ini, config::parse_config_ini)
-    } else if json.is_file() {
-        (&json, config::parse_config_json)
-    } else {
+    // a kept run ([`keep_run`]) has them gzipped
+    type Parse = fn(&[u8]) -> Result<config::Config, memconform_parsers::ParseError>;
+    let candidates: [(&str, Parse); 4] = [
+        ("config.ini", config::parse_config_ini),
+        ("config.ini.gz", config::parse_config_ini),
+        ("config.json", config::parse_config_json),
+        ("config.json.gz", config::parse_config_json),
+    ];
+    let Some((path, parse)) = candidates
+        .into_iter()
+        .map(|(name, parse)| (dir.join(name), parse))
+        .find(|(path, _)| path.is_file())
+    else {
         return Ok(None);
     };
-    let shown = memconform_report::shown_path(path);
-    let bytes = std::fs::read(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+    let shown = memconform_report::shown_path(&path);
+    let bytes = memconform_parsers::file::FileBytes::open_gunzipped(&path)
+        .map_err(|e| format!("{shown}: cannot read: {e}"))?;
     parse(&bytes).map(Some).map_err(|e| format!("{shown}:{e}"))
+}
+
+/// The lines of a `stats.txt` a coverage table reads, verbatim and in
+/// order: the dumps' `Begin`/`End` markers and the transition counters.
+pub fn counter_lines(stats: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for raw in stats.split_inclusive(|&b| b == b'\n') {
+        let Ok(line) = std::str::from_utf8(raw) else {
+            continue;
+        };
+        let name = line.split_whitespace().next().unwrap_or("");
+        if memconform_parsers::gem5::stats::marker(line.trim_end()).is_some()
+            || transition_counter(name).is_some()
+        {
+            out.extend_from_slice(raw);
+            if !raw.ends_with(b"\n") {
+                out.push(b'\n');
+            }
+        }
+    }
+    out
+}
+
+/// Keeps a run small (`coverage --keep`): its transition counters
+/// ([`counter_lines`]) as `stats.txt.gz` and its configuration (`config.ini`,
+/// else `config.json`) whole, gzipped, under `into/NAME`, NAME the run's
+/// directory name. A coverage table of the kept directory equals the run's.
+/// Returns the directory written.
+pub fn keep_run(run: &Path, into: &Path) -> Result<PathBuf, String> {
+    use std::io::Write as _;
+    let (stats, dir) = run_files(run);
+    let shown = memconform_report::shown_path;
+    let name = std::fs::canonicalize(&dir)
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_os_string()))
+        .ok_or_else(|| format!("{}: no directory name to keep the run under", shown(&dir)))?;
+    let to = into.join(name);
+    let gz = |bytes: &[u8]| -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        // writes to a Vec cannot fail
+        e.write_all(bytes).expect("gzip into memory");
+        e.finish().expect("gzip into memory")
+    };
+    let counters = memconform_parsers::file::FileBytes::open_gunzipped(&stats)
+        .map_err(|e| format!("{}: cannot read: {e}", shown(&stats)))?;
+    let mut files = vec![("stats.txt.gz", gz(&counter_lines(&counters)))];
+    let config = [
+        "config.ini",
+        "config.ini.gz",
+        "config.json",
+        "config.json.gz",
+    ]
+    .into_iter()
+    .map(|n| (n, dir.join(n)))
+    .find(|(_, p)| p.is_file());
+    if let Some((n, p)) = config {
+        let bytes = memconform_parsers::file::FileBytes::open_gunzipped(&p)
+            .map_err(|e| format!("{}: cannot read: {e}", shown(&p)))?;
+        let kept = if n.starts_with("config.ini") {
+            "config.ini.gz"
+        } else {
+            "config.json.gz"
+        };
+        files.push((kept, gz(&bytes)));
+    }
+    if std::fs::canonicalize(&to).ok() == std::fs::canonicalize(&dir).ok() {
+        return Err(format!(
+            "{}: the run itself: keep it under another directory",
+            shown(&to)
+        ));
+    }
+    std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", shown(&to)))?;
+    for (n, bytes) in files {
+        let p = to.join(n);
+        memconform_report::refuse_input(&p)
+            .and_then(|()| memconform_report::write_atomic(&p, &bytes))
+            .map_err(|e| format!("cannot write {}: {e}", shown(&p)))?;
+    }
+    Ok(to)
 }
 
 /// [`of_runs`], with the transitions the runs' configurations cannot take

@@ -51,7 +51,7 @@ impl Dump {
 const DASHES: &str = "----------";
 
 /// A `Begin`/`End` marker line: `Some(true)` for Begin, `Some(false)` for End.
-fn marker(line: &str) -> Option<bool> {
+pub fn marker(line: &str) -> Option<bool> {
     let parsed: IResult<&str, &str> = all_consuming(delimited(
         tuple((space0, tag(DASHES), space1)),
         alt((tag("Begin"), tag("End"))),
