@@ -118,6 +118,27 @@ fn the_stimuli_take_again_every_transition_the_search_took() {
         again.extend(took);
     }
     assert_eq!(again, all);
+    // each run kept small: the kept runs' table is the runs' table
+    let kept = |dir: &str| -> Vec<String> {
+        let mut v: Vec<String> = (1..=24)
+            .map(|r| out.join(dir).join(format!("r{r}")).display().to_string())
+            .collect();
+        v.extend(["--protocol-dir".into(), "tests/data/slicc/toyco".into()]);
+        v
+    };
+    let table = |args: Vec<String>| {
+        let o = Command::new(env!("CARGO_BIN_EXE_memconform"))
+            .arg("coverage")
+            .args(&args)
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let from_kept = table(kept("kept"));
+    assert_eq!(from_kept, table(kept("runs")));
+    assert!(from_kept.contains("all "), "{from_kept}");
     // the curve ends where the runs do
     let curve = std::fs::read_to_string(out.join("curve.csv")).unwrap();
     assert_eq!(curve.lines().count(), 25);

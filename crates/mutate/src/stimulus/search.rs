@@ -9,6 +9,9 @@
 //!   search.toml     the settings (knobs, run template, strategy, seeds, targets)
 //!   search.jsonl    a line per run: seed, knobs, exit, seconds, transitions taken
 //!   runs/r<N>/      each run's output directory ({outdir}) and run.log
+//!   kept/r<N>/      each run kept small (`coverage --keep`: its transition
+//!                   counters and config.ini, gzipped): `memconform coverage
+//!                   OUT/kept/*` after runs/ is deleted
 //!   stimuli.toml    the fewest runs that took every transition taken (see `cover`)
 //!   curve.csv       run,seed,new,taken,targets_taken: coverage as the runs went
 //! ```
@@ -235,9 +238,12 @@ fn run_one(
         let _ = fs::remove_dir_all(&outdir);
         return Ok(None);
     }
-    let fired = coverage::read_counts(&outdir.join("stats.txt"))
-        .ok()
-        .map(|c| c.fired().into_iter().collect());
+    let counts = coverage::read_counts(&outdir.join("stats.txt")).ok();
+    if counts.is_some() {
+        // a run without counters has nothing to keep
+        coverage::keep_run(&outdir, &dir.join("kept"))?;
+    }
+    let fired = counts.map(|c| c.fired().into_iter().collect());
     Ok(Some(RunRecord {
         run,
         seed,
