@@ -47,7 +47,9 @@ yet taken scores 1, and the search ends once every target is taken: the way to r
 mutant's transition in the clean build before its mutant runs.
 
 OUT holds: search.toml (the settings), search.jsonl (a line per run: seed, knobs, exit, \
-seconds, the transitions it took), runs/rN/ (each run's output), curve.csv \
+seconds, the transitions it took), runs/rN/ (each run's output), kept/rN/ (each run kept small: \
+its counters and config.ini, which `memconform coverage OUT/kept/*` reads after runs/ is deleted), \
+curve.csv \
 (run,seed,new,taken,targets_taken: coverage as the runs went, for a plot against another \
 strategy) and stimuli.toml: the fewest runs (greedily) that took every transition taken, each a \
 setting and its seed. gem5 is deterministic, so each stimulus takes its transitions again: a \
