@@ -271,7 +271,10 @@ static const char USAGE[] =
     "  --code-line on|off on: after its program, each thread also runs a\n"
     "                     four-byte function whose line holds a word the even\n"
     "                     threads write first and all read: instruction fetches\n"
-    "                     of a line cores write (default off; not in the history)\n"
+    "                     of a line cores write; with --evict-at conflict or\n"
+    "                     inside the writers also read N/2 lines at its set\n"
+    "                     before the fetch, replacing the line they wrote\n"
+    "                     (default off; not in the history)\n"
     "  --barrier B        atomic: barriers count with a locked add; plain: with\n"
     "                     plain stores and loads only, for protocols whose locked\n"
     "                     RMWs are broken or under test (default atomic)\n";
@@ -1238,9 +1241,19 @@ static void run2(unsigned thread)
         }
         if (opt_code_line) {
             /* the even threads write the line before they fetch it, the odd
-             * ones fetch it first: stores and fetches of one line race */
-            if (thread % 2 == 0)
+             * ones fetch it first: stores and fetches of one line race. With
+             * a conflict or inside footprint the writers then read half as
+             * many lines again at the code line's set, from the stretch's
+             * end: the line they hold written is replaced (by the L1, or the
+             * L2) while its fetch, theirs or another core's, is on the way */
+            if (thread % 2 == 0) {
                 *code_word = r;
+                if (opt_evict && opt_evict_at != EVICT_SPREAD) {
+                    const size_t at = page_offset(code_word);
+                    for (unsigned k = 0; k < (opt_evict + 1) / 2; k++)
+                        (void)stretch[(size_t)(opt_evict - 1 - k) * step + at];
+                }
+            }
             code_sink = code_fn(*code_word);
         }
         if (opt_evict && !inside) {
