@@ -1033,28 +1033,35 @@ pub enum ReachRules<'a> {
     Off,
 }
 
-/// A run's configuration (`config.ini`, else `config.json`); `None` when
-/// it has neither.
+/// A run's configuration file: `config.ini`, else `config.json`, each
+/// plain or gzipped (a kept run's, [`keep_run`]); with whether it is the
+/// ini form.
+fn run_config_file(dir: &Path) -> Option<(PathBuf, bool)> {
+    [
+        ("config.ini", true),
+        ("config.ini.gz", true),
+        ("config.json", false),
+        ("config.json.gz", false),
+    ]
+    .into_iter()
+    .map(|(name, ini)| (dir.join(name), ini))
+    .find(|(path, _)| path.is_file())
+}
+
+/// A run's configuration ([`run_config_file`]); `None` when it has none.
 pub fn run_config(dir: &Path) -> Result<Option<config::Config>, String> {
-    // a kept run ([`keep_run`]) has them gzipped
-    type Parse = fn(&[u8]) -> Result<config::Config, memconform_parsers::ParseError>;
-    let candidates: [(&str, Parse); 4] = [
-        ("config.ini", config::parse_config_ini),
-        ("config.ini.gz", config::parse_config_ini),
-        ("config.json", config::parse_config_json),
-        ("config.json.gz", config::parse_config_json),
-    ];
-    let Some((path, parse)) = candidates
-        .into_iter()
-        .map(|(name, parse)| (dir.join(name), parse))
-        .find(|(path, _)| path.is_file())
-    else {
+    let Some((path, ini)) = run_config_file(dir) else {
         return Ok(None);
     };
     let shown = memconform_report::shown_path(&path);
     let bytes = memconform_parsers::file::FileBytes::open_gunzipped(&path)
         .map_err(|e| format!("{shown}: cannot read: {e}"))?;
-    parse(&bytes).map(Some).map_err(|e| format!("{shown}:{e}"))
+    let parsed = if ini {
+        config::parse_config_ini(&bytes)
+    } else {
+        config::parse_config_json(&bytes)
+    };
+    parsed.map(Some).map_err(|e| format!("{shown}:{e}"))
 }
 
 /// The lines of a `stats.txt` a coverage table reads, verbatim and in
@@ -1101,19 +1108,10 @@ pub fn keep_run(run: &Path, into: &Path) -> Result<PathBuf, String> {
     let counters = memconform_parsers::file::FileBytes::open_gunzipped(&stats)
         .map_err(|e| format!("{}: cannot read: {e}", shown(&stats)))?;
     let mut files = vec![("stats.txt.gz", gz(&counter_lines(&counters)))];
-    let config = [
-        "config.ini",
-        "config.ini.gz",
-        "config.json",
-        "config.json.gz",
-    ]
-    .into_iter()
-    .map(|n| (n, dir.join(n)))
-    .find(|(_, p)| p.is_file());
-    if let Some((n, p)) = config {
+    if let Some((p, ini)) = run_config_file(&dir) {
         let bytes = memconform_parsers::file::FileBytes::open_gunzipped(&p)
             .map_err(|e| format!("{}: cannot read: {e}", shown(&p)))?;
-        let kept = if n.starts_with("config.ini") {
+        let kept = if ini {
             "config.ini.gz"
         } else {
             "config.json.gz"
