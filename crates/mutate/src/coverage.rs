@@ -1094,11 +1094,18 @@ pub fn keep_run(run: &Path, into: &Path) -> Result<PathBuf, String> {
     use std::io::Write as _;
     let (stats, dir) = run_files(run);
     let shown = memconform_report::shown_path;
-    let name = std::fs::canonicalize(&dir)
-        .ok()
-        .and_then(|d| d.file_name().map(|n| n.to_os_string()))
+    let canon = std::fs::canonicalize(&dir).ok();
+    let name = canon
+        .as_deref()
+        .and_then(Path::file_name)
         .ok_or_else(|| format!("{}: no directory name to keep the run under", shown(&dir)))?;
     let to = into.join(name);
+    if std::fs::canonicalize(&to).ok() == canon {
+        return Err(format!(
+            "{}: the run itself: keep it under another directory",
+            shown(&to)
+        ));
+    }
     let gz = |bytes: &[u8]| -> Vec<u8> {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         // writes to a Vec cannot fail
@@ -1117,12 +1124,6 @@ pub fn keep_run(run: &Path, into: &Path) -> Result<PathBuf, String> {
             "config.json.gz"
         };
         files.push((kept, gz(&bytes)));
-    }
-    if std::fs::canonicalize(&to).ok() == std::fs::canonicalize(&dir).ok() {
-        return Err(format!(
-            "{}: the run itself: keep it under another directory",
-            shown(&to)
-        ));
     }
     std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", shown(&to)))?;
     for (n, bytes) in files {
