@@ -1975,6 +1975,146 @@ fn a_crash_at_any_byte_of_the_last_event_leaves_the_campaign_resumable_and_repor
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// A `mutate run` stopped between two baseline seeds: the next one runs
+/// the seeds the baseline lacks, and only those, before any mutant (it
+/// used to take the seeds logged as the whole baseline, so a mutant ran
+/// only the stimuli whose baseline runs had happened to finish).
+#[test]
+fn a_baseline_stopped_part_way_runs_its_missing_seeds_on_resume() {
+    let (base, root) = fresh("baseline-resume");
+    let m = four_mutants(&root).swap_remove(1);
+    let dir = base.join("campaign");
+    let c = Campaign::init(&dir, settings(&root), vec![m.clone()]).unwrap();
+    assert_eq!(c.settings.seeds, [1, 2]);
+    let stop = AtomicBool::new(false);
+    let lines = std::sync::Mutex::new(Vec::new());
+    let progress = |line: &str| {
+        if line.starts_with("baseline seed 1:") {
+            stop.store(true, Ordering::SeqCst);
+        }
+        lines.lock().unwrap().push(line.to_string());
+    };
+    let o = RunOptions {
+        slots: 1,
+        cores: 1,
+        shard: (0, 1),
+        slot_dir: None,
+        first: Vec::new(),
+        stop: &stop,
+        progress: &progress,
+    };
+    assert_eq!(campaign::run(&c, &o).unwrap(), 0, "stopped in the baseline");
+    let seeds = |c: &Campaign| -> Vec<u64> {
+        c.events()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                Event::Baseline { seed, .. } => Some(*seed),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(seeds(&c), [1], "one seed logged when stopped");
+    stop.store(false, Ordering::SeqCst);
+    let progress = |line: &str| lines.lock().unwrap().push(line.to_string());
+    let o = RunOptions {
+        progress: &progress,
+        ..o
+    };
+    let c = Campaign::open(&dir).unwrap();
+    assert_eq!(campaign::run(&c, &o).unwrap(), 1);
+    assert_eq!(seeds(&c), [1, 2], "seed 2 run on resume, seed 1 not again");
+    let said = lines.lock().unwrap().join("\n");
+    assert!(
+        said.contains("baseline: 1 of 2 seeds logged; running the rest (2)"),
+        "{said}"
+    );
+    // the survivor ran both seeds against a whole baseline
+    let s = State::of(&c).unwrap();
+    assert_eq!(s.status[&m.id], Status::Survived);
+    assert_eq!(
+        s.runs[&m.id].keys().copied().collect::<Vec<_>>(),
+        [1, 2],
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// A campaign outlives its machine by its event log alone: stopped after
+/// one mutant, its directory is lost but for `events-0.jsonl` (kept in the
+/// repository, say); `mutate init` with the same settings and mutants and
+/// that log copied in, the next `mutate run` finishes the rest, runs no
+/// finished mutant and no baseline seed again, and reports what one
+/// uninterrupted run would.
+#[test]
+fn a_campaign_moved_by_its_event_log_resumes_where_it_stopped() {
+    let (base, root) = fresh("moved");
+    let mutants = four_mutants(&root);
+    let first = base.join("first");
+    let c = Campaign::init(&first, settings(&root), mutants.clone()).unwrap();
+    // stopped when a second mutant begins: one slot, so the first is done
+    let stop = AtomicBool::new(false);
+    let seen = std::sync::Mutex::new(Vec::<String>::new());
+    let progress = |line: &str| {
+        let id = line.split(' ').next().unwrap_or("");
+        if id.len() == 12 && id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let mut seen = seen.lock().unwrap();
+            if !seen.iter().any(|s| s == id) {
+                seen.push(id.to_string());
+            }
+            if seen.len() == 2 {
+                stop.store(true, Ordering::SeqCst);
+            }
+        }
+    };
+    let o = RunOptions {
+        slots: 1,
+        cores: 1,
+        shard: (0, 1),
+        slot_dir: None,
+        first: Vec::new(),
+        stop: &stop,
+        progress: &progress,
+    };
+    let done = campaign::run(&c, &o).unwrap();
+    assert!(0 < done && done < mutants.len(), "stopped part way: {done}");
+    let log = std::fs::read(first.join("events-0.jsonl")).unwrap();
+    std::fs::remove_dir_all(&first).unwrap();
+
+    let moved = base.join("moved");
+    let c = Campaign::init(&moved, settings(&root), mutants.clone()).unwrap();
+    std::fs::write(moved.join("events-0.jsonl"), &log).unwrap();
+    let c2 = Campaign::open(&moved).unwrap();
+    assert_eq!(State::of(&c2).unwrap().status.len(), done);
+    assert_eq!(run_all(&c), mutants.len() - done);
+    let events = c.events().unwrap();
+    for m in &mutants {
+        let n = events
+            .iter()
+            .filter(|e| matches!(e, Event::MutantDone { mutant, .. } if *mutant == m.id))
+            .count();
+        assert_eq!(n, 1, "{}", m.site);
+    }
+    let baseline = events
+        .iter()
+        .filter(|e| matches!(e, Event::Baseline { .. }))
+        .count();
+    assert_eq!(baseline, 2, "the baseline's seeds are not run again");
+    let s = State::of(&c).unwrap();
+    assert_eq!(
+        mutants.iter().map(|m| s.status[&m.id]).collect::<Vec<_>>(),
+        [
+            Status::Killed,
+            Status::Survived,
+            Status::Unviable,
+            Status::Timeout
+        ]
+    );
+    let text = memconform::mutate::report::write_all(&s).unwrap();
+    assert!(text.contains("4 mutants, 4 done"), "{text}");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// Trust, round 3, classes 2 and 8: `mutate report` never writes over
 /// what it reads (a report file made a symlink to the mutants), and a seed
 /// listed twice is refused, at init and in a hand-edited campaign.toml.

@@ -1,5 +1,6 @@
-//! Real gem5 SE-mode runs of memconform's client (gem5 v24.0.0.1,
-//! X86_MESI_Two_Level, bundled in traces/): each run recognised by itself
+//! Real gem5 SE-mode runs of memconform's client (gem5 v24.0.0.1, x86:
+//! MESI_Two_Level runs bundled in traces/, MOESI_hammer and MOESI_AMD_Base
+//! runs in tests/data/gem5/): each run recognised by itself
 //! (protocol, CPU type and count, the model its cores promise) and checked.
 //! In-order blocking Timing cores give SC on every round; out-of-order O3
 //! cores give TSO on every round, and some rounds break SC by store
@@ -170,6 +171,67 @@ fn an_o3_run_of_me8_violates_tso_in_mp_sm_rounds_and_gem5_ends_cleanly() {
     assert_eq!(tso, 7, "this run's rounds that break TSO");
 }
 
+/// Catalogue bugs MH-2 and MH-1 (MOESI_hammer's L1 without
+/// `forward_eviction_to_cpu` in `transition(S, {Other_GETX, Invalidate},
+/// I)` and in `transition(SM, {Other_GETX, Invalidate}, IM)`), each
+/// rebuilt from stock gem5, on 2 O3 cores with the client's `mp+s` and
+/// `mp+sm` shapes and `--warm-order first` (the writer reads x first, so
+/// the reader's copy is a sharer's: `S`, and `SM` once its store to z
+/// upgrades it). gem5 ends cleanly; only a memory-model check sees the
+/// rounds whose reader read y's new value and then x's old one, every one
+/// in the shape that puts the reader's copy in the mutated state, and the
+/// run's own counters show that state meeting the writer's GETX.
+#[test]
+fn o3_runs_of_mh2_and_mh1_violate_tso_by_message_passing_and_gem5_ends_cleanly() {
+    // (run, its shape, the mutated transition, rounds that break TSO)
+    for (run, shape, transition, broken) in [
+        ("se-o3-mh2-n2-s1", "MP+S", "S.Other_GETX", 146),
+        ("se-o3-mh1-n2-s6", "MP+SM", "SM.Other_GETX", 1),
+    ] {
+        let dir = root().join("tests/data/gem5/moesi_hammer").join(run);
+        let r = memconform::gem5::open_run(&dir).unwrap();
+        assert!(r.panic.is_none(), "{run}");
+        assert!(r.cpus.iter().all(|c| c.needs_tso == Some(true)), "{run}");
+        let counts = memconform::mutate::coverage::read_counts(&dir.join("stats.txt.gz")).unwrap();
+        let (state, event) = transition.split_once('.').unwrap();
+        let taken = counts.count[&("L1Cache".into(), state.into(), event.into())];
+        assert!(taken > 0, "{run}: L1Cache.{transition} never taken");
+        let checked = check_every_model(&dir);
+        assert_eq!(checked.len(), 300, "{run}");
+        let mut tso = 0;
+        for c in &checked {
+            assert_eq!(meta(c, "protocol"), "MOESI_hammer");
+            assert_eq!(meta(c, "expected_model"), "tso");
+            assert_eq!(meta(c, "shape"), shape);
+            // message passing is PSO-legal: only TSO (and SC) can break
+            assert_eq!(verdict(c, Model::Pso), Verdict::Consistent, "{run}");
+            if verdict(c, Model::Tso) == Verdict::Violation {
+                tso += 1;
+                assert!(c.broken());
+                // the reader's last two loads: y new, then x old
+                let ends: Vec<Vec<String>> = c
+                    .history
+                    .threads
+                    .iter()
+                    .map(|t| {
+                        t.ops
+                            .clone()
+                            .map(|o| c.history.describe(o))
+                            .map(|d| d.split_once(':').unwrap().1.to_string())
+                            .collect()
+                    })
+                    .collect();
+                assert!(
+                    ends.iter()
+                        .any(|ops| ops.ends_with(&["R(y,2)".to_string(), "R(x,0)".to_string()])),
+                    "{run}: {ends:?}"
+                );
+            }
+        }
+        assert_eq!(tso, broken, "{run}: the rounds that break TSO");
+    }
+}
+
 // ---------------------------------------------------------------------
 // A client run's files agree, or are not believed ("Trust, round 3").
 
@@ -215,13 +277,15 @@ fn every_bundled_client_run_agrees_with_itself() {
     .iter()
     .map(|r| root().join("traces").join(r))
     .collect();
-    for e in std::fs::read_dir(root().join("tests/data/gem5/moesi_amd_base")).unwrap() {
-        let p = e.unwrap().path();
-        if p.file_name().unwrap().to_string_lossy().starts_with("se-") {
-            runs.push(p);
+    for protocol in ["moesi_amd_base", "moesi_hammer"] {
+        for e in std::fs::read_dir(root().join("tests/data/gem5").join(protocol)).unwrap() {
+            let p = e.unwrap().path();
+            if p.file_name().unwrap().to_string_lossy().starts_with("se-") {
+                runs.push(p);
+            }
         }
     }
-    assert!(runs.len() >= 8, "{runs:?}");
+    assert!(runs.len() >= 10, "{runs:?}");
     for dir in &runs {
         let run = memconform::gem5::open_run(dir).unwrap();
         let client = memconform::gem5::client_run(&run)

@@ -186,11 +186,12 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{}: {} mutants, {done} done, {} pending; baseline {} seeds run",
+            "{}: {} mutants, {done} done, {} pending; baseline {} of {} seeds run",
             c.settings.protocol,
             c.mutants.len(),
             c.mutants.len() - done,
-            s.baseline.len()
+            s.baseline.len(),
+            c.settings.seeds.len()
         );
         for (name, n) in counts {
             let _ = writeln!(out, "  {name:<10} {n}");

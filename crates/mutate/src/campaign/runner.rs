@@ -91,25 +91,43 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
     let slot_dir = o.slot_dir.clone().unwrap_or_else(|| c.dir.join("slots"));
     // the baseline: the first slot, unmutated (shards running at once may
     // each run it: the last run of a seed counts)
-    let baseline: Vec<(u64, Run)> = events
+    let mut logged: BTreeMap<u64, Run> = events
         .iter()
         .filter_map(|e| match e {
             Event::Baseline { seed, run } => Some((*seed, run.clone())),
             _ => None,
         })
-        .collect::<BTreeMap<u64, Run>>()
-        .into_iter()
         .collect();
-    let baseline = if baseline.is_empty() {
+    // a baseline stopped part way runs its missing seeds (not the logged
+    // ones again): a mutant is judged against every seed's baseline run
+    let missing: Vec<u64> = c
+        .settings
+        .seeds
+        .iter()
+        .copied()
+        .filter(|seed| !logged.contains_key(seed))
+        .collect();
+    if !missing.is_empty() {
+        if !logged.is_empty() {
+            (o.progress)(&format!(
+                "baseline: {} of {} seeds logged; running the rest ({})",
+                logged.len(),
+                c.settings.seeds.len(),
+                missing
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         let slot = Slot::prepare(c, slot_dir.join(format!("{k}-0")), o)?;
-        let b = run_baseline(c, &slot, &models, &log, o, (k, n))?;
+        let b = run_baseline(c, &slot, &models, &log, o, (k, n), &missing)?;
         if o.stop.load(Ordering::Relaxed) {
             return Ok(0);
         }
-        b
-    } else {
-        baseline
-    };
+        logged.extend(b);
+    }
+    let baseline: Vec<(u64, Run)> = logged.into_iter().collect();
     let clean: Vec<u64> = baseline
         .iter()
         .filter(|(_, r)| r.outcome == "survived")
@@ -336,7 +354,8 @@ pub fn baseline_coverage(baseline: &[(u64, Run)]) -> Option<BTreeSet<String>> {
     Some(out)
 }
 
-/// Builds the unmutated slot and runs every seed; each seed's run is logged.
+/// Builds the unmutated slot and runs `seeds` (the campaign's, less those
+/// a stopped baseline logged); each seed's run is logged.
 pub(super) fn run_baseline(
     c: &Campaign,
     slot: &Slot,
@@ -344,6 +363,7 @@ pub(super) fn run_baseline(
     log: &Log,
     o: &RunOptions<'_>,
     (k, n): (usize, usize),
+    seeds: &[u64],
 ) -> Result<Vec<(u64, Run)>, Error> {
     let s = &c.settings;
     // shards that run at once each run the baseline: each in its own
@@ -421,7 +441,7 @@ pub(super) fn run_baseline(
     // the seeds `-j` at a time (gem5 runs on one core; no mutant is being
     // built yet), logged in seed order
     let dir = &dir;
-    for group in s.seeds.chunks(o.cores.max(o.slots).max(1)) {
+    for group in seeds.chunks(o.cores.max(o.slots).max(1)) {
         let runs = run_seeds(
             c,
             slot,
