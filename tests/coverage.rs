@@ -1015,9 +1015,19 @@ fn committed_coverage_tables_are_their_kept_runs_tables() {
         } else {
             eprintln!("{slug}: the reachable transitions not checked: GEM5_ROOT is not set");
         }
-        // the union with the lost runs' table
-        let before = std::fs::read_to_string(docs.join(format!("{slug}.txt"))).unwrap();
+        // the union with the lost runs' table, where there were lost runs;
+        // else the kept runs' own count
         let reachable = cols(&table, "all")["reachable"].clone();
+        let Ok(before) = std::fs::read_to_string(docs.join(format!("{slug}.txt"))) else {
+            let claim = format!("{} of {reachable}", cols(&table, "all")["taken"]);
+            assert!(
+                readme
+                    .lines()
+                    .any(|l| l.contains(slug.as_str()) && l.contains("kept") && l.contains(&claim)),
+                "{slug}: docs/coverage/README.md has no line with `{slug}`, `kept` and `{claim}`"
+            );
+            continue;
+        };
         assert_eq!(cols(&before, "all")["reachable"], reachable, "{slug}");
         let left = not_taken(&before).intersection(&not_taken(&table)).count();
         let n: usize = reachable.parse().unwrap();
