@@ -364,7 +364,7 @@ pub(crate) struct InitArgs {
     /// absolute path: about 70 minutes on 2 cores, once per slot).
     #[arg(long, default_value_t = memconform_mutate::campaign::first_build_timeout())]
     pub first_build_timeout: u64,
-    /// Seconds a run may take (default: max(60, 3 × the slowest baseline run)).
+    /// Seconds a run may take with a CPU (default: max(60, 3 × the slowest baseline run)); time it waits for one on a loaded machine does not count.
     #[arg(long)]
     pub run_timeout: Option<u64>,
     /// The models each run is checked against.

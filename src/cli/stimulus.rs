@@ -119,7 +119,7 @@ pub struct StimulusArgs {
     #[arg(long, value_name = "FILE")]
     targets: Option<PathBuf>,
 
-    /// Seconds a run may take (then it is killed: a run without counters).
+    /// Seconds a run may take with a CPU (then it is killed: a run without counters); time it waits for one on a loaded machine does not count.
     #[arg(long, default_value_t = 3600, value_name = "SECS")]
     run_timeout: u64,
 

@@ -82,7 +82,7 @@ pub struct Settings {
     /// its absolute path: about 70 minutes on 2 cores).
     #[serde(default = "first_build_timeout")]
     pub first_build_timeout_s: u64,
-    /// Seconds a run may take; by default max(60, 3 × the slowest baseline run).
+    /// Seconds a run may take with a CPU (see [`Limit::Machine`]); by default max(60, 3 × the slowest baseline run).
     #[serde(default)]
     pub run_timeout_s: Option<u64>,
     /// The models memconform checks (names; default all).

@@ -68,14 +68,75 @@ pub(crate) struct Ended {
     pub(crate) timed_out: bool,
 }
 
+/// A command's time limit, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// Of wall time: a build, whose parallel jobs share the machine.
+    Wall(u64),
+    /// Of time the command had a CPU for: wall time less the time its
+    /// process group's busiest process waited for one (the kernel's
+    /// `/proc/PID/schedstat`), so that a loaded machine does not time out a
+    /// gem5 run that would have ended in time alone (a run that hangs
+    /// burns its CPU, or sleeps, and is timed out either way); wall time
+    /// where the kernel does not say.
+    Machine(u64),
+}
+
+impl Limit {
+    fn secs(self) -> u64 {
+        match self {
+            Limit::Wall(s) | Limit::Machine(s) => s,
+        }
+    }
+}
+
+/// The seconds the process of group `pgid` that waited longest for a CPU
+/// has waited (`/proc/PID/schedstat`'s second field, over the group's
+/// processes now alive); `None` when the kernel does not say.
+pub(crate) fn group_cpu_wait_s(pgid: i32) -> Option<f64> {
+    let mut longest: Option<f64> = None;
+    for e in fs::read_dir("/proc").ok()?.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        // stat: `pid (comm) state ppid pgrp ...`; comm may hold anything
+        let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        if after.split_whitespace().nth(2) != Some(pgid.to_string().as_str()) {
+            continue;
+        }
+        let Ok(sched) = fs::read_to_string(format!("/proc/{pid}/schedstat")) else {
+            continue;
+        };
+        let Some(wait_ns) = sched
+            .split_whitespace()
+            .nth(1)
+            .and_then(|w| w.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        let w = wait_ns as f64 / 1e9;
+        longest = Some(longest.map_or(w, |l: f64| l.max(w)));
+    }
+    longest
+}
+
 /// Runs `command` by `sh -c` in `dir` with output to `log`, killed (its
-/// whole process group) after `limit_s` seconds or when `stop` is set; with
+/// whole process group) at its `limit` or when `stop` is set; with
 /// `watch`, looked at every second and killed at a violation that counts.
 pub(crate) fn run_command(
     command: &str,
     dir: &Path,
     log: &Path,
-    limit_s: u64,
+    limit: Limit,
     stop: &AtomicBool,
     mut watch: Option<&mut memconform_ingest::watch::Watch>,
 ) -> Result<Ended, Error> {
@@ -158,6 +219,10 @@ pub(crate) fn run_command(
     };
     let watch_interval = std::time::Duration::from_secs_f64(memconform_ingest::watch::INTERVAL_S);
     let mut next_look = Instant::now() + watch_interval;
+    // the longest wait for a CPU seen so far (a process that ends takes
+    // its count with it: the largest seen stands), looked up every second
+    let mut waited = 0.0f64;
+    let mut next_wait = Instant::now();
     loop {
         if let Some(status) = child.try_wait().map_err(|e| err(e.to_string()))? {
             let secs = t.elapsed().as_secs_f64();
@@ -192,7 +257,16 @@ pub(crate) fn run_command(
                 });
             }
         }
-        let over = t.elapsed().as_secs() >= limit_s;
+        let wall = t.elapsed().as_secs_f64();
+        if let Limit::Machine(_) = limit {
+            if Instant::now() >= next_wait {
+                next_wait = Instant::now() + std::time::Duration::from_secs(1);
+                if let Some(w) = group_cpu_wait_s(pgid.as_raw()) {
+                    waited = waited.max(w);
+                }
+            }
+        }
+        let over = wall - waited >= limit.secs() as f64;
         if over || stop.load(Ordering::Relaxed) {
             kill(nix::sys::signal::Signal::SIGTERM);
             std::thread::sleep(std::time::Duration::from_millis(500));
@@ -204,7 +278,18 @@ pub(crate) fn run_command(
                     .append(true)
                     .open(log)
                     .map_err(|e| io_err(log, e))?;
-                let _ = writeln!(f, "\n{TIMEOUT_MARK} after {limit_s} s (the limit)");
+                match limit {
+                    Limit::Wall(l) => {
+                        let _ = writeln!(f, "\n{TIMEOUT_MARK} after {l} s (the limit)");
+                    }
+                    Limit::Machine(l) => {
+                        let _ = writeln!(
+                            f,
+                            "\n{TIMEOUT_MARK} after {l} s (the limit) with a CPU: {wall:.0} s of wall time, \
+                             {waited:.0} s of them waiting for one"
+                        );
+                    }
+                }
             }
             return Ok(Ended {
                 code: Some(124),
@@ -253,3 +338,62 @@ pub fn fill(
 
 /// The one shell quoting of every command memconform writes.
 pub use memconform_report::commands::shell_word;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two endless busy loops on one CPU, each limited to 1 s of machine
+    /// time: each has the CPU half the time, so each is timed out after
+    /// about 2 s of wall time, not 1 (a wall-clock limit would cut a run
+    /// of a loaded machine short); a limit of wall time cuts at 1 s. (Each
+    /// `secs` also holds the half second between SIGTERM and SIGKILL.)
+    #[test]
+    fn a_run_waiting_for_a_cpu_is_not_timed_out_by_the_wait() {
+        let on_cpu0 = Command::new("taskset")
+            .args(["-c", "0", "true"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !on_cpu0 || group_cpu_wait_s(nix::unistd::getpgrp().as_raw()).is_none() {
+            eprintln!("skipped: no taskset, or the kernel gives no /proc/PID/schedstat");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("memconform-limit-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let busy = "exec taskset -c 0 sh -c 'while :; do :; done'";
+        let stop = AtomicBool::new(false);
+        let ended: Vec<Ended> = std::thread::scope(|s| {
+            let runs: Vec<_> = (0..2)
+                .map(|i| {
+                    let (dir, stop) = (&dir, &stop);
+                    s.spawn(move || {
+                        let log = dir.join(format!("busy{i}.log"));
+                        run_command(busy, dir, &log, Limit::Machine(1), stop, None).unwrap()
+                    })
+                })
+                .collect();
+            runs.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        for e in &ended {
+            assert!(e.timed_out && e.code == Some(124));
+            assert!(
+                e.secs >= 2.0,
+                "timed out after {:.2} s of wall time",
+                e.secs
+            );
+        }
+        let log = fs::read_to_string(dir.join("busy0.log")).unwrap();
+        assert!(log.contains("waiting for one"), "{log}");
+        let wall = run_command(
+            busy,
+            &dir,
+            &dir.join("wall.log"),
+            Limit::Wall(1),
+            &stop,
+            None,
+        )
+        .unwrap();
+        assert!(wall.timed_out && wall.secs < 2.0, "{:.2} s", wall.secs);
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

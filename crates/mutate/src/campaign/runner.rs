@@ -393,7 +393,7 @@ pub(super) fn run_baseline(
         &slot.command(&s.build),
         &slot.root,
         &build_log,
-        limit,
+        Limit::Wall(limit),
         o.stop,
         None,
     )?;
@@ -557,7 +557,7 @@ pub(super) fn run_seed(
         &slot.command(&command),
         &slot.root,
         &log,
-        limit,
+        Limit::Machine(limit),
         o.stop,
         watch.as_mut(),
     )?;
@@ -1085,7 +1085,7 @@ pub(super) fn prepare_mutant(
             &slot.command(&pre),
             &slot.root,
             &pre_log,
-            s.build_timeout_s,
+            Limit::Wall(s.build_timeout_s),
             o.stop,
             None,
         )?;
@@ -1125,7 +1125,7 @@ pub(super) fn prepare_mutant(
             &slot.command(&s.build),
             &slot.root,
             &build_log,
-            build_limit,
+            Limit::Wall(build_limit),
             o.stop,
             None,
         )?

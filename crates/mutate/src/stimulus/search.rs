@@ -25,7 +25,7 @@ use std::sync::atomic::AtomicBool;
 use serde::{Deserialize, Serialize};
 
 use super::{cover, knobs_text, Chooser, RunRecord, Setting, Space, Stimuli, Strategy, Taken};
-use crate::campaign::{cut_torn_tail, run_command, whole_lines, write_atomic};
+use crate::campaign::{cut_torn_tail, run_command, whole_lines, write_atomic, Limit};
 use crate::coverage;
 
 /// A search's settings (`search.toml`): a resumed search must have the same.
@@ -47,7 +47,7 @@ pub struct Settings {
     /// ends once each is taken.
     #[serde(default)]
     pub targets: Vec<String>,
-    /// Seconds a run may take.
+    /// Seconds a run may take with a CPU ([`crate::campaign::Limit::Machine`]).
     pub run_timeout_s: u64,
     pub space: Space,
 }
@@ -229,7 +229,7 @@ fn run_one(
         &command,
         &s.cwd,
         &outdir.join("run.log"),
-        s.run_timeout_s,
+        Limit::Machine(s.run_timeout_s),
         o.stop,
         None,
     )
