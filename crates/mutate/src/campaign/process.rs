@@ -73,9 +73,9 @@ pub(crate) struct Ended {
 pub enum Limit {
     /// Of wall time: a build, whose parallel jobs share the machine.
     Wall(u64),
-    /// Of time the command had a CPU for: wall time less the time its
-    /// process group's busiest process waited for one (the kernel's
-    /// `/proc/PID/schedstat`), so that a loaded machine does not time out a
+    /// Of time the command had a CPU for: wall time less the longest time
+    /// a process of its group waited for one (the kernel's
+    /// `/proc/PID/schedstat`; for a run, gem5's wait), so that a loaded machine does not time out a
     /// gem5 run that would have ended in time alone (a run that hangs
     /// burns its CPU, or sleeps, and is timed out either way); wall time
     /// where the kernel does not say.
@@ -95,6 +95,7 @@ impl Limit {
 /// processes now alive); `None` when the kernel does not say.
 pub(crate) fn group_cpu_wait_s(pgid: i32) -> Option<f64> {
     let mut longest: Option<f64> = None;
+    let group = pgid.to_string();
     for e in fs::read_dir("/proc").ok()?.flatten() {
         let name = e.file_name();
         let Some(pid) = name
@@ -110,7 +111,7 @@ pub(crate) fn group_cpu_wait_s(pgid: i32) -> Option<f64> {
         let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
             continue;
         };
-        if after.split_whitespace().nth(2) != Some(pgid.to_string().as_str()) {
+        if after.split_whitespace().nth(2) != Some(group.as_str()) {
             continue;
         }
         let Ok(sched) = fs::read_to_string(format!("/proc/{pid}/schedstat")) else {
