@@ -2078,6 +2078,18 @@ fn a_campaign_moved_by_its_event_log_resumes_where_it_stopped() {
     };
     let done = campaign::run(&c, &o).unwrap();
     assert!(0 < done && done < mutants.len(), "stopped part way: {done}");
+    // `mutate status` says the pace, and what is left at it
+    let status = Command::new(env!("CARGO_BIN_EXE_memconform"))
+        .args(["mutate", "status", first.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&status.stdout);
+    let pending = mutants.len() - done;
+    assert!(
+        said.contains(&format!("pace: {done} done in "))
+            && said.contains(&format!("left for the {pending} pending")),
+        "{said}"
+    );
     let log = std::fs::read(first.join("events-0.jsonl")).unwrap();
     std::fs::remove_dir_all(&first).unwrap();
 

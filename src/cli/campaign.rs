@@ -173,6 +173,52 @@ pub(crate) fn run(args: &RunArgs) -> i32 {
     }
 }
 
+/// How fast the campaign goes, and what is left at that pace: the wall time
+/// of its `mutate run`s over the mutants done that were built (a mutant
+/// ended without a build, `no_coverage` or `unreached`, takes no time), and
+/// the pending ones as many of them built as of those done. `None` before
+/// any was built or when none is pending.
+fn pace(c: &Campaign, s: &State) -> Result<Option<String>, campaign::Error> {
+    let pending = c.mutants.len() - s.status.len();
+    let built: std::collections::BTreeSet<String> = c
+        .events()?
+        .into_iter()
+        .filter_map(|e| match e {
+            campaign::Event::Built { mutant, .. } => Some(mutant),
+            _ => None,
+        })
+        .collect();
+    let done_built = s.status.keys().filter(|m| built.contains(*m)).count();
+    let wall: f64 = c.sessions()?.iter().map(|x| x.wall_s).sum();
+    if done_built == 0 || pending == 0 || wall <= 0.0 {
+        return Ok(None);
+    }
+    let per = wall / done_built as f64;
+    let share = done_built as f64 / s.status.len() as f64;
+    let left = pending as f64 * share * per;
+    Ok(Some(format!(
+        "pace: {} done in {} of `mutate run` ({} a mutant built and run, {done_built} of them); \
+         about {} left for the {pending} pending",
+        s.status.len(),
+        duration(wall),
+        duration(per),
+        duration(left)
+    )))
+}
+
+/// Seconds as a person reads them: `42 s`, `17 min`, `5 h 40 min`.
+fn duration(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match s {
+        0..=119 => format!("{s} s"),
+        120..=5399 => format!("{} min", (s + 30) / 60),
+        _ => {
+            let m = (s + 30) / 60;
+            format!("{} h {} min", m / 60, m % 60)
+        }
+    }
+}
+
 /// `mutate status`: mutants done, pending and by status.
 pub(crate) fn status(args: &DirArgs) -> i32 {
     use std::fmt::Write as _;
@@ -195,6 +241,9 @@ pub(crate) fn status(args: &DirArgs) -> i32 {
         );
         for (name, n) in counts {
             let _ = writeln!(out, "  {name:<10} {n}");
+        }
+        if let Some(line) = pace(&c, &s)? {
+            let _ = writeln!(out, "{line}");
         }
         if let Some(edits) = c.base_edits()? {
             let _ = writeln!(out, "base edits ({}):", campaign::BASE_EDITS);
@@ -811,7 +860,18 @@ fn strip_advice(build: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{linker_advice, strip_advice};
+    use super::{duration, linker_advice, strip_advice};
+
+    #[test]
+    fn durations_read_as_a_person_says_them() {
+        assert_eq!(duration(0.4), "0 s");
+        assert_eq!(duration(119.0), "119 s");
+        assert_eq!(duration(120.0), "2 min");
+        assert_eq!(duration(5399.0), "90 min");
+        assert_eq!(duration(5400.0), "1 h 30 min");
+        assert_eq!(duration(19_680.0), "5 h 28 min");
+        assert_eq!(duration(7_199.0), "2 h 0 min");
+    }
 
     #[test]
     fn debug_information_in_the_link_is_noted() {
