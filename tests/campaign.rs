@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use memconform::mutate::campaign::{self, Campaign, Event, RunOptions, State, Status};
 use memconform::mutate::{coverage, Mutant};
-use stand_in::{four_mutants, fresh, mutant, run_all, settings, PROTOCOL_FILE};
+use stand_in::{four_mutants, fresh, mutant, one_slot, run_all, settings, PROTOCOL_FILE};
 
 #[test]
 fn a_stand_in_campaign_classifies_resumes_and_reports() {
@@ -1994,15 +1994,7 @@ fn a_baseline_stopped_part_way_runs_its_missing_seeds_on_resume() {
         }
         lines.lock().unwrap().push(line.to_string());
     };
-    let o = RunOptions {
-        slots: 1,
-        cores: 1,
-        shard: (0, 1),
-        slot_dir: None,
-        first: Vec::new(),
-        stop: &stop,
-        progress: &progress,
-    };
+    let o = one_slot(&stop, &progress);
     assert_eq!(campaign::run(&c, &o).unwrap(), 0, "stopped in the baseline");
     let seeds = |c: &Campaign| -> Vec<u64> {
         c.events()
@@ -2017,10 +2009,7 @@ fn a_baseline_stopped_part_way_runs_its_missing_seeds_on_resume() {
     assert_eq!(seeds(&c), [1], "one seed logged when stopped");
     stop.store(false, Ordering::SeqCst);
     let progress = |line: &str| lines.lock().unwrap().push(line.to_string());
-    let o = RunOptions {
-        progress: &progress,
-        ..o
-    };
+    let o = one_slot(&stop, &progress);
     let c = Campaign::open(&dir).unwrap();
     assert_eq!(campaign::run(&c, &o).unwrap(), 1);
     assert_eq!(seeds(&c), [1, 2], "seed 2 run on resume, seed 1 not again");
@@ -2067,15 +2056,7 @@ fn a_campaign_moved_by_its_event_log_resumes_where_it_stopped() {
             }
         }
     };
-    let o = RunOptions {
-        slots: 1,
-        cores: 1,
-        shard: (0, 1),
-        slot_dir: None,
-        first: Vec::new(),
-        stop: &stop,
-        progress: &progress,
-    };
+    let o = one_slot(&stop, &progress);
     let done = campaign::run(&c, &o).unwrap();
     assert!(0 < done && done < mutants.len(), "stopped part way: {done}");
     // `mutate status` says the pace, and what is left at it

@@ -220,14 +220,22 @@ pub fn run_on(c: &Campaign, slots: usize, cores: usize) -> usize {
 /// [`run_all`], its error kept.
 pub fn try_run_all(c: &Campaign) -> Result<usize, campaign::Error> {
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let o = RunOptions {
+    campaign::run(c, &one_slot(&stop, &|_| {}))
+}
+
+/// Run options of one slot on one core, the only shard, no mutant first:
+/// stopped by `stop`, each step told to `progress`.
+pub fn one_slot<'a>(
+    stop: &'a std::sync::atomic::AtomicBool,
+    progress: &'a (dyn Fn(&str) + Sync),
+) -> RunOptions<'a> {
+    RunOptions {
         slots: 1,
         cores: 1,
         shard: (0, 1),
         slot_dir: None,
         first: Vec::new(),
-        stop: &stop,
-        progress: &|_| {},
-    };
-    campaign::run(c, &o)
+        stop,
+        progress,
+    }
 }
