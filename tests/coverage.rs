@@ -834,17 +834,24 @@ fn no_real_run_takes_a_transition_the_reach_analysis_calls_unreachable() {
         eprintln!("skipped: GEM5_ROOT is not set");
         return;
     };
+    // MOESI_AMD_Base's directory declares other transitions once PR #1117
+    // is reverted (the tree its campaigns build): seven more reachable
+    let amd = if amd_base_is_reverted(Path::new(&root)) {
+        690
+    } else {
+        683
+    };
     for (run, reachable) in [
-        ("tests/data/gem5/mi_example/clean-n4-s2", 29),
-        ("tests/data/gem5/mi_example/memtest-n4", 29),
-        ("traces/clean-n8-s3-gz", 29),
+        ("tests/data/gem5/mi_example/clean-n4-s2", 27),
+        ("tests/data/gem5/mi_example/memtest-n4", 27),
+        ("traces/clean-n8-s3-gz", 27),
         ("tests/data/gem5/mesi_two_level/clean-n4-s2-rich", 186),
         ("traces/se-o3-n2-s1", 186),
         ("traces/se-timing-n2-s1", 186),
         ("tests/data/gem5/moesi_hammer/clean-n4-s1-rich", 319),
         ("tests/data/gem5/moesi_hammer/noflush-n4-s6-rich", 319),
-        ("tests/data/gem5/moesi_amd_base/se-o3-stock-n4-s1", 943),
-        ("tests/data/gem5/moesi_amd_base/se-o3-rmw-stock-n4-s1", 943),
+        ("tests/data/gem5/moesi_amd_base/se-o3-stock-n4-s1", amd),
+        ("tests/data/gem5/moesi_amd_base/se-o3-rmw-stock-n4-s1", amd),
         ("tests/data/gem5/arm/chi-o3-sb-rel-acq-s1", 1139),
     ] {
         let o = memconform(&["coverage", run, "--protocol-dir", root.to_str().unwrap()]);
@@ -858,6 +865,16 @@ fn no_real_run_takes_a_transition_the_reach_analysis_calls_unreachable() {
             "{run}:\n{t}"
         );
     }
+}
+
+/// Whether `root`'s MOESI_AMD_Base is v24.0.0.1 with gem5 PR #1117
+/// reverted (`git revert efbfdeabd7`: the CorePair's `wb_data` action is
+/// back), as docs/campaign-moesi-amd-base-o3 builds it.
+fn amd_base_is_reverted(root: &Path) -> bool {
+    let sm = root.join("src/mem/ruby/protocol/MOESI_AMD_Base-CorePair.sm");
+    std::fs::read_to_string(&sm)
+        .unwrap_or_else(|e| panic!("{}: {e}", sm.display()))
+        .contains("action(wb_data,")
 }
 
 /// `--keep`: a kept run (its counters and configuration, gzipped) gives the
@@ -992,7 +1009,7 @@ fn committed_coverage_tables_are_their_kept_runs_tables() {
         let o = memconform(&args);
         assert_eq!(o.status.code(), Some(0), "{slug}: {}", stderr(&o));
         let taken_only = stdout(&o);
-        for m in ["L1Cache", "L2Cache", "Directory", "all"] {
+        for m in ["L1Cache", "L2Cache", "CorePair", "Directory", "all"] {
             if table
                 .lines()
                 .any(|l| l.split_whitespace().next() == Some(m))
@@ -1004,7 +1021,17 @@ fn committed_coverage_tables_are_their_kept_runs_tables() {
                 );
             }
         }
-        if let Some(root) = std::env::var_os("GEM5_ROOT") {
+        let root = std::env::var_os("GEM5_ROOT");
+        if slug == "moesi-amd-base"
+            && root
+                .as_ref()
+                .is_some_and(|r| !amd_base_is_reverted(Path::new(r)))
+        {
+            eprintln!(
+                "{slug}: the reachable transitions not checked: GEM5_ROOT's MOESI_AMD_Base \
+                 is stock v24.0.0.1, the table is of the tree with PR #1117 reverted"
+            );
+        } else if let Some(root) = root {
             let root = root.to_string_lossy().into_owned();
             let mut full = args.clone();
             full.extend(["--protocol-dir", &root, "--list"]);
