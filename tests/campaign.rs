@@ -870,6 +870,55 @@ fn the_committed_x86_mesi_campaign_agrees_with_its_evidence() {
     }
 }
 
+/// The directed-stimulus MOESI_hammer campaign on x86 O3 cores
+/// (docs/campaign-x86-moesi-hammer, issue 41): the same rules over 105
+/// mutants; its memconform-only kills are MH-2, MH-8, CF-1, CF-2 and six
+/// Tier-1 edits (three of them by the `mp+sm` follow-ups); every survivor is
+/// classified, and without the equivalent ones the score is 0.91.
+#[test]
+fn the_committed_x86_moesi_hammer_campaign_agrees_with_its_evidence() {
+    let dir = "docs/campaign-x86-moesi-hammer";
+    let (tier1, catalogue, memconform_only) = committed_campaign(dir);
+    assert!(tier1.len() >= 80, "{} Tier-1 mutants", tier1.len());
+    for name in [
+        "MH-1", "MH-2", "MH-3", "MH-4", "MH-5", "MH-6", "MH-7", "MH-8", "CF-1", "CF-2",
+    ] {
+        assert!(catalogue.contains(name), "{name} missing: {catalogue:?}");
+    }
+    assert_eq!(memconform_only.len(), 10, "{memconform_only:?}");
+    for id in [
+        "fdd3420e9cb3", // MH-2, by its first follow-up run
+        "106cededdabe", // MH-8
+        "30bdeabd253e", // the mp+sm follow-ups
+        "3a2eb606930c",
+        "c713f5f83875",
+    ] {
+        assert!(memconform_only.contains(id), "{id}: {memconform_only:?}");
+    }
+    let report = committed_report(dir);
+    assert!(report.contains("memconform only         10"), "{report}");
+    assert!(
+        report.contains("survivors: 9 equivalent, 5 stimulus gap, 0 not classified; score without the equivalent ones 0.91"),
+        "{report}"
+    );
+    assert!(report.contains("killed 52, survived 14"), "{report}");
+    // the classified survivors are the report's survivors, no more
+    let survivors =
+        std::fs::read_to_string(stand_in::repo().join(dir).join("survivors.toml")).unwrap();
+    let classified: Vec<&str> = survivors
+        .lines()
+        .filter_map(|l| l.strip_prefix('[')?.strip_suffix(']'))
+        .collect();
+    assert_eq!(classified.len(), 14, "{classified:?}");
+    for id in &memconform_only {
+        assert!(
+            !classified.contains(&id.as_str()),
+            "{id} killed but classified"
+        );
+    }
+    assert!(!report.contains("no longer survivors"), "{report}");
+}
+
 /// The MOESI_hammer O3 campaign (docs/campaign-moesi-hammer-o3): the same
 /// rules; its memconform-only kills are MH-8, CF-1, CF-2 and five more
 /// deletions of the eviction forward (one of them killed on its second

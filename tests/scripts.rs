@@ -79,6 +79,7 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         .arg(root().join("docs/campaign-x86-mesi"))
         .arg(root().join("docs/campaign-moesi-hammer-o3"))
         .arg(root().join("docs/campaign-moesi-hammer-tester"))
+        .arg(root().join("docs/campaign-x86-moesi-hammer"))
         .arg(root().join("docs/campaign-moesi-amd-base-tester"))
         .arg(root().join("docs/campaign-moesi-amd-base-o3"))
         .arg(root().join("docs/campaign-chi-o3"))
@@ -101,6 +102,10 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         (
             "campaign-moesi-hammer-tester",
             "docs/campaign-moesi-hammer-tester/report.txt",
+        ),
+        (
+            "campaign-x86-moesi-hammer",
+            "docs/campaign-x86-moesi-hammer/report.txt",
         ),
         (
             "campaign-moesi-amd-base-tester",
@@ -169,21 +174,27 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         let share = 100.0 * k.parse::<f64>().unwrap() / n.parse::<f64>().unwrap();
         assert_eq!(share.round(), first, "{row}");
     }
-    // each MOESI protocol's two campaigns (O3 client, Ruby tester) share
-    // mutants: a mutant is killed for the protocol when either killed it, once
-    for (protocol, campaigns) in [
+    // each MOESI protocol's campaigns (O3 client, Ruby tester, directed
+    // stimulus) share mutants: a mutant is killed for the protocol when any
+    // killed it, once
+    let protocols: [(&str, &[&str]); 2] = [
         (
             "MOESI_hammer",
-            ["campaign-moesi-hammer-o3", "campaign-moesi-hammer-tester"],
+            &[
+                "campaign-moesi-hammer-o3",
+                "campaign-moesi-hammer-tester",
+                "campaign-x86-moesi-hammer",
+            ],
         ),
         (
             "MOESI_AMD_Base",
-            [
+            &[
                 "campaign-moesi-amd-base-o3",
                 "campaign-moesi-amd-base-tester",
             ],
         ),
-    ] {
+    ];
+    for (protocol, campaigns) in protocols {
         let mut killed = std::collections::BTreeSet::new();
         let mut all = std::collections::BTreeSet::new();
         for c in campaigns {
