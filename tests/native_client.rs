@@ -386,7 +386,9 @@ fn bundled_v2_output_is_tso() {
 /// Every setting of the client's knobs in gem5-configs/knobs-se-o3.toml
 /// (cpus, shape, sharing, evict, evict_at, rmw, fence, warm_order,
 /// code_line: 9,072 of its 72,576 settings) and knobs-se-o3-races.toml
-/// (with ops: 96 of 192; l1d_size, l2_size and l2_assoc are gem5's) is a
+/// (with ops: 96 of 192) and knobs-se-o3-refill.toml (with spin and the
+/// refill footprint: 4,608 of 18,432; l1d_size, l2_size and l2_assoc are
+/// gem5's) is a
 /// command line the client accepts: a search over either file wastes no
 /// run on a client that refuses its options.
 #[test]
@@ -394,7 +396,11 @@ fn every_client_setting_of_the_o3_knob_files_runs() {
     use memconform::mutate::stimulus::Space;
     let client = build_client();
     let _cores = cores();
-    for (file, want) in [("knobs-se-o3.toml", 9072), ("knobs-se-o3-races.toml", 96)] {
+    for (file, want) in [
+        ("knobs-se-o3.toml", 9072),
+        ("knobs-se-o3-races.toml", 96),
+        ("knobs-se-o3-refill.toml", 4608),
+    ] {
         let f = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("gem5-configs")
             .join(file);

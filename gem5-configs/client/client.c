@@ -267,13 +267,21 @@ static const char USAGE[] =
     "                     in x's set of an L2 of up to 64 sets (32 kB 8-way),\n"
     "                     replacing x while other cores may ask for it; inside:\n"
     "                     as conflict, but a share of the reads after each access\n"
-    "                     of the program, at the line it accessed (default spread)\n"
+    "                     of the program, at the line it accessed; refill: after\n"
+    "                     each access all N lines of N fixed pages at its page\n"
+    "                     offset, the same every time: L2 hits that replace the\n"
+    "                     line in the L1 only, so the next access of it refills\n"
+    "                     from the L2 (N 2..64; default spread)\n"
     "  --code-line on|off on: after its program, each thread also runs a\n"
     "                     four-byte function whose line holds a word the even\n"
     "                     threads write first and all read: instruction fetches\n"
     "                     of a line cores write; with --evict-at conflict or\n"
     "                     inside the writers also read N/2 lines at its set\n"
-    "                     before the fetch, replacing the line they wrote\n"
+    "                     before the fetch, replacing the line they wrote; with\n"
+    "                     refill, also after every access: a store (even\n"
+    "                     threads) or load of the word, the fetch, then N more\n"
+    "                     copies of the function a page apart and N reads at\n"
+    "                     its offset, which replace it in the L1I and the L1D\n"
     "                     (default off; not in the history)\n"
     "  --barrier B        atomic: barriers count with a locked add; plain: with\n"
     "                     plain stores and loads only, for protocols whose locked\n"
@@ -608,6 +616,24 @@ enum {
     K_ALLIN,  /* role 0, before its program: wait for every other warm-up */
 };
 
+/* Whether an op of this kind reads or writes a variable (a fence and the
+ * --warm-order handshake do not). */
+static int accesses(unsigned kind)
+{
+    switch (kind) {
+    case K_FENCE:
+    case K_DMBLD:
+    case K_DMBST:
+    case K_SIGNAL:
+    case K_AWAIT:
+    case K_DONE:
+    case K_ALLIN:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
 /* A value no client write stores: a K_CASR never succeeds. */
 #define NEVER UINT64_MAX
 
@@ -673,9 +699,18 @@ static unsigned opt_evict;
  * --evict-at inside: the same reads, but in the program, a share after
  * each access at the page offset of the line it accessed: the thread
  * replaces a line it has just written while the others race for it (a
- * writeback meets their requests; a store meets its own writeback) */
-enum { EVICT_SPREAD, EVICT_CONFLICT, EVICT_INSIDE };
-static const char *const evict_at_names[] = {"spread", "conflict", "inside", NULL};
+ * writeback meets their requests; a store meets its own writeback).
+ * --evict-at refill: after each access, reads of the same N pages every
+ * time (the buffer's first N), at the page offset of the line accessed:
+ * after their first misses they stay in the L2 (N lines at one page offset
+ * lie in N different sets of an L2 of 512 sets or more), while in a 2-way
+ * L1 of 128 sets they fill the accessed line's set; so the next access of
+ * the line misses in the L1 and hits in the L2: an L2-to-L1 fill, the
+ * window in which the core's partner, a probe or a replacement meets the
+ * line (MOESI_AMD_Base's *_F states). With an L2 of 64 sets the N reads
+ * fall in one L2 set too, and N of 8 or more replace the line there. */
+enum { EVICT_SPREAD, EVICT_CONFLICT, EVICT_INSIDE, EVICT_REFILL };
+static const char *const evict_at_names[] = {"spread", "conflict", "inside", "refill", NULL};
 static unsigned opt_evict_at = EVICT_SPREAD;
 static volatile uint64_t **evict_bufs; /* [thread]: 2 * opt_evict lines or pages */
 /* --code-line on: one 64-byte line of an executable mapping holding a
@@ -686,6 +721,12 @@ static volatile uint64_t **evict_bufs; /* [thread]: 2 * opt_evict lines or pages
 static int opt_code_line;
 static uint64_t (*code_fn)(uint64_t);
 static volatile uint64_t *code_word;
+/* --code-line on with --evict-at refill: N more copies of the function, one
+ * a page at the code line's page offset, which every thread calls after
+ * each access (their fetches replace the code line in the L1I and stay in
+ * the L2, so its next fetch refills from the L2), while the even threads
+ * store to the code line's word and the odd ones load it */
+static uint64_t (**code_fns)(uint64_t);
 static volatile uint64_t code_sink;
 static unsigned slots; /* struct op2 per thread and round */
 static struct prog *progs; /* [round][thread] */
@@ -1151,6 +1192,7 @@ static void run2(unsigned thread)
         volatile uint64_t *const stretch =
             opt_evict ? evict_bufs[thread] + (size_t)(r % 2) * opt_evict * step : NULL;
         const int inside = opt_evict && opt_evict_at == EVICT_INSIDE;
+        const int refill = opt_evict && opt_evict_at == EVICT_REFILL;
         const unsigned per_op = n ? (opt_evict + n - 1) / n : 0;
         unsigned inside_k = 0;
         barrier(&bar);
@@ -1237,6 +1279,30 @@ static void run2(unsigned thread)
                 size_t at = page_offset(w[o->var]);
                 for (unsigned k = 0; k < per_op && inside_k < opt_evict; k++, inside_k++)
                     (void)stretch[(size_t)inside_k * step + at];
+            } else if (refill && accesses(o->kind)) {
+                /* the same N pages every round and access: the buffer's start */
+                size_t at = page_offset(a);
+                for (unsigned k = 0; k < opt_evict; k++)
+                    (void)evict_bufs[thread][(size_t)k * step + at];
+                if (opt_code_line) {
+                    /* the code line: a store or a load of its word, its
+                     * fetch, then fetches and reads that replace it in the
+                     * L1I and the L1D */
+                    uint64_t v;
+                    if (thread % 2 == 0) {
+                        *code_word = i;
+                        v = i;
+                    } else {
+                        v = *code_word;
+                    }
+                    v = code_fn(v);
+                    for (unsigned k = 0; k < opt_evict; k++)
+                        v = code_fns[k](v);
+                    code_sink = v;
+                    at = page_offset(code_word);
+                    for (unsigned k = 0; k < opt_evict; k++)
+                        (void)evict_bufs[thread][(size_t)k * step + at];
+                }
             }
         }
         if (opt_code_line) {
@@ -1256,7 +1322,7 @@ static void run2(unsigned thread)
             }
             code_sink = code_fn(*code_word);
         }
-        if (opt_evict && !inside) {
+        if (opt_evict && !inside && !refill) {
             /* the footprint after the program: lines in a row, or one a
              * page at x's offset (conflict) */
             size_t at = opt_evict_at == EVICT_CONFLICT ? page_offset(w[VX]) : 0;
@@ -1389,7 +1455,8 @@ static int main_v2(int argc, char **argv)
             opt_evict = (unsigned)number(value, "--evict must be 0..65536", 0, 65536);
         } else if (strcmp(name, "--evict-at") == 0) {
             opt_evict_at =
-                choice(value, evict_at_names, "--evict-at must be spread, conflict or inside");
+                choice(value, evict_at_names,
+                       "--evict-at must be spread, conflict, inside or refill");
         } else if (strcmp(name, "--delay-chain") == 0) {
             opt_chain = (unsigned)number(value, "--delay-chain must be 0..100000", 0, 100000);
         } else if (strcmp(name, "--spin") == 0) {
@@ -1412,6 +1479,8 @@ static int main_v2(int argc, char **argv)
     }
     if (!have_threads)
         usage("--threads is required (gem5 SE: equal to -n)");
+    if (opt_evict_at == EVICT_REFILL && (opt_evict < 2 || opt_evict > 64))
+        usage("--evict-at refill reads --evict N lines after every access: N must be 2..64");
     if (opt_shape != SH_MIX && shapes[opt_shape].nroles > nthreads) {
         fprintf(stderr, "memconform client: shape %s needs %u threads (--threads %u)\n",
                 shapes[opt_shape].opt, shapes[opt_shape].nroles, nthreads);
@@ -1484,6 +1553,22 @@ static int main_v2(int argc, char **argv)
         __builtin___clear_cache((char *)c, (char *)c + 64);
         code_fn = (uint64_t(*)(uint64_t))c;
         code_word = (volatile uint64_t *)((char *)c + 16);
+        if (opt_evict_at == EVICT_REFILL) {
+            const size_t pg = page_lines * 64;
+            char *f = mmap(NULL, (size_t)opt_evict * pg, PROT_READ | PROT_WRITE | PROT_EXEC,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            code_fns = malloc(opt_evict * sizeof *code_fns);
+            if (f == MAP_FAILED || !code_fns) {
+                perror("memconform client: executable pages for --code-line with refill");
+                return 1;
+            }
+            for (unsigned k = 0; k < opt_evict; k++) {
+                char *fk = f + (size_t)k * pg + ((uintptr_t)c % pg);
+                memcpy(fk, code, sizeof code);
+                __builtin___clear_cache(fk, fk + 64);
+                code_fns[k] = (uint64_t(*)(uint64_t))(void *)fk;
+            }
+        }
     }
     if (opt_plain_barrier) {
         void *a = NULL;

@@ -2046,7 +2046,7 @@ pub fn expected_header(args: &[&str]) -> Result<(&'static str, ExpectedFields), 
                 set("code-line", (o == "on").then_some(o));
             }
             "--evict-at" => {
-                let a = one_of(&["spread", "conflict", "inside"])?;
+                let a = one_of(&["spread", "conflict", "inside", "refill"])?;
                 set("evict-at", (a != "spread").then_some(a));
             }
             "--delay-chain" => set("delay-chain", Some(number(name, value, 0, 100_000)?)),
@@ -3139,6 +3139,8 @@ mod header_tests {
         assert!(fields.contains(&("evict-at", None)));
         let (_, fields) = expected_header(&["--threads", "2", "--evict-at", "inside"]).unwrap();
         assert!(fields.contains(&("evict-at", Some("inside".into()))));
+        let (_, fields) = expected_header(&["--threads", "2", "--evict-at", "refill"]).unwrap();
+        assert!(fields.contains(&("evict-at", Some("refill".into()))));
         assert!(expected_header(&["--threads", "2", "--evict-at", "same"]).is_err());
         assert!(expected_header(&["--rounds", "2"]).is_err());
         let (v, fields) = expected_header(&["2", "50", "2", "1"]).unwrap();
