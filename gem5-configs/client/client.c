@@ -278,8 +278,8 @@ static const char USAGE[] =
     "                     of a line cores write; with --evict-at conflict or\n"
     "                     inside the writers also read N/2 lines at its set\n"
     "                     before the fetch, replacing the line they wrote; with\n"
-    "                     refill, also after every access: a store (even\n"
-    "                     threads) or load of the word, the fetch, then N more\n"
+    "                     refill, also after every access: a store (after a\n"
+    "                     store) or load of the word, the fetch, then N more\n"
     "                     copies of the function a page apart and N reads at\n"
     "                     its offset, which replace it in the L1I and the L1D\n"
     "                     (default off; not in the history)\n"
@@ -724,8 +724,8 @@ static volatile uint64_t *code_word;
 /* --code-line on with --evict-at refill: N more copies of the function, one
  * a page at the code line's page offset, which every thread calls after
  * each access (their fetches replace the code line in the L1I and stay in
- * the L2, so its next fetch refills from the L2), while the even threads
- * store to the code line's word and the odd ones load it */
+ * the L2, so its next fetch refills from the L2), after a store to the code
+ * line's word if the access was a plain store, else a load of it */
 static uint64_t (**code_fns)(uint64_t);
 static volatile uint64_t code_sink;
 static unsigned slots; /* struct op2 per thread and round */
@@ -1285,11 +1285,11 @@ static void run2(unsigned thread)
                 for (unsigned k = 0; k < opt_evict; k++)
                     (void)evict_bufs[thread][(size_t)k * step + at];
                 if (opt_code_line) {
-                    /* the code line: a store or a load of its word, its
-                     * fetch, then fetches and reads that replace it in the
-                     * L1I and the L1D */
+                    /* the code line: a store of its word after a store,
+                     * else a load, then its fetch, then fetches and reads
+                     * that replace it in the L1I and the L1D */
                     uint64_t v;
-                    if (thread % 2 == 0) {
+                    if (o->kind == K_WRITE) {
                         *code_word = i;
                         v = i;
                     } else {
