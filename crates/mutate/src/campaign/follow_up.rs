@@ -13,12 +13,16 @@
 
 use super::*;
 
-/// The seed of a mutant's follow-up run `i`: 2^40 + the id's first eight
-/// hex digits × 256 + `i`, above every stimulus's and search's seed and
-/// the same however many mutants the campaign has or runs per survivor.
+/// The seed of a mutant's follow-up run `i`: 2^31 + the id's first six
+/// hex digits × 64 + `i` mod 64, above every stimulus's and search's seed,
+/// the same however many mutants the campaign has or runs per survivor, and
+/// below 2^32: gem5 seeds its random number generator with 32 bits, and
+/// gem5-configs/seeded_random_test.py refuses a larger `--seed` (2^40 and
+/// up, as follow-up seeds were before, made every follow-up run of a
+/// campaign through it a crash of the clean protocol too: no evidence).
 pub fn follow_up_seed(mutant: &str, i: usize) -> u64 {
-    let id = u64::from_str_radix(mutant.get(..8).unwrap_or(mutant), 16).unwrap_or(0);
-    (1 << 40) + (id << 8) + (i as u64 % 256)
+    let id = u64::from_str_radix(mutant.get(..6).unwrap_or(mutant), 16).unwrap_or(0);
+    (1 << 31) + (id << 6) + (i as u64 % 64)
 }
 
 /// The stimuli a survivor's follow-up runs follow, each with the count of
@@ -198,4 +202,36 @@ pub(super) fn follow_up(
         }
     }
     Ok(Some(status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::follow_up_seed;
+
+    /// Follow-up seeds fit gem5's 32-bit seed, lie above a search's and
+    /// a stimulus's (which count up from small numbers), and differ per run
+    /// of a mutant and per mutant prefix.
+    #[test]
+    fn follow_up_seeds_fit_gem5_and_stay_apart() {
+        for id in [
+            "000000000000",
+            "ffffffffffff",
+            "178b84eda2c8",
+            "60ed876b1298",
+        ] {
+            let seeds: Vec<u64> = (0..64).map(|i| follow_up_seed(id, i)).collect();
+            for &s in &seeds {
+                assert!(s < 1 << 32, "{id}: {s}");
+                assert!(s >= 1 << 31, "{id}: {s}");
+            }
+            let mut unique = seeds.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), 64, "{id}");
+        }
+        assert_ne!(
+            follow_up_seed("178b84eda2c8", 0),
+            follow_up_seed("178b85eda2c8", 0)
+        );
+    }
 }
