@@ -1081,3 +1081,58 @@ fn committed_coverage_tables_are_their_kept_runs_tables() {
         );
     }
 }
+
+/// docs/findings/moesi-amd-base-sf-l1i-repl: the bundled run (8 O3 cores,
+/// the client's refill footprint on the code line) ended in gem5's
+/// `Invalid transition` for a CorePair's `L1I_Repl` in `S_F`; with
+/// GEM5_ROOT, the protocol's own SLICC says why: `S_F` declares both cores'
+/// instruction-fetch hits (the L1I may hold the line there) and no
+/// `L1I_Repl`, which `S_F0` and `S_F1`, the states either side of it,
+/// declare; so on stock v24.0.0.1 as on the tree with PR #1117 reverted.
+#[test]
+fn the_s_f_instruction_cache_replacement_finding_agrees_with_the_slicc() {
+    use std::io::Read;
+    let run = repo().join("tests/data/gem5/moesi_amd_base/panic-sf-l1i-repl-n8-s49");
+    let simout = std::fs::read_to_string(run.join("simout.txt")).unwrap();
+    assert!(simout.contains("panic: Invalid transition"), "{simout}");
+    assert!(
+        simout
+            .contains("system.cp_cntrl1 time: 872813 addr: 0x16c000 event: L1I_Repl state: S_F\n"),
+        "{simout}"
+    );
+    let mut ini = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(run.join("config.ini.gz")).unwrap())
+        .read_to_string(&mut ini)
+        .unwrap();
+    assert_eq!(ini.matches("type=CorePair_Controller").count(), 4);
+    assert_eq!(ini.matches("type=BaseO3CPU\n").count(), 8);
+    let cmd = ini.lines().find(|l| l.starts_with("cmd=")).unwrap();
+    for knob in [
+        "--evict-at refill",
+        "--code-line on",
+        "--threads 8",
+        "--seed 49",
+    ] {
+        assert!(cmd.contains(knob), "{cmd}");
+    }
+    let Some(root) = std::env::var_os("GEM5_ROOT") else {
+        eprintln!("the SLICC side not checked: GEM5_ROOT is not set");
+        return;
+    };
+    let p = memconform::mutate::slicc::load_protocol(
+        &Path::new(&root).join("src/mem/ruby/protocol"),
+        "MOESI_AMD_Base",
+    )
+    .unwrap();
+    let d = memconform::mutate::coverage::declared(&p);
+    let cp = d.machines.iter().find(|m| m.machine == "CorePair").unwrap();
+    let has = |s: &str, e: &str| cp.transitions.contains_key(&(s.to_string(), e.to_string()));
+    assert!(has("S_F", "Ifetch0_L1hit") && has("S_F", "Ifetch1_L1hit"));
+    assert!(
+        !has("S_F", "L1I_Repl"),
+        "the finding is fixed in GEM5_ROOT's tree"
+    );
+    for s in ["S", "S_F0", "S_F1"] {
+        assert!(has(s, "L1I_Repl"), "{s}");
+    }
+}

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The documents whose commands are run.
-const DOCUMENTS: [&str; 9] = [
+const DOCUMENTS: [&str; 10] = [
     "README.md",
     "docs/reference.md",
     "gem5-configs/README.md",
@@ -35,6 +35,7 @@ const DOCUMENTS: [&str; 9] = [
     "docs/findings/moesi-amd-base-corepair-tso/README.md",
     "docs/findings/moesi-amd-base-locked-rmw/README.md",
     "docs/findings/moesi-amd-base-pr1117/README.md",
+    "docs/findings/moesi-amd-base-sf-l1i-repl/README.md",
     "docs/findings/gem5-1242/README.md",
 ];
 
