@@ -1092,7 +1092,7 @@ fn committed_coverage_tables_are_their_kept_runs_tables() {
 #[test]
 fn the_s_f_instruction_cache_replacement_finding_agrees_with_the_slicc() {
     use std::io::Read;
-    let run = repo().join("tests/data/gem5/moesi_amd_base/panic-sf-l1i-repl-n8-s49");
+    let run = repo().join("tests/data/findings/panic-sf-l1i-repl-n8-s49");
     let simout = std::fs::read_to_string(run.join("simout.txt")).unwrap();
     assert!(simout.contains("panic: Invalid transition"), "{simout}");
     assert!(
