@@ -713,6 +713,13 @@ enum { EVICT_SPREAD, EVICT_CONFLICT, EVICT_INSIDE, EVICT_REFILL };
 static const char *const evict_at_names[] = {"spread", "conflict", "inside", "refill", NULL};
 static unsigned opt_evict_at = EVICT_SPREAD;
 static volatile uint64_t **evict_bufs; /* [thread]: 2 * opt_evict lines or pages */
+/* --evict-at refill: reads of the same N pages every time (the buffer's
+ * start), at word offset `at` of each page (`step` words a page). */
+static void refill_reads(volatile uint64_t *buf, size_t step, size_t at)
+{
+    for (unsigned k = 0; k < opt_evict; k++)
+        (void)buf[(size_t)k * step + at];
+}
 /* --code-line on: one 64-byte line of an executable mapping holding a
  * function (its first bytes: return the argument plus one) and, 16 bytes
  * on, a word the threads write and read: an L1 that fetches the function
@@ -1280,10 +1287,7 @@ static void run2(unsigned thread)
                 for (unsigned k = 0; k < per_op && inside_k < opt_evict; k++, inside_k++)
                     (void)stretch[(size_t)inside_k * step + at];
             } else if (refill && accesses(o->kind)) {
-                /* the same N pages every round and access: the buffer's start */
-                size_t at = page_offset(a);
-                for (unsigned k = 0; k < opt_evict; k++)
-                    (void)evict_bufs[thread][(size_t)k * step + at];
+                refill_reads(evict_bufs[thread], step, page_offset(a));
                 if (opt_code_line) {
                     /* the code line: a store of its word after a store,
                      * else a load, then its fetch, then fetches and reads
@@ -1299,9 +1303,7 @@ static void run2(unsigned thread)
                     for (unsigned k = 0; k < opt_evict; k++)
                         v = code_fns[k](v);
                     code_sink = v;
-                    at = page_offset(code_word);
-                    for (unsigned k = 0; k < opt_evict; k++)
-                        (void)evict_bufs[thread][(size_t)k * step + at];
+                    refill_reads(evict_bufs[thread], step, page_offset(code_word));
                 }
             }
         }
