@@ -256,7 +256,7 @@ fn a_function_body_is_replaced_in_its_lines() {
             .contains("expected `body { ... }`")
     );
     assert!(err("in L1Cache, with h_hit: body { };\n")
-        .contains("expected `add ACTION after ACTION` or `remove ACTION`"));
+        .contains("expected `add ACTION after ACTION`, `remove ACTION` or `add state STATE`"));
     assert!(
         err("in L1Cache, function countIt: body { return n;\n").contains("a `{` without its `}`")
     );
@@ -294,5 +294,42 @@ fn gem5_the_amd_o3_base_edits_apply_and_slicc_accepts_them() {
         common::slicc_check(&root, "MOESI_AMD_Base"),
         Some(0),
         "gem5's SLICC rejects the edited MOESI_AMD_Base"
+    );
+}
+
+/// With GEM5_ROOT: the fix of docs/findings/moesi-amd-base-sf-l1i-repl
+/// (`add state S_F`) applies to gem5's MOESI_AMD_Base through the CLI, says
+/// which header it edited, and gem5's own SLICC accepts the result.
+#[test]
+fn gem5_the_s_f_fix_applies_and_slicc_accepts_it() {
+    let Some(gem5) = std::env::var_os("GEM5_ROOT").map(std::path::PathBuf::from) else {
+        println!("skipped: GEM5_ROOT is not set");
+        return;
+    };
+    let (base, _) = fresh("amd-sf-fix");
+    let root = common::slicc_tree(&gem5, &base);
+    let edits = stand_in::repo().join("docs/findings/moesi-amd-base-sf-l1i-repl/fix.edits");
+    let (code, out, err) = memconform(&[
+        "mutate",
+        "apply-edits",
+        &edits.to_string_lossy(),
+        "--gem5-root",
+        &root.to_string_lossy(),
+        "--protocol",
+        "MOESI_AMD_Base",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = format!("{out}{err}");
+    assert!(
+        text.contains("transition({S, S_C, S_F0, S_F1}, L1I_Repl)"),
+        "{text}"
+    );
+    let sm = std::fs::read_to_string(root.join("src/mem/ruby/protocol/MOESI_AMD_Base-CorePair.sm"))
+        .unwrap();
+    assert!(sm.contains("transition({S, S_C, S_F0, S_F1, S_F}, L1I_Repl)"));
+    assert_eq!(
+        common::slicc_check(&root, "MOESI_AMD_Base"),
+        Some(0),
+        "gem5's SLICC rejects the fixed MOESI_AMD_Base"
     );
 }

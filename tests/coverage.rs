@@ -1089,6 +1089,9 @@ fn committed_coverage_tables_are_their_kept_runs_tables() {
 /// instruction-fetch hits (the L1I may hold the line there) and no
 /// `L1I_Repl`, which `S_F0` and `S_F1`, the states either side of it,
 /// declare; so on stock v24.0.0.1 as on the tree with PR #1117 reverted.
+/// The fix (the finding's fix.edits, memconform's `add state`) adds that
+/// one pair with `S_F0`'s actions, and the bundled run of the same command
+/// on the fixed build ends cleanly after taking it once.
 #[test]
 fn the_s_f_instruction_cache_replacement_finding_agrees_with_the_slicc() {
     use std::io::Read;
@@ -1115,6 +1118,45 @@ fn the_s_f_instruction_cache_replacement_finding_agrees_with_the_slicc() {
     ] {
         assert!(cmd.contains(knob), "{cmd}");
     }
+    // the same command on the protocol with fix.edits built in (kept
+    // small: its counters and configuration) ran to its end, past the
+    // panic's tick, and took the transition the fix declares, once
+    let fixed = repo().join("tests/data/findings/sf-l1i-repl-fixed-n8-s49");
+    let fixed_out = std::fs::read_to_string(fixed.join("simout.txt")).unwrap();
+    assert!(!fixed_out.contains("panic"), "{fixed_out}");
+    let end = fixed_out
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("Exiting @ tick ")?
+                .strip_suffix(" because exiting with last active thread context")
+        })
+        .unwrap_or_else(|| panic!("the fixed run did not end cleanly:\n{fixed_out}"));
+    assert!(end.parse::<u64>().unwrap() > 872_813_000, "{end}");
+    let options = |out: &str| {
+        let l = out
+            .lines()
+            .find(|l| l.starts_with("command line:"))
+            .unwrap();
+        l[l.find("--seed").unwrap()..].to_string()
+    };
+    assert_eq!(options(&fixed_out), options(&simout));
+    let csv = scratch("sf-fixed").join("cov.csv");
+    let o = memconform(&[
+        "coverage",
+        fixed.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    let count = |state: &str, event: &str| -> u64 {
+        rows.lines()
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .find(|c| c[0] == "CorePair" && c[1] == state && c[2] == event)
+            .map_or(0, |c| c[3].parse().unwrap())
+    };
+    assert_eq!(count("S_F", "L1I_Repl"), 1, "{rows}");
+    assert!(count("S_F0", "L1I_Repl") > 0 && count("S_F1", "L1I_Repl") > 0);
     let Some(root) = std::env::var_os("GEM5_ROOT") else {
         eprintln!("the SLICC side not checked: GEM5_ROOT is not set");
         return;
@@ -1135,4 +1177,41 @@ fn the_s_f_instruction_cache_replacement_finding_agrees_with_the_slicc() {
     for s in ["S", "S_F0", "S_F1"] {
         assert!(has(s, "L1I_Repl"), "{s}");
     }
+    // the fix (fix.edits): S_F takes L1I_Repl with S_F0's actions, and
+    // nothing else changes
+    let edits = memconform::mutate::base_edits::load(
+        &repo().join("docs/findings/moesi-amd-base-sf-l1i-repl/fix.edits"),
+    )
+    .unwrap();
+    let (fixed, applied) = memconform::mutate::base_edits::load_protocol(
+        &Path::new(&root).join("src/mem/ruby/protocol"),
+        "MOESI_AMD_Base",
+        Some(&edits),
+    )
+    .unwrap();
+    assert_eq!(applied.unwrap().diff.matches("\n+ ").count(), 1);
+    let f = memconform::mutate::coverage::declared(&fixed);
+    let fcp = f.machines.iter().find(|m| m.machine == "CorePair").unwrap();
+    let pair = |s: &str| ("S_F".to_string(), s.to_string());
+    assert!(fcp.transitions.contains_key(&pair("L1I_Repl")));
+    assert_eq!(fcp.transitions.len(), cp.transitions.len() + 1);
+    let rows = |p: &memconform::mutate::slicc::Protocol| {
+        p.files
+            .iter()
+            .flat_map(|f| f.machines.iter())
+            .find(|m| m.ident == "CorePair")
+            .unwrap()
+            .expanded()
+    };
+    let fixed_rows = rows(&fixed);
+    let of = |s: &str| {
+        fixed_rows
+            .iter()
+            .find(|(st, e, _, _)| st == s && e == "L1I_Repl")
+            .map(|(_, _, next, a)| (next.clone(), a.clone()))
+            .unwrap()
+    };
+    assert_eq!(of("S_F").0, "S_F");
+    assert_eq!(of("S_F").1, of("S_F0").1);
+    assert_eq!(of("S_F").1, ["ii_invIcache"]);
 }

@@ -249,20 +249,26 @@ Examples:
 
 const EDITS_ABOUT: &str = "\
 Apply a base-edit file to your gem5 tree, in place: edits of a protocol's transitions (an action \
-added after or before another, or removed) that a campaign's base needs, the same file `mutate \
-init --base-edits` takes. Each entry ends with `;` (`//` comments, as in SLICC):
+added after or before another, or removed; a state added to a header) and function bodies that a \
+campaign's base or a fix needs, the same file `mutate init --base-edits` takes. Each entry ends \
+with `;` (`//` comments, as in SLICC):
 
   in MACHINE, transition(STATES, EVENTS): add ACTION after ACTION;
   in MACHINE, transition(STATES, EVENTS): add ACTION before ACTION;
   in MACHINE, transition(STATES, EVENTS): remove ACTION;
+  in MACHINE, transition(STATES, EVENTS): add state STATE;
   in MACHINE, with ACTION [without ACTION]: add ACTION after ACTION;
+  in MACHINE, function NAME: body { ... };
 
 MACHINE is X of `machine(MachineType:X, ...)`. transition(STATES, EVENTS) names one transition \
 header by its states and events (a list `{A, B}` where the header has one); `with A without B` \
-names every transition of the machine whose actions include A and lack B. An added action joins \
-its neighbour's line, so SLICC's line numbers do not move. An entry whose machine, state, event, \
-action or transition the protocol lacks, that matches nothing, or that would add an action a \
-transition runs already, is an error at its file:line:col: nothing is skipped.
+names every transition of the machine whose actions include A and lack B. `add state S` gives S \
+the header's events, actions and next state (S stays S where the header names none): a \
+transition the protocol forgot to declare. `function NAME` replaces the body of the machine's one \
+definition of NAME. An added action joins its neighbour's line, so SLICC's line numbers do not \
+move. An entry whose machine, state, event, action or transition the protocol lacks, that \
+matches nothing, that would add an action a transition runs already, or a pair another header \
+declares, is an error at its file:line:col: nothing is skipped.
 
 The diff made is recorded at the root in .memconform-base-edits.diff; --revert takes it back \
 (refused when a file was edited since) and removes the record.";

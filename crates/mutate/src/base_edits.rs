@@ -10,12 +10,19 @@
 //! in CorePair, with i1_invCluster without forward_eviction_to_cpu1:
 //!     add forward_eviction_to_cpu1 after i1_invCluster;
 //! in CorePair, function functionalRead: body { ... };
+//! in CorePair, transition({S, S_C, S_F0, S_F1}, L1I_Repl): add state S_F;
 //! ```
 //!
 //! A `transition(STATES, EVENTS)` entry edits the one header declaring
 //! exactly those states and events; a `with A [without B]` entry edits every
 //! transition of the machine whose actions include A (and lack B). `add X
 //! after Y` (or `before Y`) inserts action X beside Y; `remove X` deletes it.
+//! `add state S` (a `transition(...)` entry's) adds S to the header's
+//! states, so that S takes the header's events with its actions (and its
+//! next state, or stays S where the header names none): a state an event
+//! was never declared for, such as a missing replacement. It is an error
+//! when S already takes one of the events elsewhere (SLICC would reject
+//! the pair twice).
 //! A `function NAME` entry gives the one definition of NAME a new body.
 //! Edits keep the file's line count (an added action joins Y's line; a
 //! body is padded or its last lines joined), so
@@ -61,6 +68,8 @@ pub enum Op {
     Remove { action: String },
     /// Replaces a function's body (what its braces hold) with `text`.
     Body { text: String },
+    /// Adds `state` to a transition header's states.
+    AddState { state: String },
 }
 
 /// One entry of a base-edit file, with where it was written.
@@ -115,6 +124,7 @@ impl fmt::Display for Entry {
                 if *after { "after" } else { "before" }
             ),
             Op::Remove { action } => write!(f, ": remove {action};"),
+            Op::AddState { state } => write!(f, ": add state {state};"),
             Op::Body { text } => {
                 let words: Vec<&str> = text.split_whitespace().collect();
                 match words.as_slice() {
@@ -328,6 +338,17 @@ impl Reader<'_> {
                     text: self.braced()?,
                 }
             }
+            "add" if self.tokens.get(self.pos + 1).is_some_and(|t| &self.text[t.start..t.end] == "state") => {
+                if !matches!(selector, Selector::Transition { .. }) {
+                    return Err(self.error(
+                        "`add state` edits one header: its entry is `in M, transition(STATES, EVENTS): add state S;`",
+                    ));
+                }
+                self.pos += 2;
+                Op::AddState {
+                    state: self.name("the state to add")?,
+                }
+            }
             "add" => {
                 self.pos += 1;
                 let action = self.name("the action to add")?;
@@ -357,7 +378,7 @@ impl Reader<'_> {
             }
             _ => {
                 return Err(self.error(format!(
-                    "expected `add ACTION after ACTION` or `remove ACTION`, found {}",
+                    "expected `add ACTION after ACTION`, `remove ACTION` or `add state STATE`, found {}",
                     self.found()
                 )))
             }
@@ -569,6 +590,29 @@ fn transition_edits(
             }
             Ok(vec![ops::remove(text, x.span.start, end)])
         }
+        Op::AddState { state } => {
+            let states = &t.states;
+            if states.names().contains(&state.as_str()) {
+                return Err(entry.error(format!("{} declares {state} already", site())));
+            }
+            let last = states
+                .items
+                .last()
+                .map_or(states.span.start, |i| i.span.end);
+            Ok(vec![if states.braced {
+                Edit {
+                    start: last,
+                    end: last,
+                    text: format!(", {state}"),
+                }
+            } else {
+                Edit {
+                    start: states.span.start,
+                    end: states.span.end,
+                    text: format!("{{{}, {state}}}", &text[states.span.start..states.span.end]),
+                }
+            }])
+        }
         Op::Body { .. } => Err(entry.error("a body is a function's edit, not a transition's")),
     }
 }
@@ -710,7 +754,7 @@ pub fn apply(p: &mut Protocol, edits: &Edits) -> Result<Applied, Error> {
         match &entry.op {
             Op::Add { action, anchor, .. } => named.extend([action.as_str(), anchor.as_str()]),
             Op::Remove { action } => named.push(action),
-            Op::Body { .. } => {}
+            Op::Body { .. } | Op::AddState { .. } => {}
         }
         if let Some(a) = named.iter().find(|a| machine.action(a).is_none()) {
             return Err(entry
@@ -781,6 +825,31 @@ pub fn apply(p: &mut Protocol, edits: &Edits) -> Result<Applied, Error> {
             return Err(entry
                 .error("more than one transition header declares these pairs")
                 .into());
+        }
+        if let Op::AddState { state } = &entry.op {
+            if !machine.states.iter().any(|d| &d.name == state) {
+                return Err(entry
+                    .error(format!("{} declares no state {state}", entry.machine))
+                    .into());
+            }
+            // the new pairs are declared nowhere else
+            let t = selected[0];
+            for e in t.events.names() {
+                if let Some(o) = machine.transitions.iter().find(|o| {
+                    !std::ptr::eq(*o, t)
+                        && o.states.names().contains(&state.as_str())
+                        && o.events.names().contains(&e)
+                }) {
+                    return Err(entry
+                        .error(format!(
+                            "{} ({}:{}) declares ({state}, {e}) already",
+                            o.header_words(),
+                            p.files[o.file].rel_path,
+                            o.line
+                        ))
+                        .into());
+                }
+            }
         }
         // each transition is edited in its own file (a machine's
         // transitions may sit in files it includes)
@@ -1091,6 +1160,90 @@ mod tests {
         let e = parse("e", "in X, transition(A, E): add q after p;").unwrap();
         apply(&mut p, &e).unwrap();
         assert!(p.files[0].text.contains("transition(A, E) {p; q;}"));
+    }
+
+    /// `add state`: a bare state list gains braces, a braced one a name;
+    /// the new state takes the header's events with its actions (staying
+    /// itself: the header names no next state), in place; a pair declared
+    /// elsewhere, a state declared already or not at all, and a rule's
+    /// entry are errors naming the entry.
+    #[test]
+    fn add_state_gives_a_state_a_header_s_events() {
+        let expanded = |p: &Protocol| {
+            let m = p.files[0]
+                .machines
+                .iter()
+                .find(|m| m.ident == "L1Cache")
+                .unwrap();
+            m.expanded()
+        };
+        let before = expanded(&toyco());
+        assert!(!before.iter().any(|(s, e, _, _)| s == "IS" && e == "Inv"));
+        let (p, applied) = run("in L1Cache, transition(I, Inv): add state IS;
+             in L1Cache, transition({I, IS}, Inv): add state IM;
+")
+        .unwrap();
+        assert!(
+            applied
+                .diff
+                .contains("+  transition({I, IS, IM}, Inv) { }\n"),
+            "{}",
+            applied.diff
+        );
+        assert_eq!(
+            applied.changes[0].0,
+            "in L1Cache, transition(I, Inv): add state IS;"
+        );
+        let after = expanded(&p);
+        assert_eq!(after.len(), before.len() + 2);
+        for s in ["IS", "IM"] {
+            let row = after
+                .iter()
+                .find(|(a, e, _, _)| a == s && e == "Inv")
+                .unwrap();
+            assert_eq!(row.2, s, "{s} stays {s}");
+            assert!(row.3.is_empty());
+        }
+        assert_eq!(
+            toyco().files[0].text.lines().count(),
+            p.files[0].text.lines().count()
+        );
+        // with a next state the added state goes there, with the actions
+        let (p, _) = run(
+            "in L1Cache, transition({S, M}, {Evict, Inv}): remove i_drop;
+             in L1Cache, transition(IS, Data): add state I;
+",
+        )
+        .unwrap();
+        let rows = expanded(&p);
+        let row = rows
+            .iter()
+            .find(|(a, e, _, _)| a == "I" && e == "Data")
+            .unwrap();
+        assert_eq!(
+            (row.2.as_str(), row.3.clone()),
+            ("S", vec!["h_hit".to_string()])
+        );
+        for (text, want) in [
+            (
+                "in L1Cache, transition({S, M}, Load): add state IS;",
+                "edits:1:1: `in L1Cache, transition({S, M}, Load): add state IS;`: \
+                 transition({IS, IM}, {Load, Store, Evict}) (Toyco-cache.sm:56) declares (IS, Load) already",
+            ),
+            (
+                "in L1Cache, transition(I, Inv): add state S;",
+                "declares (S, Inv) already",
+            ),
+            ("in L1Cache, transition({S, M}, Load): add state M;", "declares M already"),
+            ("in L1Cache, transition(I, Inv): add state X;", "L1Cache declares no state X"),
+            (
+                "in L1Cache, with h_hit: add state IS;",
+                "edits:1:25: `add state` edits one header",
+            ),
+        ] {
+            let e = run(text).err().unwrap_or_else(|| panic!("{text}: no error"));
+            assert!(e.contains(want), "{text}: {e}");
+        }
     }
 
     /// Every error names the entry at its file:line:col.
