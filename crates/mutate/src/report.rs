@@ -455,12 +455,39 @@ pub fn text(s: &State, survivors: &Survivors) -> String {
             crate::campaign::CANNOT_TAKE,
             cannot.len()
         );
+        // each reason in full once: a later mutant with the same reason
+        // names the first mutant that gave it
+        let mut given: Vec<(String, String)> = Vec::new();
         for m in &cannot {
             let note = s.notes.get(&m.id).map_or("", String::as_str);
             let why = note
                 .strip_prefix(crate::campaign::CANNOT_TAKE)
                 .map_or(note, |w| w.trim_start_matches(": "));
-            let _ = writeln!(out, "  {} {}: {why}", m.id, m.op);
+            // an older campaign's note gives each transition its reason
+            let pairs = m
+                .fires
+                .as_deref()
+                .and_then(|f| crate::campaign::cannot_take_pairs(why, f));
+            let Some(pairs) = pairs else {
+                let _ = writeln!(out, "  {} {}: {why}", m.id, m.op);
+                continue;
+            };
+            let text: Vec<String> = crate::campaign::reason_groups(&pairs)
+                .into_iter()
+                .map(|(reason, ts)| {
+                    let ts = ts.join(", ");
+                    match given.iter().find(|(r, _)| r == reason) {
+                        Some((_, first)) if reason.len() > 80 => {
+                            format!("{ts}: the reason given for {first} above")
+                        }
+                        _ => {
+                            given.push((reason.to_string(), m.id.clone()));
+                            format!("{ts}: {reason}")
+                        }
+                    }
+                })
+                .collect();
+            let _ = writeln!(out, "  {} {}: {}", m.id, m.op, text.join("; "));
         }
     }
     // detectors: a mutant counts for each detector that saw any of its runs

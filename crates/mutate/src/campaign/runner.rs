@@ -300,6 +300,47 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
 /// take any transition it edits ([`Covered::cannot_take`]).
 pub const CANNOT_TAKE: &str = "unreachable in this configuration";
 
+/// Transitions with why each cannot be taken, each reason once after the
+/// transitions it holds for, in first-seen order: `A, B: why; C: other`.
+pub fn by_reason(pairs: &[(&str, &str)]) -> String {
+    reason_groups(pairs)
+        .iter()
+        .map(|(why, ts)| format!("{}: {why}", ts.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The reasons of `pairs` (transition, why), each with its transitions, in
+/// first-seen order.
+pub fn reason_groups<'a>(pairs: &[(&'a str, &'a str)]) -> Vec<(&'a str, Vec<&'a str>)> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for &(t, why) in pairs {
+        match groups.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, ts)) => ts.push(t),
+            None => groups.push((why, vec![t])),
+        }
+    }
+    groups
+}
+
+/// A no-coverage note written before [`by_reason`] (`A: why; B: why; ...`,
+/// one reason a transition, in `fires`' order) as its (transition, reason)
+/// pairs; `None` when `why` is not of that form.
+pub fn cannot_take_pairs<'a>(why: &'a str, fires: &'a [String]) -> Option<Vec<(&'a str, &'a str)>> {
+    let mut pairs = Vec::new();
+    let mut rest = why;
+    for (i, t) in fires.iter().enumerate() {
+        rest = rest.strip_prefix(t.as_str())?.strip_prefix(": ")?;
+        let end = match fires.get(i + 1) {
+            Some(next) => rest.find(&format!("; {next}: "))?,
+            None => rest.len(),
+        };
+        pairs.push((t.as_str(), &rest[..end]));
+        rest = rest[end..].strip_prefix("; ").unwrap_or("");
+    }
+    (rest.is_empty() && !pairs.is_empty()).then_some(pairs)
+}
+
 /// The file listing each mutant's transitions and the baseline seeds that
 /// took them ([`mutant_coverage_csv`]).
 pub const MUTANT_COVERAGE: &str = "mutant-coverage.csv";
@@ -1010,14 +1051,11 @@ pub(super) fn prepare_mutant(
         // no stimulus runs it, none is searched for
         if let Some(fires) = m.fires.as_deref().filter(|f| !f.is_empty()) {
             if fires.iter().all(|t| cov.cannot_take.contains_key(t)) {
-                let why = format!(
-                    "{CANNOT_TAKE}: {}",
-                    fires
-                        .iter()
-                        .map(|t| format!("{t}: {}", cov.cannot_take[t]))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                );
+                let pairs: Vec<(&str, &str)> = fires
+                    .iter()
+                    .map(|t| (t.as_str(), cov.cannot_take[t].as_str()))
+                    .collect();
+                let why = format!("{CANNOT_TAKE}: {}", by_reason(&pairs));
                 return finish_early(log, o, m, Status::NoCoverage, &why);
             }
         }
@@ -1398,4 +1436,43 @@ pub(super) fn run_built(
         note: None,
     })?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each reason once, after the transitions it holds for, in first-seen
+    /// order; an old note (one reason a transition, reasons with `; ` in
+    /// them) regroups to the same text, and text of another form is left
+    /// to its writer.
+    #[test]
+    fn reasons_are_written_once() {
+        let dead = "dead code: no probe without data (dir.sm 944-947; icd_ set true)";
+        let pairs = [
+            ("C.Ms.PrbInv", dead),
+            ("L3.E.RdBlk", "no L3Cache"),
+            ("C.M0.PrbInv", dead),
+        ];
+        let grouped = by_reason(&pairs);
+        assert_eq!(
+            grouped,
+            format!("C.Ms.PrbInv, C.M0.PrbInv: {dead}; L3.E.RdBlk: no L3Cache")
+        );
+        let fires: Vec<String> = pairs.iter().map(|(t, _)| t.to_string()).collect();
+        let old = pairs
+            .iter()
+            .map(|(t, w)| format!("{t}: {w}"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let regroup =
+            |why: &str, fires: &[String]| cannot_take_pairs(why, fires).map(|p| by_reason(&p));
+        assert_eq!(regroup(&old, &fires).as_deref(), Some(&*grouped));
+        assert_eq!(regroup(&grouped, &fires), None);
+        let other: Vec<String> = ["C.Ms.PrbInv", "L3.E.RdBlkS", "C.M0.PrbInv"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(regroup(&old, &other), None);
+        assert_eq!(regroup("", &[]), None);
+    }
 }
