@@ -72,6 +72,44 @@ pub fn candidates(
     out
 }
 
+/// The stimuli whose follow-up setting timed out in most of this
+/// campaign's follow-up runs so far (3 or more, and at least three
+/// quarters of its runs but the `unknown` ones), with (timeouts, runs): a timeout is no kill, so
+/// such a setting (a slow stimulus made slower by the follow-up values,
+/// `delay_misses` on 8 cores) only spends `run_timeout_s` a survivor.
+/// Read from the event logs as they are now, other slots' runs included.
+pub fn slow_stimuli(events: &[Event]) -> BTreeMap<String, (usize, usize)> {
+    let mut from: HashMap<(&str, u64), &str> = HashMap::new();
+    let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for e in events {
+        match e {
+            Event::FollowUp {
+                mutant,
+                seed,
+                from: name,
+                ..
+            } => {
+                from.insert((mutant.as_str(), *seed), name.as_str());
+            }
+            Event::Ran { mutant, seed, run } => {
+                if let Some(name) = from.remove(&(mutant.as_str(), *seed)) {
+                    // an `unknown` run (the clean protocol failed the
+                    // setting too) tells nothing of its time
+                    if run.outcome == "unknown" {
+                        continue;
+                    }
+                    let c = counts.entry(name.to_string()).or_default();
+                    c.0 += usize::from(run.outcome == "timeout");
+                    c.1 += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    counts.retain(|_, (t, n)| *t >= 3 && *t * 4 >= *n * 3);
+    counts
+}
+
 /// The knobs of follow-up run `i`: its stimulus's (candidates in turn) with
 /// the space's follow-up values set over them.
 pub fn knobs_of(
@@ -232,6 +270,84 @@ mod tests {
         assert_ne!(
             follow_up_seed("178b84eda2c8", 0),
             follow_up_seed("178b85eda2c8", 0)
+        );
+    }
+}
+
+#[cfg(test)]
+mod slow_tests {
+    use super::*;
+
+    fn ran(mutant: &str, seed: u64, outcome: &str) -> Event {
+        Event::Ran {
+            mutant: mutant.into(),
+            seed,
+            run: serde_json::from_str(&format!(
+                r#"{{"outcome":"{outcome}","exit_kind":"clean","exit_code":0,"run_s":1.0,"check_s":0.0,"verdicts":{{}}}}"#
+            ))
+            .unwrap(),
+        }
+    }
+
+    fn follow(mutant: &str, seed: u64, from: &str) -> Event {
+        Event::FollowUp {
+            mutant: mutant.into(),
+            seed,
+            from: from.into(),
+            knobs: BTreeMap::new(),
+            clean: None,
+        }
+    }
+
+    /// A stimulus is slow once 3 or more of its follow-up runs, and three
+    /// quarters of them, timed out; a mutant's own (non-follow-up) runs of
+    /// the same seed do not count.
+    #[test]
+    fn a_stimulus_whose_follow_ups_time_out_is_slow() {
+        let mut events = Vec::new();
+        for (i, m) in ["a", "b", "c", "d"].iter().enumerate() {
+            events.push(follow(m, 10 + i as u64, "k1"));
+            events.push(ran(
+                m,
+                10 + i as u64,
+                if i == 3 { "survived" } else { "timeout" },
+            ));
+            events.push(follow(m, 20 + i as u64, "k2"));
+            events.push(ran(
+                m,
+                20 + i as u64,
+                if i < 2 { "timeout" } else { "survived" },
+            ));
+            // a stimulus run of seed 1 timing out is no follow-up's
+            events.push(ran(m, 1, "timeout"));
+        }
+        let slow = slow_stimuli(&events);
+        assert_eq!(
+            slow.into_iter().collect::<Vec<_>>(),
+            [("k1".to_string(), (3, 4))]
+        );
+        events.push(follow("e", 30, "k1"));
+        events.push(ran("e", 30, "survived"));
+        assert!(
+            slow_stimuli(&events).is_empty(),
+            "3 of 5 is not three quarters"
+        );
+        // three timeouts and two runs the clean protocol failed too
+        let mut events = Vec::new();
+        for (seed, outcome) in [
+            (1, "timeout"),
+            (2, "unknown"),
+            (3, "timeout"),
+            (4, "unknown"),
+            (5, "timeout"),
+        ] {
+            events.push(follow("m", seed, "k3"));
+            events.push(ran("m", seed, outcome));
+        }
+        assert_eq!(
+            slow_stimuli(&events)["k3"],
+            (3, 3),
+            "unknown runs do not count"
         );
     }
 }

@@ -1404,12 +1404,25 @@ pub(super) fn run_built(
     // a survivor its runs reached: its follow-up runs (§11b), the stimuli
     // that took its transitions read only now
     let follow_ups = if status == Status::Survived && plan.followed < s.follow_up_runs {
-        follow_up::candidates(
+        let mut all = follow_up::candidates(
             c,
             m.fires.as_deref().unwrap_or_default(),
             plan.baseline,
             reached,
-        )
+        );
+        // not the settings whose follow-up runs (any mutant's) time out
+        let slow = follow_up::slow_stimuli(&c.events()?);
+        all.retain(|(k, _)| match slow.get(&k.name) {
+            Some((t, n)) => {
+                (o.progress)(&format!(
+                    "{} {}: no follow-up run on {}: its follow-up setting timed out in {t} of {n} runs",
+                    m.id, m.op, k.name
+                ));
+                false
+            }
+            None => true,
+        });
+        all
     } else {
         Vec::new()
     };
