@@ -919,6 +919,59 @@ fn the_committed_x86_moesi_hammer_campaign_agrees_with_its_evidence() {
     assert!(!report.contains("no longer survivors"), "{report}");
 }
 
+/// The directed-stimulus MOESI_AMD_Base campaign on x86 O3 cores
+/// (docs/campaign-x86-moesi-amd-base, issue 41; 87 of 88 done): the same
+/// rules over its kill matrix; memconform alone killed one (a CC violation);
+/// the classified survivors are survivors of the report, and the report's
+/// counts are those its README states.
+#[test]
+fn the_committed_x86_moesi_amd_base_campaign_agrees_with_its_evidence() {
+    let dir = "docs/campaign-x86-moesi-amd-base";
+    let (tier1, catalogue, memconform_only) = committed_campaign(dir);
+    assert!(tier1.len() >= 80, "{} Tier-1 mutants", tier1.len());
+    for name in ["MA-4", "MA-5", "MA-6", "CF-1", "CF-2"] {
+        assert!(catalogue.contains(name), "{name} missing: {catalogue:?}");
+    }
+    assert_eq!(
+        memconform_only.iter().collect::<Vec<_>>(),
+        ["3bafbe619511"],
+        "{memconform_only:?}"
+    );
+    let report = committed_report(dir);
+    assert!(
+        report.contains("88 mutants, 87 done, 1 pending"),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "killed 34, survived 23, timeout 0, unviable 0, unknown 0, no coverage 26, unreached 4"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("survivors: 14 equivalent, 5 stimulus gap, 4 not classified (memconform mutate classify); score without the equivalent ones 0.79"),
+        "{report}"
+    );
+    assert!(report.contains("memconform only         1"), "{report}");
+    let survivors =
+        std::fs::read_to_string(stand_in::repo().join(dir).join("survivors.toml")).unwrap();
+    let classified: Vec<&str> = survivors
+        .lines()
+        .filter_map(|l| l.strip_prefix('[')?.strip_suffix(']'))
+        .collect();
+    assert_eq!(classified.len(), 19, "{classified:?}");
+    assert!(!report.contains("no longer survivors"), "{report}");
+    let readme = std::fs::read_to_string(stand_in::repo().join(dir).join("README.md")).unwrap();
+    for claim in [
+        "34 killed, 23 survived",
+        "14 equivalent",
+        "5 stimulus gaps",
+        "34 / 43 = 0.79",
+    ] {
+        assert!(readme.contains(claim), "README lacks `{claim}`");
+    }
+}
+
 /// The MOESI_hammer O3 campaign (docs/campaign-moesi-hammer-o3): the same
 /// rules; its memconform-only kills are MH-8, CF-1, CF-2 and five more
 /// deletions of the eviction forward (one of them killed on its second

@@ -82,6 +82,7 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         .arg(root().join("docs/campaign-x86-moesi-hammer"))
         .arg(root().join("docs/campaign-moesi-amd-base-tester"))
         .arg(root().join("docs/campaign-moesi-amd-base-o3"))
+        .arg(root().join("docs/campaign-x86-moesi-amd-base"))
         .arg(root().join("docs/campaign-chi-o3"))
         .status()
         .unwrap();
@@ -114,6 +115,10 @@ fn cross_protocol_table_follows_the_campaign_reports() {
         (
             "campaign-moesi-amd-base-o3",
             "docs/campaign-moesi-amd-base-o3/report.txt",
+        ),
+        (
+            "campaign-x86-moesi-amd-base",
+            "docs/campaign-x86-moesi-amd-base/report.txt",
         ),
         ("campaign-chi-o3", "docs/campaign-chi-o3/report.txt"),
     ] {
@@ -191,6 +196,7 @@ fn cross_protocol_table_follows_the_campaign_reports() {
             &[
                 "campaign-moesi-amd-base-o3",
                 "campaign-moesi-amd-base-tester",
+                "campaign-x86-moesi-amd-base",
             ],
         ),
     ];
