@@ -868,3 +868,71 @@ fn mutate_init_takes_the_stimuli_and_checks_their_knobs() {
         run.replace("{replay}", &n4)
     );
 }
+
+/// A stimulus whose follow-up runs (any mutant's) timed out, 3 or more and
+/// three quarters of them, gets no more (docs/design/campaigns.md §11b): a
+/// survivor only it reached runs no follow-up run, and a later `mutate
+/// run` does not open it again for the runs it is owed.
+#[test]
+fn a_stimulus_whose_follow_up_runs_time_out_gets_no_more() {
+    use memconform::mutate::campaign::{Campaign, Event, State, Status};
+    let (base, root) = stand_in::fresh("stimuli-slow");
+    let (n2, n4) = clean_runs();
+    let mut space = replay_space(&n2, &n4);
+    space.knobs.push(memconform_mutate::stimulus::Knob {
+        name: "fence".into(),
+        values: vec!["none".into(), "onedit".into()],
+    });
+    space.follow_up = [("fence".to_string(), "onedit".to_string())].into();
+    let mut k1 = replaying("k1", 5, &n2);
+    k1.knobs.insert("fence".into(), "none".into());
+    let mut s = stand_in::settings(&root);
+    s.run = "{gem5} -d {outdir} --seed {seed} --replay {replay} --param {fence}".into();
+    s.seeds = vec![5];
+    s.stimuli = vec![k1];
+    s.knobs = Some(space);
+    s.follow_up_runs = 2;
+    let only_k1 = observer(&root, "ADS", "L1Cache.M.Store");
+    let other = observer(&root, "ADS4", "L1Cache.M.Store");
+    let c = Campaign::init(&base.join("camp"), s, vec![only_k1.clone(), other.clone()]).unwrap();
+    // the log already holds three follow-up runs of k1, the other mutant's,
+    // that timed out
+    let timeout: memconform::mutate::campaign::Run = serde_json::from_str(
+        r#"{"outcome":"timeout","exit_kind":"timeout","exit_code":124,"run_s":600.0,"check_s":0.0,"verdicts":{}}"#,
+    )
+    .unwrap();
+    let mut lines = String::new();
+    for seed in [2_000_000_001u64, 2_000_000_002, 2_000_000_003] {
+        for e in [
+            Event::FollowUp {
+                mutant: other.id.clone(),
+                seed,
+                from: "k1".into(),
+                knobs: [("fence".to_string(), "onedit".to_string())].into(),
+                clean: None,
+            },
+            Event::Ran {
+                mutant: other.id.clone(),
+                seed,
+                run: timeout.clone(),
+            },
+        ] {
+            lines.push_str(&serde_json::to_string(&e).unwrap());
+            lines.push('\n');
+        }
+    }
+    let log = c.dir.join("events-0.jsonl");
+    let mut text = std::fs::read_to_string(&log).unwrap_or_default();
+    text.push_str(&lines);
+    std::fs::write(&log, text).unwrap();
+    stand_in::run_all(&c);
+    let st = State::of(&c).unwrap();
+    assert_eq!(st.status[&only_k1.id], Status::Survived);
+    assert!(
+        !st.follow_ups.contains_key(&only_k1.id),
+        "{:?}",
+        st.follow_ups
+    );
+    // owed two runs, but its one stimulus is left out: not opened again
+    assert_eq!(stand_in::run_all(&c), 0);
+}

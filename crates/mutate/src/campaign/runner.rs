@@ -1288,13 +1288,37 @@ pub(super) fn owed_follow_ups(
             _ => {}
         }
     }
+    // a survivor whose every stimulus is one whose follow-up runs time out
+    // (follow_up::slow_stimuli) is owed none: they would be left out again
+    let slow = follow_up::slow_stimuli(events);
+    let baseline: Vec<(u64, Run)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Baseline { seed, run } => Some((*seed, run.clone())),
+            _ => None,
+        })
+        .collect();
+    let only_slow = |id: &str| {
+        !slow.is_empty()
+            && c.mutants.iter().find(|m| m.id == id).is_some_and(|m| {
+                let cands = follow_up::candidates(
+                    c,
+                    m.fires.as_deref().unwrap_or_default(),
+                    &baseline,
+                    None,
+                );
+                !cands.is_empty() && cands.iter().all(|(k, _)| slow.contains_key(&k.name))
+            })
+    };
     Ok(last
         .into_iter()
         .filter(|(m, _)| !equivalent(m))
         .filter_map(|(m, st)| {
             let n = logged.get(m).map_or(0, HashSet::len);
             match (st, kills.get(m).copied().unwrap_or_default()) {
-                (Status::Survived, _) if n < s.follow_up_runs => Some((m.to_string(), n)),
+                (Status::Survived, _) if n < s.follow_up_runs && !only_slow(m) => {
+                    Some((m.to_string(), n))
+                }
                 // killed by an unchecked follow-up run alone (its last)
                 (Status::Killed, (false, true)) => Some((m.to_string(), n.saturating_sub(1))),
                 _ => None,
