@@ -262,18 +262,17 @@ fn a_function_body_is_replaced_in_its_lines() {
     );
 }
 
-/// With GEM5_ROOT: the committed base of docs/campaign-moesi-amd-base-o3
-/// (the eviction forwards and the functional accesses) applies to gem5's
-/// MOESI_AMD_Base, and gem5's own SLICC accepts the result.
-#[test]
-fn gem5_the_amd_o3_base_edits_apply_and_slicc_accepts_them() {
-    let Some(gem5) = std::env::var_os("GEM5_ROOT").map(std::path::PathBuf::from) else {
-        println!("skipped: GEM5_ROOT is not set");
-        return;
-    };
-    let (base, _) = fresh("amd-base-edits");
-    let root = common::slicc_tree(&gem5, &base);
-    let edits = stand_in::repo().join("docs/campaign-moesi-amd-base-o3/base.edits");
+/// `mutate apply-edits` of the repository's edit file `edits` on a copy of
+/// gem5's SLICC tree (under a scratch directory named `name`): the copy's
+/// root and what the command printed.
+fn apply_to_amd_copy(
+    gem5: &std::path::Path,
+    name: &str,
+    edits: &str,
+) -> (std::path::PathBuf, String) {
+    let (base, _) = fresh(name);
+    let root = common::slicc_tree(gem5, &base);
+    let edits = stand_in::repo().join(edits);
     let (code, out, err) = memconform(&[
         "mutate",
         "apply-edits",
@@ -284,7 +283,23 @@ fn gem5_the_amd_o3_base_edits_apply_and_slicc_accepts_them() {
         "MOESI_AMD_Base",
     ]);
     assert_eq!(code, 0, "{err}");
-    let text = format!("{out}{err}");
+    (root, format!("{out}{err}"))
+}
+
+/// With GEM5_ROOT: the committed base of docs/campaign-moesi-amd-base-o3
+/// (the eviction forwards and the functional accesses) applies to gem5's
+/// MOESI_AMD_Base, and gem5's own SLICC accepts the result.
+#[test]
+fn gem5_the_amd_o3_base_edits_apply_and_slicc_accepts_them() {
+    let Some(gem5) = std::env::var_os("GEM5_ROOT").map(std::path::PathBuf::from) else {
+        println!("skipped: GEM5_ROOT is not set");
+        return;
+    };
+    let (root, text) = apply_to_amd_copy(
+        &gem5,
+        "amd-base-edits",
+        "docs/campaign-moesi-amd-base-o3/base.edits",
+    );
     assert!(
         text.contains("MOESI_AMD_Base-CorePair.sm:320 function functionalRead"),
         "{text}"
@@ -306,20 +321,11 @@ fn gem5_the_s_f_fix_applies_and_slicc_accepts_it() {
         println!("skipped: GEM5_ROOT is not set");
         return;
     };
-    let (base, _) = fresh("amd-sf-fix");
-    let root = common::slicc_tree(&gem5, &base);
-    let edits = stand_in::repo().join("docs/findings/moesi-amd-base-sf-l1i-repl/fix.edits");
-    let (code, out, err) = memconform(&[
-        "mutate",
-        "apply-edits",
-        &edits.to_string_lossy(),
-        "--gem5-root",
-        &root.to_string_lossy(),
-        "--protocol",
-        "MOESI_AMD_Base",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let text = format!("{out}{err}");
+    let (root, text) = apply_to_amd_copy(
+        &gem5,
+        "amd-sf-fix",
+        "docs/findings/moesi-amd-base-sf-l1i-repl/fix.edits",
+    );
     assert!(
         text.contains("transition({S, S_C, S_F0, S_F1}, L1I_Repl)"),
         "{text}"

@@ -903,18 +903,10 @@ fn the_committed_x86_moesi_hammer_campaign_agrees_with_its_evidence() {
     );
     assert!(report.contains("killed 52, survived 14"), "{report}");
     // the classified survivors are the report's survivors, no more
-    let survivors =
-        std::fs::read_to_string(stand_in::repo().join(dir).join("survivors.toml")).unwrap();
-    let classified: Vec<&str> = survivors
-        .lines()
-        .filter_map(|l| l.strip_prefix('[')?.strip_suffix(']'))
-        .collect();
+    let classified = classified_survivors(dir);
     assert_eq!(classified.len(), 14, "{classified:?}");
     for id in &memconform_only {
-        assert!(
-            !classified.contains(&id.as_str()),
-            "{id} killed but classified"
-        );
+        assert!(!classified.contains(id), "{id} killed but classified");
     }
     assert!(!report.contains("no longer survivors"), "{report}");
 }
@@ -953,12 +945,7 @@ fn the_committed_x86_moesi_amd_base_campaign_agrees_with_its_evidence() {
         "{report}"
     );
     assert!(report.contains("memconform only         1"), "{report}");
-    let survivors =
-        std::fs::read_to_string(stand_in::repo().join(dir).join("survivors.toml")).unwrap();
-    let classified: Vec<&str> = survivors
-        .lines()
-        .filter_map(|l| l.strip_prefix('[')?.strip_suffix(']'))
-        .collect();
+    let classified = classified_survivors(dir);
     assert_eq!(classified.len(), 19, "{classified:?}");
     assert!(!report.contains("no longer survivors"), "{report}");
     let readme = std::fs::read_to_string(stand_in::repo().join(dir).join("README.md")).unwrap();
@@ -1117,6 +1104,15 @@ fn the_committed_chi_o3_campaign_agrees_with_its_evidence() {
 }
 
 /// A committed campaign's `report.txt` (`dir` under the repository).
+/// The mutant ids a committed campaign's survivors.toml classifies.
+fn classified_survivors(dir: &str) -> Vec<String> {
+    std::fs::read_to_string(stand_in::repo().join(dir).join("survivors.toml"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| Some(l.strip_prefix('[')?.strip_suffix(']')?.to_string()))
+        .collect()
+}
+
 fn committed_report(dir: &str) -> String {
     std::fs::read_to_string(stand_in::repo().join(dir).join("report.txt")).unwrap()
 }

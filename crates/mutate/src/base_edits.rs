@@ -1029,14 +1029,19 @@ mod tests {
         slicc::load_protocol(&toyco_dir(), "Toyco").unwrap()
     }
 
-    /// The actions of the L1Cache row (state, event) after the edits.
-    fn actions_of(p: &Protocol, state: &str, event: &str) -> Vec<String> {
-        let m = p.files[0]
+    /// Toyco's L1Cache rows (state, event, next state, actions).
+    fn l1_rows(p: &Protocol) -> Vec<(String, String, String, Vec<String>)> {
+        p.files[0]
             .machines
             .iter()
             .find(|m| m.ident == "L1Cache")
-            .unwrap();
-        m.expanded()
+            .unwrap()
+            .expanded()
+    }
+
+    /// The actions of the L1Cache row (state, event) after the edits.
+    fn actions_of(p: &Protocol, state: &str, event: &str) -> Vec<String> {
+        l1_rows(p)
             .into_iter()
             .find(|(s, e, _, _)| s == state && e == event)
             .map(|(_, _, _, a)| a)
@@ -1169,15 +1174,7 @@ mod tests {
     /// entry are errors naming the entry.
     #[test]
     fn add_state_gives_a_state_a_header_s_events() {
-        let expanded = |p: &Protocol| {
-            let m = p.files[0]
-                .machines
-                .iter()
-                .find(|m| m.ident == "L1Cache")
-                .unwrap();
-            m.expanded()
-        };
-        let before = expanded(&toyco());
+        let before = l1_rows(&toyco());
         assert!(!before.iter().any(|(s, e, _, _)| s == "IS" && e == "Inv"));
         let (p, applied) = run("in L1Cache, transition(I, Inv): add state IS;
              in L1Cache, transition({I, IS}, Inv): add state IM;
@@ -1194,7 +1191,7 @@ mod tests {
             applied.changes[0].0,
             "in L1Cache, transition(I, Inv): add state IS;"
         );
-        let after = expanded(&p);
+        let after = l1_rows(&p);
         assert_eq!(after.len(), before.len() + 2);
         for s in ["IS", "IM"] {
             let row = after
@@ -1215,7 +1212,7 @@ mod tests {
 ",
         )
         .unwrap();
-        let rows = expanded(&p);
+        let rows = l1_rows(&p);
         let row = rows
             .iter()
             .find(|(a, e, _, _)| a == "I" && e == "Data")

@@ -25,6 +25,25 @@ pub fn follow_up_seed(mutant: &str, i: usize) -> u64 {
     (1 << 31) + (id << 6) + (i as u64 % 64)
 }
 
+/// The stimuli whose clean baseline run took one of `fires`, with that
+/// run's seed (read from the log: no file is opened).
+pub fn stimuli_that_took<'c>(
+    c: &'c Campaign,
+    fires: &[String],
+    baseline: &[(u64, Run)],
+) -> Vec<(&'c crate::stimulus::Stimulus, u64)> {
+    baseline
+        .iter()
+        .filter(|(_, r)| r.outcome == "survived")
+        .filter(|(_, r)| {
+            r.fired
+                .as_ref()
+                .is_some_and(|f| fires.iter().any(|t| f.contains(t)))
+        })
+        .filter_map(|(seed, _)| Some((c.settings.stimulus_of(*seed)?, *seed)))
+        .collect()
+}
+
 /// The stimuli a survivor's follow-up runs follow, each with the count of
 /// its transitions its baseline run took, most first: those whose baseline
 /// run took one of `fires`, and the one a search found for it (first: no
@@ -39,17 +58,7 @@ pub fn candidates(
     if let Some(k) = reached {
         out.push((k.clone(), 0));
     }
-    for (seed, r) in baseline.iter().filter(|(_, r)| r.outcome == "survived") {
-        let Some(k) = c.settings.stimulus_of(*seed) else {
-            continue;
-        };
-        let took = r
-            .fired
-            .as_ref()
-            .is_some_and(|f| fires.iter().any(|t| f.contains(t)));
-        if !took {
-            continue;
-        }
+    for (k, seed) in stimuli_that_took(c, fires, baseline) {
         // how often: the run's own counters (kept in runs/baseline)
         let stats = c
             .dir

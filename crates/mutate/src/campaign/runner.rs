@@ -1301,13 +1301,12 @@ pub(super) fn owed_follow_ups(
     let only_slow = |id: &str| {
         !slow.is_empty()
             && c.mutants.iter().find(|m| m.id == id).is_some_and(|m| {
-                let cands = follow_up::candidates(
+                let took = follow_up::stimuli_that_took(
                     c,
                     m.fires.as_deref().unwrap_or_default(),
                     &baseline,
-                    None,
                 );
-                !cands.is_empty() && cands.iter().all(|(k, _)| slow.contains_key(&k.name))
+                !took.is_empty() && took.iter().all(|(k, _)| slow.contains_key(&k.name))
             })
     };
     Ok(last
