@@ -729,6 +729,54 @@ fn follow_up_runs_kill_what_a_stimulus_hid_and_only_survivors_get_them() {
     assert_eq!(st.follow_ups[&only_k1.id].len(), 3);
 }
 
+/// A configuration mutant sets its parameter in every run, so every
+/// stimulus takes it: a survivor of them gets follow-up runs like any
+/// survivor, from the stimuli in seed order (before, with no transition of
+/// its own, it got none, and `mutate run` opened it again each time for
+/// nothing). The stand-in shows `cfghide`'s bug only beside the knob value
+/// `fence = onedit`, which no stimulus has and the follow-up runs set.
+#[test]
+fn a_configuration_survivor_gets_follow_up_runs_from_every_stimulus() {
+    use memconform::mutate::campaign::{follow_up_seed, Campaign, State, Status};
+    let (base, root) = stand_in::fresh("stimuli-follow-up-cfg");
+    let (n2, n4) = clean_runs();
+    let mut space = replay_space(&n2, &n4);
+    space.knobs.push(memconform_mutate::stimulus::Knob {
+        name: "fence".into(),
+        values: vec!["none".into(), "onedit".into()],
+    });
+    space.follow_up = [("fence".to_string(), "onedit".to_string())].into();
+    let with_fence = |name: &str, seed: u64, replay: &str| {
+        let mut k = replaying(name, seed, replay);
+        k.knobs.insert("fence".into(), "none".into());
+        k
+    };
+    let mut s = stand_in::settings(&root);
+    s.run = "{gem5} -d {outdir} --seed {seed} --replay {replay} --param {fence}".into();
+    s.seeds = vec![8, 5];
+    s.stimuli = vec![with_fence("k2", 8, &n4), with_fence("k1", 5, &n2)];
+    s.knobs = Some(space);
+    s.follow_up_runs = 2;
+    let cfg = memconform::mutate::Mutant::config("system.hidden=cfghide").unwrap();
+    let c = Campaign::init(&base.join("camp"), s, vec![cfg.clone()]).unwrap();
+    assert_eq!(stand_in::run_all(&c), 1);
+    let st = State::of(&c).unwrap();
+    assert_eq!(st.status[&cfg.id], Status::Killed, "{:?}", st.runs[&cfg.id]);
+    let f0 = follow_up_seed(&cfg.id, 0);
+    assert_eq!(
+        st.follow_ups[&cfg.id].keys().copied().collect::<Vec<_>>(),
+        vec![f0],
+        "the first follow-up run kills"
+    );
+    let f = &st.follow_ups[&cfg.id][&f0];
+    assert_eq!(f.from, "k1", "the stimuli in seed order");
+    assert_eq!(f.knobs["fence"], "onedit");
+    assert_eq!(f.clean.as_deref(), Some("survived"));
+    assert!(st.runs[&cfg.id][&f0].kills());
+    // nothing owed now: a further run finishes nothing
+    assert_eq!(stand_in::run_all(&c), 0);
+}
+
 /// The killing run of `mutant` in the campaign at `dir`.
 fn c_killed_run(dir: &Path, mutant: &str) -> memconform::mutate::campaign::Run {
     use memconform::mutate::campaign::{Campaign, Event};

@@ -22,7 +22,8 @@ const TOY: &str = "machine(MachineType:Directory, \"toy\") {\n  action(l_queueMe
 /// Otherwise it replays the clean run (or, with `--replay DIR`, the clean
 /// run in DIR). At run time, `--param` values
 /// holding `bug` replay the MI-5 run, holding `onedit` replay it in a build
-/// whose `++counter;` is edited (a bug a knob value shows), holding
+/// whose `++counter;` is edited (a bug a knob value shows) or beside one
+/// holding `cfghide` (a configuration mutant's bug a knob value shows), holding
 /// `nosuch` stop before any simulation (exit 1), as gem5 does with a
 /// parameter of no object.
 const BUILD: &str = r#"#!/bin/sh
@@ -57,6 +58,7 @@ src="$src"
 case "\$param" in
   *nosuch*) echo "AttributeError: object has no attribute 'nosuch'" >&2; exit 1;;
   *bug*) src="$BUNDLE_bug";;
+  *cfghide*onedit*|*onedit*cfghide*) src="$BUNDLE_bug";;
   *onedit*) [ "$edited" = counter ] && src="$BUNDLE_bug";;
 esac
 cp "\$src"/config.ini "\$src"/trace.txt.gz "\$src"/stats.txt "\$out"/

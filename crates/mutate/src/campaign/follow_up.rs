@@ -25,20 +25,24 @@ pub fn follow_up_seed(mutant: &str, i: usize) -> u64 {
     (1 << 31) + (id << 6) + (i as u64 % 64)
 }
 
-/// The stimuli whose clean baseline run took one of `fires`, with that
-/// run's seed (read from the log: no file is opened).
+/// The stimuli whose clean baseline run took one of `m`'s transitions
+/// (its `fires`), with that run's seed (read from the log: no file is
+/// opened); for a configuration mutant, whose parameter every run sets,
+/// every stimulus whose baseline run survived.
 pub fn stimuli_that_took<'c>(
     c: &'c Campaign,
-    fires: &[String],
+    m: &Mutant,
     baseline: &[(u64, Run)],
 ) -> Vec<(&'c crate::stimulus::Stimulus, u64)> {
+    let fires = m.fires.as_deref().unwrap_or_default();
     baseline
         .iter()
         .filter(|(_, r)| r.outcome == "survived")
         .filter(|(_, r)| {
-            r.fired
-                .as_ref()
-                .is_some_and(|f| fires.iter().any(|t| f.contains(t)))
+            m.is_config()
+                || r.fired
+                    .as_ref()
+                    .is_some_and(|f| fires.iter().any(|t| f.contains(t)))
         })
         .filter_map(|(seed, _)| Some((c.settings.stimulus_of(*seed)?, *seed)))
         .collect()
@@ -46,19 +50,22 @@ pub fn stimuli_that_took<'c>(
 
 /// The stimuli a survivor's follow-up runs follow, each with the count of
 /// its transitions its baseline run took, most first: those whose baseline
-/// run took one of `fires`, and the one a search found for it (first: no
-/// stimulus took them). Empty when the campaign has no stimuli.
+/// run took one of `m`'s transitions ([`stimuli_that_took`]: every stimulus
+/// for a configuration mutant, in seed order), and the one a search found
+/// for it (first: no stimulus took them). Empty when the campaign has no
+/// stimuli.
 pub fn candidates(
     c: &Campaign,
-    fires: &[String],
+    m: &Mutant,
     baseline: &[(u64, Run)],
     reached: Option<&crate::stimulus::Stimulus>,
 ) -> Vec<(crate::stimulus::Stimulus, u64)> {
+    let fires = m.fires.as_deref().unwrap_or_default();
     let mut out: Vec<(crate::stimulus::Stimulus, u64)> = Vec::new();
     if let Some(k) = reached {
         out.push((k.clone(), 0));
     }
-    for (k, seed) in stimuli_that_took(c, fires, baseline) {
+    for (k, seed) in stimuli_that_took(c, m, baseline) {
         // how often: the run's own counters (kept in runs/baseline)
         let stats = c
             .dir

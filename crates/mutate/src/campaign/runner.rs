@@ -1301,11 +1301,7 @@ pub(super) fn owed_follow_ups(
     let only_slow = |id: &str| {
         !slow.is_empty()
             && c.mutants.iter().find(|m| m.id == id).is_some_and(|m| {
-                let took = follow_up::stimuli_that_took(
-                    c,
-                    m.fires.as_deref().unwrap_or_default(),
-                    &baseline,
-                );
+                let took = follow_up::stimuli_that_took(c, m, &baseline);
                 !took.is_empty() && took.iter().all(|(k, _)| slow.contains_key(&k.name))
             })
     };
@@ -1427,12 +1423,7 @@ pub(super) fn run_built(
     // a survivor its runs reached: its follow-up runs (§11b), the stimuli
     // that took its transitions read only now
     let follow_ups = if status == Status::Survived && plan.followed < s.follow_up_runs {
-        let mut all = follow_up::candidates(
-            c,
-            m.fires.as_deref().unwrap_or_default(),
-            plan.baseline,
-            reached,
-        );
+        let mut all = follow_up::candidates(c, m, plan.baseline, reached);
         // not the settings whose follow-up runs (any mutant's) time out
         let slow = follow_up::slow_stimuli(&c.events()?);
         all.retain(|(k, _)| match slow.get(&k.name) {
