@@ -79,7 +79,9 @@ impl Campaign {
     /// Classifies the survivors `ids` name (each a mutant id, a unique
     /// prefix of one, or a catalogue name) as `what`, or takes their class
     /// back (`None`); rewrites `survivors.toml` whole. Refuses a mutant
-    /// that is not a survivor in `state`. Returns the full ids.
+    /// that is not a survivor in `state`, but takes back the class of one
+    /// a later run killed (the report lists it as no longer a survivor).
+    /// Returns the full ids.
     pub fn classify(
         &self,
         state: &State,
@@ -95,6 +97,8 @@ impl Campaign {
             let id = self.resolve(q)?;
             match state.status.get(&id) {
                 Some(Status::Survived) => {}
+                // a class left over: a follow-up run killed it since
+                Some(_) if what.is_none() && all.contains_key(&id) => {}
                 Some(s) => {
                     return Err(err(format!(
                         "mutant {id} is {}, not a survivor: only survivors are classified",
