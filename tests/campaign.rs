@@ -254,6 +254,7 @@ fn survivors_are_classified_by_hand_and_the_report_counts_them() {
     );
     // ... and taken back (a follow-up run killed a classified survivor);
     // a killed mutant with no class left is still refused
+    assert!(text.contains("takes a class back"), "{text}");
     let (code, err) = classify(&[killed, "--clear"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(!report().unwrap().contains("no longer survivors"));

@@ -98,7 +98,8 @@ from the L2, no core upgrades a shared line, ...). The classes go into the campa
 survivors.toml (a table per mutant id: class and reason; edit it by hand if you like), and \
 `mutate report` counts them: survivors equivalent, gap, not classified, and the score \
 without the equivalent ones, killed / (killed + survived - equivalent). Only survivors are \
-classified; a class kept for a mutant a later seed killed is shown, not counted.
+classified; a class kept for a mutant a later seed killed is shown, not counted, and --clear \
+takes it back.
 
 Examples:
   memconform mutate classify camp 3189e6d36de2 --equivalent 'the swapped actions touch different fields'

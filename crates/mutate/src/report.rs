@@ -690,6 +690,10 @@ pub fn text(s: &State, survivors: &Survivors) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        let _ = writeln!(
+            out,
+            "  (`memconform mutate classify DIR ID --clear` takes a class back)"
+        );
     }
     out
 }
