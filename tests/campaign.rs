@@ -911,13 +911,7 @@ fn the_committed_x86_moesi_hammer_campaign_agrees_with_its_evidence() {
         "{report}"
     );
     assert!(report.contains("killed 52, survived 14"), "{report}");
-    // the classified survivors are the report's survivors, no more
-    let classified = classified_survivors(dir);
-    assert_eq!(classified.len(), 14, "{classified:?}");
-    for id in &memconform_only {
-        assert!(!classified.contains(id), "{id} killed but classified");
-    }
-    assert!(!report.contains("no longer survivors"), "{report}");
+    assert_classified_are_the_survivors(dir, &report, &memconform_only, 14);
 }
 
 /// The directed-stimulus MOESI_AMD_Base campaign on x86 O3 cores
@@ -955,12 +949,7 @@ fn the_committed_x86_moesi_amd_base_campaign_agrees_with_its_evidence() {
         "{report}"
     );
     assert!(report.contains("memconform only         3"), "{report}");
-    let classified = classified_survivors(dir);
-    assert_eq!(classified.len(), 21, "{classified:?}");
-    for id in &memconform_only {
-        assert!(!classified.contains(id), "{id} killed but classified");
-    }
-    assert!(!report.contains("no longer survivors"), "{report}");
+    assert_classified_are_the_survivors(dir, &report, &memconform_only, 21);
     let readme = std::fs::read_to_string(stand_in::repo().join(dir).join("README.md")).unwrap();
     for claim in [
         "36 killed, 21 survived",
@@ -1124,6 +1113,23 @@ fn classified_survivors(dir: &str) -> Vec<String> {
         .lines()
         .filter_map(|l| Some(l.strip_prefix('[')?.strip_suffix(']')?.to_string()))
         .collect()
+}
+
+/// A committed campaign's classified survivors are the report's survivors,
+/// no more: `n` of them, none of the mutants memconform alone killed, and
+/// no class left over for a mutant that no longer survives.
+fn assert_classified_are_the_survivors(
+    dir: &str,
+    report: &str,
+    memconform_only: &std::collections::BTreeSet<String>,
+    n: usize,
+) {
+    let classified = classified_survivors(dir);
+    assert_eq!(classified.len(), n, "{classified:?}");
+    for id in memconform_only {
+        assert!(!classified.contains(id), "{id} killed but classified");
+    }
+    assert!(!report.contains("no longer survivors"), "{report}");
 }
 
 fn committed_report(dir: &str) -> String {

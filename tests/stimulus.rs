@@ -301,6 +301,28 @@ fn replaying(name: &str, seed: u64, replay: &str) -> memconform_mutate::stimulus
     }
 }
 
+/// The run command of the follow-up tests: the clean run to replay and
+/// the `fence` knob, given to the stand-in as a `--param`.
+const FENCE_RUN: &str = "{gem5} -d {outdir} --seed {seed} --replay {replay} --param {fence}";
+
+/// [`replay_space`] with a `fence` knob of `values` (the stand-in reads
+/// `onedit` and `bugfence` as bugs a knob value shows).
+fn fence_space(n2: &str, n4: &str, values: &[&str]) -> Space {
+    let mut space = replay_space(n2, n4);
+    space.knobs.push(memconform_mutate::stimulus::Knob {
+        name: "fence".into(),
+        values: values.iter().map(|v| v.to_string()).collect(),
+    });
+    space
+}
+
+/// A stimulus replaying `replay` with `seed` and `fence = none`.
+fn with_fence(name: &str, seed: u64, replay: &str) -> memconform_mutate::stimulus::Stimulus {
+    let mut k = replaying(name, seed, replay);
+    k.knobs.insert("fence".into(), "none".into());
+    k
+}
+
 /// An observer-only mutant (it survives) named `op`, reached by `fires`.
 fn observer(root: &Path, op: &str, fires: &str) -> memconform::mutate::Mutant {
     let mut m = stand_in::mutant(root, op, "    ++counter;", "    // [mutant] ++counter;");
@@ -527,18 +549,9 @@ fn follow_up_runs_kill_what_a_stimulus_hid_and_only_survivors_get_them() {
     use memconform::mutate::campaign::{follow_up_seed, Campaign, Event, State, Status};
     let (base, root) = stand_in::fresh("stimuli-follow-up");
     let (n2, n4) = clean_runs();
-    let mut space = replay_space(&n2, &n4);
-    space.knobs.push(memconform_mutate::stimulus::Knob {
-        name: "fence".into(),
-        values: vec!["none".into(), "onedit".into(), "bugfence".into()],
-    });
-    let with_fence = |name: &str, seed: u64, replay: &str| {
-        let mut k = replaying(name, seed, replay);
-        k.knobs.insert("fence".into(), "none".into());
-        k
-    };
+    let space = fence_space(&n2, &n4, &["none", "onedit", "bugfence"]);
     let mut s = stand_in::settings(&root);
-    s.run = "{gem5} -d {outdir} --seed {seed} --replay {replay} --param {fence}".into();
+    s.run = FENCE_RUN.into();
     s.seeds = vec![5, 8];
     s.stimuli = vec![with_fence("k1", 5, &n2), with_fence("k2", 8, &n4)];
     s.knobs = Some(space);
@@ -669,19 +682,10 @@ fn follow_up_runs_kill_what_a_stimulus_hid_and_only_survivors_get_them() {
     // then the clean one, which fails too: a survivor
     let killing = c_killed_run(&base.join("camp"), &only_k1.id);
     let mut plain = stand_in::settings(&root);
-    plain.run = "{gem5} -d {outdir} --seed {seed} --replay {replay} --param {fence}".into();
+    plain.run = FENCE_RUN.into();
     plain.seeds = vec![5];
     plain.stimuli = vec![with_fence("k1", 5, &n2)];
-    plain.knobs = Some(replay_space(&n2, &n4));
-    plain
-        .knobs
-        .as_mut()
-        .unwrap()
-        .knobs
-        .push(memconform_mutate::stimulus::Knob {
-            name: "fence".into(),
-            values: vec!["none".into(), "onedit".into(), "bugfence".into()],
-        });
+    plain.knobs = Some(fence_space(&n2, &n4, &["none", "onedit", "bugfence"]));
     let c = Campaign::init(&base.join("unchecked"), plain, vec![only_k1.clone()]).unwrap();
     stand_in::run_all(&c);
     let f0 = follow_up_seed(&only_k1.id, 0);
@@ -740,19 +744,10 @@ fn a_configuration_survivor_gets_follow_up_runs_from_every_stimulus() {
     use memconform::mutate::campaign::{follow_up_seed, Campaign, State, Status};
     let (base, root) = stand_in::fresh("stimuli-follow-up-cfg");
     let (n2, n4) = clean_runs();
-    let mut space = replay_space(&n2, &n4);
-    space.knobs.push(memconform_mutate::stimulus::Knob {
-        name: "fence".into(),
-        values: vec!["none".into(), "onedit".into()],
-    });
+    let mut space = fence_space(&n2, &n4, &["none", "onedit"]);
     space.follow_up = [("fence".to_string(), "onedit".to_string())].into();
-    let with_fence = |name: &str, seed: u64, replay: &str| {
-        let mut k = replaying(name, seed, replay);
-        k.knobs.insert("fence".into(), "none".into());
-        k
-    };
     let mut s = stand_in::settings(&root);
-    s.run = "{gem5} -d {outdir} --seed {seed} --replay {replay} --param {fence}".into();
+    s.run = FENCE_RUN.into();
     s.seeds = vec![8, 5];
     s.stimuli = vec![with_fence("k2", 8, &n4), with_fence("k1", 5, &n2)];
     s.knobs = Some(space);
@@ -926,18 +921,12 @@ fn a_stimulus_whose_follow_up_runs_time_out_gets_no_more() {
     use memconform::mutate::campaign::{Campaign, Event, State, Status};
     let (base, root) = stand_in::fresh("stimuli-slow");
     let (n2, n4) = clean_runs();
-    let mut space = replay_space(&n2, &n4);
-    space.knobs.push(memconform_mutate::stimulus::Knob {
-        name: "fence".into(),
-        values: vec!["none".into(), "onedit".into()],
-    });
+    let mut space = fence_space(&n2, &n4, &["none", "onedit"]);
     space.follow_up = [("fence".to_string(), "onedit".to_string())].into();
-    let mut k1 = replaying("k1", 5, &n2);
-    k1.knobs.insert("fence".into(), "none".into());
     let mut s = stand_in::settings(&root);
-    s.run = "{gem5} -d {outdir} --seed {seed} --replay {replay} --param {fence}".into();
+    s.run = FENCE_RUN.into();
     s.seeds = vec![5];
-    s.stimuli = vec![k1];
+    s.stimuli = vec![with_fence("k1", 5, &n2)];
     s.knobs = Some(space);
     s.follow_up_runs = 2;
     let only_k1 = observer(&root, "ADS", "L1Cache.M.Store");
