@@ -91,13 +91,7 @@ pub fn run_locked(c: &Campaign, o: &RunOptions<'_>, lock: &ShardLock) -> Result<
     let slot_dir = o.slot_dir.clone().unwrap_or_else(|| c.dir.join("slots"));
     // the baseline: the first slot, unmutated (shards running at once may
     // each run it: the last run of a seed counts)
-    let mut logged: BTreeMap<u64, Run> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Baseline { seed, run } => Some((*seed, run.clone())),
-            _ => None,
-        })
-        .collect();
+    let mut logged = baseline_of(&events);
     // a baseline stopped part way runs its missing seeds (not the logged
     // ones again): a mutant is judged against every seed's baseline run
     let missing: Vec<u64> = c
@@ -1233,6 +1227,17 @@ pub(super) struct Plan<'a> {
     pub(super) followed: usize,
 }
 
+/// The baseline's runs logged, by seed (a seed run again: its last run).
+fn baseline_of(events: &[Event]) -> BTreeMap<u64, Run> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Baseline { seed, run } => Some((*seed, run.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Survivors owed follow-up runs (§11b): done as `survived` with fewer
 /// follow-up runs logged than the campaign asks for, and not classified
 /// equivalent (`survivors.toml`: no program tells them apart); each with
@@ -1291,13 +1296,7 @@ pub(super) fn owed_follow_ups(
     // a survivor whose every stimulus is one whose follow-up runs time out
     // (follow_up::slow_stimuli) is owed none: they would be left out again
     let slow = follow_up::slow_stimuli(events);
-    let baseline: Vec<(u64, Run)> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Baseline { seed, run } => Some((*seed, run.clone())),
-            _ => None,
-        })
-        .collect();
+    let baseline: Vec<(u64, Run)> = baseline_of(events).into_iter().collect();
     let only_slow = |id: &str| {
         !slow.is_empty()
             && c.mutants.iter().find(|m| m.id == id).is_some_and(|m| {
